@@ -1,0 +1,48 @@
+"""bbn — exact discrete Bayesian networks: model, query, learn, classify, draw.
+
+>>> import bbn
+>>> net = bbn.load("models/chair.bn")          # doctest: +SKIP
+>>> net.query("P(C | A=T)").to_dict()         # doctest: +SKIP
+{'T': 0.886749..., 'F': 0.113250...}
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from bbn.errors import (
+    BBNError,
+    DataError,
+    ImpossibleEvidenceError,
+    MemoryLimitError,
+    ModelError,
+    ParseError,
+    QueryError,
+)
+from bbn.factor import Factor
+from bbn.formats import FormatError, dumps, load, loads, save
+from bbn.network import Network
+
+__version__ = "0.1.0"
+
+# Public names whose modules load on first use, so `import bbn` stays fast and the
+# command line does not import pandas or graphviz unless a command needs them.
+_LAZY = {
+    "learn": "bbn.learning",
+    "sample": "bbn.learning",
+    "naive_bayes": "bbn.classification",
+    "NaiveBayes": "bbn.classification",
+    "render": "bbn.rendering",
+}
+
+__all__ = [
+    "BBNError", "DataError", "Factor", "FormatError", "ImpossibleEvidenceError",
+    "MemoryLimitError", "ModelError", "Network", "ParseError", "QueryError",
+    "dumps", "load", "loads", "save", *_LAZY,
+]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'bbn' has no attribute {name!r}")

@@ -1,0 +1,129 @@
+"""The ``bbn`` command.
+
+Each subcommand is a function ``run_NAME(args) -> int`` registered in ``COMMANDS``
+with a function that adds its arguments. Errors derived from :class:`bbn.BBNError`
+are printed to stderr without a traceback.
+
+Exit codes: 0 success; 1 a well-formed question that cannot be answered (impossible
+evidence); 2 bad usage, an unreadable or invalid model, a malformed query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+import bbn
+from bbn.errors import BBNError, ImpossibleEvidenceError
+
+EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
+
+
+# ------------------------------------------------------------------ query
+def add_query_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="model file (.bn, .bif, .xmlbif, .net, .uai; optionally .gz)")
+    parser.add_argument("query", help='e.g. "P(C | A=T)", "P(C=T | A=T)", "MAP(C, S | A=T)"')
+    parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+
+
+def run_query(args: argparse.Namespace) -> int:
+    from bbn.query import parse_query
+
+    net = bbn.load(args.model)
+    parsed = parse_query(args.query, net)
+    result = parsed.answer(net)
+    if args.json:
+        print(json.dumps(parsed.to_json(result)))
+    else:
+        print(parsed.to_text(result))
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------- info
+def add_model_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="model file")
+
+
+def run_info(args: argparse.Namespace) -> int:
+    net = bbn.load(args.model)
+    print(f"network {net.name!r}: {len(net.variables)} variables, "
+          f"{net.graph.number_of_edges()} arcs")
+    rows = [("variable", "states", "parents")]
+    for v in net.variables:
+        rows.append((v, ", ".join(net.states(v)), ", ".join(net.parents(v)) or "-"))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for row in rows:
+        print("  " + "   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    print(f"free parameters: {net.free_parameters()} "
+          f"(the full joint table needs {net.joint_parameters()})")
+    if not net.is_complete:
+        missing = [v for v in net.variables if not net.has_cpt(v)]
+        print(f"structure only: no table for {', '.join(missing)}")
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------ check
+def run_check(args: argparse.Namespace) -> int:
+    net = bbn.load(args.model)
+    problems = net.validate()
+    if problems:
+        for problem in problems:
+            print(f"{args.model}: {problem}", file=sys.stderr)
+        print(f"{args.model}: {len(problems)} problem(s)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"{args.model}: ok ({len(net.variables)} variables, "
+          f"{net.graph.number_of_edges()} arcs)")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- convert
+def add_convert_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", help="model file to read")
+    parser.add_argument("output", help="file to write; its extension picks the format")
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    bbn.save(bbn.load(args.input), args.output)
+    print(f"wrote {args.output}")
+    return EXIT_OK
+
+
+#: name → (help, add arguments, run)
+COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
+    "query": ("answer a probability, posterior or MAP query", add_query_arguments, run_query),
+    "info": ("list variables, states, parents and parameter counts", add_model_argument,
+             run_info),
+    "check": ("validate a model and report every problem", add_model_argument, run_check),
+    "convert": ("convert a model between formats", add_convert_arguments, run_convert),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bbn", description="Discrete Bayesian networks.")
+    parser.add_argument("--version", action="version", version=f"bbn {bbn.__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (help_text, add_arguments, run) in COMMANDS.items():
+        sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        add_arguments(sub)
+        sub.set_defaults(run=run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except ImpossibleEvidenceError as error:
+        print(f"bbn {args.command}: {error}", file=sys.stderr)
+        return EXIT_UNANSWERABLE
+    except BBNError as error:
+        print(f"bbn {args.command}: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""The exceptions bbn raises.
+
+Every error a user can cause derives from :class:`BBNError`, so a program (and the
+command line) can catch them all in one place. Each message names what is wrong — the
+file, line and column, or the variable and state — and, where one exists, a suggestion.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class BBNError(Exception):
+    """Base class of every error bbn raises on bad input."""
+
+
+class ModelError(BBNError, ValueError):
+    """A network that is not a valid Bayesian network (cycle, bad table, unknown parent...)."""
+
+
+class ParseError(BBNError, ValueError):
+    """A model file or query that does not follow its grammar.
+
+    ``str(error)`` reads ``file:line:col: message``; the parts are kept as attributes.
+    """
+
+    def __init__(self, message: str, source: str | None = None, line: int | None = None,
+                 column: int | None = None, text: str | None = None):
+        self.message = message
+        self.source = source
+        self.line = line
+        self.column = column
+        self.text = text
+        where = ":".join(str(part) for part in (source, line, column) if part is not None)
+        full = f"{where}: {message}" if where else message
+        if text is not None and line is not None:
+            full += f"\n    {text}"
+            if column is not None:
+                full += "\n    " + " " * (column - 1) + "^"
+        super().__init__(full)
+
+
+class QueryError(BBNError, ValueError):
+    """A query that names an unknown variable or state, or is otherwise ill-formed."""
+
+
+class ImpossibleEvidenceError(BBNError, ValueError):
+    """The evidence has probability zero, so no posterior given it is defined.
+
+    ``evidence`` holds the offending assignment.
+    """
+
+    def __init__(self, evidence: dict, message: str | None = None):
+        self.evidence = dict(evidence)
+        if message is None:
+            shown = ", ".join(f"{k}={v}" for k, v in self.evidence.items())
+            message = (f"impossible evidence: P({shown}) = 0 under this model, "
+                       "so the conditional probability is undefined")
+        super().__init__(message)
+
+
+class MemoryLimitError(BBNError, MemoryError):
+    """Exact inference would need a table larger than the configured memory limit."""
+
+
+class DataError(BBNError, ValueError):
+    """Training or classification data that does not match the network."""
+
+
+def suggest(name: str, choices: Iterable[str]) -> str:
+    """Return ``" (did you mean 'x'?)"`` for the closest matches of ``name``, or ``""``.
+
+    >>> suggest("Smoker", ["smoke", "either"])
+    " (did you mean 'smoke'?)"
+    """
+    choices = [str(c) for c in choices]
+    lowered = {c.lower(): c for c in choices}
+    matches = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.6)
+    if not matches:
+        return ""
+    return " (did you mean " + " or ".join(repr(lowered[m]) for m in matches) + "?)"

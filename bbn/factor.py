@@ -1,0 +1,219 @@
+"""The factor: a table of non-negative numbers over named discrete variables.
+
+A factor φ(X1, ..., Xk) is a numpy array with one axis per variable, in the order of
+``variables``; ``states[X]`` names the entries along X's axis. Conditional probability
+tables, intermediate results of inference, learned counts and posteriors are all
+factors: this one type is what inference, learning and classification exchange.
+
+>>> f = Factor(["A"], {"A": ["T", "F"]}, [0.2, 0.8])
+>>> g = Factor(["A", "B"], {"A": ["T", "F"], "B": ["T", "F"]}, [[0.9, 0.1], [0.3, 0.7]])
+>>> (f * g).sum_out(["A"]).to_dict()
+{'T': 0.42, 'F': 0.58}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from bbn.errors import ImpossibleEvidenceError, QueryError, suggest
+
+
+class Factor:
+    """A numpy array with named axes.
+
+    Parameters
+    ----------
+    variables : the names of the axes, in order.
+    states : for each variable, its state names in axis order (extra keys are ignored).
+    values : anything ``numpy.asarray`` accepts, of shape ``(|X1|, ..., |Xk|)``.
+    """
+
+    __slots__ = ("variables", "states", "values")
+
+    def __init__(self, variables: Sequence[str], states: Mapping[str, Sequence[str]],
+                 values) -> None:
+        self.variables: tuple[str, ...] = tuple(variables)
+        if len(set(self.variables)) != len(self.variables):
+            raise ValueError(f"a factor's variables must be distinct, got {self.variables}")
+        self.states: dict[str, tuple[str, ...]] = {v: tuple(states[v]) for v in self.variables}
+        values = np.asarray(values, dtype=float)
+        shape = tuple(len(self.states[v]) for v in self.variables)
+        if values.shape != shape:
+            if values.size != int(np.prod(shape)):
+                raise ValueError(f"values of shape {values.shape} do not fit variables "
+                                 f"{self.variables} with shape {shape}")
+            values = values.reshape(shape)
+        self.values: np.ndarray = values
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.values.shape
+
+    def cardinality(self, variable: str) -> int:
+        return len(self.states[variable])
+
+    def copy(self) -> Factor:
+        return Factor(self.variables, self.states, self.values.copy())
+
+    def __repr__(self) -> str:
+        return f"Factor({list(self.variables)}, shape={self.values.shape})"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __eq__(self, other: object) -> bool:
+        """Same variables in the same order, same states, and identical values."""
+        if not isinstance(other, Factor):
+            return NotImplemented
+        return (self.variables == other.variables and self.states == other.states
+                and np.array_equal(self.values, other.values))
+
+    __hash__ = None  # mutable container
+
+    def allclose(self, other: Factor, atol: float = 1e-9, rtol: float = 0.0) -> bool:
+        """True when ``other`` holds the same numbers, whatever the order of its axes."""
+        if set(self.variables) != set(other.variables):
+            return False
+        if any(set(self.states[v]) != set(other.states[v]) for v in self.variables):
+            return False
+        aligned = other.transpose(self.variables).reorder_states(self.states)
+        return bool(np.allclose(self.values, aligned.values, atol=atol, rtol=rtol))
+
+    # ------------------------------------------------------------ arrangement
+    def transpose(self, variables: Sequence[str]) -> Factor:
+        """The same factor with its axes in the order ``variables``."""
+        variables = tuple(variables)
+        if variables == self.variables:
+            return self
+        if sorted(variables) != sorted(self.variables):
+            raise ValueError(f"cannot reorder {self.variables} as {variables}")
+        axes = [self.variables.index(v) for v in variables]
+        return Factor(variables, self.states, self.values.transpose(axes))
+
+    def reorder_states(self, states: Mapping[str, Sequence[str]]) -> Factor:
+        """The same factor with the states of each named variable in the given order."""
+        values = self.values
+        for axis, v in enumerate(self.variables):
+            wanted = tuple(states.get(v, self.states[v]))
+            if wanted != self.states[v]:
+                index = [self.states[v].index(s) for s in wanted]
+                values = np.take(values, index, axis=axis)
+        return Factor(self.variables, {v: states.get(v, self.states[v]) for v in self.variables},
+                      values)
+
+    def _broadcast_to(self, variables: tuple[str, ...]) -> np.ndarray:
+        """``values`` transposed and reshaped to broadcast against axes ``variables``."""
+        present = [v for v in variables if v in self.states]
+        values = self.transpose(present).values
+        shape = [len(self.states[v]) if v in self.states else 1 for v in variables]
+        return values.reshape(shape)
+
+    # -------------------------------------------------------------- algebra
+    def product(self, other: Factor) -> Factor:
+        """φ·ψ over the union of both variable sets (this factor's axes first)."""
+        variables = self.variables + tuple(v for v in other.variables if v not in self.states)
+        states = {**other.states, **self.states}
+        for v in set(self.variables) & set(other.variables):
+            if self.states[v] != other.states[v]:
+                raise ValueError(f"variable {v!r} has states {self.states[v]} in one factor "
+                                 f"and {other.states[v]} in the other")
+        return Factor(variables, states,
+                      self._broadcast_to(variables) * other._broadcast_to(variables))
+
+    __mul__ = product
+
+    def sum_out(self, variables: Iterable[str]) -> Factor:
+        """Σ over the given variables: the marginal of the others."""
+        return self._reduce_axes(variables, np.sum)
+
+    def max_out(self, variables: Iterable[str]) -> Factor:
+        """max over the given variables (used for MAP / MPE)."""
+        return self._reduce_axes(variables, np.max)
+
+    def _reduce_axes(self, variables: Iterable[str], reducer) -> Factor:
+        drop = set(variables)
+        unknown = drop - set(self.variables)
+        if unknown:
+            raise QueryError(f"factor over {self.variables} has no variable(s) {sorted(unknown)}")
+        axes = tuple(i for i, v in enumerate(self.variables) if v in drop)
+        keep = [v for v in self.variables if v not in drop]
+        return Factor(keep, self.states, reducer(self.values, axis=axes))
+
+    def marginal(self, variables: Sequence[str]) -> Factor:
+        """Sum out everything but ``variables``; axes come in the order given."""
+        others = [v for v in self.variables if v not in variables]
+        return self.sum_out(others).transpose(variables)
+
+    def reduce(self, evidence: Mapping[str, str]) -> Factor:
+        """Fix the variables named in ``evidence`` to their states and drop their axes.
+
+        Variables of the evidence that the factor does not hold are ignored.
+        """
+        index: list = []
+        keep = []
+        for v in self.variables:
+            if v in evidence:
+                index.append(self.state_index(v, evidence[v]))
+            else:
+                index.append(slice(None))
+                keep.append(v)
+        return Factor(keep, self.states, self.values[tuple(index)])
+
+    def state_index(self, variable: str, state) -> int:
+        """Position of ``state`` among the states of ``variable``, with a helpful error."""
+        states = self.states[variable]
+        try:
+            return states.index(str(state))
+        except ValueError:
+            raise QueryError(f"variable {variable!r} has no state {str(state)!r}; its states "
+                             f"are {list(states)}{suggest(str(state), states)}") from None
+
+    def normalize(self, evidence: Mapping[str, str] | None = None) -> Factor:
+        """Scale so the entries sum to 1.
+
+        A factor that sums to zero means the evidence behind it was impossible: this
+        raises :class:`ImpossibleEvidenceError` (naming ``evidence`` when given) rather
+        than returning NaN.
+        """
+        total = self.values.sum()
+        if not total > 0:
+            raise ImpossibleEvidenceError(evidence or {})
+        return Factor(self.variables, self.states, self.values / total)
+
+    def total(self) -> float:
+        return float(self.values.sum())
+
+    # ------------------------------------------------------------- readouts
+    def argmax(self) -> tuple[dict[str, str], float]:
+        """The assignment with the largest entry, and that entry."""
+        flat = int(np.argmax(self.values))
+        position = np.unravel_index(flat, self.values.shape)
+        assignment = {v: self.states[v][i] for v, i in zip(self.variables, position)}
+        return assignment, float(self.values.flat[flat])
+
+    def to_dict(self) -> dict:
+        """``{state: value}`` for one variable; ``{(s1, s2, ...): value}`` for several."""
+        if len(self.variables) == 1:
+            v = self.variables[0]
+            return {s: float(p) for s, p in zip(self.states[v], self.values)}
+        result = {}
+        for position in np.ndindex(*self.values.shape):
+            key = tuple(self.states[v][i] for v, i in zip(self.variables, position))
+            result[key] = float(self.values[position])
+        return result
+
+    def rows(self) -> list[tuple[tuple[str, ...], float]]:
+        """Every (assignment, value) in axis order (last variable fastest)."""
+        return [(tuple(self.states[v][i] for v, i in zip(self.variables, position)),
+                 float(self.values[position])) for position in np.ndindex(*self.values.shape)]
+
+    def to_text(self, value_header: str = "probability", digits: int = 6) -> str:
+        """An aligned plain-text table, one row per assignment."""
+        header = [*self.variables, value_header]
+        body = [[*key, f"{value:.{digits}f}"] for key, value in self.rows()]
+        widths = [max(len(str(row[i])) for row in [header, *body]) for i in range(len(header))]
+        return "\n".join("  " + "   ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip()
+                         for row in [header, *body])

@@ -1,0 +1,115 @@
+"""Reading and writing networks in files and strings.
+
+Each format is a module of this package with two functions::
+
+    read(text: str, source: str) -> Network   # source names the file in error messages
+    write(net: Network) -> str                # raises FormatError if it cannot express net
+
+``load``/``save`` choose the module by the file's extension (a trailing ``.gz`` means
+gzip, transparently) and ``save`` writes through a temporary file and a rename, so a
+failure never leaves a half-written model behind.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import os
+import tempfile
+from pathlib import Path
+
+from bbn.errors import BBNError, suggest
+from bbn.network import Network
+
+#: format name → (module, file extensions)
+FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "bn": ("bbn.formats.bn", (".bn",)),
+    "bif": ("bbn.formats.bif", (".bif",)),
+    "xmlbif": ("bbn.formats.xmlbif", (".xmlbif", ".xml")),
+    "hugin": ("bbn.formats.hugin", (".net", ".hugin")),
+    "uai": ("bbn.formats.uai", (".uai",)),
+}
+
+
+class FormatError(BBNError, ValueError):
+    """A network that a format cannot express, or a file of an unknown format."""
+
+
+def format_of(path: str | os.PathLike) -> str:
+    """The format name for a path, from its extension (``.gz`` is looked through)."""
+    name = Path(path).name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    for fmt, (_, extensions) in FORMATS.items():
+        if any(name.endswith(ext) for ext in extensions):
+            return fmt
+    known = ", ".join(ext for _, exts in FORMATS.values() for ext in exts)
+    raise FormatError(f"{path}: cannot tell the format from the extension; known extensions: "
+                      f"{known} (optionally followed by .gz)")
+
+
+def _module(fmt: str):
+    if fmt not in FORMATS:
+        raise FormatError(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}"
+                          f"{suggest(fmt, FORMATS)}")
+    return importlib.import_module(FORMATS[fmt][0])
+
+
+def loads(text: str, format: str = "bn", source: str = "<string>") -> Network:
+    """Parse a network from a string in the given format."""
+    return _module(format).read(text, source)
+
+
+def dumps(net: Network, format: str = "bn") -> str:
+    """Write a network to a string in the given format."""
+    return _module(format).write(net)
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """The text of a file, gunzipped when its name ends in ``.gz``, with a clear error."""
+    try:
+        if str(path).lower().endswith(".gz"):
+            with gzip.open(path, "rt", encoding="utf-8") as handle:
+                return handle.read()
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise BBNError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, EOFError) as error:
+        raise BBNError(f"{path}: cannot read: {error}") from None
+
+
+def load(path: str | os.PathLike, format: str | None = None) -> Network:
+    """Read a network from a file; the format comes from the extension unless given."""
+    fmt = format or format_of(path)
+    module = _module(fmt)
+    return module.read(read_text(path), str(path))
+
+
+def write_atomically(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` (gzipped for ``.gz``) via a temporary file and a rename."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as raw:
+            data = text.encode("utf-8")
+            if path.name.lower().endswith(".gz"):
+                with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
+                    zipped.write(data)
+            else:
+                raw.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def save(net: Network, path: str | os.PathLike, format: str | None = None) -> None:
+    """Write a network to a file; the format comes from the extension unless given."""
+    fmt = format or format_of(path)
+    text = _module(fmt).write(net)  # fully rendered before the file is touched
+    try:
+        write_atomically(path, text)
+    except OSError as error:
+        raise BBNError(f"{path}: cannot write: {error}") from None

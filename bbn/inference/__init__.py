@@ -1,0 +1,240 @@
+"""Exact inference by variable elimination.
+
+    P(Q | e) = Σ_h Π_i P(Xi | parents(Xi)) |_e  /  P(e)
+
+Functions here validate the question (variables and states named in it), fetch or
+compile the elimination plan for its shape (see :mod:`bbn.inference.elimination`), and
+run it on the network's tables. Evidence is a dict ``{variable: state}``; the batched
+forms take a :class:`pandas.DataFrame` with one row per case instead.
+
+>>> import bbn
+>>> net = bbn.load("models/chair.bn")                       # doctest: +SKIP
+>>> posterior(net, ["C"], {"A": "T"}).to_dict()["T"]         # doctest: +SKIP
+0.8867492332181542
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from bbn.errors import ImpossibleEvidenceError, QueryError, suggest
+from bbn.factor import Factor
+from bbn.inference.elimination import (
+    CASE,
+    Plan,
+    check_memory,
+    compile_plan,
+    get_memory_limit,
+    run_plan,
+    set_memory_limit,
+    slice_tables,
+    trace_back,
+)
+from bbn.network import Network
+
+__all__ = [
+    "CASE", "get_memory_limit", "map_query", "posterior", "posterior_batch", "probability",
+    "probability_of_evidence", "set_memory_limit",
+]
+
+
+# ------------------------------------------------------------------ checks
+def check_variables(net: Network, variables: Sequence[str], role: str = "query") -> None:
+    """Raise QueryError for a variable the network does not have (with close matches)."""
+    for v in variables:
+        if v not in net.graph:
+            raise QueryError(f"unknown {role} variable {v!r}{suggest(str(v), net.variables)}")
+
+
+def state_index(net: Network, variable: str, state) -> int:
+    """Position of ``state`` among the states of ``variable``, or a QueryError."""
+    states = net.states(variable)
+    state = str(state)
+    try:
+        return states.index(state)
+    except ValueError:
+        raise QueryError(f"variable {variable!r} has no state {state!r}; its states are "
+                         f"{', '.join(states)}{suggest(state, states)}") from None
+
+
+def evidence_indices(net: Network, evidence: Mapping[str, str]) -> dict[str, int]:
+    """``{variable: state}`` → ``{variable: state index}``, validating both names."""
+    check_variables(net, list(evidence), role="evidence")
+    return {v: state_index(net, v, s) for v, s in evidence.items()}
+
+
+# --------------------------------------------------------------- machinery
+def _plan(net: Network, query: Sequence[str], observed: Sequence[str], batched: bool = False,
+          maximize: Sequence[str] = (), prune: bool = True) -> Plan:
+    key = ("plan", tuple(query), tuple(sorted(observed)), batched, tuple(maximize), prune)
+    plan = net._cache.get(key)
+    if plan is None:
+        for v in net.variables:
+            net.cpt_array(v)  # a structure-only model fails here, naming the variable
+        parents = {v: net.parents(v) for v in net.variables}
+        cardinality = {v: net.cardinality(v) for v in net.variables}
+        positive = _positive_tables(net) if prune else None
+        plan = compile_plan(parents, cardinality, query, sorted(observed), batched,
+                            maximize, positive)
+        net._cache[key] = plan
+    return plan
+
+
+def _positive_tables(net: Network) -> dict[str, bool]:
+    positive = net._cache.get("positive")
+    if positive is None:
+        positive = {v: bool(np.all(net.cpt_array(v) > 0)) for v in net.variables}
+        net._cache["positive"] = positive
+    return positive
+
+
+def _execute(net: Network, plan: Plan, evidence: Mapping[str, int | np.ndarray], cases: int = 1):
+    check_memory(plan, cases)
+    tables = {v: net.cpt_array(v) for v, _, _ in plan.sources}
+    families = {v: net.parents(v) + (v,) for v, _, _ in plan.sources}
+    return run_plan(plan, slice_tables(plan, tables, families, evidence))
+
+
+# ------------------------------------------------------------------ queries
+def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str]) -> Factor:
+    """P(variables | evidence) as a normalised :class:`Factor` with axes ``variables``.
+
+    A queried variable that is also observed gets all its mass on the observed state.
+    Raises :class:`ImpossibleEvidenceError` when P(evidence) = 0.
+    """
+    variables = list(variables)
+    if not variables:
+        raise QueryError("a posterior needs at least one query variable")
+    if len(set(variables)) != len(variables):
+        raise QueryError(f"a query variable is named twice: {variables}")
+    check_variables(net, variables)
+    indices = evidence_indices(net, evidence)
+    free = [v for v in variables if v not in indices]
+    plan = _plan(net, free, list(indices))
+    table, _ = _execute(net, plan, indices)
+    total = table.sum()
+    if not total > 0:
+        raise ImpossibleEvidenceError(dict(evidence))
+    values = table / total
+    for v in variables:
+        if v in indices:  # P(V = v | ..., V = e) is 1 at e: a one-hot axis
+            one_hot = np.zeros(net.cardinality(v))
+            one_hot[indices[v]] = 1.0
+            values = np.multiply.outer(values, one_hot)
+    order = free + [v for v in variables if v in indices]
+    result = Factor(order, {v: net.states(v) for v in order}, values)
+    return result.transpose(variables)
+
+
+def probability_of_evidence(net: Network, evidence: Mapping[str, str]) -> float:
+    """P(e) = Σ over all unobserved variables of the joint, at the observed states."""
+    indices = evidence_indices(net, evidence)
+    table, _ = _execute(net, _plan(net, [], list(indices), prune=False), indices)
+    return float(table)
+
+
+def probability(net: Network, assignment: Mapping[str, str],
+                evidence: Mapping[str, str] | None = None) -> float:
+    """P(assignment | evidence) = P(assignment, evidence) / P(evidence).
+
+    An assignment that contradicts the evidence has probability 0.
+    """
+    evidence = dict(evidence or {})
+    evidence_indices(net, evidence)
+    evidence_indices(net, assignment)
+    for v, s in assignment.items():
+        if v in evidence and str(evidence[v]) != str(s):
+            return 0.0
+    joint = probability_of_evidence(net, {**evidence, **assignment})
+    if not evidence:
+        return joint
+    marginal = probability_of_evidence(net, evidence)
+    if not marginal > 0:
+        raise ImpossibleEvidenceError(evidence)
+    return joint / marginal
+
+
+def map_query(net: Network, variables: Sequence[str],
+              evidence: Mapping[str, str]) -> tuple[dict[str, str], float]:
+    """argmax_m P(M = m | e) and its probability (MAP; MPE when M is every hidden variable).
+
+    Computed as max_m Σ_h P(m, h, e) by max-product elimination after summing out the
+    hidden variables h, with a trace-back for the maximising states.
+    """
+    variables = list(variables)
+    check_variables(net, variables)
+    indices = evidence_indices(net, evidence)
+    p_evidence = probability_of_evidence(net, evidence)
+    if not p_evidence > 0:
+        raise ImpossibleEvidenceError(dict(evidence))
+    free = [v for v in variables if v not in indices]
+    plan = _plan(net, [], list(indices), maximize=free)
+    best, choices = _execute(net, plan, indices)
+    chosen = trace_back(choices)
+    assignment = {v: net.states(v)[indices[v]] if v in indices else net.states(v)[chosen[v]]
+                  for v in variables}
+    return assignment, float(best) / p_evidence
+
+
+# ------------------------------------------------------------------ batches
+def evidence_codes(net: Network, frame) -> dict[str, np.ndarray]:
+    """A DataFrame of state names → ``{variable: int array of state indices}``.
+
+    Every cell must hold a state of its column's variable; a bad one raises QueryError
+    naming the column, the row and the value.
+    """
+    import pandas as pd
+
+    check_variables(net, list(frame.columns), role="evidence")
+    codes = {}
+    for column in frame.columns:
+        states = net.states(column)
+        values = frame[column]
+        categorical = pd.Categorical(values.astype(str), categories=states)
+        column_codes = np.asarray(categorical.codes, dtype=np.intp)
+        if (column_codes < 0).any():
+            row = int(np.flatnonzero(column_codes < 0)[0])
+            bad = str(values.iloc[row])
+            raise QueryError(f"column {column!r}, row {frame.index[row]!r}: {bad!r} is not a "
+                             f"state of {column!r} ({', '.join(states)}){suggest(bad, states)}")
+        codes[column] = column_codes
+    return codes
+
+
+def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndarray:
+    """P(variables | e_i) for every row e_i of a DataFrame, as one batched elimination.
+
+    Returns an array of shape ``(N, |X1|, ..., |Xk|)``. Rows may have missing values
+    (NaN/None): those variables are summed out; rows are grouped by which columns are
+    observed and each group is one pass. A row whose evidence is impossible raises
+    :class:`ImpossibleEvidenceError` naming it.
+    """
+    variables = list(variables)
+    check_variables(net, variables)
+    overlap = [v for v in variables if v in evidence.columns]
+    if overlap:
+        raise QueryError(f"query variable(s) {overlap} are also evidence columns")
+    shape = tuple(net.cardinality(v) for v in variables)
+    result = np.empty((len(evidence),) + shape)
+    observed = evidence.notna().to_numpy()
+    patterns, group = np.unique(observed, axis=0, return_inverse=True)
+    for g, pattern in enumerate(patterns):
+        rows = np.flatnonzero(group.ravel() == g)
+        columns = [c for c, seen in zip(evidence.columns, pattern) if seen]
+        codes = evidence_codes(net, evidence.iloc[rows][columns])
+        plan = _plan(net, variables, columns, batched=True)
+        table, _ = _execute(net, plan, codes, cases=len(rows))
+        if plan.result_variables[:1] != (CASE,):  # the evidence says nothing about the query
+            table = np.broadcast_to(table, (len(rows),) + shape)
+        totals = table.reshape(len(rows), -1).sum(axis=1)
+        if not np.all(totals > 0):
+            bad = rows[int(np.flatnonzero(~(totals > 0))[0])]
+            raise ImpossibleEvidenceError(
+                {c: evidence.iloc[bad][c] for c in columns},
+                f"impossible evidence in row {evidence.index[bad]!r}: "
+                + ", ".join(f"{c}={evidence.iloc[bad][c]}" for c in columns)
+                + " has probability 0 under this model")
+        result[rows] = table / totals.reshape((-1,) + (1,) * len(shape))
+    return result

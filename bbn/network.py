@@ -1,0 +1,393 @@
+"""The Bayesian network: named discrete variables on a DAG, one table per variable.
+
+    P(X1, ..., Xn) = Π_i P(Xi | parents(Xi))
+
+The structure lives in a :class:`networkx.DiGraph` (arcs parent → child); each node
+carries its ordered states, an optional description, the ordered tuple of its parents
+and its conditional probability table, a numpy array of shape
+``(|parent 1|, ..., |parent k|, |X|)`` whose last axis sums to 1.
+
+>>> net = Network("rain")
+>>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
+>>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"],
+...                  table={"yes": [0.9, 0.1], "no": [0.2, 0.8]})
+>>> round(net.query("P(Rain=yes | Wet=yes)"), 4)
+0.5294
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+
+from bbn.errors import ModelError, suggest
+from bbn.factor import Factor
+
+#: A row of a table must sum to 1 within this tolerance.
+ROW_SUM_TOLERANCE = 1e-6
+
+
+class Network:
+    """A discrete Bayesian network.
+
+    Variables keep the order in which they were added (``variables``), parents keep the
+    order in which they were given (that order is the axis order of the table).
+    """
+
+    def __init__(self, name: str = "network") -> None:
+        self.name = name
+        self.graph = nx.DiGraph()
+        # Inference caches compiled plans here; every structural change clears it.
+        self._cache: dict = {}
+
+    # ------------------------------------------------------------- building
+    def add_variable(self, name: str, states: Sequence, description: str | None = None,
+                     parents: Sequence[str] = (), table=None, normalize: bool = False) -> None:
+        """Add a discrete variable; optionally its parents and its table at once.
+
+        ``states`` are stored as strings, in order; they must be distinct and non-empty.
+        """
+        name = str(name)
+        if not name:
+            raise ModelError("a variable needs a non-empty name")
+        if name in self.graph:
+            raise ModelError(f"variable {name!r} is declared twice")
+        states = tuple(str(s) for s in states)
+        if not states:
+            raise ModelError(f"variable {name!r} has no states")
+        duplicated = sorted({s for s in states if states.count(s) > 1})
+        if duplicated:
+            raise ModelError(f"variable {name!r} lists state(s) {duplicated} more than once")
+        if any(s == "" for s in states):
+            raise ModelError(f"variable {name!r} has an empty state name")
+        self.graph.add_node(name, states=states, description=description, parents=(), table=None)
+        self._cache.clear()
+        if parents:
+            self.set_parents(name, parents)
+        if table is not None:
+            self.set_cpt(name, table, normalize=normalize)
+
+    def set_parents(self, variable: str, parents: Sequence[str]) -> None:
+        """Make ``parents`` (in this order) the parents of ``variable``.
+
+        The variable's table is dropped, since its shape changes; a cycle is refused.
+        """
+        self._require(variable)
+        parents = tuple(str(p) for p in parents)
+        for p in parents:
+            self._require(p, f" (named as a parent of {variable!r})")
+        if len(set(parents)) != len(parents):
+            raise ModelError(f"variable {variable!r} lists a parent twice: {list(parents)}")
+        old = self.graph.nodes[variable]["parents"]
+        self.graph.remove_edges_from([(p, variable) for p in old])
+        self.graph.add_edges_from([(p, variable) for p in parents])
+        if not nx.is_directed_acyclic_graph(self.graph):
+            cycle = nx.find_cycle(self.graph, source=variable)
+            self.graph.remove_edges_from([(p, variable) for p in parents])
+            self.graph.add_edges_from([(p, variable) for p in old])
+            shown = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
+            raise ModelError(f"making {list(parents)} the parents of {variable!r} would create "
+                             f"the cycle {shown}")
+        self.graph.nodes[variable]["parents"] = parents
+        self.graph.nodes[variable]["table"] = None
+        self._cache.clear()
+
+    def add_edge(self, parent: str, child: str) -> None:
+        """Add the arc parent → child (``parent`` becomes the child's last parent)."""
+        self.set_parents(child, self.parents(child) + (parent,))
+
+    def remove_variable(self, variable: str) -> None:
+        """Remove a variable; its children lose it as a parent (and their tables)."""
+        self._require(variable)
+        for child in self.children(variable):
+            self.set_parents(child, [p for p in self.parents(child) if p != variable])
+        self.graph.remove_node(variable)
+        self._cache.clear()
+
+    def set_cpt(self, variable: str, table, normalize: bool = False) -> None:
+        """Set P(variable | parents).
+
+        ``table`` may be
+          * a numpy array or nested lists of shape ``(|P1|, ..., |Pk|, |X|)`` or
+            ``(|P1|·...·|Pk|, |X|)`` (parent configurations in row-major order, the last
+            parent fastest), or a flat list of ``|X|`` numbers for a root;
+          * a dict ``{parent state(s): [p(x1), ..., p(xm)]}`` keyed by a state (one
+            parent) or a tuple of states (several parents), covering every configuration;
+          * a :class:`Factor` over the parents and the variable (any axis order).
+
+        Rows must be non-negative and sum to 1 within ``ROW_SUM_TOLERANCE``; with
+        ``normalize=True`` each row is divided by its sum instead (a zero row is still an
+        error, since it cannot be normalised).
+        """
+        self._require(variable)
+        array = self._table_as_array(variable, table)
+        shape = self._table_shape(variable)
+        if array.shape != shape:
+            if array.size != int(np.prod(shape)):
+                raise ModelError(f"the table of {self._family_text(variable)} needs shape "
+                                 f"{shape} ({int(np.prod(shape))} numbers), got "
+                                 f"{array.shape} ({array.size} numbers)")
+            array = array.reshape(shape)
+        if not np.all(np.isfinite(array)):
+            raise ModelError(f"the table of {self._family_text(variable)} holds a non-finite number")
+        if normalize:
+            sums = array.sum(axis=-1, keepdims=True)
+            array = np.divide(array, sums, out=np.zeros_like(array), where=sums > 0)
+        problems = self._table_problems(variable, array)
+        if problems:
+            raise ModelError(problems[0] + (f" (and {len(problems) - 1} more problem(s))"
+                                            if len(problems) > 1 else ""))
+        array.setflags(write=False)
+        self.graph.nodes[variable]["table"] = array
+        self._cache.clear()
+
+    def set_description(self, variable: str, description: str | None) -> None:
+        self._require(variable)
+        self.graph.nodes[variable]["description"] = description
+
+    # ------------------------------------------------------------ inspecting
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """The variables, in the order they were added."""
+        return tuple(self.graph.nodes)
+
+    def states(self, variable: str) -> tuple[str, ...]:
+        return self._require(variable)["states"]
+
+    def cardinality(self, variable: str) -> int:
+        return len(self.states(variable))
+
+    def parents(self, variable: str) -> tuple[str, ...]:
+        return self._require(variable)["parents"]
+
+    def children(self, variable: str) -> tuple[str, ...]:
+        self._require(variable)
+        return tuple(c for c in self.graph.nodes if variable in self.graph.nodes[c]["parents"])
+
+    def description(self, variable: str) -> str | None:
+        return self._require(variable)["description"]
+
+    def has_cpt(self, variable: str) -> bool:
+        return self._require(variable)["table"] is not None
+
+    def cpt_array(self, variable: str) -> np.ndarray:
+        """The raw table, shape ``(|P1|, ..., |Pk|, |X|)``, read-only."""
+        table = self._require(variable)["table"]
+        if table is None:
+            raise ModelError(f"variable {variable!r} has no table yet "
+                             "(the model declares structure only; learn or set it first)")
+        return table
+
+    def cpt(self, variable: str) -> Factor:
+        """P(variable | parents) as a :class:`Factor` over ``parents + (variable,)``."""
+        family = self.parents(variable) + (variable,)
+        return Factor(family, {v: self.states(v) for v in family}, self.cpt_array(variable))
+
+    @property
+    def is_complete(self) -> bool:
+        """True when every variable has a table (structure-only models are not)."""
+        return all(data["table"] is not None for _, data in self.graph.nodes(data=True))
+
+    def topological_order(self) -> list[str]:
+        """Parents before children; ties broken by declaration order."""
+        position = {v: i for i, v in enumerate(self.graph.nodes)}
+        return list(nx.lexicographical_topological_sort(self.graph, key=position.__getitem__))
+
+    def free_parameters(self) -> int:
+        """Σ_i (|Xi| − 1) · Π_{P ∈ parents(Xi)} |P|: the numbers the network stores."""
+        return sum((self.cardinality(v) - 1) * int(np.prod([self.cardinality(p)
+                                                            for p in self.parents(v)]))
+                   for v in self.variables)
+
+    def joint_parameters(self) -> int:
+        """Π_i |Xi| − 1: the numbers a full joint table over all variables needs."""
+        return int(np.prod([self.cardinality(v) for v in self.variables], dtype=object)) - 1
+
+    def validate(self) -> list[str]:
+        """Every problem of the model, as messages; empty when it is a valid network."""
+        problems = []
+        for v in self.variables:
+            table = self.graph.nodes[v]["table"]
+            if table is None:
+                problems.append(f"variable {v!r} has no table")
+            else:
+                problems.extend(self._table_problems(v, table))
+        return problems
+
+    def copy(self) -> Network:
+        other = Network(self.name)
+        other.graph = self.graph.copy()
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        """Same name, variables (in order), states, descriptions, parents and tables."""
+        if not isinstance(other, Network):
+            return NotImplemented
+        if self.name != other.name or self.variables != other.variables:
+            return False
+        for v in self.variables:
+            a, b = self.graph.nodes[v], other.graph.nodes[v]
+            if (a["states"], a["description"], a["parents"]) != (b["states"], b["description"],
+                                                                 b["parents"]):
+                return False
+            if (a["table"] is None) != (b["table"] is None):
+                return False
+            if a["table"] is not None and not np.array_equal(a["table"], b["table"]):
+                return False
+        return True
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return (f"Network({self.name!r}, {len(self.variables)} variables, "
+                f"{self.graph.number_of_edges()} arcs)")
+
+    # ------------------------------------------------------------- inference
+    def query(self, text: str):
+        """Answer a query written in the query language (see ``docs/query.md``).
+
+        ``P(C | A=T)`` → :class:`Factor`; ``P(C=T | A=T)`` → float;
+        ``MAP(C, S | A=T)`` and ``MPE(A=T)`` → (assignment, probability).
+        """
+        from bbn.query import answer
+        return answer(self, text)
+
+    def posterior(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None):
+        """P(variables | evidence) as a normalised :class:`Factor` (joint when several)."""
+        from bbn.inference import posterior
+        if isinstance(variables, str):
+            variables = [variables]
+        return posterior(self, list(variables), dict(evidence or {}))
+
+    def probability(self, assignment: Mapping[str, str],
+                    evidence: Mapping[str, str] | None = None) -> float:
+        """P(assignment | evidence); with no evidence, the probability of the assignment."""
+        from bbn.inference import probability
+        return probability(self, dict(assignment), dict(evidence or {}))
+
+    def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None):
+        """The most probable joint state of ``variables`` given ``evidence``.
+
+        Returns ``(assignment, P(assignment | evidence))``.
+        """
+        from bbn.inference import map_query
+        if isinstance(variables, str):
+            variables = [variables]
+        return map_query(self, list(variables), dict(evidence or {}))
+
+    def mpe(self, evidence: Mapping[str, str] | None = None):
+        """The most probable state of every unobserved variable given ``evidence``."""
+        evidence = dict(evidence or {})
+        return self.map([v for v in self.variables if v not in evidence], evidence)
+
+    # -------------------------------------------------------------- helpers
+    def _require(self, variable: str, context: str = "") -> dict:
+        try:
+            return self.graph.nodes[variable]
+        except KeyError:
+            raise ModelError(f"unknown variable {variable!r}{context}"
+                             f"{suggest(str(variable), self.graph.nodes)}") from None
+
+    def _table_shape(self, variable: str) -> tuple[int, ...]:
+        return tuple(self.cardinality(p) for p in self.parents(variable)) + (
+            self.cardinality(variable),)
+
+    def _family_text(self, variable: str) -> str:
+        parents = self.parents(variable)
+        return f"P({variable} | {', '.join(parents)})" if parents else f"P({variable})"
+
+    def _configuration_text(self, variable: str, index: tuple[int, ...]) -> str:
+        given = ", ".join(f"{p}={self.states(p)[i]}" for p, i in zip(self.parents(variable), index))
+        return f"P({variable} | {given})" if given else f"P({variable})"
+
+    def _table_as_array(self, variable: str, table) -> np.ndarray:
+        if isinstance(table, Factor):
+            family = self.parents(variable) + (variable,)
+            if set(table.variables) != set(family):
+                raise ModelError(f"the factor given for {self._family_text(variable)} is over "
+                                 f"{list(table.variables)}")
+            return table.transpose(family).reorder_states(
+                {v: self.states(v) for v in family}).values.astype(float)
+        if isinstance(table, Mapping):
+            return self._table_from_mapping(variable, table)
+        try:
+            return np.array(table, dtype=float)
+        except (TypeError, ValueError) as error:
+            raise ModelError(f"the table of {self._family_text(variable)} is not numeric: "
+                             f"{error}") from None
+
+    def _table_from_mapping(self, variable: str, table: Mapping) -> np.ndarray:
+        parents = self.parents(variable)
+        shape = self._table_shape(variable)
+        array = np.empty(shape)
+        rows = {}
+        for key, row in table.items():
+            key = (key,) if not isinstance(key, tuple) else key
+            key = tuple(str(k) for k in key)
+            if len(key) != len(parents):
+                raise ModelError(f"row key {key} of {self._family_text(variable)} needs one "
+                                 f"state for each parent {list(parents)}")
+            index = []
+            for p, s in zip(parents, key):
+                if s not in self.states(p):
+                    raise ModelError(f"row {key} of {self._family_text(variable)}: parent {p!r} "
+                                     f"has no state {s!r}{suggest(s, self.states(p))}")
+                index.append(self.states(p).index(s))
+            rows[tuple(index)] = row
+        for index in itertools.product(*(range(n) for n in shape[:-1])):
+            if index not in rows:
+                raise ModelError(f"the table of {self._family_text(variable)} has no row for "
+                                 f"{self._configuration_text(variable, index)}")
+            row = np.asarray(rows[index], dtype=float)
+            if row.shape != (shape[-1],):
+                raise ModelError(f"row {self._configuration_text(variable, index)} needs "
+                                 f"{shape[-1]} numbers, got {row.size}")
+            array[index] = row
+        return array
+
+    def _table_problems(self, variable: str, array: np.ndarray) -> list[str]:
+        problems = []
+        negative = np.argwhere(array < 0)
+        for position in negative[:5]:
+            position = tuple(int(i) for i in position)
+            problems.append(f"{self._configuration_text(variable, position[:-1])} has a negative "
+                            f"entry {array[position]!r} for state "
+                            f"{self.states(variable)[position[-1]]!r}")
+        sums = array.sum(axis=-1)
+        bad = np.argwhere(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
+        for position in bad[:5]:
+            position = tuple(int(i) for i in position)
+            problems.append(f"{self._configuration_text(variable, position)} sums to "
+                            f"{float(sums[position])!r}, not 1 (tolerance {ROW_SUM_TOLERANCE}); "
+                            "pass normalize=True to rescale rows")
+        if len(bad) > 5:
+            problems.append(f"... {len(bad) - 5} more rows of {self._family_text(variable)} "
+                            "do not sum to 1")
+        return problems
+
+
+def network_from_tables(name: str, variables: Mapping[str, Sequence[str]],
+                        tables: Mapping[str, tuple[Sequence[str], object]]) -> Network:
+    """Build a network from ``{var: states}`` and ``{var: (parents, table)}``.
+
+    Convenient for readers of file formats: variables may be given in any order with
+    respect to their parents.
+    """
+    net = Network(name)
+    for v, states in variables.items():
+        net.add_variable(v, states)
+    for v, (parents, table) in tables.items():
+        net.set_parents(v, parents)
+        if table is not None:
+            net.set_cpt(v, table)
+    return net
+
+
+def iter_configurations(net: Network, variables: Iterable[str]):
+    """Every joint assignment of ``variables`` as a dict, last variable fastest."""
+    variables = list(variables)
+    for combo in itertools.product(*(net.states(v) for v in variables)):
+        yield dict(zip(variables, combo))

@@ -1,0 +1,177 @@
+"""The query language shared by ``bbn query`` and :meth:`Network.query`.
+
+Grammar (whitespace-insensitive; see ``docs/query.md``)::
+
+    query    := prob | map | mpe
+    prob     := "P"   "(" items [ "|" evidence ] ")"
+    map      := "MAP" "(" names [ "|" evidence ] ")"
+    mpe      := "MPE" "(" [ "|" ] [ evidence ] ")"
+    items    := item { "," item }          item := name [ "=" name ]
+    evidence := name "=" name { "," name "=" name }
+    name     := bare | "double-quoted" | 'single-quoted'
+    bare     := one or more characters other than white space , ( ) | = " '
+
+``P(C | A=T)`` is a distribution (a Factor), ``P(C=T | A=T)`` and ``P(A=T, S=F)`` are
+numbers, ``P(B, C=T | A=T)`` is the table P(B, C=T | A=T) over B; ``MAP(C, S | A=T)`` is
+the most probable joint state of C and S given A=T; ``MPE(A=T)`` the most probable
+state of every other variable.
+
+>>> parse_query('P(C | A=T)').targets
+(('C', None),)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyparsing as pp
+
+from bbn.errors import ParseError, QueryError
+from bbn.factor import Factor
+
+_NAME = (pp.QuotedString('"', esc_char="\\") | pp.QuotedString("'", esc_char="\\")
+         | pp.Regex(r"""[^\s,()|="']+""")).set_name("a name")
+_ITEM = pp.Group(_NAME("variable") + pp.Optional(pp.Suppress("=") + _NAME("state")))
+_ITEMS = pp.Group(pp.DelimitedList(_ITEM))
+_EVIDENCE = pp.Group(pp.Optional(pp.DelimitedList(_ITEM)))
+_LP, _RP, _BAR = (pp.Suppress(c) for c in "()|")
+_PROB = pp.CaselessKeyword("P")("kind") + _LP + _ITEMS("targets") + pp.Optional(
+    _BAR + _EVIDENCE("evidence")) + _RP
+_MAP = pp.CaselessKeyword("MAP")("kind") + _LP + _ITEMS("targets") + pp.Optional(
+    _BAR + _EVIDENCE("evidence")) + _RP
+_MPE = pp.CaselessKeyword("MPE")("kind") + _LP + pp.Optional(_BAR) + _EVIDENCE("evidence") + _RP
+_ITEM.set_name("a variable")
+_QUERY = ((_MAP | _MPE | _PROB).set_name("P(...), MAP(...) or MPE(...)") + pp.StringEnd())
+_EVIDENCE_LIST = _EVIDENCE("evidence") + pp.StringEnd()
+
+
+def _quote(name: str) -> str:
+    """A name as the query language writes it: bare when it can be, else quoted."""
+    if name and not any(c in name for c in " \t\n,()|=\"'") and name.upper() not in ("P",):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _items(group) -> tuple[tuple[str, str | None], ...]:
+    return tuple((item["variable"], item.get("state")) for item in group)
+
+
+def _parse(grammar: pp.ParserElement, text: str, source: str):
+    try:
+        return grammar.parse_string(text, parse_all=True)
+    except pp.ParseBaseException as error:
+        raise ParseError(f"malformed query: expected {_expected(error)}", source,
+                         error.lineno, error.col, error.line) from None
+
+
+def _expected(error: pp.ParseBaseException) -> str:
+    message = str(error.msg)
+    if message.startswith("Expected "):
+        message = message[len("Expected "):]
+    found = error.line[error.col - 1:error.col] if error.col <= len(error.line) else ""
+    return message + (f", found {found!r}" if found else ", found the end of the query")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A parsed query: its kind (``P``, ``MAP``, ``MPE``), targets and evidence."""
+
+    kind: str
+    targets: tuple[tuple[str, str | None], ...]
+    evidence: tuple[tuple[str, str | None], ...]
+
+    @property
+    def evidence_dict(self) -> dict[str, str]:
+        return dict(self.evidence)  # type: ignore[arg-type]
+
+    def text(self) -> str:
+        """The query in canonical form, e.g. ``P(C | A=T)``."""
+        def show(items):
+            return ", ".join(_quote(v) + (f"={_quote(s)}" if s is not None else "")
+                             for v, s in items)
+        inside = show(self.targets) if self.kind != "MPE" else ""
+        if self.evidence:
+            inside += (" | " if inside else "") + show(self.evidence)
+        return f"{self.kind}({inside})"
+
+    # --------------------------------------------------------------- answers
+    def validate(self, net) -> None:
+        """Check every variable and state against ``net`` (QueryError with suggestions)."""
+        from bbn.inference import check_variables, state_index
+
+        names = [v for v, _ in self.targets] + [v for v, _ in self.evidence]
+        check_variables(net, [v for v, _ in self.targets])
+        check_variables(net, [v for v, _ in self.evidence], role="evidence")
+        for v, s in self.targets + self.evidence:
+            if s is not None:
+                state_index(net, v, s)
+        for v, s in self.evidence:
+            if s is None:
+                raise QueryError(f"evidence variable {v!r} needs a state, as in {v}="
+                                 f"{net.states(v)[0]}")
+        repeated = sorted({v for v in names if names.count(v) > 1})
+        if repeated:
+            raise QueryError(f"variable(s) {repeated} named more than once in {self.text()}")
+        if self.kind == "MAP" and any(s is not None for _, s in self.targets):
+            raise QueryError("MAP takes variables without states, as in MAP(C, S | A=T)")
+
+    def answer(self, net):
+        """Factor for a distribution; float for a probability; (assignment, p) for MAP/MPE."""
+        self.validate(net)
+        evidence = self.evidence_dict
+        if self.kind == "MPE":
+            return net.mpe(evidence)
+        if self.kind == "MAP":
+            return net.map([v for v, _ in self.targets], evidence)
+        assigned = {v: s for v, s in self.targets if s is not None}
+        free = [v for v, s in self.targets if s is None]
+        if not free:
+            return net.probability(assigned, evidence)
+        joint = net.posterior(free + list(assigned), evidence)
+        return joint.reduce(assigned) if assigned else joint
+
+    def to_json(self, result) -> dict:
+        """The JSON document ``bbn query --json`` prints for ``result``."""
+        if isinstance(result, Factor):
+            rows = [{**dict(zip(result.variables, key)), "p": value} for key, value in result.rows()]
+            return {"query": self.text(), "variables": list(result.variables), "rows": rows}
+        if isinstance(result, tuple):
+            assignment, p = result
+            return {"query": self.text(), "assignment": assignment, "p": p}
+        return {"query": self.text(), "p": float(result)}
+
+    def to_text(self, result, digits: int = 6) -> str:
+        """The readable answer ``bbn query`` prints."""
+        if isinstance(result, Factor):
+            return f"{self.text()}\n{result.to_text(digits=digits)}"
+        if isinstance(result, tuple):
+            assignment, p = result
+            width = max((len(v) for v in assignment), default=0)
+            lines = [f"  {v.ljust(width)} = {s}" for v, s in assignment.items()]
+            return "\n".join([self.text(), *lines, f"  probability {p:.{digits}f}"])
+        return f"{self.text()} = {float(result):.{digits}f}"
+
+
+def parse_query(text: str, net=None, source: str = "<query>") -> Query:
+    """Parse a query; with ``net``, also check its variables and states."""
+    result = _parse(_QUERY, text, source)
+    query = Query(kind=result["kind"].upper(), targets=_items(result.get("targets", [])),
+                  evidence=_items(result.get("evidence", [])))
+    if net is not None:
+        query.validate(net)
+    return query
+
+
+def parse_evidence(text: str, net=None, source: str = "<evidence>") -> dict[str, str]:
+    """Parse ``"A=T, S=F"`` into ``{"A": "T", "S": "F"}`` (checked against ``net``)."""
+    query = Query("P", (), _items(_parse(_EVIDENCE_LIST, text, source)["evidence"]))
+    if net is not None:
+        query.validate(net)
+    elif any(s is None for _, s in query.evidence):
+        raise QueryError("every evidence item needs a state, as in A=T")
+    return query.evidence_dict
+
+
+def answer(net, text: str):
+    """Parse and answer ``text`` on ``net`` (what :meth:`Network.query` does)."""
+    return parse_query(text, net).answer(net)

@@ -1,0 +1,18 @@
+"""Pictures of networks with Graphviz: structure, tables and posteriors.
+
+``render(net, path)`` draws a network and writes it by extension (``.png``, ``.svg``,
+``.pdf`` through Graphviz's ``dot``; ``.dot``/``.gv`` as DOT source, no Graphviz needed).
+See ``docs/rendering.md``.
+
+>>> import bbn
+>>> net = bbn.Network("coin")
+>>> net.add_variable("Coin", ["heads", "tails"], table=[0.5, 0.5])
+>>> bbn.render(net).source.count("Coin")
+3
+"""
+
+from bbn.rendering.draw import MAX_COLUMNS, MAX_ROWS, RANKDIRS, render, repr_svg
+from bbn.rendering.output import OUTPUT_FORMATS, GraphvizMissingError
+
+__all__ = ["MAX_COLUMNS", "MAX_ROWS", "OUTPUT_FORMATS", "RANKDIRS", "GraphvizMissingError",
+           "render", "repr_svg"]

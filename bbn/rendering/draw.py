@@ -1,0 +1,161 @@
+"""Drawing a network: one Graphviz node per variable, one arc per parent → child.
+
+>>> import bbn
+>>> net = bbn.Network("rain")
+>>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
+>>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"],
+...                  table={"yes": [0.9, 0.1], "no": [0.2, 0.8]})
+>>> graph = render(net)                       # a graphviz.Digraph; no file written
+>>> "Rain -> Wet" in graph.source
+True
+>>> render(net, "rain.svg", tables=True)      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping
+
+import graphviz
+import numpy as np
+
+from bbn.errors import QueryError, suggest
+from bbn.network import Network
+from bbn.rendering import labels, output
+
+RANKDIRS = ("TB", "LR", "BT", "RL")
+#: Default caps: parent configurations (table rows) and states (table columns) drawn.
+MAX_ROWS = 16
+MAX_COLUMNS = 8
+
+
+def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool = False,
+           evidence: Mapping[str, str] | str | None = None, posteriors: bool = False,
+           rankdir: str = "TB", max_rows: int = MAX_ROWS,
+           max_columns: int = MAX_COLUMNS) -> graphviz.Digraph:
+    """Draw ``net``; write the picture to ``path`` when given; return the Digraph.
+
+    The extension of ``path`` picks the output: ``.png``, ``.svg``, ``.pdf`` (these run
+    Graphviz's ``dot``) or ``.dot``/``.gv`` (the DOT source; no Graphviz needed).
+
+    * ``tables``: each node shows P(X | parents), at most ``max_rows`` parent
+      configurations and ``max_columns`` states (the picture says what was left out).
+    * ``evidence``: ``{"A": "T"}`` or the text ``"A=T, S=F"``; evidence nodes are
+      highlighted and show their observed state.
+    * ``posteriors``: each node shows a bar per state with P(X = x | evidence) — the
+      prior marginals when there is no evidence — computed by exact inference.
+    * ``rankdir``: ``"TB"`` (parents above children) or ``"LR"`` (left to right).
+    """
+    rankdir = str(rankdir).upper()
+    if rankdir not in RANKDIRS:
+        raise QueryError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
+    if max_rows < 1 or max_columns < 1:
+        raise QueryError("max_rows and max_columns must be at least 1")
+    evidence = _evidence(net, evidence)
+    beliefs = _posteriors(net, evidence) if posteriors else {}
+
+    graph = graphviz.Digraph(_dot_id(net.name), graph_attr=_graph_style(rankdir),
+                             node_attr=_node_style(boxed=tables or posteriors),
+                             edge_attr={"color": "#4d4d4d", "arrowsize": "0.7"})
+    if posteriors:
+        given = ", ".join(f"{v}={s}" for v, s in evidence.items())
+        caption = (f"posterior probabilities given {given}" if given
+                   else "prior probabilities (no evidence)")
+        graph.attr(label=f"<<I>{labels.escape(caption)}</I>>", labelloc="b", fontsize="11")
+    for v in net.variables:
+        graph.node(_dot_id(v), **_node_attributes(net, v, evidence.get(v), tables,
+                                                  beliefs.get(v), max_rows, max_columns))
+    for v in net.variables:
+        for p in net.parents(v):
+            graph.edge(_dot_id(p), _dot_id(v))
+    if path is not None:
+        output.write(graph, path)
+    return graph
+
+
+def repr_svg(net: Network) -> str | None:
+    """The SVG Jupyter shows for a network; None (a plain repr) without Graphviz."""
+    try:
+        return output.pipe(render(net), "svg").decode("utf-8")
+    except output.GraphvizMissingError as error:
+        warnings.warn(str(error), stacklevel=2)
+        return None
+
+
+# ------------------------------------------------------------------ helpers
+def _dot_id(text: str) -> str:
+    # DOT keeps backslashes in quoted IDs, so a name ending in one would swallow the
+    # closing quote; doubling them keeps every name a distinct, well-formed ID.
+    return graphviz.nohtml(str(text).replace("\\", "\\\\"))
+
+
+def _graph_style(rankdir: str) -> dict[str, str]:
+    return {"rankdir": rankdir, "bgcolor": "white", "fontname": "Helvetica",
+            "nodesep": "0.35", "ranksep": "0.5", "pad": "0.2"}
+
+
+def _node_style(boxed: bool) -> dict[str, str]:
+    style = {"fontname": "Helvetica", "fontsize": "12", "margin": "0"}
+    if boxed:
+        style.update(shape="plain")
+    else:
+        style.update(shape="ellipse", style="filled", fillcolor=labels.NODE_FILL,
+                     color=labels.NODE_LINE, margin="0.08,0.04")
+    return style
+
+
+def _node_attributes(net: Network, v: str, observed: str | None, tables: bool,
+                     belief: np.ndarray | None, max_rows: int,
+                     max_columns: int) -> dict[str, str]:
+    description = net.description(v)
+    tooltip = f"{v}: {description}" if description else v
+    attributes = {"tooltip": _dot_id(tooltip)}
+    if not tables and belief is None:
+        attributes["label"] = labels.plain_label(v, description, observed)
+        if observed is not None:
+            attributes.update(fillcolor=labels.EVIDENCE_FILL, color=labels.EVIDENCE_LINE,
+                              penwidth="2")
+        return attributes
+    table = bars = None
+    if tables:
+        parents = net.parents(v)
+        table = labels.cpt_table(v, net.states(v), parents, [net.states(p) for p in parents],
+                                 net.cpt_array(v) if net.has_cpt(v) else None,
+                                 max_rows, max_columns)
+    if belief is not None:
+        bars = labels.posterior_table(net.states(v), belief, observed, max_rows)
+    attributes["label"] = labels.node_label(v, description, observed=observed, table=table,
+                                            bars=bars)
+    return attributes
+
+
+def _evidence(net: Network, evidence: Mapping[str, str] | str | None) -> dict[str, str]:
+    """Evidence as ``{variable: state}``, checked against the network."""
+    if evidence is None:
+        return {}
+    if isinstance(evidence, str):
+        from bbn.query import parse_evidence
+        return dict(parse_evidence(evidence, net))
+    checked = {}
+    for v, s in evidence.items():
+        v, s = str(v), str(s)
+        if v not in net.graph:
+            raise QueryError(f"evidence names unknown variable {v!r}{suggest(v, net.variables)}")
+        if s not in net.states(v):
+            raise QueryError(f"evidence {v}={s}: {v!r} has no state {s!r}; its states are "
+                             f"{', '.join(net.states(v))}{suggest(s, net.states(v))}")
+        checked[v] = s
+    return checked
+
+
+def _posteriors(net: Network, evidence: dict[str, str]) -> dict[str, np.ndarray]:
+    """P(X | evidence) for every variable X, as arrays in the order of X's states."""
+    beliefs = {}
+    for v in net.variables:
+        if v in evidence:
+            beliefs[v] = np.array([float(s == evidence[v]) for s in net.states(v)])
+        else:
+            probabilities = net.posterior([v], evidence).to_dict()
+            beliefs[v] = np.array([probabilities[s] for s in net.states(v)])
+    return beliefs
