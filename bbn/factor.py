@@ -215,5 +215,6 @@ class Factor:
         header = [*self.variables, value_header]
         body = [[*key, f"{value:.{digits}f}"] for key, value in self.rows()]
         widths = [max(len(str(row[i])) for row in [header, *body]) for i in range(len(header))]
-        return "\n".join("  " + "   ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip()
-                         for row in [header, *body])
+        lines = ("   ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip()
+                 for row in [header, *body])
+        return "\n".join("  " + line for line in lines)

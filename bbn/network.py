@@ -63,7 +63,8 @@ class Network:
             raise ModelError(f"variable {name!r} lists state(s) {duplicated} more than once")
         if any(s == "" for s in states):
             raise ModelError(f"variable {name!r} has an empty state name")
-        self.graph.add_node(name, states=states, description=description, parents=(), table=None)
+        self.graph.add_node(name, states=states, description=description, parents=(), table=None,
+                            positive=False)
         self._cache.clear()
         if parents:
             self.set_parents(name, parents)
@@ -78,13 +79,20 @@ class Network:
         self._require(variable)
         parents = tuple(str(p) for p in parents)
         for p in parents:
-            self._require(p, f" (named as a parent of {variable!r})")
+            if self._require(p, f" (named as a parent of {variable!r})").get("kind"):
+                raise ModelError(f"{p!r} is continuous (Gaussian) and cannot be a parent of "
+                                 f"{variable!r}: continuous variables are leaves")
         if len(set(parents)) != len(parents):
             raise ModelError(f"variable {variable!r} lists a parent twice: {list(parents)}")
         old = self.graph.nodes[variable]["parents"]
         self.graph.remove_edges_from([(p, variable) for p in old])
+        # An arc p → variable closes a cycle exactly when variable already reaches p; searching
+        # from variable (not the whole graph) keeps reading a 1000-node file linear.
+        closes_cycle = variable in parents or (
+            bool(self.graph.succ[variable])
+            and not set(parents).isdisjoint(nx.descendants(self.graph, variable)))
         self.graph.add_edges_from([(p, variable) for p in parents])
-        if not nx.is_directed_acyclic_graph(self.graph):
+        if closes_cycle:
             cycle = nx.find_cycle(self.graph, source=variable)
             self.graph.remove_edges_from([(p, variable) for p in parents])
             self.graph.add_edges_from([(p, variable) for p in old])
@@ -122,7 +130,9 @@ class Network:
         ``normalize=True`` each row is divided by its sum instead (a zero row is still an
         error, since it cannot be normalised).
         """
-        self._require(variable)
+        if self._require(variable).get("kind"):
+            raise ModelError(f"{variable!r} is continuous (Gaussian): give its mean and "
+                             "variance with set_gaussian, not a table")
         array = self._table_as_array(variable, table)
         shape = self._table_shape(variable)
         if array.shape != shape:
@@ -132,7 +142,8 @@ class Network:
                                  f"{array.shape} ({array.size} numbers)")
             array = array.reshape(shape)
         if not np.all(np.isfinite(array)):
-            raise ModelError(f"the table of {self._family_text(variable)} holds a non-finite number")
+            raise ModelError(f"the table of {self._family_text(variable)} holds a non-finite "
+                             "number")
         if normalize:
             sums = array.sum(axis=-1, keepdims=True)
             array = np.divide(array, sums, out=np.zeros_like(array), where=sums > 0)
@@ -142,11 +153,74 @@ class Network:
                                             if len(problems) > 1 else ""))
         array.setflags(write=False)
         self.graph.nodes[variable]["table"] = array
+        # Inference may drop d-separated tables only when they cannot make P(e) zero.
+        self.graph.nodes[variable]["positive"] = bool(np.all(array > 0))
         self._cache.clear()
 
     def set_description(self, variable: str, description: str | None) -> None:
         self._require(variable)
         self.graph.nodes[variable]["description"] = description
+
+    # ------------------------------------------- continuous (Gaussian) variables
+    def add_gaussian_variable(self, name: str, parents: Sequence[str] = (), mean=None,
+                              variance=None, description: str | None = None) -> None:
+        """Add a continuous variable with a Gaussian density given its discrete parents:
+
+            p(x | pa) = exp(−(x − μ(pa))² / (2σ²(pa))) / sqrt(2π σ²(pa))
+
+        ``mean`` and ``variance`` hold one number per parent configuration, shape
+        ``(|P1|, ..., |Pk|)`` (a number for a root). Such a variable has no states and is
+        always a leaf; observing it contributes the likelihood factor over its parents
+        (``bbn.classification.gaussian``). The node's ``table`` stores ``[μ, σ²]`` rows.
+
+        >>> net = Network()
+        >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
+        >>> net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+        """
+        name = str(name)
+        if not name or name in self.graph:
+            raise ModelError(f"variable {name!r} is declared twice" if name
+                             else "a variable needs a non-empty name")
+        self.graph.add_node(name, states=(), description=description, parents=(), table=None,
+                            kind="gaussian")
+        self._cache.clear()
+        if parents:
+            self.set_parents(name, parents)
+        if mean is not None or variance is not None:
+            self.set_gaussian(name, mean, variance)
+
+    def is_gaussian(self, variable: str) -> bool:
+        return self._require(variable).get("kind") == "gaussian"
+
+    def set_gaussian(self, variable: str, mean, variance) -> None:
+        """Set μ(pa) and σ²(pa) of a Gaussian variable (variances must be > 0)."""
+        if not self.is_gaussian(variable):
+            raise ModelError(f"{variable!r} is discrete; set_gaussian is for Gaussian variables")
+        shape = self._table_shape(variable)[:-1]
+        arrays = []
+        for label, values in (("mean", mean), ("variance", variance)):
+            array = np.asarray(values, dtype=float)
+            if array.size != int(np.prod(shape)):
+                raise ModelError(f"the {label} of {variable!r} needs {int(np.prod(shape))} "
+                                 "number(s), one per configuration of "
+                                 f"{list(self.parents(variable))}, got {array.size}")
+            arrays.append(array.reshape(shape))
+        if not (np.all(np.isfinite(arrays[0])) and np.all(np.isfinite(arrays[1]))
+                and np.all(arrays[1] > 0)):
+            raise ModelError(f"the Gaussian {variable!r} needs finite means and variances > 0")
+        table = np.stack(arrays, axis=-1)
+        table.setflags(write=False)
+        self.graph.nodes[variable]["table"] = table
+        self._cache.clear()
+
+    def gaussian_parameters(self, variable: str) -> tuple[np.ndarray, np.ndarray]:
+        """(μ, σ²) of a Gaussian variable, each of shape ``(|P1|, ..., |Pk|)``."""
+        if not self.is_gaussian(variable):
+            raise ModelError(f"{variable!r} is discrete; it has a table, not Gaussian parameters")
+        table = self.graph.nodes[variable]["table"]
+        if table is None:
+            raise ModelError(f"the Gaussian {variable!r} has no mean and variance yet")
+        return table[..., 0], table[..., 1]
 
     # ------------------------------------------------------------ inspecting
     @property
@@ -175,7 +249,11 @@ class Network:
 
     def cpt_array(self, variable: str) -> np.ndarray:
         """The raw table, shape ``(|P1|, ..., |Pk|, |X|)``, read-only."""
-        table = self._require(variable)["table"]
+        node = self._require(variable)
+        if node.get("kind"):
+            raise ModelError(f"{variable!r} is continuous (Gaussian) and has no probability "
+                             "table; see gaussian_parameters")
+        table = node["table"]
         if table is None:
             raise ModelError(f"variable {variable!r} has no table yet "
                              "(the model declares structure only; learn or set it first)")
@@ -197,14 +275,18 @@ class Network:
         return list(nx.lexicographical_topological_sort(self.graph, key=position.__getitem__))
 
     def free_parameters(self) -> int:
-        """Σ_i (|Xi| − 1) · Π_{P ∈ parents(Xi)} |P|: the numbers the network stores."""
-        return sum((self.cardinality(v) - 1) * int(np.prod([self.cardinality(p)
-                                                            for p in self.parents(v)]))
+        """Σ_i (|Xi| − 1) · Π_{P ∈ parents(Xi)} |P|: the numbers the network stores.
+
+        A Gaussian variable stores two (μ, σ²) per parent configuration.
+        """
+        return sum((2 if self.is_gaussian(v) else self.cardinality(v) - 1)
+                   * int(np.prod([self.cardinality(p) for p in self.parents(v)]))
                    for v in self.variables)
 
     def joint_parameters(self) -> int:
         """Π_i |Xi| − 1: the numbers a full joint table over all variables needs."""
-        return int(np.prod([self.cardinality(v) for v in self.variables], dtype=object)) - 1
+        return int(np.prod([self.cardinality(v) for v in self.variables
+                            if not self.is_gaussian(v)], dtype=object)) - 1
 
     def validate(self) -> list[str]:
         """Every problem of the model, as messages; empty when it is a valid network."""
@@ -213,7 +295,7 @@ class Network:
             table = self.graph.nodes[v]["table"]
             if table is None:
                 problems.append(f"variable {v!r} has no table")
-            else:
+            elif not self.graph.nodes[v].get("kind"):  # Gaussian ones are checked when set
                 problems.extend(self._table_problems(v, table))
         return problems
 
@@ -244,6 +326,11 @@ class Network:
     def __repr__(self) -> str:
         return (f"Network({self.name!r}, {len(self.variables)} variables, "
                 f"{self.graph.number_of_edges()} arcs)")
+
+    def _repr_svg_(self) -> str | None:
+        """The picture Jupyter shows for a network (see ``docs/rendering.md``)."""
+        from bbn.rendering import repr_svg
+        return repr_svg(self)
 
     # ------------------------------------------------------------- inference
     def query(self, text: str):
@@ -300,7 +387,8 @@ class Network:
         return f"P({variable} | {', '.join(parents)})" if parents else f"P({variable})"
 
     def _configuration_text(self, variable: str, index: tuple[int, ...]) -> str:
-        given = ", ".join(f"{p}={self.states(p)[i]}" for p, i in zip(self.parents(variable), index))
+        given = ", ".join(f"{p}={self.states(p)[i]}"
+                          for p, i in zip(self.parents(variable), index))
         return f"P({variable} | {given})" if given else f"P({variable})"
 
     def _table_as_array(self, variable: str, table) -> np.ndarray:

@@ -133,7 +133,8 @@ class Query:
     def to_json(self, result) -> dict:
         """The JSON document ``bbn query --json`` prints for ``result``."""
         if isinstance(result, Factor):
-            rows = [{**dict(zip(result.variables, key)), "p": value} for key, value in result.rows()]
+            rows = [{**dict(zip(result.variables, key)), "p": value}
+                    for key, value in result.rows()]
             return {"query": self.text(), "variables": list(result.variables), "rows": rows}
         if isinstance(result, tuple):
             assignment, p = result

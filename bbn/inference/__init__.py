@@ -71,29 +71,24 @@ def _plan(net: Network, query: Sequence[str], observed: Sequence[str], batched: 
     key = ("plan", tuple(query), tuple(sorted(observed)), batched, tuple(maximize), prune)
     plan = net._cache.get(key)
     if plan is None:
-        for v in net.variables:
-            net.cpt_array(v)  # a structure-only model fails here, naming the variable
-        parents = {v: net.parents(v) for v in net.variables}
-        cardinality = {v: net.cardinality(v) for v in net.variables}
-        positive = _positive_tables(net) if prune else None
+        nodes = net.graph.nodes
+        missing = [v for v, data in nodes.items() if data["table"] is None]
+        if missing:
+            net.cpt_array(missing[0])  # a structure-only model fails here, naming it
+        parents = {v: data["parents"] for v, data in nodes.items()}
+        cardinality = {v: len(data["states"]) for v, data in nodes.items()}
+        positive = {v: data["positive"] for v, data in nodes.items()} if prune else None
         plan = compile_plan(parents, cardinality, query, sorted(observed), batched,
                             maximize, positive)
         net._cache[key] = plan
     return plan
 
 
-def _positive_tables(net: Network) -> dict[str, bool]:
-    positive = net._cache.get("positive")
-    if positive is None:
-        positive = {v: bool(np.all(net.cpt_array(v) > 0)) for v in net.variables}
-        net._cache["positive"] = positive
-    return positive
-
-
 def _execute(net: Network, plan: Plan, evidence: Mapping[str, int | np.ndarray], cases: int = 1):
     check_memory(plan, cases)
-    tables = {v: net.cpt_array(v) for v, _, _ in plan.sources}
-    families = {v: net.parents(v) + (v,) for v, _, _ in plan.sources}
+    nodes = net.graph.nodes
+    tables = {v: nodes[v]["table"] for v, _, _ in plan.sources}
+    families = {v: nodes[v]["parents"] + (v,) for v, _, _ in plan.sources}
     return run_plan(plan, slice_tables(plan, tables, families, evidence))
 
 

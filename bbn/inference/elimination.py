@@ -133,17 +133,25 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
 
     plan = Plan(sources=sources)
     live = {i: free for i, (_, _, free) in enumerate(sources)}
+    holding: dict[str, set[int]] = {}  # variable → the live factors that mention it
+    for i, free in live.items():
+        for u in free:
+            holding.setdefault(u, set()).add(i)
     next_id = len(sources)
     largest = 1
     for v in order:
-        bucket = [i for i, variables in live.items() if v in variables]
+        bucket = sorted(holding.pop(v, ()))
         union = _union(live[i] for i in bucket)
         largest = max(largest, math.prod(card[u] for u in union))
         out = tuple(u for u in union if u != v)
         plan.steps.append(_step(bucket, [live[i] for i in bucket], out, v, v in maximized))
         for i in bucket:
-            del live[i]
+            for u in live.pop(i):
+                if u != v:
+                    holding[u].discard(i)
         live[next_id] = out
+        for u in out:
+            holding[u].add(next_id)
         next_id += 1
     has_case = any(CASE in free for _, _, free in sources)
     final = ((CASE,) if has_case else ()) + keep

@@ -12,7 +12,7 @@ this greedy rule is the one most exact engines use.
 
 >>> adjacency = {"A": {"B"}, "B": {"A", "C"}, "C": {"B"}}
 >>> greedy_order(adjacency, {"A": 2, "B": 2, "C": 2}, ["A", "B", "C"])
-['A', 'C', 'B']
+['A', 'B', 'C']
 """
 
 from __future__ import annotations
@@ -55,13 +55,18 @@ def greedy_order(adjacency: Mapping[str, set[str]], cardinality: Mapping[str, in
         order.append(v)
         remaining.discard(v)
         neighbours = graph.pop(v)
-        for a in neighbours:
-            graph[a].discard(v)
-            graph[a].update(n for n in neighbours if n != a)
-        # Fill-in among N(v) changes the scores of N(v) and of their neighbours.
+        # Only N(v) and the common neighbours of a new fill-in edge change score:
+        # a fill-in edge (a, b) lowers the fill of every vertex adjacent to both.
         touched = set(neighbours)
-        for a in neighbours:
-            touched.update(graph[a])
+        listed = list(neighbours)
+        for i, a in enumerate(listed):
+            graph_a = graph[a]
+            graph_a.discard(v)
+            for b in listed[i + 1:]:
+                if b not in graph_a:
+                    touched.update(graph_a & graph[b])
+                    graph_a.add(b)
+                    graph[b].add(a)
         for u in touched & remaining:
             entry = score(u)
             current[u] = entry
