@@ -219,10 +219,17 @@ def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndar
         rows = np.flatnonzero(group.ravel() == g)
         columns = [c for c, seen in zip(evidence.columns, pattern) if seen]
         codes = evidence_codes(net, evidence.iloc[rows][columns])
+        # Rows repeat (a few observed variables have few joint states): answer each
+        # distinct row once and gather.
+        matrix = np.stack([codes[c] for c in columns], axis=1) if columns else np.zeros(
+            (len(rows), 0), dtype=np.intp)
+        distinct, inverse = np.unique(matrix, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
         plan = _plan(net, variables, columns, batched=True)
-        table, _ = _execute(net, plan, codes, cases=len(rows))
+        table, _ = _execute(net, plan, dict(zip(columns, distinct.T)), cases=len(distinct))
         if plan.result_variables[:1] != (CASE,):  # the evidence says nothing about the query
-            table = np.broadcast_to(table, (len(rows),) + shape)
+            table = np.broadcast_to(table, (len(distinct),) + shape)
+        table = table[inverse]
         totals = table.reshape(len(rows), -1).sum(axis=1)
         if not np.all(totals > 0):
             bad = rows[int(np.flatnonzero(~(totals > 0))[0])]
