@@ -86,23 +86,34 @@ def load(path: str | os.PathLike, format: str | None = None) -> Network:
     return module.read(read_text(path), str(path))
 
 
-def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` (gzipped for ``.gz``) via a temporary file and a rename."""
+def write_atomically(path: str | os.PathLike, content: str | bytes) -> None:
+    """Write ``content`` to ``path`` via a temporary file in the same folder and a rename.
+
+    Text is encoded as UTF-8 and gzipped when the name ends in ``.gz``. The file gets
+    the permissions a plain ``open`` would give it (the umask applies).
+    """
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
+    data = content.encode("utf-8") if isinstance(content, str) else content
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(handle, "wb") as raw:
-            data = text.encode("utf-8")
             if path.name.lower().endswith(".gz"):
                 with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
                     zipped.write(data)
             else:
                 raw.write(data)
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def save(net: Network, path: str | os.PathLike, format: str | None = None) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import graphviz
 import numpy as np
 
-from bbn.errors import QueryError, suggest
+from bbn.errors import QueryError
 from bbn.network import Network
 from bbn.rendering import labels, output
 
@@ -137,16 +137,10 @@ def _evidence(net: Network, evidence: Mapping[str, str] | str | None) -> dict[st
     if isinstance(evidence, str):
         from bbn.query import parse_evidence
         return dict(parse_evidence(evidence, net))
-    checked = {}
-    for v, s in evidence.items():
-        v, s = str(v), str(s)
-        if v not in net.graph:
-            raise QueryError(f"evidence names unknown variable {v!r}{suggest(v, net.variables)}")
-        if s not in net.states(v):
-            raise QueryError(f"evidence {v}={s}: {v!r} has no state {s!r}; its states are "
-                             f"{', '.join(net.states(v))}{suggest(s, net.states(v))}")
-        checked[v] = s
-    return checked
+    from bbn.inference import evidence_indices
+    evidence = {str(v): str(s) for v, s in evidence.items()}
+    evidence_indices(net, evidence)  # raises QueryError naming an unknown variable or state
+    return evidence
 
 
 def _posteriors(net: Network, evidence: dict[str, str]) -> dict[str, np.ndarray]:

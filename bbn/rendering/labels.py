@@ -82,9 +82,12 @@ def node_label(name: str, description: str | None, *, observed: str | None = Non
     if description:
         rows.append(f'<TR><TD><FONT POINT-SIZE="9" COLOR="{MUTED}">'
                     f"{escape(shorten(description))}</FONT></TD></TR>")
-    for inner in (table, bars):
-        if inner is not None:
-            rows.append(f"<TR><TD>{inner}</TD></TR>")
+    if table is not None:
+        rows.append(f"<TR><TD>{table}</TD></TR>")
+    if bars is not None:
+        if table is not None:
+            rows.append("<HR/>")
+        rows.append(f"<TR><TD>{bars}</TD></TR>")
     line = EVIDENCE_LINE if observed is not None else NODE_LINE
     return (f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2" '
             f'COLOR="{line}" BGCOLOR="white">{"".join(rows)}</TABLE>>')
@@ -108,11 +111,11 @@ def cpt_table(variable: str, states: Sequence[str], parents: Sequence[str],
         cells.append("<VR/>")
     cells += [f'<TD ALIGN="RIGHT"><B>{escape(s)}</B></TD>' for s in shown_states]
     if hidden_states:
-        cells.append(f'<TD><I>… {hidden_states} more</I></TD>')
+        cells.append(f"<TD><I>… {hidden_states} more states</I></TD>")
     rows = ["<TR>" + "".join(cells) + "</TR>", "<HR/>"]
     table = array.reshape(-1, len(states))
     configurations = itertools.islice(itertools.product(*parent_states), max_rows)
-    for configuration, values in zip(configurations, table):
+    for configuration, values in zip(configurations, table[:max_rows], strict=True):
         cells = [f'<TD ALIGN="LEFT">{escape(s)}</TD>' for s in configuration]
         if parents:
             cells.append("<VR/>")
@@ -135,7 +138,7 @@ def posterior_table(states: Sequence[str], probabilities: np.ndarray, observed: 
     """One row per state: the state, a bar of length proportional to P, and P itself."""
     fill = EVIDENCE_BAR_FILL if observed is not None else BAR_FILL
     rows = []
-    for state, p in zip(states[:max_rows], probabilities[:max_rows]):
+    for state, p in zip(states[:max_rows], probabilities[:max_rows], strict=True):
         filled = int(round(float(p) * BAR_WIDTH))
         bar = "".join(
             f'<TD WIDTH="{width}" HEIGHT="10" FIXEDSIZE="TRUE" BGCOLOR="{colour}"></TD>'
