@@ -90,6 +90,34 @@ def run_convert(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ----------------------------------------------------------------- render
+def add_render_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="model file")
+    parser.add_argument("-o", "--output", help="picture to write: .png, .svg, .pdf, or .dot/.gv "
+                        "(DOT source, no Graphviz needed); without it the DOT source is printed")
+    parser.add_argument("--tables", action="store_true", help="show each node's table")
+    parser.add_argument("--evidence", help='observed states, e.g. "A=T, S=F" (highlighted)')
+    parser.add_argument("--posteriors", action="store_true",
+                        help="show a bar per state with P(state | evidence)")
+    parser.add_argument("--rankdir", choices=("TB", "LR"), default="TB",
+                        help="TB: parents above children (default); LR: left to right")
+    parser.add_argument("--max-rows", type=int, default=16, metavar="N",
+                        help="rows drawn per table before it is cut (default 16)")
+
+
+def run_render(args: argparse.Namespace) -> int:
+    from bbn.rendering import render
+
+    graph = render(bbn.load(args.model), args.output, tables=args.tables,
+                   evidence=args.evidence, posteriors=args.posteriors, rankdir=args.rankdir,
+                   max_rows=args.max_rows)
+    if args.output is None:
+        print(graph.source, end="")
+    else:
+        print(f"wrote {args.output}")
+    return EXIT_OK
+
+
 #: name → (help, add arguments, run)
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "query": ("answer a probability, posterior or MAP query", add_query_arguments, run_query),
@@ -97,6 +125,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
              run_info),
     "check": ("validate a model and report every problem", add_model_argument, run_check),
     "convert": ("convert a model between formats", add_convert_arguments, run_convert),
+    "render": ("draw a network, its tables or its posteriors with Graphviz",
+               add_render_arguments, run_render),
 }
 
 

@@ -342,11 +342,18 @@ class Network:
         from bbn.query import answer
         return answer(self, text)
 
-    def posterior(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None):
-        """P(variables | evidence) as a normalised :class:`Factor` (joint when several)."""
-        from bbn.inference import posterior
+    def posterior(self, variables: Sequence[str] | str, evidence=None):
+        """P(variables | evidence) as a normalised :class:`Factor` (joint when several).
+
+        With a :class:`pandas.DataFrame` as ``evidence`` (one case per row, missing
+        cells allowed) the answer for every row comes from one batched elimination, as
+        an array of shape ``(N, |X1|, ..., |Xk|)``.
+        """
+        from bbn.inference import posterior, posterior_batch
         if isinstance(variables, str):
             variables = [variables]
+        if hasattr(evidence, "columns") and hasattr(evidence, "iloc"):
+            return posterior_batch(self, list(variables), evidence)
         return posterior(self, list(variables), dict(evidence or {}))
 
     def probability(self, assignment: Mapping[str, str],
@@ -369,6 +376,20 @@ class Network:
         """The most probable state of every unobserved variable given ``evidence``."""
         evidence = dict(evidence or {})
         return self.map([v for v in self.variables if v not in evidence], evidence)
+
+    def predict_proba(self, data, target: str, **options):
+        """P(target | row) for every row of ``data`` (DataFrame or CSV), one column per state.
+
+        The other columns are evidence; missing cells are summed out. See
+        :func:`bbn.classification.predict.predict_proba` and ``docs/classification.md``.
+        """
+        from bbn.classification.predict import predict_proba
+        return predict_proba(self, data, target, **options)
+
+    def predict(self, data, target: str, **options):
+        """The decided state of ``target`` for every row (MAP unless ``decision=``)."""
+        from bbn.classification.predict import predict
+        return predict(self, data, target, **options)
 
     # -------------------------------------------------------------- helpers
     def _require(self, variable: str, context: str = "") -> dict:
@@ -437,12 +458,16 @@ class Network:
         return array
 
     def _table_problems(self, variable: str, array: np.ndarray) -> list[str]:
+        # The common case, a valid table, without the cost of locating problems: reading
+        # a file with a thousand tables checks each one.
+        if array.min() >= 0 and np.abs(array.sum(axis=-1) - 1.0).max() <= ROW_SUM_TOLERANCE:
+            return []
         problems = []
         negative = np.argwhere(array < 0)
         for position in negative[:5]:
             position = tuple(int(i) for i in position)
             problems.append(f"{self._configuration_text(variable, position[:-1])} has a negative "
-                            f"entry {array[position]!r} for state "
+                            f"entry {float(array[position])!r} for state "
                             f"{self.states(variable)[position[-1]]!r}")
         sums = array.sum(axis=-1)
         bad = np.argwhere(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
