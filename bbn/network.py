@@ -58,7 +58,8 @@ class Network:
         states = tuple(str(s) for s in states)
         if not states:
             raise ModelError(f"variable {name!r} has no states")
-        duplicated = sorted({s for s in states if states.count(s) > 1})
+        duplicated = (sorted({s for s in states if states.count(s) > 1})  # quadratic: only
+                      if len(set(states)) != len(states) else [])  # when there is a duplicate
         if duplicated:
             raise ModelError(f"variable {name!r} lists state(s) {duplicated} more than once")
         if any(s == "" for s in states):
@@ -66,10 +67,14 @@ class Network:
         self.graph.add_node(name, states=states, description=description, parents=(), table=None,
                             positive=False)
         self._cache.clear()
-        if parents:
-            self.set_parents(name, parents)
-        if table is not None:
-            self.set_cpt(name, table, normalize=normalize)
+        try:
+            if parents:
+                self.set_parents(name, parents)
+            if table is not None:
+                self.set_cpt(name, table, normalize=normalize)
+        except BaseException:
+            self.graph.remove_node(name)  # all or nothing
+            raise
 
     def set_parents(self, variable: str, parents: Sequence[str]) -> None:
         """Make ``parents`` (in this order) the parents of ``variable``.
@@ -381,14 +386,14 @@ class Network:
         """P(target | row) for every row of ``data`` (DataFrame or CSV), one column per state.
 
         The other columns are evidence; missing cells are summed out. See
-        :func:`bbn.classification.predict.predict_proba` and ``docs/classification.md``.
+        :func:`bbn.classification.prediction.predict_proba` and ``docs/classification.md``.
         """
-        from bbn.classification.predict import predict_proba
+        from bbn.classification.prediction import predict_proba
         return predict_proba(self, data, target, **options)
 
     def predict(self, data, target: str, **options):
         """The decided state of ``target`` for every row (MAP unless ``decision=``)."""
-        from bbn.classification.predict import predict
+        from bbn.classification.prediction import predict
         return predict(self, data, target, **options)
 
     # -------------------------------------------------------------- helpers

@@ -31,25 +31,31 @@ from bbn.factor import Factor
 
 _NAME = (pp.QuotedString('"', esc_char="\\") | pp.QuotedString("'", esc_char="\\")
          | pp.Regex(r"""[^\s,()|="']+""")).set_name("a name")
-_ITEM = pp.Group(_NAME("variable") + pp.Optional(pp.Suppress("=") + _NAME("state")))
-_ITEMS = pp.Group(pp.DelimitedList(_ITEM))
-_EVIDENCE = pp.Group(pp.Optional(pp.DelimitedList(_ITEM)))
+_ITEM = pp.Group(_NAME("variable") + pp.Optional(pp.Suppress("=") - _NAME("state")))
+# `-` stops backtracking: after a comma or a bar, a missing item is reported right there.
+_ITEM_LIST = _ITEM + pp.ZeroOrMore(pp.Suppress(",") - _ITEM)
+_ITEMS = pp.Group(_ITEM_LIST)
+_EVIDENCE = pp.Group(pp.Optional(_ITEM_LIST))
 _LP, _RP, _BAR = (pp.Suppress(c) for c in "()|")
 _PROB = pp.CaselessKeyword("P")("kind") + _LP + _ITEMS("targets") + pp.Optional(
-    _BAR + _EVIDENCE("evidence")) + _RP
+    _BAR - _ITEMS("evidence")) + _RP
 _MAP = pp.CaselessKeyword("MAP")("kind") + _LP + _ITEMS("targets") + pp.Optional(
-    _BAR + _EVIDENCE("evidence")) + _RP
+    _BAR - _ITEMS("evidence")) + _RP
 _MPE = pp.CaselessKeyword("MPE")("kind") + _LP + pp.Optional(_BAR) + _EVIDENCE("evidence") + _RP
 _ITEM.set_name("a variable")
-_QUERY = ((_MAP | _MPE | _PROB).set_name("P(...), MAP(...) or MPE(...)") + pp.StringEnd())
-_EVIDENCE_LIST = _EVIDENCE("evidence") + pp.StringEnd()
+_QUERY = ((_MAP | _MPE | _PROB).set_name("P(...), MAP(...) or MPE(...)")
+          + pp.StringEnd()).parse_with_tabs()
+_EVIDENCE_LIST = (_EVIDENCE("evidence") + pp.StringEnd()).parse_with_tabs()
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _quote(name: str) -> str:
     """A name as the query language writes it: bare when it can be, else quoted."""
-    if name and not any(c in name for c in " \t\n,()|=\"'") and name.upper() not in ("P",):
+    if name and not any(c.isspace() or c in ",()|=\"'" for c in name):
         return name
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + "".join(_ESCAPES.get(c, c) for c in name) + '"'
 
 
 def _items(group) -> tuple[tuple[str, str | None], ...]:

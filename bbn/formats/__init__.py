@@ -94,6 +94,8 @@ def write_atomically(path: str | os.PathLike, content: str | bytes) -> None:
     """
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no folder {str(directory)!r} to write {path.name!r} in")
     data = content.encode("utf-8") if isinstance(content, str) else content
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:

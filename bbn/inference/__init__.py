@@ -72,9 +72,6 @@ def _plan(net: Network, query: Sequence[str], observed: Sequence[str], batched: 
     plan = net._cache.get(key)
     if plan is None:
         nodes = net.graph.nodes
-        missing = [v for v, data in nodes.items() if data["table"] is None]
-        if missing:
-            net.cpt_array(missing[0])  # a structure-only model fails here, naming it
         parents = {v: data["parents"] for v, data in nodes.items()}
         cardinality = {v: len(data["states"]) for v, data in nodes.items()}
         positive = {v: data["positive"] for v, data in nodes.items()} if prune else None
@@ -86,10 +83,19 @@ def _plan(net: Network, query: Sequence[str], observed: Sequence[str], batched: 
 
 def _execute(net: Network, plan: Plan, evidence: Mapping[str, int | np.ndarray], cases: int = 1):
     check_memory(plan, cases)
+    tables = {v: net.cpt_array(v) for v, _, _ in plan.sources}  # names a missing table
     nodes = net.graph.nodes
-    tables = {v: nodes[v]["table"] for v, _, _ in plan.sources}
     families = {v: nodes[v]["parents"] + (v,) for v, _, _ in plan.sources}
     return run_plan(plan, slice_tables(plan, tables, families, evidence))
+
+
+def _has_gaussian(net: Network) -> bool:
+    """Whether the network has Gaussian variables (cached, as bbn.learning.gaussian does)."""
+    found = net._cache.get("gaussian variables")
+    if found is None:
+        found = tuple(v for v in net.graph if net.graph.nodes[v].get("kind") == "gaussian")
+        net._cache["gaussian variables"] = found
+    return bool(found)
 
 
 # ------------------------------------------------------------------ queries
@@ -105,6 +111,9 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str
     if len(set(variables)) != len(variables):
         raise QueryError(f"a query variable is named twice: {variables}")
     check_variables(net, variables)
+    if _has_gaussian(net):  # continuous leaves: their evidence weighs the discrete answer
+        from bbn.learning.gaussian import posterior as gaussian_posterior
+        return gaussian_posterior(net, variables, evidence)
     indices = evidence_indices(net, evidence)
     free = [v for v in variables if v not in indices]
     plan = _plan(net, free, list(indices))
@@ -139,16 +148,12 @@ def probability(net: Network, assignment: Mapping[str, str],
     evidence = dict(evidence or {})
     evidence_indices(net, evidence)
     evidence_indices(net, assignment)
-    for v, s in assignment.items():
-        if v in evidence and str(evidence[v]) != str(s):
-            return 0.0
-    joint = probability_of_evidence(net, {**evidence, **assignment})
-    if not evidence:
-        return joint
-    marginal = probability_of_evidence(net, evidence)
+    marginal = probability_of_evidence(net, evidence) if evidence else 1.0
     if not marginal > 0:
         raise ImpossibleEvidenceError(evidence)
-    return joint / marginal
+    if any(v in evidence and str(evidence[v]) != str(s) for v, s in assignment.items()):
+        return 0.0
+    return probability_of_evidence(net, {**evidence, **assignment}) / marginal
 
 
 def map_query(net: Network, variables: Sequence[str],
@@ -165,7 +170,8 @@ def map_query(net: Network, variables: Sequence[str],
     if not p_evidence > 0:
         raise ImpossibleEvidenceError(dict(evidence))
     free = [v for v in variables if v not in indices]
-    plan = _plan(net, [], list(indices), maximize=free)
+    # No d-separation pruning here: max Σ P(m, h, e) must be divided by the full P(e).
+    plan = _plan(net, [], list(indices), maximize=free, prune=False)
     best, choices = _execute(net, plan, indices)
     chosen = trace_back(choices)
     assignment = {v: net.states(v)[indices[v]] if v in indices else net.states(v)[chosen[v]]
@@ -187,15 +193,21 @@ def evidence_codes(net: Network, frame) -> dict[str, np.ndarray]:
     for column in frame.columns:
         states = net.states(column)
         values = frame[column]
-        categorical = pd.Categorical(values.astype(str), categories=states)
-        column_codes = np.asarray(categorical.codes, dtype=np.intp)
+        if values.dtype.kind == "f" and np.all(np.mod(values.dropna(), 1) == 0):
+            values = values.astype("Int64")  # integer states that pandas turned into floats
+        column_codes = pd.Index(states).get_indexer(values.astype(str)).astype(np.intp)
         if (column_codes < 0).any():
             row = int(np.flatnonzero(column_codes < 0)[0])
             bad = str(values.iloc[row])
-            raise QueryError(f"column {column!r}, row {frame.index[row]!r}: {bad!r} is not a "
+            raise QueryError(f"column {column!r}, row {_label(frame.index[row])}: {bad!r} is not a "
                              f"state of {column!r} ({', '.join(states)}){suggest(bad, states)}")
         codes[column] = column_codes
     return codes
+
+
+def _label(row) -> str:
+    """A row label for messages: 'b' for text, 11 for numbers (not np.int64(11))."""
+    return repr(row) if isinstance(row, str) else str(row)
 
 
 def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndarray:
@@ -235,7 +247,7 @@ def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndar
             bad = rows[int(np.flatnonzero(~(totals > 0))[0])]
             raise ImpossibleEvidenceError(
                 {c: evidence.iloc[bad][c] for c in columns},
-                f"impossible evidence in row {evidence.index[bad]!r}: "
+                f"impossible evidence in row {_label(evidence.index[bad])}: "
                 + ", ".join(f"{c}={evidence.iloc[bad][c]}" for c in columns)
                 + " has probability 0 under this model")
         result[rows] = table / totals.reshape((-1,) + (1,) * len(shape))

@@ -26,8 +26,16 @@ import numpy as np
 from bbn.errors import MemoryLimitError
 from bbn.inference.ordering import greedy_order
 
-#: Name of the batch axis (not a valid variable name in any model file).
-CASE = "#case"
+
+class _CaseAxis:
+    """The batch axis: a name no variable can have, since variable names are strings."""
+
+    def __repr__(self) -> str:
+        return "<case>"
+
+
+#: Name of the batch axis in plans.
+CASE = _CaseAxis()
 
 #: Largest intermediate table, in bytes, that inference may build (see set_memory_limit).
 _memory_limit = {"bytes": 1 << 30}

@@ -1,0 +1,349 @@
+"""Exact inference on the course networks (EXAMPLES.md §1–§3) and its edge cases.
+
+Expected numbers are the hand-derived ones of ../shared/EXAMPLES.md; the few others are
+derived in comments from the tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from strategies_inference import (
+    TF,
+    BruteForce,
+    chair_network,
+    joint_table_network,
+    monty_hall_network,
+)
+
+import bbn
+from bbn.inference import (
+    get_memory_limit,
+    map_query,
+    posterior,
+    posterior_batch,
+    probability,
+    probability_of_evidence,
+    set_memory_limit,
+)
+
+EXACT = 1e-12
+
+
+@pytest.fixture
+def chair():
+    return chair_network()
+
+
+@pytest.fixture
+def memory_limit():
+    """Yield set_memory_limit and restore the original limit afterwards."""
+    original = get_memory_limit()
+    yield set_memory_limit
+    set_memory_limit(original)
+
+
+@pytest.fixture
+def deterministic():
+    """X → Y with Y = X exactly, Y → Z, and an unrelated root Q."""
+    net = bbn.Network("copy")
+    net.add_variable("X", ["a", "b"], table=[0.4, 0.6])
+    net.add_variable("Y", ["a", "b"], parents=["X"], table=[[1.0, 0.0], [0.0, 1.0]])
+    net.add_variable("Z", TF, parents=["Y"], table=[[0.9, 0.1], [0.3, 0.7]])
+    net.add_variable("Q", TF, table=[0.5, 0.5])
+    return net
+
+
+# ------------------------------------------------------------- EXAMPLES.md §1
+def test_chair_posterior_of_c_given_a(chair):
+    f = chair.posterior(["C"], evidence={"A": "T"})
+    assert f.variables == ("C",) and f.states == {"C": ("T", "F")}
+    assert f.to_dict()["T"] == pytest.approx(22840 / 25757, abs=EXACT)
+    assert f.to_dict()["F"] == pytest.approx(0.1132507667818458, abs=EXACT)
+    assert posterior(chair, ["C"], {"A": "T"}) == f
+
+
+def test_chair_probabilities(chair):
+    assert chair.probability({"A": "T"}) == pytest.approx(25757 / 125000, abs=EXACT)
+    assert probability_of_evidence(chair, {"A": "T"}) == pytest.approx(0.206056, abs=EXACT)
+    assert chair.probability({"C": "T", "A": "T"}) == pytest.approx(0.18272, abs=EXACT)
+    assert chair.probability({"B": "T"}) == pytest.approx(0.17676, abs=EXACT)
+    assert chair.probability({"C": "T"}, {"A": "T"}) == pytest.approx(22840 / 25757, abs=EXACT)
+    assert chair.posterior("S", {"A": "T"}).to_dict()["T"] == pytest.approx(
+        0.06211903560197228, abs=EXACT)
+    assert probability_of_evidence(chair, {}) == 1.0
+
+
+def test_chair_joint_posterior(chair):
+    # P(C, S, A=T) = P(C) P(S) (0.1 + 0.6 P(B=T | C, S)):
+    # (T,T) 0.01024, (T,F) 0.17248, (F,T) 0.00256, (F,F) 0.020776; total 0.206056
+    joint = chair.posterior(["S", "C"], {"A": "T"})
+    assert joint.variables == ("S", "C")
+    expected = np.array([[0.01024, 0.00256], [0.17248, 0.020776]]) / 0.206056
+    np.testing.assert_allclose(joint.values, expected, rtol=1e-12)
+    assert probability(chair, {"C": "T", "S": "F"}, {"A": "T"}) == pytest.approx(
+        0.17248 / 0.206056, abs=EXACT)
+
+
+def test_chair_map_and_mpe(chair):
+    assignment, p = chair.map(["C", "S"], {"A": "T"})
+    assert assignment == {"C": "T", "S": "F"}
+    assert p == pytest.approx(0.17248 / 0.206056, abs=EXACT)
+    assert map_query(chair, ["C", "S"], {"A": "T"}) == (assignment, p)
+    # MPE with no evidence: C=T, S=F, W=T, B=F, A=F, 0.8·0.98·0.9·0.8·0.9
+    assert chair.mpe() == ({"C": "T", "S": "F", "W": "T", "B": "F", "A": "F"},
+                           pytest.approx(0.508032, abs=EXACT))
+    assignment, p = chair.mpe({"A": "T"})
+    assert assignment == {"C": "T", "S": "F", "W": "T", "B": "T"}
+    # P(C=T, S=F, W=T, B=T | A=T) = 0.8·0.98·0.9·0.2·0.7 / 0.206056
+    assert p == pytest.approx(0.8 * 0.98 * 0.9 * 0.2 * 0.7 / 0.206056, abs=EXACT)
+
+
+def test_map_probability_with_separated_evidence():
+    """P(assignment | e) must stay a probability when e is d-separated from the query."""
+    net = bbn.Network()
+    net.add_variable("X", ["a", "b"], table=[0.3, 0.7])
+    net.add_variable("Z", ["a", "b"], table=[0.4, 0.6])
+    assert net.map(["X"], {"Z": "a"}) == ({"X": "b"}, pytest.approx(0.7, abs=EXACT))
+    assert net.mpe({"Z": "a"}) == ({"X": "b"}, pytest.approx(0.7, abs=EXACT))
+    assert net.mpe({"X": "a", "Z": "a"}) == ({}, pytest.approx(1.0, abs=EXACT))
+
+
+def test_map_of_observed_variable(chair):
+    assignment, p = chair.map(["A", "C"], {"A": "T"})
+    assert assignment == {"A": "T", "C": "T"}
+    assert p == pytest.approx(22840 / 25757, abs=EXACT)
+
+
+# ------------------------------------------------------------- EXAMPLES.md §2
+def test_monty_hall():
+    net = monty_hall_network()
+    assert net.probability({"King": "B"}) == pytest.approx(0.5, abs=EXACT)
+    princess = net.posterior(["Princess"], {"King": "B"}).to_dict()
+    assert princess == {"A": pytest.approx(1 / 3, abs=EXACT), "B": 0.0,
+                        "C": pytest.approx(2 / 3, abs=EXACT)}
+    assert net.map(["Princess"], {"King": "B"}) == ({"Princess": "C"},
+                                                    pytest.approx(2 / 3, abs=EXACT))
+
+
+# ------------------------------------------------------------- EXAMPLES.md §3
+def test_joint_table_network():
+    net = joint_table_network()
+    assert net.probability({"Colour": "red", "Shape": "circle"}) == pytest.approx(0.25, abs=EXACT)
+    assert net.probability({"Colour": "red"}) == pytest.approx(0.57, abs=EXACT)
+    assert net.probability({"Category": "pos"}, {"Colour": "red", "Shape": "circle"}) == (
+        pytest.approx(0.8, abs=EXACT))
+    # and the network reproduces the whole joint table
+    joint = net.posterior(["Category", "Colour", "Shape"])
+    np.testing.assert_allclose(joint.values, [[[0.2, 0.02], [0.02, 0.01]],
+                                              [[0.05, 0.3], [0.2, 0.2]]], atol=EXACT)
+
+
+# ----------------------------------------------------------- query variants
+def test_observed_query_variable_is_one_hot(chair):
+    f = chair.posterior(["C", "A"], {"A": "T"})
+    assert f.variables == ("C", "A")
+    np.testing.assert_allclose(f.values[:, 1], [0.0, 0.0])
+    assert f.values[0, 0] == pytest.approx(22840 / 25757, abs=EXACT)
+    assert chair.posterior("A", {"A": "F"}).to_dict() == {"T": 0.0, "F": 1.0}
+
+
+def test_posterior_without_evidence_is_the_prior_marginal(chair):
+    brute = BruteForce(chair)
+    for v in chair.variables:
+        np.testing.assert_allclose(chair.posterior(v).values, brute.posterior([v], {}),
+                                   atol=EXACT)
+
+
+def test_contradicting_assignment_has_probability_zero(chair):
+    assert chair.probability({"A": "F"}, {"A": "T"}) == 0.0
+    assert chair.probability({"A": "T", "C": "T"}, {"A": "T"}) == pytest.approx(
+        22840 / 25757, abs=EXACT)
+
+
+def test_answers_follow_changes_to_the_model(chair):
+    assert chair.probability({"A": "T"}) == pytest.approx(0.206056, abs=EXACT)
+    chair.set_cpt("A", [[0.5, 0.5], [0.5, 0.5]])
+    assert chair.probability({"A": "T"}) == pytest.approx(0.5, abs=EXACT)
+    assert chair.posterior("C", {"A": "T"}).to_dict()["T"] == pytest.approx(0.8, abs=EXACT)
+    chair.set_parents("A", ["W"])
+    chair.set_cpt("A", [[1.0, 0.0], [0.0, 1.0]])  # A = W
+    # P(C=T | W=T) = 0.8·0.9 / (0.8·0.9 + 0.2·0.01)
+    assert chair.posterior("C", {"A": "T"}).to_dict()["T"] == pytest.approx(
+        0.72 / 0.722, abs=EXACT)
+    chair.remove_variable("W")
+    assert not chair.has_cpt("A")
+    with pytest.raises(bbn.ModelError, match="'A' has no table"):
+        chair.posterior("C", {"A": "T"})
+
+
+# ------------------------------------------------------- impossible evidence
+def test_impossible_evidence_raises_naming_it(deterministic):
+    evidence = {"X": "a", "Y": "b"}
+    assert deterministic.probability(evidence) == 0.0
+    for ask in (lambda: deterministic.posterior(["Z"], evidence),
+                lambda: deterministic.posterior(["Q"], evidence),  # separated from the zero
+                lambda: deterministic.posterior(["X"], evidence),
+                lambda: deterministic.probability({"Z": "T"}, evidence),
+                lambda: deterministic.map(["Z"], evidence),
+                lambda: deterministic.mpe(evidence),
+                lambda: deterministic.query("P(Z | X=a, Y=b)")):
+        with pytest.raises(bbn.ImpossibleEvidenceError) as error:
+            ask()
+        assert error.value.evidence == evidence
+        assert "X=a, Y=b" in str(error.value)
+
+
+def test_impossible_evidence_with_contradicting_assignment(deterministic):
+    """P(a | e) is undefined when P(e) = 0, even if a contradicts e."""
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        deterministic.probability({"X": "b"}, {"X": "a", "Y": "b"})
+
+
+def test_possible_evidence_on_deterministic_network(deterministic):
+    f = deterministic.posterior(["X"], {"Z": "T"})
+    # P(X=a | Z=T) = 0.4·0.9 / (0.4·0.9 + 0.6·0.3)
+    assert f.to_dict()["a"] == pytest.approx(0.36 / 0.54, abs=EXACT)
+    assert deterministic.posterior(["Y"], {"X": "b"}).to_dict() == {"a": 0.0, "b": 1.0}
+
+
+# ------------------------------------------------------------------ bad input
+def test_unknown_names_are_query_errors_with_suggestions(chair):
+    with pytest.raises(bbn.QueryError, match=r"unknown query variable 'c'.*did you mean 'C'"):
+        chair.posterior(["c"])
+    with pytest.raises(bbn.QueryError, match=r"unknown evidence variable 'AA'.*'A'"):
+        chair.posterior(["C"], {"AA": "T"})
+    with pytest.raises(bbn.QueryError, match=r"'A' has no state 't'.*did you mean 'T'"):
+        chair.posterior(["C"], {"A": "t"})
+    with pytest.raises(bbn.QueryError, match="no state"):
+        chair.probability({"C": "yes"})
+    with pytest.raises(bbn.QueryError, match="at least one"):
+        chair.posterior([])
+    with pytest.raises(bbn.QueryError, match="twice"):
+        chair.posterior(["C", "C"])
+    with pytest.raises(bbn.QueryError, match="unknown query variable"):
+        chair.map(["Nope"], {})
+
+
+# ------------------------------------------------------------------- batches
+def test_posterior_batch_rows_with_missing_values(chair):
+    frame = pd.DataFrame({"A": ["T", "F", None, "T"], "S": ["F", None, None, "T"]},
+                         index=["r1", "r2", "r3", "r4"])
+    result = posterior_batch(chair, ["C"], frame)
+    assert result.shape == (4, 2)
+    p_ct_af = (0.8 - 0.18272) / (1 - 0.206056)  # P(C=T, A=F) / P(A=F)
+    # P(C=T | A=T, S=F) = 0.17248 / (0.17248 + 0.020776); with S=T: 0.01024 / 0.0128
+    np.testing.assert_allclose(result[:, 0], [0.17248 / 0.193256, p_ct_af, 0.8, 0.8],
+                               rtol=1e-12)
+    np.testing.assert_allclose(result.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(chair.posterior("C", frame), result)  # the method form
+
+
+def test_posterior_batch_joint_query(chair):
+    frame = pd.DataFrame({"A": ["T", "F"]})
+    result = posterior_batch(chair, ["S", "C"], frame)
+    assert result.shape == (2, 2, 2)
+    np.testing.assert_allclose(result[0], chair.posterior(["S", "C"], {"A": "T"}).values,
+                               atol=EXACT)
+    np.testing.assert_allclose(result[1], chair.posterior(["S", "C"], {"A": "F"}).values,
+                               atol=EXACT)
+
+
+def test_posterior_batch_errors(chair, deterministic):
+    with pytest.raises(bbn.QueryError, match=r"'A'.*also evidence"):
+        posterior_batch(chair, ["A"], pd.DataFrame({"A": ["T"]}))
+    with pytest.raises(bbn.QueryError, match=r"column 'A', row 'b': 'yes' is not a state"):
+        posterior_batch(chair, ["C"], pd.DataFrame({"A": ["T", "yes"]}, index=["a", "b"]))
+    with pytest.raises(bbn.QueryError, match="unknown evidence variable 'Aa'"):
+        posterior_batch(chair, ["C"], pd.DataFrame({"Aa": ["T"]}))
+    frame = pd.DataFrame({"X": ["a", "a", "b"], "Y": ["a", "b", None]}, index=["u", "v", "w"])
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="row 'v': X=a, Y=b") as error:
+        posterior_batch(deterministic, ["Z"], frame)
+    assert error.value.evidence == {"X": "a", "Y": "b"}
+
+
+def test_posterior_batch_integer_row_labels_read_plainly(chair, deterministic):
+    """Row labels from a default integer index appear as numbers, not np.int64(...)."""
+    with pytest.raises(bbn.QueryError, match=r"column 'A', row 1: 'yes'"):
+        posterior_batch(chair, ["C"], pd.DataFrame({"A": ["T", "yes"]}))
+    frame = pd.DataFrame({"X": ["a", "a", "b"], "Y": ["a", "b", None]}, index=[10, 11, 12])
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="row 11:"):
+        posterior_batch(deterministic, ["Z"], frame)
+
+
+def test_a_variable_may_be_named_like_the_batch_axis():
+    """Any name a .bn file can quote is a valid variable, "#case" included."""
+    net = bbn.Network()
+    net.add_variable("#case", ["a", "b"], table=[0.3, 0.7])
+    net.add_variable("Y", ["a", "b"], parents=["#case"], table=[[0.9, 0.1], [0.2, 0.8]])
+    expected = 0.27 / (0.27 + 0.14)  # P(#case=a | Y=a)
+    assert net.posterior("#case", {"Y": "a"}).to_dict()["a"] == pytest.approx(expected)
+    result = posterior_batch(net, ["#case"], pd.DataFrame({"Y": ["a", None]}))
+    np.testing.assert_allclose(result[:, 0], [expected, 0.3])
+    result = posterior_batch(net, ["Y"], pd.DataFrame({"#case": ["a", "b"]}))
+    np.testing.assert_allclose(result[:, 0], [0.9, 0.2])
+
+
+# ---------------------------------------------------------- pruning & memory
+def _wide_network() -> bbn.Network:
+    """P1..P6 (4 states) → W → E → X: W's table has 4^7 entries (128 KiB)."""
+    net = bbn.Network("wide")
+    parents = [f"P{i}" for i in range(1, 7)]
+    states = ["s0", "s1", "s2", "s3"]
+    for p in parents:
+        net.add_variable(p, states, table=[0.1, 0.2, 0.3, 0.4])
+    rng = np.random.default_rng(7)
+    net.add_variable("W", states, parents=parents,
+                     table=rng.dirichlet(np.ones(4), size=(4,) * 6))
+    net.add_variable("E", TF, parents=["W"], table=[[0.9, 0.1], [0.5, 0.5], [0.2, 0.8],
+                                                    [0.6, 0.4]])
+    net.add_variable("X", TF, parents=["E"], table=[[0.7, 0.3], [0.2, 0.8]])
+    return net
+
+
+def test_memory_limit_error_gives_size_and_width(memory_limit):
+    net = bbn.Network("complete")
+    for i, v in enumerate("ABCD"):  # every earlier variable is a parent
+        net.add_variable(v, TF, parents=list("ABCD"[:i]), table=np.full((2,) * (i + 1), 0.5))
+    memory_limit(100)
+    # P(D) needs D's own table: 2^4 entries of 8 bytes, over 4 variables
+    with pytest.raises(bbn.MemoryLimitError) as error:
+        net.posterior("D")
+    assert "128.0 B" in str(error.value) and "induced width 3" in str(error.value)
+    assert "100.0 B" in str(error.value)
+    assert isinstance(error.value, bbn.BBNError)
+    # barren D and C are pruned from P(A), which stays under the limit
+    assert net.posterior("A").to_dict() == {"T": 0.5, "F": 0.5}
+
+
+def test_barren_and_separated_tables_are_pruned(memory_limit):
+    net = _wide_network()
+    brute_x = BruteForce(net).posterior(["X"], {"E": "T"})
+    memory_limit(1024)
+    # W's table (128 KiB) is d-separated from X by E: never multiplied in
+    np.testing.assert_allclose(net.posterior("X", {"E": "T"}).values, [0.7, 0.3], atol=EXACT)
+    np.testing.assert_allclose(brute_x, [0.7, 0.3], atol=EXACT)
+    np.testing.assert_allclose(net.posterior("P1").values, [0.1, 0.2, 0.3, 0.4], atol=EXACT)
+    with pytest.raises(bbn.MemoryLimitError, match="induced width"):
+        net.posterior("X")  # needs Σ_W P(W | P1..P6)
+
+
+def test_memory_limit_counts_batch_rows(memory_limit):
+    net = bbn.Network("many states")
+    net.add_variable("X", TF, table=[0.3, 0.7])
+    states = [f"e{i}" for i in range(1000)]
+    rng = np.random.default_rng(3)
+    net.add_variable("E", states, parents=["X"], table=rng.dirichlet(np.ones(1000), size=2))
+    frame = pd.DataFrame({"E": states})  # 1000 distinct rows
+    memory_limit(4096)
+    single = net.posterior("X", {"E": "e5"}).values
+    with pytest.raises(bbn.MemoryLimitError):
+        posterior_batch(net, ["X"], frame)
+    memory_limit(1 << 30)
+    result = posterior_batch(net, ["X"], frame)
+    assert result.shape == (1000, 2)
+    np.testing.assert_allclose(result[5], single, atol=EXACT)
+    table = net.cpt_array("E")
+    expected = 0.3 * table[0] / (0.3 * table[0] + 0.7 * table[1])
+    np.testing.assert_allclose(result[:, 0], expected, rtol=1e-12)

@@ -1,0 +1,343 @@
+"""Building, inspecting, validating, copying and comparing networks."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from strategies_inference import TF, chair_network, monty_hall_network
+
+import bbn
+from bbn import Factor, ModelError, Network
+from bbn.network import iter_configurations, network_from_tables
+
+
+@pytest.fixture
+def chair():
+    return chair_network()
+
+
+def _family(net: Network, child: str = "B") -> None:
+    """Declare C and S (no tables needed) and B with parents (C, S)."""
+    net.add_variable("C", TF)
+    net.add_variable("S", TF)
+    net.add_variable(child, TF, parents=["C", "S"])
+
+
+# ---------------------------------------------------------------- inspection
+def test_chair_inspection(chair):
+    assert chair.name == "Back ache"
+    assert chair.variables == ("C", "S", "W", "B", "A")
+    assert chair.parents("B") == ("C", "S")
+    assert chair.states("B") == ("T", "F")
+    assert chair.children("C") == ("W", "B")
+    assert chair.children("A") == ()
+    assert chair.description("W") == "is a worker"
+    assert chair.cardinality("A") == 2
+    assert chair.is_complete and chair.validate() == []
+    assert chair.has_cpt("A")
+    assert chair.topological_order() == ["C", "S", "W", "B", "A"]
+    assert sorted(chair.graph.edges) == [("B", "A"), ("C", "B"), ("C", "W"), ("S", "B")]
+    cpt = chair.cpt("B")
+    assert cpt.variables == ("C", "S", "B")
+    assert cpt.values[1, 1, 0] == 0.01  # P(B=T | C=F, S=F)
+    assert chair.cpt_array("B").shape == (2, 2, 2)
+    assert "5 variables" in repr(chair) and "4 arcs" in repr(chair)
+
+
+def test_free_parameters_chair_10_against_31(chair):
+    # 1 + 1 + 2 + 4 + 2 numbers against 2^5 - 1 for the full joint
+    assert chair.free_parameters() == 10
+    assert chair.joint_parameters() == 31
+
+
+def test_free_parameters_with_more_states():
+    monty = monty_hall_network()
+    assert monty.free_parameters() == 2 + 3 * 1
+    assert monty.joint_parameters() == 3 * 2 - 1
+
+
+def test_tables_are_read_only_copies(chair):
+    source = np.array([[0.7, 0.3], [0.1, 0.9]])
+    chair.set_cpt("A", source)
+    source[0, 0] = 0.0
+    assert chair.cpt_array("A")[0, 0] == 0.7
+    with pytest.raises(ValueError):
+        chair.cpt_array("A")[0, 0] = 0.5
+
+
+def test_topological_order_differs_from_declaration_order():
+    net = Network()
+    net.add_variable("child", TF)
+    net.add_variable("root", TF)
+    net.add_variable("other", TF)
+    net.set_parents("child", ["root"])
+    assert net.variables == ("child", "root", "other")
+    assert net.topological_order() == ["root", "child", "other"]
+
+
+def test_states_are_strings_in_order():
+    net = Network()
+    net.add_variable("N", [3, 1, 2])
+    assert net.states("N") == ("3", "1", "2")
+
+
+# ------------------------------------------------------------------ validation
+def test_cycle_is_refused_and_named(chair):
+    with pytest.raises(ModelError) as error:
+        chair.add_edge("A", "C")
+    message = str(error.value)
+    assert "cycle" in message
+    assert "C -> B -> A -> C" in message
+    # the refused arc leaves the network as it was, tables included
+    assert chair.parents("C") == () and chair.has_cpt("C")
+    assert chair == chair_network()
+
+
+def test_self_loop_is_a_cycle(chair):
+    with pytest.raises(ModelError, match="cycle A -> A"):
+        chair.add_edge("A", "A")
+
+
+def test_unknown_parent_suggests_a_name():
+    net = Network()
+    net.add_variable("Smoker", TF)
+    with pytest.raises(ModelError, match=r"unknown variable 'Smokr'.*did you mean 'Smoker'"):
+        net.add_variable("Cancer", TF, parents=["Smokr"])
+    with pytest.raises(ModelError, match="unknown variable 'Cancr'"):
+        net.parents("Cancr")
+
+
+def test_failed_add_variable_leaves_no_trace():
+    """A refused declaration must not half-add the variable (so it can be retried)."""
+    net = Network()
+    net.add_variable("Smoker", TF, table=[0.3, 0.7])
+    with pytest.raises(ModelError):
+        net.add_variable("Cancer", TF, parents=["Smokr"])
+    with pytest.raises(ModelError):
+        net.add_variable("Cough", TF, parents=["Smoker"], table=[0.5, 0.5])
+    assert net.variables == ("Smoker",)
+    net.add_variable("Cancer", TF, parents=["Smoker"], table=[[0.1, 0.9], [0.01, 0.99]])
+    assert net.parents("Cancer") == ("Smoker",)
+
+
+@pytest.mark.parametrize("states, match", [
+    (["T", "F", "T"], r"'X' lists state\(s\) \['T'\] more than once"),
+    ([], "'X' has no states"),
+    (["T", ""], "'X' has an empty state name"),
+])
+def test_bad_states(states, match):
+    with pytest.raises(ModelError, match=match):
+        Network().add_variable("X", states)
+
+
+def test_bad_names():
+    net = Network()
+    with pytest.raises(ModelError, match="non-empty name"):
+        net.add_variable("", TF)
+    net.add_variable("X", TF)
+    with pytest.raises(ModelError, match="'X' is declared twice"):
+        net.add_variable("X", TF)
+    net.add_variable("Y", TF)
+    with pytest.raises(ModelError, match="parent twice"):
+        net.set_parents("Y", ["X", "X"])
+
+
+def test_wrong_table_shape_names_family_and_shape():
+    net = Network()
+    _family(net)
+    with pytest.raises(ModelError) as error:
+        net.set_cpt("B", [[0.5, 0.5], [0.5, 0.5]])
+    message = str(error.value)
+    assert "P(B | C, S)" in message and "(2, 2, 2)" in message and "8 numbers" in message
+
+
+def test_negative_entry_names_configuration_and_state():
+    net = Network()
+    _family(net)
+    table = [[[0.9, 0.1], [1.2, -0.2]], [[0.5, 0.5], [0.5, 0.5]]]
+    with pytest.raises(ModelError, match=r"P\(B \| C=T, S=F\) has a negative entry -0\.2.* 'F'"):
+        net.set_cpt("B", table)
+
+
+def test_row_not_summing_to_one_names_configuration_and_sum():
+    net = Network()
+    _family(net)
+    table = [[[0.9, 0.1], [0.2, 0.7]], [[0.9, 0.1], [0.01, 0.99]]]
+    with pytest.raises(ModelError) as error:
+        net.set_cpt("B", table)
+    message = str(error.value)
+    assert "P(B | C=T, S=F)" in message
+    reported = float(re.search(r"sums to ([0-9.e+-]+),", message).group(1))
+    assert reported == pytest.approx(0.9)
+    assert "normalize=True" in message
+    assert not net.has_cpt("B")
+
+
+def test_row_sum_tolerance_is_1e_6():
+    net = Network()
+    net.add_variable("X", TF, table=[0.5, 0.5 + 5e-7])
+    with pytest.raises(ModelError, match="sums to"):
+        net.set_cpt("X", [0.5, 0.5 + 2e-6])
+
+
+def test_several_bad_rows_are_counted():
+    net = Network()
+    _family(net)
+    with pytest.raises(ModelError, match=r"and 3 more problem"):
+        net.set_cpt("B", np.full((2, 2, 2), 0.4))
+
+
+def test_non_numeric_and_non_finite_tables():
+    net = Network()
+    net.add_variable("X", TF)
+    with pytest.raises(ModelError, match="not numeric"):
+        net.set_cpt("X", ["a", "b"])
+    with pytest.raises(ModelError, match="non-finite"):
+        net.set_cpt("X", [np.nan, 1.0])
+
+
+def test_normalize_is_opt_in():
+    net = Network()
+    _family(net)
+    counts = [[[9, 1], [2, 8]], [[3, 1], [1, 99]]]
+    with pytest.raises(ModelError):
+        net.set_cpt("B", counts)
+    net.set_cpt("B", counts, normalize=True)
+    np.testing.assert_allclose(net.cpt_array("B")[0, 0], [0.9, 0.1])
+    np.testing.assert_allclose(net.cpt_array("B")[1, 0], [0.75, 0.25])
+    np.testing.assert_allclose(net.cpt_array("B")[1, 1], [0.01, 0.99])
+    with pytest.raises(ModelError, match=r"P\(B \| C=F, S=T\) sums to 0\.0"):
+        net.set_cpt("B", [[[9, 1], [2, 8]], [[0, 0], [1, 99]]], normalize=True)
+
+
+# -------------------------------------------------------------- table inputs
+B_TABLE = np.array([[[0.9, 0.1], [0.2, 0.8]], [[0.9, 0.1], [0.01, 0.99]]])
+
+
+def _b_given(table, **kwargs) -> np.ndarray:
+    net = Network()
+    _family(net)
+    net.set_cpt("B", table, **kwargs)
+    return net.cpt_array("B")
+
+
+def test_table_from_nested_lists():
+    np.testing.assert_array_equal(_b_given(B_TABLE.tolist()), B_TABLE)
+
+
+def test_table_from_flat_rows_last_parent_fastest():
+    rows = [[0.9, 0.1], [0.2, 0.8], [0.9, 0.1], [0.01, 0.99]]  # (T,T), (T,F), (F,T), (F,F)
+    np.testing.assert_array_equal(_b_given(rows), B_TABLE)
+
+
+def test_table_from_ndarray():
+    np.testing.assert_array_equal(_b_given(B_TABLE), B_TABLE)
+
+
+def test_table_from_dict_keyed_by_parent_states():
+    table = {("F", "F"): [0.01, 0.99], ("T", "T"): [0.9, 0.1],
+             ("T", "F"): [0.2, 0.8], ("F", "T"): [0.9, 0.1]}
+    np.testing.assert_array_equal(_b_given(table), B_TABLE)
+
+
+def test_table_from_dict_errors():
+    with pytest.raises(ModelError, match=r"no row for P\(B \| C=F, S=F\)"):
+        _b_given({("T", "T"): [0.9, 0.1], ("T", "F"): [0.2, 0.8], ("F", "T"): [0.9, 0.1]})
+    with pytest.raises(ModelError, match=r"parent 'S' has no state 'f'.*did you mean 'F'"):
+        _b_given({("T", "T"): [0.9, 0.1], ("T", "f"): [0.2, 0.8]})
+    with pytest.raises(ModelError, match="one state for each parent"):
+        _b_given({"T": [0.9, 0.1]})
+    with pytest.raises(ModelError, match=r"P\(B \| C=T, S=T\) needs 2 numbers, got 3"):
+        _b_given({("T", "T"): [0.9, 0.1, 0.0], ("T", "F"): [0.2, 0.8],
+                  ("F", "T"): [0.9, 0.1], ("F", "F"): [0.01, 0.99]})
+
+
+def test_table_from_factor_in_any_axis_order():
+    factor = Factor(["B", "C", "S"], {"B": ("F", "T"), "C": TF, "S": TF},
+                    np.transpose(B_TABLE, (2, 0, 1))[::-1])
+    np.testing.assert_array_equal(_b_given(factor), B_TABLE)
+    with pytest.raises(ModelError, match=r"factor given for P\(B \| C, S\) is over"):
+        _b_given(Factor(["B", "C"], {"B": TF, "C": TF}, np.full((2, 2), 0.5)))
+
+
+def test_cpt_round_trips_through_factor(chair):
+    copy = chair.copy()
+    copy.set_cpt("B", chair.cpt("B"))
+    assert copy == chair
+
+
+# ------------------------------------------------------------ modification
+def test_set_parents_drops_the_table(chair):
+    chair.set_parents("A", ["B", "W"])
+    assert chair.parents("A") == ("B", "W")
+    assert not chair.has_cpt("A") and not chair.is_complete
+    assert chair.validate() == ["variable 'A' has no table"]
+    with pytest.raises(ModelError, match="'A' has no table"):
+        chair.cpt("A")
+    chair.set_cpt("A", np.full((2, 2, 2), 0.5))
+    assert chair.validate() == []
+
+
+def test_remove_variable(chair):
+    chair.remove_variable("B")
+    assert chair.variables == ("C", "S", "W", "A")
+    assert chair.parents("A") == () and not chair.has_cpt("A")
+    assert chair.children("C") == ("W",)
+
+
+def test_copy_is_independent(chair):
+    copy = chair.copy()
+    assert copy == chair and copy is not chair
+    copy.set_cpt("C", [0.5, 0.5])
+    copy.set_description("W", "works")
+    copy.add_variable("New", TF, parents=["A"])
+    copy.set_parents("B", ["C"])
+    original = chair_network()
+    assert chair == original
+    assert chair.cpt_array("C")[0] == 0.8 and chair.description("W") == "is a worker"
+    assert chair.parents("B") == ("C", "S") and "New" not in chair.variables
+    # and the original still answers as before (its inference cache is its own)
+    assert chair.query("P(C=T | A=T)") == pytest.approx(22840 / 25757, abs=1e-12)
+
+
+def test_equality_compares_everything(chair):
+    assert chair == chair_network()
+    assert chair != "chair"
+
+    def changed(change) -> Network:
+        net = chair_network()
+        change(net)
+        return net
+
+    assert changed(lambda n: setattr(n, "name", "other")) != chair
+    assert changed(lambda n: n.set_description("A", "ouch")) != chair
+    assert changed(lambda n: n.set_cpt("A", [[0.7, 0.3], [0.1 + 1e-12, 0.9 - 1e-12]])) != chair
+    assert changed(lambda n: n.set_parents("A", ["B"])) != chair  # same parents, no table
+    reordered = Network("Back ache")
+    for v in ("S", "C", "W", "B", "A"):
+        reordered.add_variable(v, TF, chair.description(v), chair.parents(v), chair.cpt(v))
+    assert reordered != chair  # declaration order is part of the network
+
+
+# ------------------------------------------------------------------ helpers
+def test_network_from_tables_accepts_any_order():
+    net = network_from_tables("n", {"Child": TF, "Root": TF},
+                              {"Child": (["Root"], [[0.9, 0.1], [0.2, 0.8]]),
+                               "Root": ([], [0.4, 0.6])})
+    assert net.variables == ("Child", "Root") and net.parents("Child") == ("Root",)
+    assert net.probability({"Child": "T"}) == pytest.approx(0.4 * 0.9 + 0.6 * 0.2)
+
+
+def test_iter_configurations_last_variable_fastest(chair):
+    assert list(iter_configurations(chair, ["C", "S"])) == [
+        {"C": "T", "S": "T"}, {"C": "T", "S": "F"}, {"C": "F", "S": "T"}, {"C": "F", "S": "F"}]
+
+
+def test_structure_only_network_refuses_inference():
+    net = Network()
+    net.add_variable("X", TF)
+    with pytest.raises(ModelError, match="'X' has no table"):
+        net.posterior(["X"])
+    assert isinstance(ModelError("x"), bbn.BBNError)
