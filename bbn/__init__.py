@@ -17,6 +17,7 @@ from bbn.errors import (
     MemoryLimitError,
     ModelError,
     ParseError,
+    ParseErrors,
     QueryError,
 )
 from bbn.factor import Factor
@@ -37,7 +38,7 @@ _LAZY = {
 
 __all__ = [
     "BBNError", "DataError", "Factor", "FormatError", "ImpossibleEvidenceError",
-    "MemoryLimitError", "ModelError", "Network", "ParseError", "QueryError",
+    "MemoryLimitError", "ModelError", "Network", "ParseError", "ParseErrors", "QueryError",
     "dumps", "load", "loads", "save", *_LAZY,
 ]
 

@@ -41,6 +41,19 @@ class ParseError(BBNError, ValueError):
         super().__init__(full)
 
 
+class ParseErrors(ParseError):
+    """Several mistakes in one file. It reads as the first (``line``, ``column``,
+    ``message``...), ``errors`` holds each as a :class:`ParseError`, and ``str()`` shows
+    them all, one after the other."""
+
+    def __init__(self, errors: list[ParseError], dropped: int = 0):
+        first = errors[0]
+        super().__init__(first.message, first.source, first.line, first.column, first.text)
+        self.errors = errors
+        more = [f"... and {dropped} more problem(s)"] if dropped else []
+        self.args = ("\n".join([str(e) for e in errors] + more),)
+
+
 class QueryError(BBNError, ValueError):
     """A query that names an unknown variable or state, or is otherwise ill-formed."""
 

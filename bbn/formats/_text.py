@@ -1,0 +1,59 @@
+"""Helpers shared by the text-format readers: positions in a file and network names."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from bbn.errors import ParseError
+
+
+def error_at(text: str, source: str, offset: int, message: str) -> ParseError:
+    """A :class:`ParseError` for the character at ``offset`` of ``text`` (line and column
+    counted from 1), quoting that line.
+
+    >>> str(error_at("a\\nbc", "f.bif", 3, "bad")).splitlines()[0]
+    'f.bif:2:2: bad'
+    """
+    offset = max(0, min(offset, len(text)))
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    line_text = text[start:end if end >= 0 else len(text)]
+    return ParseError(message, source, text.count("\n", 0, offset) + 1, offset - start + 1,
+                      line_text.rstrip("\r"))
+
+
+def expected(error) -> str:
+    """A pyparsing exception's message as "expected X, found 'Y'"."""
+    message = error.msg
+    if not message.startswith("Expected "):
+        return message
+    found = error.pstr[error.loc:error.loc + 20].split("\n")[0].strip()
+    found = repr(found) if found else "the end of the file"
+    return f"expected {message[len('Expected '):]}, found {found}"
+
+
+def name_from_source(source: str, default: str = "network") -> str:
+    """The network name a file implies when the format stores none: its name without the
+    extensions (``models/alarm.uai.gz`` → ``alarm``); ``default`` for ``<string>``."""
+    if not source or source.startswith("<"):
+        return default
+    name = PurePath(source).name
+    if name.lower().endswith(".gz"):
+        name = name[:-3]
+    return PurePath(name).stem or default
+
+
+class Located(str):
+    """A name read from a file that remembers its offset there, for error messages.
+
+    >>> located("CVP", 42).loc
+    42
+    """
+
+    loc: int
+
+
+def located(text: str, offset: int) -> Located:
+    name = Located(text)
+    name.loc = offset
+    return name

@@ -1,0 +1,748 @@
+"""The ``.bn`` model language: a small, hand-writable text format for Bayesian networks.
+
+::
+
+    # The back-ache network
+    network "Back ache"
+    variable C "the chair is uncomfortable" { T, F }
+    variable W "is a worker" { T, F }
+    P(C) = 0.8, 0.2
+    P(W | C) {
+      T: 0.9,  0.1
+      F: 0.01, 0.99
+    }
+
+The whole grammar, the quoting rules and the error messages are in ``docs/format.md``.
+``read`` parses with pyparsing; ``write`` produces text that ``read`` turns back into an
+equal network (floats are written with ``repr``, which round-trips every float64).
+
+>>> net = read('variable R { yes, no }  P(R) = 0.2, 0.8', "<doc>")
+>>> net.states("R"), net.cpt_array("R").tolist()
+(('yes', 'no'), [0.2, 0.8])
+>>> read(write(net), "<doc>") == net
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyparsing as pp
+
+from bbn.errors import ModelError, ParseError, ParseErrors, suggest
+from bbn.formats._text import error_at, name_from_source
+from bbn.network import ROW_SUM_TOLERANCE, Network
+
+# ----------------------------------------------------------------- lexical pieces
+# The same regular expressions serve the pyparsing grammar and the fast scanners of table
+# bodies, so the two accept exactly the same language. Comments are blanked out before
+# parsing (see _blank_comments), so they are whitespace here.
+
+_WS = r"[ \t\r\n]*"
+_QUOTED = r'"(?:[^"\\\n]|\\.)*"'
+#: an unquoted name or state: letters (any script), digits and _ . + -
+_PLAIN = r"[\w.+\-]+"
+_NAME = f"(?:{_QUOTED}|{_PLAIN})"
+#: a number must not run into a name character: "0.5x" is an error, not 0.5 then x
+_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?(?![\w.+\-])"
+_NUMBERS = f"{_NUMBER}(?:{_WS},{_WS}{_NUMBER})*"
+_KEY = f"{_NAME}(?:{_WS},{_WS}{_NAME})*"
+#: a row whose numbers end in a stray ',' is left to the token grammar, to report it
+_ROW = f"(?P<key>{_KEY}){_WS}:{_WS}(?P<numbers>{_NUMBERS})(?!{_WS},){_WS}(?:;{_WS})?"
+
+_PLAIN_RE = re.compile(_PLAIN)
+_QUOTED_RE = re.compile(_QUOTED)
+_NAME_RE = re.compile(_NAME)
+_NUMBER_RE = re.compile(_NUMBER)
+_SEPARATOR_RE = re.compile(f"{_WS},{_WS}")
+_ROW_RE = re.compile(_ROW)
+_QUOTED_OR_COMMENT_RE = re.compile(f"{_QUOTED}|#[^\n]*")
+_ESCAPE_RE = re.compile(r"\\(.)")
+
+_UNESCAPE = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
+_ESCAPE = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_NEEDS_ESCAPE_RE = re.compile(r'["\\\n\t\r]')
+
+
+def quote(name: str) -> str:
+    """``name`` as written in a ``.bn`` file: bare when it is a plain name, else quoted.
+
+    >>> quote("Smoker"), quote("12+"), quote("Lung Parench"), quote('say "hi"')
+    ('Smoker', '12+', '"Lung Parench"', '"say \\\\"hi\\\\""')
+    """
+    if _PLAIN_RE.fullmatch(name):
+        return name
+    return '"' + _NEEDS_ESCAPE_RE.sub(lambda m: _ESCAPE[m.group()], name) + '"'
+
+
+# ------------------------------------------------------------ parsed statements
+@dataclass
+class _Name:
+    value: str
+    loc: int
+
+
+@dataclass
+class _Numbers:
+    text: str
+    loc: int
+
+
+@dataclass
+class _Row:
+    key: list[str]   # the parent states
+    key_text: str    # ... as written at key_loc (their positions are found on error only)
+    key_loc: int
+    numbers: _Numbers
+
+    def state_loc(self, i: int) -> int:
+        return _scan_key(self.key_text, self.key_loc)[i].loc
+
+
+@dataclass
+class _Rows:
+    rows: list[_Row]
+
+
+@dataclass
+class _NetworkName:
+    name: _Name
+
+
+@dataclass
+class _Variable:
+    name: _Name
+    description: _Name | None
+    states: list[_Name]
+
+
+@dataclass
+class _Table:
+    loc: int
+    variable: _Name
+    parents: list[_Name]
+    numbers: _Numbers | None = None  # P(X | ...) = p, p, ...
+    rows: list[_Row] | None = None   # P(X | ...) { key: p, p ... }
+    end: int = 0                     # where its '}' is (a missing row is reported there)
+
+
+class _Problem(Exception):
+    """A mistake found while parsing, at a position in the text (becomes a ParseError)."""
+
+    def __init__(self, message: str, loc: int):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+
+
+def _unquote(text: str, loc: int) -> str:
+    if not text.startswith('"'):
+        return text
+
+    def replace(match: re.Match) -> str:
+        char = match.group(1)
+        if char not in _UNESCAPE:
+            raise _Problem(f"unknown escape '\\{char}' in a quoted string (the escapes are "
+                           '\\" \\\\ \\n \\t \\r)', loc + 1 + match.start())
+        return _UNESCAPE[char]
+
+    return _ESCAPE_RE.sub(replace, text[1:-1])
+
+
+def _scan_key(text: str, loc: int) -> list[_Name]:
+    """The names of a row key ``a, "b c", d`` (already matched by ``_KEY``)."""
+    names, pos = [], 0
+    while True:
+        match = _NAME_RE.match(text, pos)
+        names.append(_Name(_unquote(match.group(), loc + pos), loc + pos))
+        separator = _SEPARATOR_RE.match(text, match.end())
+        if separator is None:
+            return names
+        pos = separator.end()
+
+
+def _split_key(text: str, loc: int) -> list[str]:
+    if '"' in text:
+        return [name.value for name in _scan_key(text, loc)]
+    return [part.strip() for part in text.split(",")]  # the common case, fast
+
+
+def _number_positions(numbers: _Numbers) -> list[tuple[str, int]]:
+    """Each number of a block with its position (for error messages only)."""
+    found, pos = [], 0
+    while True:
+        match = _NUMBER_RE.match(numbers.text, pos)
+        found.append((match.group(), numbers.loc + pos))
+        separator = _SEPARATOR_RE.match(numbers.text, match.end())
+        if separator is None:
+            return found
+        pos = separator.end()
+
+
+def _number_strings(numbers: _Numbers) -> list[str]:
+    return numbers.text.split(",")  # float() ignores the whitespace around each part
+
+
+def _blank_comments(text: str) -> str:
+    """``text`` with each comment (``#`` to the end of the line, outside quotes) replaced
+    by as many spaces: positions stay the same, and the grammar need not look for comments
+    before every token (which took half the parsing time)."""
+    if "#" not in text:
+        return text
+    return _QUOTED_OR_COMMENT_RE.sub(
+        lambda m: m.group() if m.group().startswith('"') else " " * len(m.group()), text)
+
+
+# ---------------------------------------------------------------------- grammar
+# Elements are named after what a reader should have written; "<var>" and "<family>"
+# are filled in from the statement being parsed when an error is reported.
+def _grammar(context: dict) -> pp.ParserElement:
+    def named(element: pp.ParserElement, expected: str) -> pp.ParserElement:
+        return element.set_name(expected)
+
+    def punct(char: str, expected: str) -> pp.ParserElement:
+        return named(pp.Suppress(pp.Literal(char)), expected)
+
+    def name_token(expected: str) -> pp.ParserElement:
+        return named(pp.Regex(_NAME), expected).set_parse_action(
+            lambda s, loc, t: _Name(_unquote(t[0], loc), loc))
+
+    def numbers_token(expected: str) -> pp.ParserElement:
+        block = named(_NumberBlock(), expected)
+        # a ',' after the last number that _NUMBERS took means a malformed number follows
+        return block + pp.Opt(pp.Suppress(",") - named(pp.NoMatch(), "a number after ','"))
+
+    keyword_chars = pp.identbodychars + ".+-"
+
+    def keyword(word: str) -> pp.ParserElement:
+        return pp.Keyword(word, ident_chars=keyword_chars)
+
+    def remember_variable(tokens):
+        context["var"] = tokens[0].value
+        context["family"] = f"P({tokens[0].value})"
+
+    def remember_parents(tokens):
+        names = ", ".join(t.value for t in tokens)
+        context["family"] = f"P({context['var']} | {names})"
+
+    # network NAME
+    network = keyword("network").suppress() - name_token("a name for the network after "
+                                                         "'network'")
+    network.set_parse_action(lambda t: _NetworkName(t[0]))
+
+    # variable NAME ["description"] { state, state, ... }
+    variable_name = name_token("a variable name after 'variable'").add_parse_action(
+        remember_variable)
+    description = pp.Regex(_QUOTED).set_parse_action(lambda s, loc, t: _Name(
+        _unquote(t[0], loc), loc))
+    states = pp.Group(pp.DelimitedList(name_token("a state name of variable <var>")))
+    variable = (keyword("variable").suppress() - variable_name
+                - pp.Group(pp.Opt(description))
+                - punct("{", "'{' to open the states of variable <var> (after an optional "
+                             "\"description\")")
+                - states
+                - punct("}", "',' or '}' to close the states of variable <var>"))
+    variable.set_parse_action(lambda t: _Variable(t[0], t[1][0] if len(t[1]) else None,
+                                                  list(t[2])))
+
+    # P(X | A, B) [= numbers | { rows }]
+    table_name = name_token("a variable name after 'P('").add_parse_action(remember_variable)
+    parents = pp.DelimitedList(name_token("a parent name after '|' or ','"))
+    parents.add_parse_action(remember_parents)
+    header = (keyword("P").set_parse_action(lambda s, loc, t: loc)
+              - punct("(", "'(' after 'P'") - table_name
+              - pp.Group(pp.Opt(pp.Suppress("|") - parents))
+              - punct(")", "'|' or ')' after 'P(<name>'")
+              )
+
+    def reject_root_rows(s, loc, tokens):
+        if context["family"] == f"P({context['var']})":
+            raise _Problem(f"{context['family']} has no parents, so its table is one row: "
+                           f"write it as {context['family']} = p1, p2, ...", loc)
+
+    open_rows = named(pp.Literal("{"), "'{'").set_parse_action(reject_root_rows).suppress()
+    close_rows = named(pp.Literal("}").set_parse_action(lambda s, loc, t: loc),
+                       "'}' to close the table of <family> (or another row)")
+
+    # The fast path reads rows with one regular-expression match each (100 000 numbers
+    # take a fraction of a second); where it stops short of the '}', the token-by-token
+    # grammar below reads on, to say exactly what is wrong where.
+    fast_rows = _FastRows()
+    key_names = (name_token("a parent state at the start of a row of <family>")
+                 - pp.ZeroOrMore(pp.Suppress(",") - name_token("a parent state after ','")))
+    key = pp.original_text_for(key_names)
+    row = (key - punct(":", "',' or ':' after the parent states of a row of <family>")
+           - numbers_token("the probabilities of <var> after ':'")
+           + pp.Opt(pp.Suppress(";")))
+    row.set_parse_action(lambda s, loc, t: _Row(_split_key(t[0], loc), t[0], loc, t[1]))
+    body = pp.ZeroOrMore(fast_rows | row).set_parse_action(lambda t: _Rows([
+        r for item in t for r in (item.rows if isinstance(item, _Rows) else [item])]))
+    rows = open_rows - body - close_rows
+    flat = pp.Suppress("=") - numbers_token("the probabilities of <var> after '='")
+    table = header + pp.Opt(rows | flat)
+    table.set_parse_action(_table_from_tokens)
+
+    statement = (network | variable | table) + pp.Opt(pp.Suppress(";"))
+    model = pp.ZeroOrMore(statement) + named(
+        pp.StringEnd(), "a statement: 'network', 'variable' or 'P(...)'")
+    model.parse_with_tabs()  # keep columns in the caller's characters, not expanded tabs
+    return model
+
+
+class _NumberBlock(pp.Token):
+    """A comma-separated list of numbers, as one token (a table may hold 100 000 of them).
+
+    A run of number characters split at the commas, each part checked by ``float()``, is
+    several times faster than the regular expression ``_NUMBERS``, which is used when the
+    run does not settle it (a malformed number, or a row key after the last number).
+    """
+
+    _RUN = re.compile(r"[0-9eE.+\-][0-9eE.+\-, \t\r\n]*(?<=[0-9eE.+\-])")
+    _PRECISE = re.compile(_NUMBERS)
+    _STOP = re.compile(r"[\w.+\-,]")  # what may not follow a run that settles it
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mayIndexError = False
+
+    def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
+        run = self._RUN.match(instring, loc)
+        if run is not None and not self._STOP.match(instring, run.end()):
+            try:
+                for part in run.group().split(","):
+                    float(part)  # the same numbers _NUMBER accepts, given the run's characters
+                return run.end(), _Numbers(run.group(), loc)
+            except ValueError:
+                pass
+        precise = self._PRECISE.match(instring, loc)
+        if precise is None:
+            raise pp.ParseException(instring, loc, self.errmsg, self)
+        return precise.end(), _Numbers(precise.group(), loc)
+
+
+class _FastRows(pp.Token):
+    """One or more rows of a table body, read with one regular-expression match per row.
+
+    It stops at the first text that is not a well-formed row (fails if there is none), and
+    leaves that text to the token-by-token grammar.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mayIndexError = False
+
+    def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
+        rows = []
+        while (match := _ROW_RE.match(instring, loc)) is not None:
+            key, key_loc = match.group("key"), match.start("key")
+            rows.append(_Row(_split_key(key, key_loc), key, key_loc,
+                             _Numbers(match.group("numbers"), match.start("numbers"))))
+            loc = match.end()
+        if not rows:
+            raise pp.ParseException(instring, loc, self.errmsg, self)
+        return loc, _Rows(rows)
+
+
+def _table_from_tokens(tokens) -> _Table:
+    table = _Table(tokens[0], tokens[1], list(tokens[2]))
+    if len(tokens) == 4:          # P(X) = numbers
+        table.numbers = tokens[3]
+    elif len(tokens) == 5:        # P(X | ...) { rows }, and where its '}' is
+        table.rows, table.end = tokens[3].rows, tokens[4]
+    return table
+
+
+# ------------------------------------------------------------------------ reader
+def read(text: str, source: str = "<string>") -> Network:
+    """Parse a ``.bn`` model; errors raise :class:`bbn.ParseError` at ``source:line:col``.
+
+    A syntax error stops the reader; mistakes of meaning (unknown names, bad rows...) are
+    collected, and several of them raise :class:`ParseErrors`, which lists them all.
+
+    A file without a ``network`` statement is named after the file (``chair.bn`` →
+    ``chair``).
+    """
+    text = text.removeprefix("\ufeff")
+    context = {"var": None, "family": None}
+    blanked = _blank_comments(text)
+    try:
+        statements = list(_grammar(context).parse_string(blanked, parse_all=False))
+        return _Builder(text, source).build(statements)
+    except pp.ParseBaseException as error:
+        raise _syntax_error(error, text, blanked, source, context) from None
+    except _Problem as problem:
+        raise error_at(text, source, problem.loc, problem.message) from None
+    except _Problems as found:
+        errors = [error_at(text, source, p.loc, p.message) for p in found.problems]
+        if len(errors) == 1:
+            raise errors[0] from None
+        raise ParseErrors(errors, found.dropped) from None
+
+
+_MISSING_COMMA_RE = re.compile(f"{_NUMBER}[ \\t]+(?P<second>{_NUMBER})[ \\t]*\\Z")
+_FOUND_RE = re.compile(f'{_QUOTED}|"[^\\n]*|{_PLAIN}|\\S')
+
+
+def _found(text: str, loc: int) -> str:
+    if loc >= len(text):
+        return "the end of the file"
+    return repr(_FOUND_RE.match(text, loc).group())
+
+
+def _syntax_error(error: pp.ParseBaseException, text: str, blanked: str, source: str,
+                  context: dict) -> ParseError:
+    """The ParseError for a pyparsing failure: what was expected (from the name of the
+    element that failed, filled in from ``context``) and what was found instead."""
+    loc = min(error.loc, len(text))
+    if loc < len(text) and text[loc] == '"' and not _QUOTED_RE.match(text, loc):
+        return error_at(text, source, loc,
+                        "unterminated quoted string (a '\"' must close it on the same line)")
+    expected = error.msg.removeprefix("Expected ")
+    if context["var"] is not None:
+        expected = (expected.replace("<var>", repr(context["var"]))
+                    .replace("<name>", context["var"]).replace("<family>", context["family"]))
+    # "0.9 0.1" reads as a number, then a statement or a row key "0.1": say so
+    if expected.startswith("a statement") or expected.startswith("',' or ':'"):
+        word = _PLAIN_RE.match(blanked, loc) if expected.startswith("a statement") else None
+        end = len(blanked[:word.end() if word else loc].rstrip())  # end of the "0.1"
+        missing = _MISSING_COMMA_RE.search(blanked, blanked.rfind("\n", 0, end) + 1, end)
+        if missing is not None:
+            return error_at(text, source, missing.start("second"), "expected ',' between two "
+                            f"numbers, found {missing.group('second')!r}")
+    return error_at(text, source, loc, f"expected {expected}, found {_found(text, loc)}")
+
+
+# ------------------------------------------------------------- building the network
+class _Problems(Exception):
+    """The mistakes found by one phase of building the network."""
+
+    def __init__(self, problems: list[_Problem], dropped: int):
+        super().__init__(problems)
+        self.problems = problems
+        self.dropped = dropped
+
+
+class _Builder:
+    """Turns parsed statements into a Network, collecting mistakes with their position.
+
+    Declarations, then parents, then tables: each phase reports every mistake it finds,
+    and a phase with mistakes is the last one run (later ones would only echo them).
+    """
+
+    LIMIT = 20  # mistakes reported at most
+
+    def __init__(self, text: str, source: str):
+        self.text = text
+        self.source = source
+        self.problems: list[_Problem] = []
+        self.dropped = 0
+
+    def line(self, loc: int) -> int:
+        return pp.lineno(loc, self.text)
+
+    def report(self, message: str, loc: int) -> None:
+        if len(self.problems) < self.LIMIT:
+            self.problems.append(_Problem(message, loc))
+        else:
+            self.dropped += 1
+
+    def checkpoint(self) -> None:
+        if self.problems:
+            raise _Problems(self.problems, self.dropped)
+
+    def build(self, statements: list) -> Network:
+        names = [s.name for s in statements if isinstance(s, _NetworkName)]
+        for name in names[1:]:
+            self.report(f"the network is named twice (first at line {self.line(names[0].loc)}"
+                        "; a file holds one 'network' statement)", name.loc)
+        net = Network(names[0].value if names else name_from_source(self.source))
+        declared: dict[str, _Variable] = {}
+        for variable in (s for s in statements if isinstance(s, _Variable)):
+            self.declare(net, variable, declared)
+        self.checkpoint()
+        # all parents first: setting a variable's parents would drop a table already set
+        tables: dict[str, _Table] = {}
+        for table in (s for s in statements if isinstance(s, _Table)):
+            self.connect(net, table, tables)
+        self.checkpoint()
+        for table in tables.values():
+            if table.numbers is None and table.rows is None:
+                continue  # structure only
+            array = self.table_array(net, table)
+            if array is not None:
+                try:
+                    net.set_cpt(table.variable.value, array)
+                except ModelError as error:  # anything set_cpt checks that we did not
+                    self.report(str(error), table.loc)
+        self.checkpoint()
+        return net
+
+    def declare(self, net: Network, variable: _Variable, declared: dict[str, _Variable]) -> None:
+        name = variable.name.value
+        if name in declared:
+            self.report(f"variable {name!r} is declared twice (first at line "
+                        f"{self.line(declared[name].name.loc)})", variable.name.loc)
+            return
+        seen: set[str] = set()
+        for state in variable.states:
+            if state.value in seen:
+                self.report(f"variable {name!r} lists state {state.value!r} twice", state.loc)
+            seen.add(state.value)
+        if len(seen) < len(variable.states):
+            return
+        description = variable.description
+        try:
+            net.add_variable(name, [s.value for s in variable.states],
+                             description=None if description is None else description.value)
+        except ModelError as error:  # an empty name or state ("")
+            self.report(str(error), variable.name.loc)
+            return
+        declared[name] = variable
+
+    def connect(self, net: Network, table: _Table, tables: dict[str, _Table]) -> None:
+        name = table.variable.value
+        if name not in net.graph:
+            self.report(f"table for undeclared variable {name!r}"
+                        f"{suggest(name, net.variables)}", table.variable.loc)
+            return
+        if name in tables:
+            self.report(f"a second P({name} ...) statement; the first is at line "
+                        f"{self.line(tables[name].loc)} (one per variable)", table.loc)
+            return
+        seen: set[str] = set()
+        fine = True
+        for parent in table.parents:
+            if parent.value not in net.graph:
+                self.report(f"unknown parent {parent.value!r} of {name!r}"
+                            f"{suggest(parent.value, net.variables)}", parent.loc)
+                fine = False
+            elif parent.value in seen:
+                self.report(f"parent {parent.value!r} of {name!r} is listed twice", parent.loc)
+                fine = False
+            seen.add(parent.value)
+        if not fine:
+            return
+        try:
+            net.set_parents(name, [p.value for p in table.parents])
+        except ModelError as error:  # a cycle
+            self.report(str(error), table.loc)
+            return
+        tables[name] = table
+
+    def table_array(self, net: Network, table: _Table) -> np.ndarray | None:
+        """The table's numbers, shape (configurations, |X|); None after reporting mistakes."""
+        variable = table.variable.value
+        width = net.cardinality(variable)
+        configurations = int(np.prod([net.cardinality(p) for p in net.parents(variable)]))
+        if table.numbers is None:
+            found = self.rows_array(net, table)
+            if found is None:
+                return None
+            array, spots = found
+        else:
+            parts = _number_strings(table.numbers)
+            if len(parts) != configurations * width:
+                self.report(_count_message(net, variable, len(parts), configurations),
+                            _count_position(table.numbers, configurations * width))
+                return None
+            array = _floats(parts).reshape(configurations, width)
+            spots = [(table.numbers, i * width) for i in range(configurations)]
+        return array if self.check_rows(net, variable, array, spots) else None
+
+    def rows_array(self, net: Network,
+                   table: _Table) -> tuple[np.ndarray, list[tuple[_Numbers, int]]] | None:
+        """Place each keyed row at its parent configuration; every one exactly once."""
+        variable = table.variable.value
+        parents = net.parents(variable)
+        width = net.cardinality(variable)
+        family = _family(net, variable)
+        index_of = [{s: i for i, s in enumerate(net.states(p))} for p in parents]
+        shape = [net.cardinality(p) for p in parents]
+        strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+        placed: dict[int, _Row] = {}
+        fine = True
+        for row in table.rows:
+            if len(row.key) != len(parents):
+                self.report(f"a row of {family} needs {len(parents)} parent state(s) "
+                            f"({', '.join(parents)}), got {len(row.key)}", row.key_loc)
+                fine = False
+                continue
+            position = 0
+            for i, (parent, states, stride, state) in enumerate(
+                    zip(parents, index_of, strides, row.key)):
+                if state not in states:
+                    self.report(f"parent {parent!r} has no state {state!r}"
+                                f"{suggest(state, states)}", row.state_loc(i))
+                    position = -1
+                    break
+                position += stride * states[state]
+            if position < 0:
+                fine = False
+            elif position in placed:
+                self.report(f"two rows for {_configuration(net, variable, position)} (the "
+                            f"first at line {self.line(placed[position].key_loc)})",
+                            row.key_loc)
+                fine = False
+            else:
+                placed[position] = row
+        configurations = int(np.prod(shape))
+        if fine and len(placed) < configurations:
+            missing = [p for p in range(configurations) if p not in placed]
+            given = _configuration(net, variable, missing[0]).split(" | ")[1][:-1]
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            self.report(f"{family} has no row for {given}{more}", table.end)
+            fine = False
+        if not fine:
+            return None
+        rows = [placed[p] for p in range(configurations)]
+        parts = [_number_strings(row.numbers) for row in rows]
+        for position, (row, numbers) in enumerate(zip(rows, parts)):
+            if len(numbers) != width:
+                self.report(f"{_configuration(net, variable, position)} needs {width} "
+                            f"probabilities (one for each state of {variable!r}: "
+                            f"{', '.join(net.states(variable))}), got {len(numbers)}",
+                            _count_position(row.numbers, width))
+                fine = False
+        if not fine:
+            return None
+        array = _floats(list(itertools.chain.from_iterable(parts))).reshape(-1, width)
+        return array, [(row.numbers, 0) for row in rows]
+
+    def check_rows(self, net: Network, variable: str, array: np.ndarray,
+                   spots: list[tuple[_Numbers, int]]) -> bool:
+        """Every entry finite and non-negative and every row summing to 1; else report the
+        first mistake of each bad row, at its number. Row i is written in block
+        ``spots[i][0]`` from its ``spots[i][1]``-th number on."""
+        entries = ~np.isfinite(array) | (array < 0)
+        sums = array.sum(axis=1)
+        off = np.abs(sums - 1.0) > ROW_SUM_TOLERANCE
+        bad_rows = np.flatnonzero(entries.any(axis=1) | off)
+        positions: dict[int, list[tuple[str, int]]] = {}  # per block, found once
+        for row in bad_rows.tolist():
+            block, first = spots[row]
+            if id(block) not in positions:
+                positions[id(block)] = _number_positions(block)
+            numbers = positions[id(block)]
+            where = _configuration(net, variable, row)
+            if entries[row].any():
+                column = int(np.flatnonzero(entries[row])[0])
+                text, loc = numbers[first + column]
+                kind = "negative" if np.isfinite(array[row, column]) else "not a finite number"
+                self.report(f"{text} in {where} is {kind}", loc)
+            else:
+                self.report(f"{where} sums to {float(sums[row])!r}, not 1 (tolerance "
+                            f"{ROW_SUM_TOLERANCE})", numbers[first][1])
+        return not len(bad_rows)
+
+
+def _family(net: Network, variable: str) -> str:
+    parents = net.parents(variable)
+    return f"P({variable} | {', '.join(parents)})" if parents else f"P({variable})"
+
+
+def _configuration(net: Network, variable: str, row: int) -> str:
+    """Row ``row`` of the table of ``variable`` as ``P(X | A=a, B=b)`` (``P(X)`` for a root)."""
+    parents = net.parents(variable)
+    if not parents:
+        return f"P({variable})"
+    index = np.unravel_index(row, [net.cardinality(p) for p in parents])
+    given = ", ".join(f"{p}={net.states(p)[i]}" for p, i in zip(parents, index))
+    return f"P({variable} | {given})"
+
+
+def _count_message(net: Network, variable: str, got: int, configurations: int) -> str:
+    width = net.cardinality(variable)
+    if not net.parents(variable):
+        return (f"{_family(net, variable)} needs {width} probabilities (one for each state: "
+                f"{', '.join(net.states(variable))}), got {got}")
+    return (f"{_family(net, variable)} needs {configurations * width} numbers "
+            f"({configurations} parent configurations × {width} states, the last parent "
+            f"varying fastest), got {got}")
+
+
+def _count_position(numbers: _Numbers, expected: int) -> int:
+    """Where the first number too many is; the start of the block when there are too few."""
+    positions = _number_positions(numbers)
+    return positions[expected][1] if len(positions) > expected else numbers.loc
+
+
+def _floats(parts: list[str]) -> np.ndarray:
+    # float() per number: correctly rounded, so repr() -> float() round-trips exactly
+    return np.fromiter(map(float, parts), dtype=float, count=len(parts))
+
+
+# ------------------------------------------------------------------------ writer
+def write(net: Network) -> str:
+    """The network as ``.bn`` text: declarations first, then one table per variable.
+
+    Names are quoted only when they need it, numbers are written with ``repr`` (exact
+    round trip) and the rows of a table are aligned in columns, one row per parent
+    configuration, the last parent varying fastest.
+    """
+    lines = [f"network {quote(net.name)}", ""] + _declarations(net)
+    chunks = [_table_lines(net, v) if net.has_cpt(v) else [_family_header(net, v)]
+              for v in net.variables if net.has_cpt(v) or net.parents(v)]
+    previous: list[str] = ["", ""]  # a blank line after the declarations
+    for chunk in chunks:
+        if len(chunk) > 1 or len(previous) > 1:  # multi-line tables stand apart
+            lines.append("")
+        lines += chunk
+        previous = chunk
+    return "\n".join(lines) + "\n"
+
+
+_ALIGN_LIMIT = 32  # wider names or descriptions are not padded, to keep lines short
+
+
+def _declarations(net: Network) -> list[str]:
+    names = [quote(v) for v in net.variables]
+    descriptions = [_quote_description(net.description(v)) for v in net.variables]
+    name_width = max([len(n) for n in names if len(n) <= _ALIGN_LIMIT], default=0)
+    description_width = max([len(d) for d in descriptions if len(d) <= _ALIGN_LIMIT],
+                            default=0)
+    lines = []
+    for variable, name, description in zip(net.variables, names, descriptions):
+        states = ", ".join(quote(s) for s in net.states(variable))
+        head = name.ljust(name_width)
+        if description_width:
+            head += " " + description.ljust(description_width)
+        lines.append(f"variable {head} {{ {states} }}")
+    return lines
+
+
+def _quote_description(description: str | None) -> str:
+    """A description in quotes (always quoted, so it is never taken for a name)."""
+    if description is None:
+        return ""
+    return '"' + _NEEDS_ESCAPE_RE.sub(lambda m: _ESCAPE[m.group()], description) + '"'
+
+
+def _family_header(net: Network, variable: str) -> str:
+    parents = net.parents(variable)
+    given = f" | {', '.join(quote(p) for p in parents)}" if parents else ""
+    return f"P({quote(variable)}{given})"
+
+
+def _table_lines(net: Network, variable: str) -> list[str]:
+    header = _family_header(net, variable)
+    array = net.cpt_array(variable)
+    parents = net.parents(variable)
+    width = array.shape[-1]
+    cells = np.array(list(map(repr, array.ravel().tolist())), dtype=object).reshape(-1, width)
+    if not parents:
+        return [f"{header} = {', '.join(cells[0])}"]
+    # pad every column but the last so numbers line up; keys end with ':' aligned
+    widths = [max(map(len, cells[:, j])) + 1 for j in range(width - 1)]
+    keys = [[quote(s) for s in net.states(p)] for p in parents]
+    key_widths = [max(map(len, k)) + 1 for k in keys]
+    lines = [header + " {"]
+    for configuration, row in zip(itertools.product(*keys), cells):
+        key = " ".join((state + ("," if i < len(parents) - 1 else ":")).ljust(key_widths[i])
+                       for i, state in enumerate(configuration))
+        numbers = [(value + ",").ljust(widths[j]) for j, value in enumerate(row[:-1])]
+        lines.append(f"  {key} {' '.join(numbers + [row[-1]])}")
+    lines.append("}")
+    return lines

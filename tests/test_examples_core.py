@@ -1,0 +1,110 @@
+"""Every number of EXAMPLES.md §1-§3, from the shipped models through the Python API.
+
+The expected values are the hand-derived ones of ../shared/EXAMPLES.md (exact fractions
+where they exist), written out here so the tests run without ../shared.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+import bbn
+
+TOLERANCE = 1e-12
+
+
+@pytest.fixture(scope="module")
+def chair(models) -> bbn.Network:
+    return bbn.load(models / "chair.bn")
+
+
+@pytest.fixture(scope="module")
+def monty(models) -> bbn.Network:
+    return bbn.load(models / "monty_hall.bn")
+
+
+@pytest.fixture(scope="module")
+def shapes(models) -> bbn.Network:
+    return bbn.load(models / "shapes.bn")
+
+
+# ------------------------------------------------ §1 the back-ache network
+def test_chair_model_holds_the_tables_of_the_example(chair):
+    assert chair.variables == ("C", "S", "W", "B", "A")
+    p_true = {v: chair.cpt_array(v)[..., 0].tolist() for v in chair.variables}
+    assert p_true == {"C": 0.8, "S": 0.02, "W": [0.9, 0.01],
+                      "B": [[0.9, 0.2], [0.9, 0.01]], "A": [0.7, 0.1]}
+    assert chair.parents("B") == ("C", "S") and chair.parents("A") == ("B",)
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("P(A=T)", Fraction(25757, 125000)),                  # 0.206056
+    ("P(C=T, A=T)", Fraction(18272, 100000)),             # 0.18272
+    ("P(C=T | A=T)", Fraction(22840, 25757)),             # 0.8867492332181542
+    ("P(C=F | A=T)", 1 - Fraction(22840, 25757)),         # 0.1132507667818458
+    ("P(B=T)", Fraction(17676, 100000)),                  # 0.17676
+    ("P(S=T | A=T)", 0.06211903560197228),
+])
+def test_chair_numbers(chair, query, expected):
+    assert chair.query(query) == pytest.approx(float(expected), abs=TOLERANCE)
+
+
+def test_chair_posterior_of_c_given_a(chair):
+    factor = chair.query("P(C | A=T)")
+    assert factor.variables == ("C",) and factor.states == {"C": ("T", "F")}
+    assert factor.to_dict() == pytest.approx({"T": 0.8867492332181542,
+                                              "F": 0.1132507667818458}, abs=TOLERANCE)
+    same = chair.posterior(["C"], evidence={"A": "T"})
+    assert same.to_dict() == pytest.approx(factor.to_dict(), abs=TOLERANCE)
+
+
+def test_chair_probability_of_evidence(chair):
+    assert chair.probability({"A": "T"}) == pytest.approx(0.206056, abs=TOLERANCE)
+    assert chair.probability({"C": "T"}, evidence={"A": "T"}) == pytest.approx(
+        22840 / 25757, abs=TOLERANCE)
+
+
+def test_chair_stores_10_numbers_instead_of_31(chair):
+    assert chair.free_parameters() == 10
+    assert chair.joint_parameters() == 2 ** 5 - 1 == 31
+
+
+# --------------------------------------------- §2 the prince and the king
+@pytest.mark.parametrize("query, expected", [
+    ("P(King=B)", 1 / 2),
+    ("P(Princess=A | King=B)", 1 / 3),
+    ("P(Princess=C | King=B)", 2 / 3),
+    ("P(Princess=B | King=B)", 0.0),
+    ("P(King=B | Princess=A)", 1 / 2),
+    ("P(King=B | Princess=B)", 0.0),
+    ("P(King=B | Princess=C)", 1.0),
+])
+def test_monty_hall_numbers(monty, query, expected):
+    assert monty.query(query) == pytest.approx(expected, abs=TOLERANCE)
+
+
+def test_monty_hall_the_prince_should_switch(monty):
+    assignment, p = monty.map(["Princess"], evidence={"King": "B"})
+    assert assignment == {"Princess": "C"} and p == pytest.approx(2 / 3, abs=TOLERANCE)
+
+
+# --------------------------------------------------- §3 the joint table
+@pytest.mark.parametrize("query, expected", [
+    ("P(colour=red, shape=circle)", 0.25),
+    ("P(colour=red)", 0.57),
+    ("P(category=pos | colour=red, shape=circle)", 0.8),
+])
+def test_joint_table_numbers(shapes, query, expected):
+    assert shapes.query(query) == pytest.approx(expected, abs=TOLERANCE)
+
+
+def test_joint_table_every_cell(shapes):
+    joint = {("pos", "red", "circle"): 0.2, ("pos", "red", "square"): 0.02,
+             ("pos", "blue", "circle"): 0.02, ("pos", "blue", "square"): 0.01,
+             ("neg", "red", "circle"): 0.05, ("neg", "red", "square"): 0.3,
+             ("neg", "blue", "circle"): 0.2, ("neg", "blue", "square"): 0.2}
+    for (category, colour, shape), p in joint.items():
+        assignment = {"category": category, "colour": colour, "shape": shape}
+        assert shapes.probability(assignment) == pytest.approx(p, abs=TOLERANCE)
