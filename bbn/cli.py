@@ -16,7 +16,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 import bbn
+from bbn.classification.command import add_classify_arguments, run_classify
 from bbn.errors import BBNError, ImpossibleEvidenceError
+from bbn.learning.command import add_learn_arguments, run_learn
 
 EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -127,6 +129,9 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "convert": ("convert a model between formats", add_convert_arguments, run_convert),
     "render": ("draw a network, its tables or its posteriors with Graphviz",
                add_render_arguments, run_render),
+    "learn": ("learn a model's tables from a CSV file", add_learn_arguments, run_learn),
+    "classify": ("predict a variable for every row of a CSV file", add_classify_arguments,
+                 run_classify),
 }
 
 

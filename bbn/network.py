@@ -361,6 +361,15 @@ class Network:
             return posterior_batch(self, list(variables), evidence)
         return posterior(self, list(variables), dict(evidence or {}))
 
+    def posteriors(self, evidence=None) -> dict:
+        """P(X | evidence) for every variable X, from one junction-tree propagation.
+
+        Returns ``{variable: Factor}``; with a :class:`pandas.DataFrame` as ``evidence``
+        (one case per row), ``{variable: array of shape (N, |X|)}``.
+        """
+        from bbn.inference import posteriors
+        return posteriors(self, evidence)
+
     def probability(self, assignment: Mapping[str, str],
                     evidence: Mapping[str, str] | None = None) -> float:
         """P(assignment | evidence); with no evidence, the probability of the assignment."""

@@ -35,8 +35,8 @@ from bbn.inference.elimination import (
 from bbn.network import Network
 
 __all__ = [
-    "CASE", "get_memory_limit", "map_query", "posterior", "posterior_batch", "probability",
-    "probability_of_evidence", "set_memory_limit",
+    "CASE", "get_memory_limit", "map_query", "posterior", "posterior_batch", "posteriors",
+    "probability", "probability_of_evidence", "set_memory_limit",
 ]
 
 
@@ -252,3 +252,14 @@ def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndar
                 + " has probability 0 under this model")
         result[rows] = table / totals.reshape((-1,) + (1,) * len(shape))
     return result
+
+
+def posteriors(net: Network, evidence=None) -> dict:
+    """P(X | e) for every variable X, by one junction-tree propagation (two passes over
+    the cliques instead of one elimination per variable).
+
+    A dict of evidence gives ``{variable: Factor}``; a DataFrame (one case per row)
+    gives ``{variable: array of shape (N, |X|)}``. See :mod:`bbn.inference.junction_tree`.
+    """
+    from bbn.inference.junction_tree import posteriors as all_posteriors
+    return all_posteriors(net, evidence)

@@ -1,0 +1,618 @@
+"""Naive Bayes: the star network class → every feature, learned and queried in bulk.
+
+    P(c | x1, ..., xn) ∝ P(c) · Π_i P(xi | c)
+    log P(c | x) = log P(c) + Σ_i log P(xi | c) − log Σ_c' P(c') Π_i P(xi | c')
+
+Each feature is a child of the class in an ordinary :class:`bbn.Network`, of one kind:
+
+* ``categorical`` — a table P(x | c) over the feature's states;
+* ``bernoulli`` — presence: the states ``0``/``1`` of ``x > binarize``;
+* ``gaussian`` — a continuous child: N(x; μ_c, σ²_c) (:mod:`bbn.learning.gaussian`);
+* ``text`` (raw strings, tokenised by bbn) and ``multinomial`` (word-count columns) —
+  a word node with the vocabulary as states, repeated for every word position: a
+  document is the bag of its words, P(doc | c) = Π_w P(w | c)^count_w. With the Laplace
+  estimator (α = 1) its table is the course's P(w_k | v_j) = (n_k + 1)/(n + |Vocabulary|).
+
+Classifying many rows is numpy throughout, in log space so that a 1,000-word message or
+400 pixels never underflow: a gather of log-table rows per categorical feature, one
+weighted ``bincount`` per class for a bag of words, and the Gaussian log-density
+vectorised over rows and features.
+
+>>> import bbn, pandas as pd
+>>> X = pd.DataFrame({"outlook": ["sunny", "rainy", "sunny"], "windy": ["no", "no", "yes"]})
+>>> model = bbn.NaiveBayes(estimator="laplace").fit(X, ["no", "yes", "no"])
+>>> model.predict(pd.DataFrame({"outlook": ["rainy"], "windy": ["no"]})).tolist()
+['yes']
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from bbn.classification.decisions import check_rule, decide, expected_risk, loss_matrix
+from bbn.classification.text import (
+    bag_from_matrix,
+    bag_log_likelihood,
+    bag_of_words,
+    class_word_counts,
+)
+from bbn.errors import DataError, ImpossibleEvidenceError, suggest
+from bbn.learning.data import (
+    encode_column,
+    encode_matrix,
+    numeric_column,
+    read_data,
+    row_label,
+    state_texts,
+    states_from_values,
+)
+from bbn.learning.estimators import check_estimator
+from bbn.learning.gaussian import (
+    check_ddof,
+    fit_gaussian,
+    variance_epsilon,
+)
+from bbn.learning.parameters import learn, table_from_counts
+from bbn.network import Network
+
+KINDS = ("categorical", "bernoulli", "gaussian", "text", "multinomial")
+#: The word node of ``multinomial`` count columns, and of a bare list of texts.
+WORD = "word"
+#: Rows per block when summing log-probabilities (keeps temporaries in the CPU cache).
+_BLOCK = 1 << 13
+
+
+def naive_bayes(class_variable: str, features, data=None, *, class_states=None,
+                name: str = "naive Bayes", estimator: str = "mle", m: float = 1.0,
+                prior: Mapping | None = None, alpha: float = 1.0, ess: float = 1.0,
+                ddof: int = 1, var_smoothing: float = 0.0) -> Network:
+    """The star network ``class_variable`` → each feature; learned from ``data`` if given.
+
+    ``features`` maps each feature to its states, or to ``"gaussian"`` for a continuous
+    one; a plain list of names takes every feature's states from ``data``. Without
+    ``data`` the result declares structure only (fill it with :func:`bbn.learn`); with
+    it, every table — the class's too — is estimated by ``estimator`` (see
+    :func:`bbn.learn`).
+
+    >>> net = naive_bayes("play", {"windy": ["true", "false"]}, class_states=["yes", "no"])
+    >>> net.parents("windy"), net.is_complete
+    (('play',), False)
+    """
+    frame = None
+    if data is not None:
+        frame, _ = read_data(data)
+    if not isinstance(features, Mapping):
+        features = {str(f): None for f in features}
+    if class_states is None:
+        if frame is None:
+            raise DataError("naive_bayes needs class_states=... or data to take them from")
+        class_states = states_from_values(_column(frame, class_variable))
+    net = Network(name)
+    net.add_variable(class_variable, class_states)
+    for feature, states in features.items():
+        if isinstance(states, str) and states == "gaussian":
+            net.add_gaussian_variable(feature, [class_variable])
+            continue
+        if states is None:
+            if frame is None:
+                raise DataError(f"feature {feature!r} needs its states (or data to take "
+                                "them from)")
+            states = states_from_values(_column(frame, feature))
+        net.add_variable(feature, states, parents=[class_variable])
+    if frame is None:
+        return net
+    return learn(net, frame, estimator, m=m, prior=prior, alpha=alpha, ess=ess, ddof=ddof,
+                 var_smoothing=var_smoothing, missing="drop")
+
+
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    if name not in frame.columns:
+        raise DataError(f"data has no column {name!r}{suggest(name, map(str, frame.columns))}")
+    return frame[name]
+
+
+class NaiveBayes:
+    """A naive Bayes classifier whose model is an ordinary bbn network (``network``).
+
+    scikit-learn compatible (``fit``, ``predict``, ``predict_proba``,
+    ``predict_log_proba``, ``score``, ``classes_``, ``get_params``/``set_params``,
+    clone-able, usable in pipelines and ``cross_val_score``) without importing it.
+
+    Parameters
+    ----------
+    features : the kind of every feature: None (all ``categorical``; raw texts → ``text``;
+        a sparse matrix → ``multinomial``), one kind for all, ``{column: kind}`` (others
+        categorical) or a list with one kind per column. Kinds: ``KINDS``.
+    estimator, m, prior, alpha, ess : how the feature tables are estimated — as in
+        :func:`bbn.learn` (``mle``, ``m-estimate``, ``laplace``, ``bayes``).
+    states : the states of categorical features: one list for all, or ``{column: states}``;
+        otherwise the values seen in training.
+    class_prior : P(class); None estimates it by relative frequency (the course's
+        P(v_j) = |examples_j| / |examples|, and scikit-learn's); or probabilities in
+        ``classes_`` order, or a ``{class: p}`` mapping.
+    ddof, var_smoothing : Gaussian features: σ² = Σ(x − μ)²/(N_c − ddof) +
+        var_smoothing · (largest feature variance), never below ``VARIANCE_FLOOR`` times it.
+    binarize : Bernoulli features: present when ``x > binarize``.
+    unseen : a categorical value that is not among the feature's states: ``"error"``
+        (default) or ``"ignore"`` (the feature is skipped for that row, as if missing).
+        Missing values (NaN/None) are always skipped; words outside the vocabulary
+        are always skipped (the course's rule).
+    decision, loss : ``"map"`` (default), ``"ml"`` or ``"risk"`` with a loss matrix
+        (rows predicted, columns true class; see :mod:`bbn.classification.decisions`).
+    class_variable : the class node's name (default: ``y.name`` or ``"class"``).
+    """
+
+    _estimator_type = "classifier"
+
+    def __init__(self, features=None, estimator: str = "mle", m: float = 1.0, prior=None,
+                 alpha: float = 1.0, ess: float = 1.0, states=None, class_prior=None,
+                 ddof: int = 1, var_smoothing: float = 0.0, binarize: float = 0.0,
+                 unseen: str = "error", decision: str = "map", loss=None,
+                 class_variable: str | None = None):
+        self.features = features
+        self.estimator = estimator
+        self.m = m
+        self.prior = prior
+        self.alpha = alpha
+        self.ess = ess
+        self.states = states
+        self.class_prior = class_prior
+        self.ddof = ddof
+        self.var_smoothing = var_smoothing
+        self.binarize = binarize
+        self.unseen = unseen
+        self.decision = decision
+        self.loss = loss
+        self.class_variable = class_variable
+
+    # ------------------------------------------------- scikit-learn protocol
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params) -> NaiveBayes:
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for NaiveBayes"
+                                 f"{suggest(name, valid)}")
+            setattr(self, name, value)
+        return self
+
+    def __sklearn_tags__(self):
+        # Only scikit-learn calls this, so importing it here adds no runtime dependency.
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(),
+                    input_tags=InputTags(categorical=True, string=True, allow_nan=True,
+                                         sparse=True, one_d_array=True))
+
+    def __repr__(self) -> str:
+        defaults = inspect.signature(type(self).__init__).parameters
+        shown = [f"{k}={v!r}" for k, v in self.get_params().items()
+                 if not _same(v, defaults[k].default)]
+        return "NaiveBayes(" + ", ".join(shown) + ")"
+
+    # -------------------------------------------------------------- fitting
+    def fit(self, X, y) -> NaiveBayes:
+        """Learn P(class) and P(feature | class) for every feature from rows X, labels y."""
+        estimator = check_estimator(self.estimator, self.m, self.alpha, self.ess)
+        check_rule(self.decision, self.loss)
+        ddof = check_ddof(self.ddof)
+        if self.unseen not in ("error", "ignore"):
+            raise DataError(f"unseen must be 'error' or 'ignore', got {self.unseen!r}")
+        inputs = _Inputs.of(X)
+        labels = _labels(y, inputs.n_rows)
+        self.classes_, y_codes = np.unique(labels, return_inverse=True)
+        y_codes = y_codes.ravel()
+        class_states = [state_texts(c)[0] for c in self.classes_]
+        if len(set(class_states)) != len(class_states):
+            raise DataError(f"class labels {list(self.classes_)} do not have distinct names")
+        kinds = _kinds(self.features, inputs)
+        self.feature_kinds_ = kinds
+        self.n_features_in_ = len(inputs.names)
+        if inputs.frame is not None and inputs.named:
+            self.feature_names_in_ = np.array(inputs.names, dtype=object)
+        class_name = self.class_variable or (getattr(y, "name", None)
+                                             if isinstance(getattr(y, "name", None), str)
+                                             else None) or "class"
+        net = Network("naive Bayes")
+        net.add_variable(class_name, class_states)
+        nodes = _nodes(kinds, class_name)
+        self.nodes_ = nodes
+        n_classes = len(class_states)
+        tables: dict[str, np.ndarray] = {}
+        continuous = [c for c in inputs.names if kinds[c] == "gaussian"]
+        if continuous:
+            values = inputs.numbers(continuous)
+            epsilon, floor = variance_epsilon(values, self.var_smoothing)
+        discrete = [c for c in inputs.names if kinds[c] in ("categorical", "bernoulli")]
+        states = {c: self._feature_states(c, kinds[c], inputs) for c in discrete}
+        codes = self._discrete_codes(inputs, discrete, states, "error")
+        for column in inputs.names:
+            kind, node = kinds[column], nodes.get(column)
+            if kind == "gaussian":
+                x = values[:, continuous.index(column)]
+                seen = ~np.isnan(x)
+                mean, variance = fit_gaussian([y_codes[seen]], [n_classes], x[seen], ddof=ddof,
+                                              epsilon=epsilon, floor=floor, name=column)
+                net.add_gaussian_variable(node, [class_name], mean, variance)
+            elif column in codes:
+                k, seen = len(states[column]), codes[column] >= 0
+                counts = np.bincount(y_codes[seen] * k + codes[column][seen],
+                                     minlength=n_classes * k)
+                net.add_variable(node, states[column], parents=[class_name])
+                tables[node] = counts.reshape(n_classes, k).astype(float)
+        bag, vocabulary = self._bag(inputs, kinds, fitting=True)
+        if bag is not None:
+            net.add_variable(nodes[WORD_KEY], vocabulary, parents=[class_name])
+            tables[nodes[WORD_KEY]] = class_word_counts(bag, y_codes, n_classes, len(vocabulary))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a class with no data for a feature: uniform row
+            for node, counts in tables.items():
+                net.set_cpt(node, table_from_counts(net, node, counts, estimator, m=self.m,
+                                                    prior=self.prior, alpha=self.alpha,
+                                                    ess=self.ess))
+        net.set_cpt(class_name, self._class_prior(np.bincount(y_codes, minlength=n_classes),
+                                                  class_states))
+        self.class_variable_ = class_name
+        self.vocabulary_ = vocabulary
+        self.network = net
+        return self
+
+    def _feature_states(self, column: str, kind: str, inputs) -> tuple[str, ...]:
+        if kind == "bernoulli":
+            return ("0", "1")
+        declared = self.states
+        if isinstance(declared, Mapping):
+            declared = declared.get(column)
+        if declared is None:
+            return states_from_values(inputs.column(column))
+        return tuple(state_texts(s)[0] for s in declared)
+
+    def _discrete_codes(self, inputs, columns, states, unknown) -> dict[str, np.ndarray]:
+        """State codes of the categorical and Bernoulli columns (−1: skipped)."""
+        kinds = self.feature_kinds_
+        bernoulli = [c for c in columns if kinds[c] == "bernoulli"]
+        categorical = [c for c in columns if kinds[c] == "categorical"]
+        codes = inputs.codes(categorical, [states[c] for c in categorical], unknown)
+        if bernoulli:
+            x = inputs.numbers(bernoulli)
+            present = np.where(np.isnan(x), -1, (x > self.binarize)).astype(np.int8)
+            codes.update({c: present[:, j] for j, c in enumerate(bernoulli)})
+        return codes
+
+    def _bag(self, inputs, kinds, fitting: bool):
+        """The bag of words of the text or multinomial columns, and the vocabulary."""
+        text = [c for c in inputs.names if kinds[c] == "text"]
+        counts = [c for c in inputs.names if kinds[c] == "multinomial"]
+        if not text and not counts:
+            return None, ()
+        if text and counts or len(text) > 1:
+            raise DataError("naive Bayes takes one bag of words: a single text column, or "
+                            "word-count (multinomial) columns, not both")
+        if text:
+            return bag_of_words(inputs.column(text[0]).tolist(),
+                                None if fitting else self.vocabulary_)
+        vocabulary = tuple(counts) if fitting else self.vocabulary_
+        matrix = inputs.matrix if inputs.matrix is not None else inputs.numbers(counts)
+        return bag_from_matrix(matrix, len(vocabulary)), vocabulary
+
+    def _class_prior(self, counts: np.ndarray, class_states) -> np.ndarray:
+        if self.class_prior is None:
+            return counts / counts.sum()
+        given = self.class_prior
+        if isinstance(given, Mapping):
+            given = [given.get(c, given.get(s, 0.0)) for c, s in zip(self.classes_, class_states,
+                                                                      strict=True)]
+        prior = np.asarray(given, dtype=float)
+        if prior.shape != counts.shape or np.any(prior < 0) or not np.isclose(prior.sum(), 1):
+            raise DataError(f"class_prior must give {len(counts)} non-negative probabilities "
+                            f"summing to 1 (classes {list(self.classes_)}), got {given!r}")
+        return prior
+
+    # ----------------------------------------------------------- predicting
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "network"):
+            raise DataError("this NaiveBayes is not fitted yet: call fit(X, y) first")
+
+    def joint_log_likelihood(self, X) -> np.ndarray:
+        """log P(c) + Σ_i log P(x_i | c) for every row and class: shape (rows, classes).
+
+        Raises ImpossibleEvidenceError for a row that has probability 0 under every class.
+        """
+        self._check_fitted()
+        log_prior, log_likelihood, inputs = self._log_terms(X)
+        joint = log_prior + log_likelihood
+        impossible = ~np.isfinite(joint.max(axis=1)) if joint.size else np.zeros(0, bool)
+        if impossible.any():
+            raise self._impossible(inputs, np.flatnonzero(impossible))
+        return joint
+
+    def _log_terms(self, X):
+        net, kinds, nodes = self.network, self.feature_kinds_, self.nodes_
+        inputs = _Inputs.of(X)
+        if not inputs.named and len(inputs.names) != self.n_features_in_:
+            raise DataError(f"X has {len(inputs.names)} features, the model was fitted on "
+                            f"{self.n_features_in_}")
+        missing = [c for c in kinds if c not in inputs.names]
+        if missing:
+            raise DataError(f"X has no column {missing[0]!r}"
+                            f"{suggest(missing[0], inputs.names)}")
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(net.cpt_array(self.class_variable_))
+        total = np.zeros((inputs.n_rows, len(self.classes_)))
+        unknown = "missing" if self.unseen == "ignore" else "error"
+        discrete = [c for c, k in kinds.items() if k in ("categorical", "bernoulli")]
+        codes = self._discrete_codes(inputs, discrete,
+                                     {c: net.states(nodes[c]) for c in discrete}, unknown)
+        tables = [_log_rows(net.cpt_array(nodes[c])) for c in discrete]
+        for start in range(0, inputs.n_rows, _BLOCK):  # blocks keep the gathers in cache
+            block = total[start:start + _BLOCK]
+            for column, table in zip(discrete, tables, strict=True):
+                block += table[codes[column][start:start + _BLOCK]]  # code −1: the zero row
+        continuous = [c for c, k in kinds.items() if k == "gaussian"]
+        if continuous:
+            total += self._gaussian_terms(inputs, continuous)
+        bag, _ = self._bag(inputs, kinds, fitting=False)
+        if bag is not None:
+            with np.errstate(divide="ignore"):
+                total += bag_log_likelihood(bag, np.log(net.cpt_array(nodes[WORD_KEY])))
+        return log_prior, total, inputs
+
+    def _gaussian_terms(self, inputs, columns) -> np.ndarray:
+        """Σ_g log N(x_g; μ_gc, σ²_gc) for every row and class, missing x_g skipped."""
+        x = inputs.numbers(columns)
+        params = [self.network.gaussian_parameters(self.nodes_[c]) for c in columns]
+        mean = np.array([p[0] for p in params]).T  # (classes, features)
+        variance = np.array([p[1] for p in params]).T
+        log_norm = np.log(2.0 * np.pi * variance)
+        result = np.empty((len(x), len(mean)))
+        for start in range(0, len(x), _BLOCK):
+            block = x[start:start + _BLOCK]
+            seen = ~np.isnan(block)
+            complete = bool(seen.all())
+            for c in range(len(mean)):
+                # Same arrangement as scikit-learn's GaussianNB, so ties break alike.
+                squares = (block - mean[c]) ** 2 / variance[c]
+                if complete:
+                    result[start:start + _BLOCK, c] = (-0.5 * np.sum(log_norm[c])
+                                                       - 0.5 * np.sum(squares, axis=1))
+                else:
+                    result[start:start + _BLOCK, c] = -0.5 * (
+                        seen @ log_norm[c] + np.sum(np.where(seen, squares, 0.0), axis=1))
+        return result
+
+    def _impossible(self, inputs, rows: np.ndarray) -> ImpossibleEvidenceError:
+        """The error for rows of probability 0, naming the feature values responsible."""
+        row = int(rows[0])
+        net, kinds, nodes = self.network, self.feature_kinds_, self.nodes_
+        single = inputs.take(row)
+        classes = net.states(self.class_variable_)
+        discrete = [c for c, k in kinds.items() if k in ("categorical", "bernoulli")]
+        codes = self._discrete_codes(single, discrete,
+                                     {c: net.states(nodes[c]) for c in discrete}, "missing")
+        evidence, zero_in = {}, {}
+        for column in discrete:
+            node, code = nodes[column], int(codes[column][0])
+            if code >= 0:
+                evidence[node] = net.states(node)[code]
+                zero = np.flatnonzero(net.cpt_array(node)[:, code] == 0)
+                if len(zero):
+                    zero_in[f"{node}={evidence[node]}"] = [classes[c] for c in zero]
+        bag, _ = self._bag(single, kinds, fitting=False)
+        if bag is not None:
+            node = nodes[WORD_KEY]
+            for word in bag.words:
+                zero = np.flatnonzero(net.cpt_array(node)[:, word] == 0)
+                if len(zero):
+                    zero_in[f"{node}={net.states(node)[word]}"] = [classes[c] for c in zero]
+        everywhere = [f for f, cs in zero_in.items() if len(cs) == len(classes)]
+        if everywhere:
+            reason = (f"{', '.join(everywhere)} never occurred with any class in training, "
+                      f"so P({everywhere[0].split('=')[0]} | {self.class_variable_}) = 0 for "
+                      "every class")
+        else:
+            reason = "; ".join(f"{f} has probability 0 given {self.class_variable_}="
+                               f"{'/'.join(cs)}" for f, cs in zero_in.items()) or (
+                "a feature value has probability 0 under every class")
+        shown = ", ".join(f"{k}={v}" for k, v in evidence.items())
+        more = f" ({len(rows)} such rows)" if len(rows) > 1 else ""
+        return ImpossibleEvidenceError(evidence, (
+            f"impossible evidence in row {row_label(inputs.row_name(row))}{more}: P({shown}) = 0 "
+            f"under this model: {reason}; the posterior is undefined (a smoothing estimator "
+            "such as 'laplace' or 'm-estimate' avoids zero probabilities)"))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """log P(c | x) for every row, columns in ``classes_`` order."""
+        joint = self.joint_log_likelihood(X)
+        top = joint.max(axis=1, keepdims=True)
+        return joint - top - np.log(np.exp(joint - top).sum(axis=1, keepdims=True))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """P(c | x) for every row, columns in ``classes_`` order."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The decided class of every row (``decision``: MAP, ML or minimum risk)."""
+        rule = check_rule(self.decision, self.loss)
+        self._check_fitted()
+        if rule == "map":
+            return self.classes_[np.argmax(self.joint_log_likelihood(X), axis=1)]
+        if rule == "ml":
+            log_prior, log_likelihood, inputs = self._log_terms(X)
+            joint = log_prior + log_likelihood
+            impossible = ~np.isfinite(joint.max(axis=1))
+            if impossible.any():
+                raise self._impossible(inputs, np.flatnonzero(impossible))
+            return self.classes_[np.argmax(log_likelihood, axis=1)]
+        return self.classes_[decide(self.predict_proba(X), "risk", loss=self.loss_matrix())]
+
+    def expected_risk(self, X) -> np.ndarray:
+        """R(a_i | x) = Σ_j λ_ij P(j | x) for every row and class (needs ``loss``)."""
+        return expected_risk(self.predict_proba(X), self.loss_matrix())
+
+    def loss_matrix(self) -> np.ndarray:
+        self._check_fitted()
+        if self.loss is None:
+            raise DataError("no loss matrix: set loss=... (rows predicted, columns true class)")
+        return loss_matrix(self.loss, self.network.states(self.class_variable_))
+
+    def score(self, X, y) -> float:
+        """The accuracy: the fraction of rows whose prediction equals y."""
+        return float(np.mean(self.predict(X) == _labels(y, None)))
+
+
+#: Key of the bag-of-words node in ``nodes_`` (no column can be named this).
+WORD_KEY = "\0word"
+
+
+class _Inputs:
+    """X as named columns: a DataFrame, a numeric 2-D array, or a sparse word-count matrix."""
+
+    def __init__(self, names, frame=None, array=None, matrix=None, named=False):
+        self.names, self.frame, self.array, self.matrix, self.named = (names, frame, array,
+                                                                       matrix, named)
+
+    @classmethod
+    def of(cls, X) -> _Inputs:
+        if isinstance(X, pd.DataFrame):
+            return cls([str(c) for c in X.columns], frame=X, named=True)
+        if hasattr(X, "tocoo") and getattr(X, "ndim", 2) == 2:
+            return cls([f"x{j}" for j in range(X.shape[1])], matrix=X)
+        if isinstance(X, pd.Series):
+            return cls([WORD], frame=X.to_frame(WORD))
+        array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+        if array.ndim == 1:
+            return cls([WORD], frame=pd.DataFrame({WORD: array}))
+        if array.ndim != 2:
+            raise DataError(f"X must be a 2-D table, a list of texts or a sparse matrix, got "
+                            f"shape {array.shape}")
+        names = [f"x{j}" for j in range(array.shape[1])]
+        if array.dtype.kind in "biuf":  # numbers: kept as one array for whole-matrix passes
+            return cls(names, array=array)
+        return cls(names, frame=pd.DataFrame(array, columns=names))
+
+    @property
+    def n_rows(self) -> int:
+        for data in (self.matrix, self.array, self.frame):
+            if data is not None:
+                return data.shape[0]
+        return 0
+
+    def column(self, name: str) -> pd.Series:
+        if self.array is not None:
+            return pd.Series(self.array[:, self.names.index(name)], name=name)
+        if self.frame is None:
+            raise DataError(f"feature {name!r} is not a word count: a sparse matrix X only "
+                            "holds multinomial features")
+        return self.frame[name]
+
+    def numbers(self, names: list[str]) -> np.ndarray:
+        """The named columns as a float matrix (NaN where missing)."""
+        if self.array is not None:
+            return self.array[:, [self.names.index(n) for n in names]].astype(float)
+        return np.column_stack([numeric_column(self.column(n), n) for n in names])
+
+    def codes(self, names: list[str], states: list, unknown: str) -> dict[str, np.ndarray]:
+        """State codes of categorical columns (MISSING where missing or, if allowed, unknown)."""
+        if self.array is not None and names:
+            matrix = encode_matrix(self.array, names, states, unknown=unknown,
+                                   positions=[self.names.index(n) for n in names])
+            return {n: matrix[:, j] for j, n in enumerate(names)}
+        return {n: encode_column(self.column(n), s, unknown=unknown, name=n,
+                                 row_names=self.column(n).index)
+                for n, s in zip(names, states, strict=True)}
+
+    def take(self, row: int) -> _Inputs:
+        if self.matrix is not None:
+            return _Inputs(self.names, matrix=self.matrix[[row]])
+        if self.array is not None:
+            return _Inputs(self.names, array=self.array[[row]])
+        return _Inputs(self.names, frame=self.frame.iloc[[row]], named=self.named)
+
+    def row_name(self, row: int):
+        return self.frame.index[row] if self.frame is not None else row
+
+
+def _labels(y, n_rows: int | None) -> np.ndarray:
+    labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
+    if labels.ndim != 1:
+        raise DataError(f"y must be one label per row, got shape {labels.shape}")
+    if n_rows is not None and len(labels) != n_rows:
+        raise DataError(f"X has {n_rows} rows but y has {len(labels)} labels")
+    if n_rows is not None and pd.isna(labels).any():
+        raise DataError(f"y has a missing label in row {int(np.flatnonzero(pd.isna(labels))[0])}")
+    return labels
+
+
+def _kinds(features, inputs: _Inputs) -> dict[str, str]:
+    """The kind of every input column."""
+    names = inputs.names
+    if features is None:
+        default = "multinomial" if inputs.matrix is not None else (
+            "text" if names == [WORD] and inputs.frame[WORD].map(
+                lambda v: isinstance(v, str)).all() else "categorical")
+        kinds = dict.fromkeys(names, default)
+    elif isinstance(features, str):
+        kinds = dict.fromkeys(names, features)
+    elif isinstance(features, Mapping):
+        unknown = [f for f in features if str(f) not in names]
+        if unknown:
+            raise DataError(f"features names column {unknown[0]!r}, which X does not have"
+                            f"{suggest(str(unknown[0]), names)}")
+        kinds = {c: features.get(c, "categorical") for c in names}
+    else:
+        features = list(features)
+        if len(features) != len(names):
+            raise DataError(f"features lists {len(features)} kinds for {len(names)} columns")
+        kinds = dict(zip(names, features, strict=True))
+    for column, kind in kinds.items():
+        if kind not in KINDS:
+            raise DataError(f"column {column!r}: unknown feature kind {kind!r}; kinds are "
+                            f"{', '.join(KINDS)}{suggest(str(kind), KINDS)}")
+    if inputs.matrix is not None and set(kinds.values()) != {"multinomial"}:
+        raise DataError("a sparse matrix X holds word counts: its features must be multinomial")
+    return kinds
+
+
+def _nodes(kinds: Mapping[str, str], class_name: str) -> dict[str, str]:
+    """Network node of every column (the bag of words has one node, under ``WORD_KEY``)."""
+    nodes = {c: c for c, k in kinds.items() if k not in ("text", "multinomial")}
+    text = [c for c, k in kinds.items() if k == "text"]
+    if text or "multinomial" in kinds.values():
+        nodes[WORD_KEY] = text[0] if text else WORD
+    if class_name in nodes.values():
+        raise DataError(f"the class variable {class_name!r} has the name of a feature; "
+                        "choose another with class_variable=...")
+    if "multinomial" in kinds.values() and WORD in kinds and kinds[WORD] != "multinomial":
+        raise DataError(f"a column is named {WORD!r}, the name of the word-count node")
+    return nodes
+
+
+def _same(value, default) -> bool:
+    """Whether a parameter still has its default (for the repr; arrays never do)."""
+    if value is default:
+        return True
+    try:
+        return bool(type(value) is type(default) and value == default)
+    except (TypeError, ValueError):
+        return False
+
+
+def _log_rows(table: np.ndarray) -> np.ndarray:
+    """log P(x | c) transposed to (states, classes), plus a zero row for code −1 (skipped)."""
+    with np.errstate(divide="ignore"):
+        return np.vstack([np.log(table).T, np.zeros((1, table.shape[0]))])
+
+
+__all__ = ["KINDS", "NaiveBayes", "naive_bayes"]

@@ -1,0 +1,311 @@
+"""Turning data into integer state codes: the edge where learning meets the user's table.
+
+Data may be a :class:`pandas.DataFrame`, the path of a CSV file (gzip and friends are
+recognised by extension) or a numpy array — a structured array carries its column names,
+a plain 2-D array needs ``columns=``. Columns are matched to variables by name and cells
+to states by their text, in the network's state order; the result is an integer array,
+one column per variable, with ``MISSING`` (−1) where the value is missing.
+
+>>> import pandas as pd
+>>> frame = pd.DataFrame({"A": ["T", "F", None], "B": [1, 0, 1]})
+>>> encode(frame, ["A", "B"], [("T", "F"), ("0", "1")]).tolist()
+[[0, 1], [1, 0], [-1, 1]]
+
+A cell matches a state when its text equals the state's name; numbers that are whole are
+written without a fraction (``3.0`` matches state ``3``) and booleans also match their
+lower-case names (``True`` matches ``true``). Missing are: NaN/None, and the texts in
+``MISSING_TEXT`` unless the variable has a state of that name.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from bbn.errors import DataError, suggest
+
+#: The code of a missing value.
+MISSING = -1
+
+#: Cell texts read as "missing" unless the variable has a state with that name.
+MISSING_TEXT = frozenset({"", "?", "NA", "N/A", "NaN", "nan", "null", "None"})
+
+
+def read_data(data, columns: Sequence[str] | None = None,
+              states: Mapping[str, Sequence[str]] | None = None) -> tuple[pd.DataFrame, str]:
+    """The data as a DataFrame, and how to name it in messages (the file, or ``data``).
+
+    A CSV file is read with every cell as text (no type guessing), so that ``true``,
+    ``007`` or ``NA`` reach the state matching exactly as written. Given ``states``
+    ({column: states}), those columns are parsed straight into categoricals over the
+    states (and the missing markers), which spares a second hashing pass.
+    """
+    if isinstance(data, pd.DataFrame):
+        frame = data if columns is None else _renamed(data, columns)
+        return frame, "data"
+    if isinstance(data, (str, os.PathLike)):
+        frame = _read_csv(data, states if columns is None else None)
+        return (frame if columns is None else _renamed(frame, columns)), str(data)
+    array = np.asarray(data)
+    if array.dtype.names:
+        frame = pd.DataFrame({name: array[name] for name in array.dtype.names})
+        return (frame if columns is None else _renamed(frame, columns)), "data"
+    if array.ndim != 2:
+        raise DataError(f"data must be a DataFrame, a CSV path or a 2-D array, got an array "
+                        f"of shape {array.shape}")
+    if columns is None:
+        raise DataError("a plain numpy array has no column names: pass columns=[...] "
+                        "naming its columns (or a DataFrame or a structured array)")
+    return _renamed(pd.DataFrame(array), columns), "data"
+
+
+def _read_csv(path, states: Mapping[str, Sequence[str]] | None) -> pd.DataFrame:
+    options = dict(keep_default_na=False, na_filter=False, skipinitialspace=True)
+    try:
+        header = pd.read_csv(path, nrows=0, **options).columns
+        dtypes = {c: str for c in header}
+        for c in header:
+            if states and str(c).strip() in states:
+                known = list(states[str(c).strip()])
+                dtypes[c] = pd.CategoricalDtype(known + sorted(MISSING_TEXT - set(known)))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # a cell outside the categories: read as text
+                frame = pd.read_csv(path, dtype=dtypes, **options)
+            unknown = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)
+                       and (frame[c].cat.codes.to_numpy() < 0).any()]
+        except (Warning, ValueError, TypeError):
+            unknown = list(header)
+        if unknown:  # some cell is no state: re-read as text so the error can quote it
+            frame = pd.read_csv(path, dtype={c: (str if c in unknown else t)
+                                             for c, t in dtypes.items()}, **options)
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as error:
+        raise DataError(f"{path}: cannot read as CSV: {error}") from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
+
+
+def _renamed(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    columns = [str(c) for c in columns]
+    if len(columns) != frame.shape[1]:
+        raise DataError(f"columns= names {len(columns)} columns but the data has "
+                        f"{frame.shape[1]}")
+    frame = frame.copy(deep=False)
+    frame.columns = columns
+    return frame
+
+
+def require_columns(frame: pd.DataFrame, variables: Sequence[str], source: str = "data") -> None:
+    """Raise DataError for the first variable the data has no column for."""
+    present = set(map(str, frame.columns))
+    for v in variables:
+        if v not in present:
+            raise DataError(f"{source}: no column for variable {v!r}"
+                            f"{suggest(v, present)}; columns are {list(frame.columns)}")
+
+
+def state_texts(value) -> tuple[str, ...]:
+    """The state names a cell may stand for, best first (see the module docstring)."""
+    if isinstance(value, (bool, np.bool_)):
+        return (str(bool(value)), str(bool(value)).lower())
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        return (str(int(value)), str(value))
+    if isinstance(value, (int, np.integer)):
+        return (str(int(value)),)
+    return (str(value),)
+
+
+def is_missing(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, (float, np.floating))
+                                                and np.isnan(value))
+
+
+def encode_column(values: pd.Series, states: Sequence[str], *, unknown: str = "error",
+                  name: str | None = None, source: str = "data",
+                  row_names=None) -> np.ndarray:
+    """The state index of every cell of one column (``MISSING`` where missing).
+
+    Text cells are matched against the states by one hashing pass
+    (``pandas.Index.get_indexer``); only cells that match no state by their exact text
+    — numbers, booleans, missing markers, errors — are then examined, once per
+    *distinct* value. ``unknown="error"`` raises DataError naming the column, row and
+    value; ``"missing"`` treats such a value as missing.
+    """
+    name = str(values.name) if name is None else name
+    dtype = np.int8 if len(states) < 127 else np.int32
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories
+        codes = values.cat.codes.to_numpy()
+        if len(categories) == len(states) and all(
+                isinstance(c, str) and c == s for c, s in zip(categories, states, strict=True)):
+            return codes.astype(dtype, copy=False)  # categories are the states: nothing to do
+        lookup = _lookup(categories, states, unknown, name, source, codes, row_names)
+        return lookup.astype(dtype)[codes]
+    if values.dtype.kind in "OUT" or isinstance(values.dtype, pd.StringDtype):
+        codes = pd.Index(list(states)).get_indexer(values).astype(dtype)
+    else:  # numbers and booleans never equal a state's text: all go to the slow path
+        codes = np.full(len(values), MISSING, dtype=dtype)
+    unmatched = np.flatnonzero(codes == MISSING)
+    if len(unmatched):
+        rest, uniques = pd.factorize(values.iloc[unmatched], use_na_sentinel=True)
+        lookup = _lookup(uniques, states, unknown, name, source, rest, row_names, unmatched)
+        codes[unmatched] = lookup[rest]
+    return codes
+
+
+def _lookup(uniques, states, unknown, name, source, codes, row_names, rows=None) -> np.ndarray:
+    """State index of each distinct value, with a last slot (read by code −1) for NaN."""
+    index = {s: i for i, s in enumerate(states)}
+    lookup = np.empty(len(uniques) + 1, dtype=np.int64)
+    lookup[-1] = MISSING
+    for j, value in enumerate(uniques):
+        lookup[j] = _state_of(value, index)
+        if lookup[j] == -2:
+            if unknown != "missing":
+                row = int(np.flatnonzero(codes == j)[0])
+                row = row if rows is None else int(rows[row])
+                raise DataError(_unknown_message(value, states, name, source, row, row_names))
+            lookup[j] = MISSING
+    return lookup
+
+
+def _state_of(value, index: dict) -> int:
+    """The state index for one distinct value; MISSING; or -2 when it is no state."""
+    if is_missing(value):
+        return MISSING
+    for text in state_texts(value):
+        if text in index:
+            return index[text]
+    if str(value).strip() in MISSING_TEXT:
+        return MISSING
+    return -2
+
+
+def _unknown_message(value, states, name, source, row, row_names) -> str:
+    where = (f"line {row + 2}" if source != "data" and row_names is None
+             else f"row {row_label(row_names[row] if row_names is not None else row)}")
+    shown = ", ".join(states) if len(states) <= 20 else ", ".join(states[:20]) + ", ..."
+    text = state_texts(value)[0]
+    return (f"{source}: column {name!r}, {where}: value {text!r} is not a state of "
+            f"{name!r} (its states are {shown}){suggest(text, states)}")
+
+
+def row_label(label) -> str:
+    """A DataFrame index label as messages show it: ``12``, ``'x'``."""
+    return repr(label.item() if isinstance(label, np.generic) else label)
+
+
+def encode(frame: pd.DataFrame, columns: Sequence[str], states: Sequence[Sequence[str]], *,
+           unknown: str = "error", source: str = "data") -> np.ndarray:
+    """State codes of several columns, shape ``(rows, columns)``, Fortran order.
+
+    Columns are contiguous because counting reads them one family at a time.
+    """
+    require_columns(frame, columns, source)
+    row_names = None if source != "data" else frame.index
+    largest = max((len(s) for s in states), default=0)
+    codes = np.empty((len(frame), len(columns)), dtype=np.int8 if largest < 127 else np.int32,
+                     order="F")
+    for j, (column, column_states) in enumerate(zip(columns, states)):
+        codes[:, j] = encode_column(frame[column], column_states, unknown=unknown, name=column,
+                                    source=source, row_names=row_names)
+    return codes
+
+
+def encode_matrix(array: np.ndarray, names: Sequence[str], states: Sequence[Sequence[str]], *,
+                  positions: Sequence[int] | None = None, unknown: str = "error",
+                  source: str = "data") -> np.ndarray:
+    """State codes of columns ``positions`` (default: all) of a numeric 2-D array, NaN
+    being missing; the result is column-major, one column per name.
+
+    A column of whole numbers in a modest range reads its codes from a table indexed by
+    value − min (one pass, no hashing); any other column is matched once per distinct
+    value (``np.unique``).
+    """
+    largest = max((len(s) for s in states), default=0)
+    positions = range(len(names)) if positions is None else positions
+    codes = np.empty((len(array), len(names)), dtype=np.int8 if largest < 127 else np.int32,
+                     order="F")
+    lookups: dict[tuple, dict] = {}
+    for j, (name, column_states) in enumerate(zip(names, states, strict=True)):
+        key = tuple(column_states)
+        index = lookups.setdefault(key, {s: i for i, s in enumerate(key)})
+        column = np.ascontiguousarray(array[:, positions[j]])
+        whole = _whole_numbers(column)
+        if whole is not None:
+            values, low, high = whole
+            table = np.array([_state_of(v, index) for v in range(low, high + 1)] + [MISSING],
+                             dtype=np.int64)
+            found = table[values - low]  # NaN was mapped past the end, to MISSING
+            uniques = np.arange(low, high + 1)
+        else:
+            uniques, inverse = np.unique(column, return_inverse=True)
+            found = np.array([_state_of(u, index) for u in uniques], dtype=np.int64)[inverse]
+        bad = np.flatnonzero(found == -2)
+        if len(bad):
+            if unknown != "missing":
+                raise DataError(_unknown_message(column[bad[0]], key, name, source,
+                                                 int(bad[0]), None))
+            found[bad] = MISSING
+        codes[:, j] = found
+    return codes
+
+
+def _whole_numbers(column: np.ndarray, span: int = 1 << 16):
+    """(values as int with NaN → high + 1, low, high) when every value is a whole number
+    within ``span`` of each other; else None."""
+    if column.dtype.kind in "iub":
+        values = column.astype(np.int64)
+    elif column.dtype.kind == "f":
+        nan = np.isnan(column)
+        filled = np.where(nan, 0.0, column) if nan.any() else column
+        if not np.all(np.isfinite(filled)) or not np.all(np.floor(filled) == filled):
+            return None
+        values = filled.astype(np.int64)
+    else:
+        return None
+    if not len(values):
+        return None
+    low, high = int(values.min()), int(values.max())
+    if high - low > span:
+        return None
+    if column.dtype.kind == "f" and nan.any():
+        values[nan] = high + 1
+    return values, low, high
+
+
+def numeric_column(values: pd.Series, name: str, source: str = "data") -> np.ndarray:
+    """A column of numbers as float64 (NaN where missing), or DataError naming a bad cell."""
+    converted = pd.to_numeric(values, errors="coerce")
+    empty = np.flatnonzero(converted.isna().to_numpy())
+    if len(empty):  # NaN after conversion: a missing cell, or text that is no number
+        codes, uniques = pd.factorize(values.iloc[empty], use_na_sentinel=True)
+        for j, value in enumerate(uniques):
+            if not (is_missing(value) or str(value).strip() in MISSING_TEXT):
+                row = int(empty[np.flatnonzero(codes == j)[0]])
+                where = (f"line {row + 2}" if source != "data"
+                         else f"row {row_label(values.index[row])}")
+                raise DataError(f"{source}: column {name!r}, {where}: value {str(value)!r} "
+                                f"is not a number (the variable {name!r} is continuous)")
+    return converted.to_numpy(dtype=float)
+
+
+def states_from_values(values: pd.Series) -> tuple[str, ...]:
+    """The distinct non-missing values of a column as state names, sorted.
+
+    Numbers sort numerically (``2`` before ``10``), everything else as text.
+    """
+    uniques = pd.unique(values.dropna())
+    texts = {state_texts(v)[0] for v in uniques if not is_missing(v)}
+    texts -= {t for t in texts if t.strip() in MISSING_TEXT}
+    try:
+        return tuple(sorted(texts, key=float))
+    except ValueError:
+        return tuple(sorted(texts))

@@ -1,0 +1,339 @@
+"""Expectation–maximisation: learning tables from data with missing values or hidden variables.
+
+E-step: with the current tables θ, every row r with unobserved variables U_r and
+observed values o_r adds, for each family F = (Pa, X) with an unobserved member,
+
+    n̄(F = f) += P(F ∩ U_r = f_U | o_r; θ)      at the cells consistent with o_r,
+
+the posteriors coming from bbn's own exact inference, batched over rows
+(:func:`bbn.inference.posterior_batch`). Rows are first collapsed to the distinct ones
+(with multiplicities); then either
+
+* *by pattern* — rows that miss the same variables form a group, and one batched
+  elimination gives the joint posterior of the group's unobserved variables for all its
+  rows (used when there are few patterns: a hidden variable, a column with holes); or
+* *all at once* — each variable X gets an evidence child E_X whose states are X's
+  states and "missing", with P(E_X = x' | x) = ½·[x' = x] and P(E_X = missing | x) = ½:
+  observing E_X = x is observing X, observing "missing" tells nothing. Every row then
+  observes the same variables, so one batched elimination per family serves all rows,
+  however many missingness patterns there are.
+
+M-step: θ ← estimator(n̄), the estimators of complete data (``mle`` is classic EM, the
+smoothing ones give MAP-EM). The observed-data log-likelihood ℓ(θ) = Σ_r log P(o_r; θ)
+is recorded every iteration — by pattern as log P(u*, o) − log P(u* | o) with u* the
+most probable completion, all at once by the chain rule over the evidence children —
+and iteration stops when it changes by less than ``tol · |ℓ|`` or after ``max_iter``
+M-steps.
+
+>>> import bbn, pandas as pd
+>>> net = bbn.Network()
+>>> net.add_variable("A", ["T", "F"])
+>>> net.add_variable("B", ["T", "F"], parents=["A"])
+>>> rows = pd.DataFrame({"A": ["T", "T", None, "F"], "B": ["T", "F", "F", "F"]})
+>>> result = em(net, rows)
+>>> result.converged, result.log_likelihood[-1] >= result.log_likelihood[0]
+(True, True)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bbn.errors import DataError
+from bbn.learning.counting import family_counts, mixed_radix
+from bbn.learning.data import MISSING, encode, read_data, require_columns
+from bbn.learning.estimators import check_estimator, estimate, prior_table
+from bbn.learning.parameters import warn_unseen
+from bbn.network import Network
+
+#: Largest joint posterior (entries per row) of a pattern's unobserved variables; rows
+#: beyond it go to the all-at-once E-step.
+JOINT_LIMIT = 4096
+#: Rows per batched inference call.
+BATCH_ROWS = 20_000
+#: Name prefix of the evidence children of the all-at-once E-step, and their extra state.
+EVIDENCE = "#seen "
+MISSING_STATE = "#missing"
+
+
+@dataclass
+class EMResult:
+    """The learned network, the log-likelihood after each iteration, and how it ended.
+
+    ``log_likelihood[0]`` is that of the initial tables, ``log_likelihood[-1]`` that of
+    ``network``; ``iterations`` counts M-steps.
+    """
+
+    network: Network
+    log_likelihood: list[float] = field(default_factory=list)
+    iterations: int = 0
+    converged: bool = False
+
+
+@dataclass
+class _Rows:
+    """Distinct incomplete rows (codes, MISSING where unobserved) and their multiplicity."""
+
+    codes: np.ndarray
+    weights: np.ndarray
+
+
+def em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
+       prior: Mapping | None = None, alpha: float = 1.0, ess: float = 1.0, columns=None,
+       tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
+       initial: Network | None = None) -> EMResult:
+    """Learn every table of ``net`` from ``data`` with missing values by EM.
+
+    Variables without a column are hidden (never observed). Initial tables: those of
+    ``initial`` when given; otherwise counts over the rows where each family is fully
+    observed, plus 1 in every cell, plus (for families touching a hidden variable) a
+    random amount in [0, 1) drawn with ``seed`` so that hidden states can differ.
+    """
+    estimator = check_estimator(estimator, m, alpha, ess)
+    if not (max_iter >= 1 and tol >= 0):
+        raise DataError(f"EM needs max_iter ≥ 1 and tol ≥ 0, got {max_iter!r}, {tol!r}")
+    continuous = [v for v in net.variables if net.is_gaussian(v)]
+    if continuous:
+        raise DataError(f"EM does not handle continuous variables ({', '.join(continuous)}); "
+                        "use missing='drop'")
+    frame, source = read_data(data, columns, {v: net.states(v) for v in net.variables})
+    variables = list(net.variables)
+    present = [v for v in variables if v in set(map(str, frame.columns))]
+    if not present:
+        require_columns(frame, variables, source)
+    codes = np.full((len(frame), len(variables)), MISSING, dtype=np.int64)
+    position = {v: j for j, v in enumerate(variables)}
+    codes[:, [position[v] for v in present]] = encode(frame, present,
+                                                      [net.states(v) for v in present],
+                                                      source=source)
+    rows, weights = np.unique(codes, axis=0, return_counts=True)
+    weights = weights.astype(float)
+    shape = _Shape(net, variables)
+    fixed = {v: _observed_counts(rows, weights, [position[u] for u in shape.families[v]],
+                                 shape.cards_of(v)) for v in variables}
+    complete = ~(rows == MISSING).any(axis=1)
+    groups, rest = _split(rows[~complete], weights[~complete], variables, shape)
+    together = _Together(net, rest, variables) if len(rest.codes) else None
+
+    theta = _initial_tables(net, initial, fixed, rows, variables, seed)
+    result = EMResult(network=net)
+    for iteration in range(max_iter + 1):
+        current = _with_tables(net, theta)
+        expected = {v: fixed[v].copy() for v in variables}
+        log_tables = {v: _log(theta[v]) for v in variables}
+        ll = float(np.dot(weights[complete], shape.log_joint(rows[complete], log_tables)))
+        for hidden, group in groups:
+            ll += _by_pattern(current, hidden, group, expected, log_tables, shape)
+        if together is not None:
+            ll += together.expect(current, expected)
+        result.log_likelihood.append(ll)
+        previous = result.log_likelihood[-2] if iteration else None
+        if previous is not None and abs(ll - previous) <= tol * max(1.0, abs(ll)):
+            result.converged = True
+            break
+        if iteration == max_iter:
+            break
+        theta = {v: _m_step(net, v, expected[v], estimator, m, prior, alpha, ess)
+                 for v in variables}
+        result.iterations = iteration + 1
+    result.network = _with_tables(net, theta)
+    if estimator == "mle":
+        for v in variables:
+            warn_unseen(net, v, expected[v])
+    return result
+
+
+class _Shape:
+    """Families, cardinalities and column positions of the network's variables."""
+
+    def __init__(self, net: Network, variables: list[str]):
+        self.variables = variables
+        self.position = {v: j for j, v in enumerate(variables)}
+        self.families = {v: net.parents(v) + (v,) for v in variables}
+        self.cards = {v: net.cardinality(v) for v in variables}
+
+    def cards_of(self, v: str) -> list[int]:
+        return [self.cards[u] for u in self.families[v]]
+
+    def log_joint(self, codes: np.ndarray, log_tables) -> np.ndarray:
+        """log P(full assignment) of every row: Σ_X log θ_X[pa, x]."""
+        total = np.zeros(len(codes))
+        for v, family in self.families.items():
+            index = mixed_radix([codes[:, self.position[u]] for u in family], self.cards_of(v))
+            total += log_tables[v].ravel()[index]
+        return total
+
+
+def _observed_counts(rows, weights, columns, cards) -> np.ndarray:
+    """Weighted counts of a family over the distinct rows where all its members are seen."""
+    seen = ~(rows[:, columns] == MISSING).any(axis=1)
+    return family_counts([rows[seen, j] for j in columns], cards, weights[seen])
+
+
+def _split(rows, weights, variables, shape: _Shape):
+    """Incomplete rows: pattern groups for the by-pattern E-step, and the rest.
+
+    By pattern costs one inference per pattern, all at once one per family and per
+    observed variable; patterns are used while they are fewer than that.
+    """
+    holes = rows == MISSING
+    patterns, which = np.unique(holes, axis=0, return_inverse=True)
+    which = which.ravel()
+    hidden = [tuple(v for v, h in zip(variables, p, strict=True) if h) for p in patterns]
+    small = [g for g, h in enumerate(hidden)
+             if math.prod(shape.cards[u] for u in h) <= JOINT_LIMIT]
+    if len(small) > 2 * len(variables):
+        small = []
+    groups = [(hidden[g], _Rows(rows[which == g], weights[which == g])) for g in small]
+    rest = ~np.isin(which, small)
+    return groups, _Rows(rows[rest], weights[rest])
+
+
+def _initial_tables(net, initial, fixed, rows, variables, seed) -> dict[str, np.ndarray]:
+    if initial is not None:
+        return {v: np.array(initial.cpt(v).transpose(net.parents(v) + (v,))
+                            .reorder_states({u: net.states(u) for u in net.parents(v) + (v,)})
+                            .values) for v in variables}
+    rng = np.random.default_rng(seed)
+    never = {v for j, v in enumerate(variables) if (rows[:, j] == MISSING).all()}
+    theta = {}
+    for v in variables:
+        counts = fixed[v] + 1.0
+        if never & set(net.parents(v) + (v,)):
+            counts = counts + rng.random(counts.shape)
+        theta[v] = counts / counts.sum(axis=-1, keepdims=True)
+    return theta
+
+
+def _m_step(net, v, counts, estimator, m, prior, alpha, ess) -> np.ndarray:
+    p = (prior_table(v, net.states(v), counts.shape, prior)
+         if estimator == "m-estimate" else None)
+    return estimate(counts, estimator, m=m, p=p, alpha=alpha, ess=ess)
+
+
+def _with_tables(net: Network, theta: Mapping[str, np.ndarray]) -> Network:
+    learned = net.copy()
+    for v, table in theta.items():
+        learned.set_cpt(v, table)
+    return learned
+
+
+def _log(table: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(table)
+
+
+def _batch(net, query, evidence: pd.DataFrame) -> np.ndarray:
+    """posterior_batch, also for rows that observe nothing (the prior, repeated)."""
+    from bbn.inference import posterior, posterior_batch
+
+    if evidence.shape[1]:
+        return posterior_batch(net, query, evidence)
+    prior = posterior(net, query, {}).values
+    return np.broadcast_to(prior, (len(evidence),) + prior.shape)
+
+
+def _frame(columns: Mapping[str, tuple[np.ndarray, list[str]]], n: int) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Categorical.from_codes(k, categories=s)
+                         for c, (k, s) in columns.items()}, index=pd.RangeIndex(n))
+
+
+# ------------------------------------------------------------- by pattern
+def _by_pattern(net, hidden, group: _Rows, expected, log_tables, shape: _Shape) -> float:
+    """Expected counts of rows that miss exactly ``hidden``; returns their log-likelihood."""
+    hidden = list(hidden)
+    sizes = [shape.cards[u] for u in hidden]
+    observed = [v for v in shape.variables if v not in hidden]
+    ll = 0.0
+    for start in range(0, len(group.codes), BATCH_ROWS):
+        codes = group.codes[start:start + BATCH_ROWS]
+        weights = group.weights[start:start + BATCH_ROWS]
+        evidence = _frame({v: (codes[:, shape.position[v]], list(net.states(v)))
+                           for v in observed}, len(codes))
+        post = _batch(net, hidden, evidence)
+        flat = post.reshape(len(codes), -1)
+        best = np.argmax(flat, axis=1)
+        completed = codes.copy()
+        for j, index in enumerate(np.unravel_index(best, sizes)):
+            completed[:, shape.position[hidden[j]]] = index
+        log_best = np.log(flat[np.arange(len(codes)), best])
+        ll += float(np.dot(weights, shape.log_joint(completed, log_tables) - log_best))
+        for v, family in shape.families.items():
+            missing = [u for u in family if u in hidden]
+            if missing:
+                drop = tuple(j + 1 for j, u in enumerate(hidden) if u not in missing)
+                marginal = post.sum(axis=drop) if drop else post
+                kept = [u for u in hidden if u in missing]
+                marginal = np.transpose(marginal, [0] + [1 + kept.index(u) for u in missing])
+                _add_expected(expected[v], marginal, codes, weights, family, missing, shape)
+    return ll
+
+
+def _add_expected(counts, marginal, codes, weights, family, missing, shape: _Shape) -> None:
+    """counts[f] += Σ_rows w · P(missing part of f | row), one bincount per completion."""
+    flat = counts.reshape(-1)
+    for completion in itertools.product(*(range(shape.cards[u]) for u in missing)):
+        fill = dict(zip(missing, completion, strict=True))
+        index = mixed_radix([np.full(len(codes), fill[u]) if u in fill
+                             else codes[:, shape.position[u]] for u in family],
+                            [shape.cards[u] for u in family])
+        flat += np.bincount(index, weights=weights * marginal[(slice(None),) + completion],
+                            minlength=flat.size)
+
+
+# ------------------------------------------------------------ all at once
+class _Together:
+    """The all-at-once E-step: evidence children make every row observe the same variables."""
+
+    def __init__(self, net: Network, rows: _Rows, variables: list[str]):
+        self.rows = rows
+        self.variables = variables
+        self.seen = [v for j, v in enumerate(variables) if (rows.codes[:, j] != MISSING).any()]
+        self.names = {v: EVIDENCE + v for v in self.seen}
+        self.states = {v: [*net.states(v), _fresh(MISSING_STATE, net.states(v))]
+                       for v in self.seen}
+        self.codes = {}
+        for v in self.seen:
+            column = rows.codes[:, variables.index(v)]
+            self.codes[v] = np.where(column == MISSING, net.cardinality(v), column)
+        self.evidence = _frame({self.names[v]: (self.codes[v], self.states[v])
+                                for v in self.seen}, len(rows.codes))
+
+    def augmented(self, net: Network) -> Network:
+        """``net`` plus one evidence child per variable observed somewhere in these rows."""
+        augmented = net.copy()
+        for v in self.seen:
+            k = net.cardinality(v)
+            augmented.add_variable(self.names[v], self.states[v], parents=[v],
+                                   table=np.hstack([0.5 * np.eye(k), np.full((k, 1), 0.5)]))
+        return augmented
+
+    def expect(self, net: Network, expected) -> float:
+        """Add these rows' expected counts; return their log-likelihood."""
+        augmented = self.augmented(net)
+        holes = self.rows.codes == MISSING
+        for v, family in ((v, net.parents(v) + (v,)) for v in self.variables):
+            touched = holes[:, [self.variables.index(u) for u in family]].any(axis=1)
+            if touched.any():  # rows that see the whole family were counted already
+                post = _batch(augmented, list(family), self.evidence)
+                expected[v] += np.tensordot(self.rows.weights * touched, post, axes=1)
+        # log P(o) = Σ_i log P(E_i = e_i | E_<i = e_<i) − |E|·log ½ (each E_X adds a ½)
+        log_p = np.zeros(len(self.rows.codes))
+        names = [self.names[v] for v in self.seen]
+        for i, v in enumerate(self.seen):
+            post = _batch(augmented, [names[i]], self.evidence[names[:i]])
+            log_p += np.log(post[np.arange(len(log_p)), self.codes[v]])
+        return float(np.dot(self.rows.weights, log_p - len(names) * math.log(0.5)))
+
+
+def _fresh(name: str, taken) -> str:
+    """``name`` with '#' prepended until it is not among ``taken``."""
+    while name in taken:
+        name = "#" + name
+    return name

@@ -1,0 +1,73 @@
+"""Forward (ancestral) sampling: rows drawn from the joint distribution of a network.
+
+Variables are drawn parents first. For a discrete X, each row's parent configuration
+picks a row of the table (its mixed-radix index), and X is the first state whose
+cumulative probability exceeds a uniform draw u:
+
+    x = #{k : F(k | pa) ≤ u},   F(k | pa) = Σ_{j ≤ k} P(j | pa)
+
+so every row is drawn at once with numpy. A Gaussian X draws μ(pa) + σ(pa)·z.
+
+>>> import bbn
+>>> net = bbn.Network()
+>>> net.add_variable("A", ["T", "F"], table=[0.25, 0.75])
+>>> frame = sample(net, 100_000, seed=1)
+>>> bool(abs((frame["A"] == "T").mean() - 0.25) < 0.01)
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bbn.errors import ModelError
+from bbn.learning.counting import mixed_radix
+from bbn.network import Network
+
+#: Rows drawn per block: bounds the (rows × states) comparison array.
+_BLOCK = 1 << 16
+
+
+def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) -> pd.DataFrame:
+    """``n`` rows drawn from ``net``: one column per variable, in declaration order.
+
+    Discrete columns are :class:`pandas.Categorical` with the variable's states as
+    categories (in order), Gaussian columns are floats. ``seed`` makes it reproducible.
+    """
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"cannot draw {n} rows")
+    missing = [v for v in net.variables if not net.has_cpt(v)]
+    if missing:
+        raise ModelError(f"cannot sample: no table for {', '.join(map(repr, missing))}")
+    rng = np.random.default_rng(seed)
+    drawn: dict[str, np.ndarray] = {}
+    for v in net.topological_order():
+        parents = net.parents(v)
+        cards = [net.cardinality(p) for p in parents]
+        index = (mixed_radix([drawn[p] for p in parents], cards) if parents
+                 else np.zeros(n, dtype=np.int64))
+        if net.is_gaussian(v):
+            mean, variance = net.gaussian_parameters(v)
+            drawn[v] = rng.normal(mean.ravel()[index], np.sqrt(variance.ravel()[index]))
+        else:
+            drawn[v] = _draw(net.cpt_array(v).reshape(-1, net.cardinality(v)), index, rng)
+    columns = {}
+    for v in net.variables:
+        columns[v] = (drawn[v] if net.is_gaussian(v) else
+                      pd.Categorical.from_codes(drawn[v], categories=list(net.states(v))))
+    return pd.DataFrame(columns)
+
+
+def _draw(table: np.ndarray, index: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One state per row from row ``index[i]`` of ``table`` (shape configurations × states)."""
+    cumulative = np.cumsum(table, axis=1)
+    last = table.shape[1] - 1
+    codes = np.empty(len(index), dtype=np.int8 if last < 127 else np.int32)
+    for start in range(0, len(index), _BLOCK):
+        rows = index[start:start + _BLOCK]
+        u = rng.random(len(rows)) * cumulative[rows, -1]  # rows sum to 1 within rounding
+        below = (cumulative[rows, :-1] <= u[:, None]).sum(axis=1)
+        codes[start:start + _BLOCK] = np.minimum(below, last)
+    return codes

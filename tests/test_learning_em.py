@@ -1,0 +1,130 @@
+"""Expectation–maximisation: fixed points, the log-likelihood trace, hidden variables."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbn
+import bbn.learning.missing as missing
+from bbn.errors import DataError
+from bbn.inference import probability_of_evidence
+from bbn.learning import em
+
+
+def chair() -> bbn.Network:
+    net = bbn.Network("chair")
+    net.add_variable("C", ["T", "F"], table=[0.8, 0.2])
+    net.add_variable("S", ["T", "F"], table=[0.02, 0.98])
+    net.add_variable("W", ["T", "F"], parents=["C"], table=[[0.9, 0.1], [0.01, 0.99]])
+    net.add_variable("B", ["T", "F"], parents=["C", "S"],
+                     table=[[[0.9, 0.1], [0.2, 0.8]], [[0.9, 0.1], [0.01, 0.99]]])
+    net.add_variable("A", ["T", "F"], parents=["B"], table=[[0.7, 0.3], [0.1, 0.9]])
+    return net
+
+
+def holes(frame: pd.DataFrame, fraction: float, seed: int) -> pd.DataFrame:
+    """The frame with each cell missing independently with probability ``fraction``."""
+    mask = np.random.default_rng(seed).random(frame.shape) < fraction
+    return frame.astype(object).mask(mask)
+
+
+def brute_log_likelihood(net: bbn.Network, frame: pd.DataFrame) -> float:
+    """Σ_rows log P(observed cells), one exact query per row."""
+    return sum(math.log(probability_of_evidence(
+        net, {k: v for k, v in row.items() if isinstance(v, str)}))
+        for row in frame.to_dict("records"))
+
+
+@pytest.fixture(scope="module")
+def incomplete() -> pd.DataFrame:
+    return holes(bbn.sample(chair(), 2000, seed=0), 0.2, seed=1)
+
+
+def test_em_on_complete_data_is_the_complete_data_estimate():
+    data = bbn.sample(chair(), 1000, seed=3)
+    for estimator in ("mle", "laplace"):
+        result = em(chair(), data, estimator)
+        assert result.converged and result.iterations <= 2
+        learned = bbn.learn(chair(), data, estimator)
+        for v in learned.variables:
+            np.testing.assert_allclose(result.network.cpt_array(v), learned.cpt_array(v),
+                                       atol=1e-12)
+
+
+def test_em_fixed_point_when_only_the_child_is_missing():
+    # A → B with B missing at random: the maximum-likelihood estimate is P(A) from every
+    # row and P(B | A) from the complete rows only.
+    net = bbn.Network()
+    net.add_variable("A", ["a", "b"])
+    net.add_variable("B", ["x", "y", "z"], parents=["A"])
+    data = pd.DataFrame({"A": list("aaaaabbbab"),
+                         "B": ["x", "y", None, "x", None, "z", "z", None, None, "y"]})
+    result = em(net, data, tol=1e-13, max_iter=500)
+    np.testing.assert_allclose(result.network.cpt_array("A"), [0.6, 0.4], atol=1e-9)
+    np.testing.assert_allclose(result.network.cpt_array("B"),
+                               [[2 / 3, 1 / 3, 0], [0, 1 / 3, 2 / 3]], atol=1e-6)
+
+
+def test_log_likelihood_trace_is_exact_and_never_decreases_under_mle(incomplete):
+    result = em(chair(), incomplete, tol=1e-10)
+    trace = np.array(result.log_likelihood)
+    assert result.converged and len(trace) == result.iterations + 1
+    assert np.all(np.diff(trace) >= -1e-9)
+    assert trace[-1] == pytest.approx(brute_log_likelihood(result.network, incomplete),
+                                      rel=1e-12)
+
+
+def test_em_recovers_the_tables_within_five_standard_errors(incomplete):
+    learned, truth = em(chair(), incomplete).network, chair()
+    for v in truth.variables:
+        parents = list(truth.parents(v))
+        p, q = truth.cpt_array(v), learned.cpt_array(v)
+        for index in np.ndindex(p.shape[:-1]):
+            rows = incomplete[v].notna()  # rows seeing v and this parent configuration
+            for parent, i in zip(parents, index, strict=True):
+                rows &= incomplete[parent] == truth.states(parent)[i]
+            n = int(rows.sum())
+            if n >= 30:
+                bound = 5 * np.sqrt(p[index] * (1 - p[index]) / n)
+                assert np.all(np.abs(q[index] - p[index]) <= bound), (v, index)
+
+
+def test_both_e_steps_agree(incomplete, monkeypatch):
+    by_pattern = em(chair(), incomplete, tol=1e-10)
+    monkeypatch.setattr(missing, "JOINT_LIMIT", 0)  # every row through the evidence children
+    together = em(chair(), incomplete, tol=1e-10)
+    np.testing.assert_allclose(together.log_likelihood, by_pattern.log_likelihood, rtol=1e-12)
+    for v in chair().variables:
+        np.testing.assert_allclose(together.network.cpt_array(v),
+                                   by_pattern.network.cpt_array(v), atol=1e-12)
+
+
+def test_learn_with_missing_em_returns_the_em_network(incomplete):
+    assert bbn.learn(chair(), incomplete, missing="em") == em(chair(), incomplete).network
+
+
+def test_hidden_variable_has_no_column():
+    data = bbn.sample(chair(), 1500, seed=5).drop(columns=["B"])
+    result = em(chair(), data, max_iter=300, seed=1)
+    assert result.converged
+    assert result.log_likelihood[-1] > result.log_likelihood[0]
+    assert np.all(np.diff(result.log_likelihood) >= -1e-9)
+    assert result.log_likelihood[-1] == pytest.approx(
+        brute_log_likelihood(result.network, data.astype(object)), rel=1e-10)
+    assert em(chair(), data, max_iter=300, seed=1).network == result.network  # seeded
+
+
+def test_iteration_cap_and_initial_tables(incomplete):
+    capped = em(chair(), incomplete, max_iter=1, tol=0)
+    assert capped.iterations == 1 and not capped.converged and len(capped.log_likelihood) == 2
+    started = em(chair(), incomplete, initial=chair(), max_iter=1, tol=0)
+    assert started.log_likelihood[0] == pytest.approx(brute_log_likelihood(chair(), incomplete))
+
+
+def test_em_refuses_bad_settings():
+    with pytest.raises(DataError, match="max_iter"):
+        em(chair(), bbn.sample(chair(), 10, seed=0), max_iter=0)

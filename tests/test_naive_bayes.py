@@ -1,0 +1,389 @@
+"""Naive Bayes: the course's examples (EXAMPLES.md §4–§6), its feature kinds, and the
+scikit-learn protocol."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbn
+from bbn.errors import DataError, ImpossibleEvidenceError
+
+PLAY_TENNIS = """sunny,hot,high,false,no
+sunny,hot,high,true,no
+overcast,hot,high,false,yes
+rainy,mild,high,false,yes
+rainy,cool,normal,false,yes
+rainy,cool,normal,true,no
+overcast,cool,normal,true,yes
+sunny,mild,high,false,no
+sunny,cool,normal,false,yes
+rainy,mild,normal,false,yes
+sunny,mild,normal,true,yes
+overcast,mild,high,true,yes
+overcast,hot,normal,false,yes
+rainy,mild,high,true,no"""
+FEATURES = ["outlook", "temperature", "humidity", "windy"]
+
+
+@pytest.fixture(scope="module")
+def tennis() -> pd.DataFrame:
+    return pd.DataFrame([line.split(",") for line in PLAY_TENNIS.splitlines()],
+                        columns=[*FEATURES, "play"])
+
+
+NEW_DAY = pd.DataFrame([["sunny", "cool", "high", "true"]], columns=FEATURES)
+
+
+# ------------------------------------------------------------- EXAMPLES.md §4
+def test_play_tennis_tables_scores_class_and_posterior(tennis):
+    model = bbn.NaiveBayes().fit(tennis[FEATURES], tennis["play"])
+    net = model.network
+    assert net.parents("outlook") == ("play",) and net.variables[0] == "play"
+    prior = net.cpt("play").to_dict()
+    assert prior["yes"] == pytest.approx(9 / 14) and prior["no"] == pytest.approx(5 / 14)
+    outlook = net.cpt("outlook").to_dict()
+    assert outlook[("yes", "sunny")] == pytest.approx(2 / 9)
+    assert outlook[("no", "sunny")] == pytest.approx(3 / 5)
+    assert outlook[("no", "overcast")] == 0.0
+    windy = net.cpt("windy").to_dict()
+    assert windy[("yes", "true")] == pytest.approx(3 / 9)
+    assert windy[("no", "true")] == pytest.approx(3 / 5)
+    scores = dict(zip(model.classes_, np.exp(model.joint_log_likelihood(NEW_DAY))[0],
+                      strict=True))
+    assert scores["yes"] == pytest.approx(0.005291005291005291, rel=1e-12)
+    assert scores["no"] == pytest.approx(0.02057142857142857, rel=1e-12)
+    assert model.predict(NEW_DAY).tolist() == ["no"]
+    posterior = dict(zip(model.classes_, model.predict_proba(NEW_DAY)[0], strict=True))
+    assert posterior["no"] == pytest.approx(0.795417348608838, abs=1e-12)
+
+
+def test_play_tennis_through_the_network(tennis):
+    net = bbn.NaiveBayes().fit(tennis[FEATURES], tennis["play"]).network
+    day = {"outlook": "sunny", "temperature": "cool", "humidity": "high", "windy": "true"}
+    assert net.probability({"play": "yes", **day}) == pytest.approx(0.005291005291005291)
+    assert net.probability({"play": "no", **day}) == pytest.approx(0.02057142857142857)
+    assert net.query("P(play=no | outlook=sunny, temperature=cool, humidity=high, "
+                     "windy=true)") == pytest.approx(0.795417348608838, abs=1e-12)
+    assert net.predict(NEW_DAY, "play").tolist() == ["no"]
+    # the builder gives the same network from the same data
+    built = bbn.naive_bayes("play", FEATURES, tennis)
+    for v in FEATURES + ["play"]:
+        np.testing.assert_allclose(built.cpt(v).transpose(net.cpt(v).variables)
+                                   .reorder_states(net.cpt(v).states).values,
+                                   net.cpt(v).values)
+
+
+def test_naive_bayes_builder_declares_structure_only():
+    net = bbn.naive_bayes("play", {"windy": ["true", "false"], "temp": "gaussian"},
+                          class_states=["yes", "no"])
+    assert net.parents("windy") == ("play",) and net.is_gaussian("temp")
+    assert not net.is_complete
+    with pytest.raises(DataError, match="class_states"):
+        bbn.naive_bayes("play", {"windy": ["true", "false"]})
+
+
+# ------------------------------------------------------------- EXAMPLES.md §5
+def shapes_network() -> bbn.Network:
+    net = bbn.naive_bayes("Y", {"size": ["small", "medium", "large"],
+                                "color": ["red", "blue", "green"],
+                                "shape": ["square", "triangle", "circle"]},
+                          class_states=["positive", "negative"])
+    net.set_cpt("Y", [0.5, 0.5])
+    net.set_cpt("size", {"positive": [0.4, 0.1, 0.5], "negative": [0.4, 0.2, 0.4]})
+    net.set_cpt("color", {"positive": [0.9, 0.05, 0.05], "negative": [0.3, 0.3, 0.4]})
+    net.set_cpt("shape", {"positive": [0.05, 0.05, 0.9], "negative": [0.4, 0.3, 0.3]})
+    return net
+
+
+def test_examples_5_given_tables():
+    net = shapes_network()
+    x = {"size": "medium", "color": "red", "shape": "circle"}
+    assert net.probability({"Y": "positive", **x}) == pytest.approx(0.0405, abs=1e-15)
+    assert net.probability({"Y": "negative", **x}) == pytest.approx(0.009, abs=1e-15)
+    posterior = net.posterior(["Y"], x).to_dict()
+    assert posterior["positive"] == pytest.approx(0.8181818181818182, abs=1e-12)
+    assert net.predict(pd.DataFrame([x]), "Y").tolist() == ["positive"]
+
+
+# ------------------------------------------------------------- EXAMPLES.md §6
+SMALL = pd.DataFrame({"size": ["small", "large", "small", "large"],
+                      "color": ["red", "red", "red", "blue"],
+                      "shape": ["circle", "circle", "triangle", "circle"],
+                      "class": ["pos", "pos", "neg", "neg"]})
+DECLARED = {"size": ["small", "medium", "large"], "color": ["red", "blue", "green"],
+            "shape": ["square", "triangle", "circle"]}
+QUESTION = pd.DataFrame([["medium", "red", "circle"]], columns=["size", "color", "shape"])
+
+
+def test_examples_6_mle_zero_probability_is_a_clear_error():
+    model = bbn.NaiveBayes(states=DECLARED).fit(SMALL[list(DECLARED)], SMALL["class"])
+    np.testing.assert_allclose(model.network.cpt_array("size")[:, 1], [0, 0])
+    with pytest.raises(ImpossibleEvidenceError) as error:
+        model.predict_proba(QUESTION)
+    message = str(error.value)
+    assert "size=medium" in message and "every class" in message
+    assert error.value.evidence == {"size": "medium", "color": "red", "shape": "circle"}
+    for method in (model.predict, model.predict_log_proba):
+        with pytest.raises(ImpossibleEvidenceError):
+            method(QUESTION)
+    with pytest.raises(ImpossibleEvidenceError):  # the same network, asked by the engine
+        model.network.query("P(class | size=medium, color=red, shape=circle)")
+    with pytest.raises(ImpossibleEvidenceError, match="size=medium"):
+        model.network.predict(QUESTION, "class")
+
+
+def test_examples_6_smoothing_gives_answers():
+    for estimator in ("m-estimate", "laplace", "bayes"):
+        model = bbn.NaiveBayes(estimator=estimator, states=DECLARED)
+        proba = model.fit(SMALL[list(DECLARED)], SMALL["class"]).predict_proba(QUESTION)
+        assert np.all(np.isfinite(proba)) and proba.sum() == pytest.approx(1.0)
+    model = bbn.NaiveBayes(estimator="m-estimate", m=1, states=DECLARED)
+    size = model.fit(SMALL[list(DECLARED)], SMALL["class"]).network.cpt_array("size")
+    # two examples per class, p = 1/3: (n_c + 1/3) / (2 + 1)
+    np.testing.assert_allclose(size, [[(1 + 1 / 3) / 3, (1 / 3) / 3, (1 + 1 / 3) / 3]] * 2)
+
+
+# --------------------------------------------------------------- digits (§10)
+@pytest.fixture(scope="module")
+def digits():
+    datasets = pytest.importorskip("sklearn.datasets")
+    from sklearn.model_selection import train_test_split
+
+    X, y = datasets.load_digits(return_X_y=True)
+    return train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+
+
+def test_digits_laplace_equals_categorical_nb(digits):
+    from sklearn.naive_bayes import CategoricalNB
+
+    X_train, X_test, y_train, y_test = digits
+    model = bbn.NaiveBayes(estimator="laplace", alpha=1, states=range(17)).fit(X_train, y_train)
+    reference = CategoricalNB(alpha=1, min_categories=17).fit(X_train, y_train)
+    assert np.array_equal(model.predict(X_test), reference.predict(X_test))
+    np.testing.assert_allclose(model.predict_proba(X_test), reference.predict_proba(X_test),
+                               atol=1e-12)
+    assert round(model.score(X_test, y_test), 4) == 0.9130
+    assert model.network.states("x0") == tuple(str(v) for v in range(17))
+
+
+def test_digits_m_estimate_accuracy_is_491_of_540(digits):
+    X_train, X_test, y_train, y_test = digits
+    model = bbn.NaiveBayes(estimator="m-estimate", m=1, states=range(17)).fit(X_train, y_train)
+    np.testing.assert_allclose(model.network.cpt_array("x0")[0].sum(), 1.0)
+    assert int(np.sum(model.predict(X_test) == y_test)) == 491 and len(y_test) == 540
+
+
+def test_digits_gaussian_equals_gaussian_nb(digits):
+    from sklearn.naive_bayes import GaussianNB
+
+    X_train, X_test, y_train, y_test = digits
+    model = bbn.NaiveBayes(features="gaussian", ddof=0, var_smoothing=1e-9).fit(X_train, y_train)
+    reference = GaussianNB(var_smoothing=1e-9).fit(X_train, y_train)
+    assert np.array_equal(model.predict(X_test), reference.predict(X_test))
+    assert round(model.score(X_test, y_test), 4) == 0.8481
+    mean, variance = model.network.gaussian_parameters("x10")
+    np.testing.assert_allclose(mean, reference.theta_[:, 10])
+    np.testing.assert_allclose(variance, reference.var_[:, 10])
+
+
+def test_gaussian_default_is_the_sample_variance_with_a_floor(digits):
+    X_train, _, y_train, _ = digits
+    model = bbn.NaiveBayes(features="gaussian").fit(X_train, y_train)
+    mean, variance = model.network.gaussian_parameters("x20")
+    for c, label in enumerate(model.classes_):
+        column = X_train[y_train == label, 20]
+        assert mean[c] == pytest.approx(column.mean())
+        assert variance[c] == pytest.approx(column.var(ddof=1))
+    _, variance = model.network.gaussian_parameters("x0")  # pixel 0 is always 0
+    floor = 1e-9 * X_train.var(axis=0).max()
+    np.testing.assert_allclose(variance, floor)
+
+
+def test_bernoulli_equals_bernoulli_nb(digits):
+    from sklearn.naive_bayes import BernoulliNB
+
+    X_train, X_test, y_train, _ = digits
+    model = bbn.NaiveBayes(features="bernoulli", estimator="laplace").fit(X_train, y_train)
+    reference = BernoulliNB(alpha=1, binarize=0.0).fit(X_train, y_train)
+    assert np.array_equal(model.predict(X_test), reference.predict(X_test))
+    np.testing.assert_allclose(model.predict_log_proba(X_test),
+                               reference.predict_log_proba(X_test), atol=1e-9)
+
+
+def test_400_pixels_never_underflow():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 3, size=600)
+    pixels = rng.integers(0, 17, size=(600, 400))  # each value has probability ~1/17
+    pixels[:, :20] = np.minimum(16, pixels[:, :20] // 4 + 4 * labels[:, None])  # some signal
+    model = bbn.NaiveBayes(estimator="laplace", states=range(17)).fit(pixels[:400],
+                                                                      labels[:400])
+    joint = model.joint_log_likelihood(pixels[400:])
+    assert np.all(joint < -1000) and np.all(np.exp(joint) == 0.0)  # linear space: all 0
+    proba = model.predict_proba(pixels[400:])
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+    assert model.score(pixels[400:], labels[400:]) > 0.9
+    gaussian = bbn.NaiveBayes(features="gaussian").fit(pixels[:400], labels[:400])
+    assert np.all(np.isfinite(gaussian.predict_proba(pixels[400:])))
+
+
+# ------------------------------------------------------------------- SMS spam
+@pytest.fixture(scope="module")
+def spam(shared):
+    from sklearn.model_selection import train_test_split
+
+    frame = pd.read_csv(shared / "data" / "sms_spam_collection.tsv", sep="\t", quoting=3,
+                        dtype=str, keep_default_na=False)
+    assert frame.shape == (5574, 2)
+    texts, labels = frame.iloc[:, 1].tolist(), frame.iloc[:, 0].to_numpy()
+    return train_test_split(texts, labels, test_size=0.3, random_state=0, stratify=labels)
+
+
+def test_sms_spam_multinomial_accuracy(spam):
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    X_train, X_test, y_train, y_test = spam
+    model = bbn.NaiveBayes(features="text", estimator="laplace", alpha=1).fit(X_train, y_train)
+    predicted = model.predict(X_test)
+    assert round(float(np.mean(predicted == y_test)), 4) >= 0.9845
+    vectorizer = CountVectorizer(token_pattern=r"\b\w+\b")
+    reference = MultinomialNB(alpha=1).fit(vectorizer.fit_transform(X_train), y_train)
+    assert len(model.vocabulary_) == len(vectorizer.vocabulary_)
+    assert np.array_equal(predicted, reference.predict(vectorizer.transform(X_test)))
+    # the word node: class → word, with the vocabulary as its states
+    word = model.network.cpt_array("word")
+    assert model.network.parents("word") == ("class",) and word.shape == (2, len(
+        model.vocabulary_))
+
+
+def test_learn_naive_bayes_text_formula():
+    texts = ["free money now", "free free prize", "see you at lunch", "lunch now?"]
+    labels = ["spam", "spam", "ham", "ham"]
+    model = bbn.NaiveBayes(features="text", estimator="laplace").fit(texts, labels)
+    vocabulary = model.vocabulary_
+    assert vocabulary == ("at", "free", "lunch", "money", "now", "prize", "see", "you")
+    table = model.network.cpt("word").to_dict()
+    # each class has n = 6 word positions; "free" occurs 3 times in spam, never in ham
+    assert table[("spam", "free")] == pytest.approx((3 + 1) / (6 + 8))
+    assert table[("ham", "free")] == pytest.approx((0 + 1) / (6 + 8))
+    assert table[("ham", "lunch")] == pytest.approx((2 + 1) / (6 + 8))
+    # unknown words are skipped (positions ← words found in Vocabulary)
+    assert np.allclose(model.predict_proba(["free zebra"]), model.predict_proba(["free"]))
+    # a 1,000-word message stays finite in log space
+    proba = model.predict_proba([" ".join(["free"] * 1000)])
+    assert np.all(np.isfinite(proba)) and proba[0, list(model.classes_).index("spam")] == 1.0
+
+
+def test_multinomial_word_counts_equal_multinomial_nb():
+    from sklearn.naive_bayes import MultinomialNB
+
+    rng = np.random.default_rng(0)
+    counts = rng.poisson(0.7, size=(200, 30))
+    labels = (counts[:, :5].sum(axis=1) > 3).astype(int)
+    model = bbn.NaiveBayes(features="multinomial", estimator="laplace").fit(counts, labels)
+    reference = MultinomialNB(alpha=1).fit(counts, labels)
+    np.testing.assert_allclose(model.predict_log_proba(counts),
+                               reference.predict_log_proba(counts), atol=1e-10)
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    sparse = scipy_sparse.csr_matrix(counts)
+    np.testing.assert_allclose(model.predict_proba(sparse), model.predict_proba(counts))
+
+
+# ------------------------------------------------------------- unseen, missing
+def test_unseen_value_error_or_ignore(tennis):
+    foggy = NEW_DAY.assign(outlook="foggy")
+    model = bbn.NaiveBayes(estimator="laplace").fit(tennis[FEATURES], tennis["play"])
+    with pytest.raises(DataError, match=r"column 'outlook', row 0: value 'foggy'"):
+        model.predict(foggy)
+    ignoring = bbn.NaiveBayes(estimator="laplace", unseen="ignore")
+    ignoring.fit(tennis[FEATURES], tennis["play"])
+    without = NEW_DAY.assign(outlook=None)
+    np.testing.assert_allclose(ignoring.predict_proba(foggy), model.predict_proba(without))
+    # a missing feature is summed out: the network's posterior without that evidence
+    expected = model.network.posterior(["play"], {"temperature": "cool", "humidity": "high",
+                                                  "windy": "true"})
+    np.testing.assert_allclose(model.predict_proba(without)[0],
+                               [expected.to_dict()[c] for c in model.classes_])
+
+
+def test_declared_states_and_training_values_must_agree(tennis):
+    with pytest.raises(DataError, match="'overcast'.*did you mean"):
+        bbn.NaiveBayes(states={"outlook": ["sunny", "rainy", "overcst"]}).fit(
+            tennis[FEATURES], tennis["play"])
+    with pytest.raises(DataError, match="unknown feature kind 'gausian'.*did you mean"):
+        bbn.NaiveBayes(features={"outlook": "gausian"}).fit(tennis[FEATURES], tennis["play"])
+
+
+# ---------------------------------------------------------- mixed, Gaussian node
+def test_mixed_features_agree_with_the_network_posterior():
+    rng = np.random.default_rng(3)
+    n = 300
+    label = rng.choice(["a", "b", "c"], size=n)
+    X = pd.DataFrame({"colour": np.where(label == "a", "red", rng.choice(["red", "blue"], n)),
+                      "height": rng.normal(np.select([label == "a", label == "b"], [1.0, 2.0],
+                                                     3.0), 0.7)})
+    model = bbn.NaiveBayes(features={"height": "gaussian"}, estimator="laplace").fit(X, label)
+    net = model.network
+    assert net.is_gaussian("height") and not net.is_gaussian("colour")
+    rows = X.iloc[:5]
+    proba = model.predict_proba(rows)
+    for i in range(5):
+        evidence = {"colour": rows["colour"].iloc[i], "height": float(rows["height"].iloc[i])}
+        posterior = net.posterior(["class"], evidence).to_dict()
+        np.testing.assert_allclose(proba[i], [posterior[c] for c in model.classes_],
+                                   atol=1e-12)
+    np.testing.assert_allclose(net.predict_proba(rows, "class").to_numpy(), proba, atol=1e-12)
+
+
+# --------------------------------------------------------- scikit-learn protocol
+def test_scikit_learn_protocol(digits):
+    from sklearn.base import clone, is_classifier
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    X_train, X_test, y_train, _ = digits
+    model = bbn.NaiveBayes(estimator="m-estimate", m=2, states=range(17))
+    assert is_classifier(model)
+    copy = clone(model)
+    assert copy.get_params() == model.get_params() and copy is not model
+    assert copy.set_params(m=3).m == 3
+    with pytest.raises(ValueError, match="invalid parameter"):
+        copy.set_params(mm=3)
+    scores = cross_val_score(model, X_train, y_train, cv=3)
+    assert scores.shape == (3,) and np.all(scores > 0.8)
+    pipeline = Pipeline([("halve", FunctionTransformer(lambda X: np.floor(X / 2))),
+                         ("nb", bbn.NaiveBayes(estimator="laplace", states=range(9)))])
+    assert cross_val_score(pipeline, X_train, y_train, cv=3).mean() > 0.8
+    fitted = model.fit(X_train, y_train)
+    restored = pickle.loads(pickle.dumps(fitted))
+    assert np.array_equal(restored.predict(X_test), fitted.predict(X_test))
+    assert restored.network == fitted.network
+    assert repr(model) == "NaiveBayes(estimator='m-estimate', m=2, states=range(0, 17))"
+
+
+def test_unfitted_model_and_mismatched_columns_say_so(tennis):
+    with pytest.raises(DataError, match="not fitted"):
+        bbn.NaiveBayes().predict([[1, 2]])
+    model = bbn.NaiveBayes(estimator="laplace").fit(np.array([[0, 1], [1, 0]]), ["a", "b"])
+    with pytest.raises(DataError, match="X has 1 features, the model was fitted on 2"):
+        model.predict(np.array([[1]]))
+    model = bbn.NaiveBayes(estimator="laplace").fit(tennis[FEATURES], tennis["play"])
+    with pytest.raises(DataError, match="no column 'windy' .*did you mean 'wind'"):
+        model.predict(NEW_DAY.rename(columns={"windy": "wind"}))
+
+
+def test_naive_bayes_is_not_importing_scikit_learn():
+    import subprocess
+    import sys
+
+    code = ("import sys, bbn, numpy as np; m = bbn.NaiveBayes(estimator='laplace')"
+            ".fit(np.array([[0], [1]]), ['a', 'b']); m.predict(np.array([[1]]));"
+            "print('sklearn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
