@@ -10,6 +10,7 @@ import pytest
 
 import bbn
 from bbn.classification import decide, expected_risk, loss_matrix, tokenize
+from bbn.classification.text import WORD_PATTERN
 from bbn.cli import main
 from bbn.errors import DataError, ImpossibleEvidenceError, ModelError, QueryError
 from bbn.inference import posterior
@@ -211,8 +212,11 @@ def test_learn_and_sample_gaussian_nodes():
 
 # --------------------------------------------------------------------- tokens
 def test_tokeniser():
-    assert tokenize("Hello, WORLD! it's 4:30 p.m.") == ["hello", "world", "it", "s", "4",
-                                                        "30", "p", "m"]
+    assert tokenize("Hello, WORLD! it's 4:30 p.m.") == [
+        "hello", ",", "world", "!", "it", "'", "s", "4", ":", "30", "p", ".", "m", "."]
+    assert tokenize("Hello, WORLD! it's 4:30 p.m.", WORD_PATTERN) == [
+        "hello", "world", "it", "s", "4", "30", "p", "m"]
+    assert tokenize("WIN £1000!!! now") == ["win", "£", "1000", "!!!", "now"]
     assert tokenize(None) == [] and tokenize(float("nan")) == []
 
 

@@ -36,6 +36,7 @@ import pandas as pd
 
 from bbn.classification.decisions import check_rule, decide, expected_risk, loss_matrix
 from bbn.classification.text import (
+    TOKEN_PATTERN,
     bag_from_matrix,
     bag_log_likelihood,
     bag_of_words,
@@ -145,6 +146,9 @@ class NaiveBayes:
     decision, loss : ``"map"`` (default), ``"ml"`` or ``"risk"`` with a loss matrix
         (rows predicted, columns true class; see :mod:`bbn.classification.decisions`).
     class_variable : the class node's name (default: ``y.name`` or ``"class"``).
+    token_pattern : the regular expression that finds tokens in raw text (default
+        ``bbn.classification.text.TOKEN_PATTERN``: words and runs of symbols;
+        ``WORD_PATTERN`` for words only, as scikit-learn's ``r"\b\\w+\b"``).
     """
 
     _estimator_type = "classifier"
@@ -153,7 +157,7 @@ class NaiveBayes:
                  alpha: float = 1.0, ess: float = 1.0, states=None, class_prior=None,
                  ddof: int = 1, var_smoothing: float = 0.0, binarize: float = 0.0,
                  unseen: str = "error", decision: str = "map", loss=None,
-                 class_variable: str | None = None):
+                 class_variable: str | None = None, token_pattern: str | None = None):
         self.features = features
         self.estimator = estimator
         self.m = m
@@ -169,6 +173,7 @@ class NaiveBayes:
         self.decision = decision
         self.loss = loss
         self.class_variable = class_variable
+        self.token_pattern = token_pattern
 
     # ------------------------------------------------- scikit-learn protocol
     @classmethod
@@ -302,7 +307,8 @@ class NaiveBayes:
                             "word-count (multinomial) columns, not both")
         if text:
             return bag_of_words(inputs.column(text[0]).tolist(),
-                                None if fitting else self.vocabulary_)
+                                None if fitting else self.vocabulary_,
+                                self.token_pattern or TOKEN_PATTERN)
         vocabulary = tuple(counts) if fitting else self.vocabulary_
         matrix = inputs.matrix if inputs.matrix is not None else inputs.numbers(counts)
         return bag_from_matrix(matrix, len(vocabulary)), vocabulary

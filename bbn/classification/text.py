@@ -1,12 +1,16 @@
 """Text as a bag of words: bbn's tokeniser and sparse word counts without scipy.
 
-Tokens are the maximal runs of word characters, lower-cased (the regular expression
-``\\b\\w+\\b``, scikit-learn's ``CountVectorizer(token_pattern=r"\\b\\w+\\b")``). A
+Tokens are the lower-cased maximal runs of word characters and the runs of symbols
+(``TOKEN_PATTERN``: ``£``, ``!!!`` and ``&lt;`` say as much about spam as words do);
+``WORD_PATTERN`` keeps words only, as scikit-learn's
+``CountVectorizer(token_pattern=r"\\b\\w+\\b")`` does. A
 collection of documents becomes a :class:`Bag`: three parallel arrays (document, word,
 count) over a vocabulary — the coordinate form of the document × word count matrix.
 A scipy sparse matrix is accepted wherever a Bag is (anything with ``tocoo()``).
 
 >>> tokenize("Free entry in 2 a wkly comp! FREE")
+['free', 'entry', 'in', '2', 'a', 'wkly', 'comp', '!', 'free']
+>>> tokenize("Free entry in 2 a wkly comp! FREE", WORD_PATTERN)
 ['free', 'entry', 'in', '2', 'a', 'wkly', 'comp', 'free']
 >>> bag, vocabulary = bag_of_words(["b a b", "c"])
 >>> vocabulary, bag.documents.tolist(), bag.words.tolist(), bag.counts.tolist()
@@ -24,14 +28,17 @@ import pandas as pd
 
 from bbn.errors import DataError
 
-TOKEN = re.compile(r"\b\w+\b")
+#: bbn's default: words, and runs of symbols (white space separates nothing else).
+TOKEN_PATTERN = r"\w+|[^\w\s]+"
+#: Words only: scikit-learn's CountVectorizer(token_pattern=r"\b\w+\b").
+WORD_PATTERN = r"\b\w+\b"
 
 
-def tokenize(text) -> list[str]:
-    """The lower-cased word tokens of ``text`` (missing text has none)."""
+def tokenize(text, pattern: str = TOKEN_PATTERN) -> list[str]:
+    """The lower-cased tokens of ``text`` (missing text has none)."""
     if text is None or (isinstance(text, float) and np.isnan(text)):
         return []
-    return TOKEN.findall(str(text).lower())
+    return re.findall(pattern, str(text).lower())
 
 
 @dataclass(frozen=True)
@@ -45,14 +52,14 @@ class Bag:
     n_documents: int
 
 
-def bag_of_words(texts: Sequence, vocabulary: Sequence[str] | None = None
-                 ) -> tuple[Bag, tuple[str, ...]]:
+def bag_of_words(texts: Sequence, vocabulary: Sequence[str] | None = None,
+                 pattern: str = TOKEN_PATTERN) -> tuple[Bag, tuple[str, ...]]:
     """Token counts of each document, and the vocabulary.
 
     Without ``vocabulary`` it is every distinct token of the documents, sorted; with it,
     tokens outside it are left out.
     """
-    tokenised = [tokenize(text) for text in texts]
+    tokenised = [tokenize(text, pattern) for text in texts]
     lengths = np.fromiter((len(t) for t in tokenised), dtype=np.int64, count=len(tokenised))
     flat = [t for tokens in tokenised for t in tokens]
     documents = np.repeat(np.arange(len(tokenised)), lengths)
