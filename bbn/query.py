@@ -22,6 +22,7 @@ state of every other variable.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pyparsing as pp
@@ -108,9 +109,16 @@ class Query:
         names = [v for v, _ in self.targets] + [v for v, _ in self.evidence]
         check_variables(net, [v for v, _ in self.targets])
         check_variables(net, [v for v, _ in self.evidence], role="evidence")
+        for v, _ in self.targets:
+            if net.is_gaussian(v):
+                raise QueryError(f"{v!r} is continuous: it can be evidence ({v}=3.2), "
+                                 "not the subject of a query")
         for v, s in self.targets + self.evidence:
-            if s is not None:
+            if s is not None and not net.is_gaussian(v):
                 state_index(net, v, s)
+            elif s is not None and not _is_finite_number(s):
+                raise QueryError(f"{v!r} is continuous: its evidence must be a number, "
+                                 f"got {s!r}")
         for v, s in self.evidence:
             if s is None:
                 raise QueryError(f"evidence variable {v!r} needs a state, as in {v}="
@@ -131,8 +139,10 @@ class Query:
             return net.map([v for v, _ in self.targets], evidence)
         assigned = {v: s for v, s in self.targets if s is not None}
         free = [v for v, s in self.targets if s is None]
-        if not free:
-            return net.probability(assigned, evidence)
+        if not free and not evidence:
+            return net.probability(assigned)
+        if not free:  # P(a | e), read off the posterior (Gaussian evidence included)
+            return float(net.posterior(list(assigned), evidence).reduce(assigned).values)
         joint = net.posterior(free + list(assigned), evidence)
         return joint.reduce(assigned) if assigned else joint
 
@@ -157,6 +167,13 @@ class Query:
             lines = [f"  {v.ljust(width)} = {s}" for v, s in assignment.items()]
             return "\n".join([self.text(), *lines, f"  probability {p:.{digits}f}"])
         return f"{self.text()} = {float(result):.{digits}f}"
+
+
+def _is_finite_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def parse_query(text: str, net=None, source: str = "<query>") -> Query:

@@ -14,7 +14,7 @@ from bbn.classification.text import WORD_PATTERN
 from bbn.cli import main
 from bbn.errors import DataError, ImpossibleEvidenceError, ModelError, QueryError
 from bbn.inference import posterior
-from bbn.learning.gaussian import gaussian_likelihood_factor
+from bbn.inference.continuous import gaussian_likelihood_factor
 
 LOSS = np.array([[0.0, 10.0], [1.0, 0.0]])  # λ01 = 10 (predict 0, truth 1), λ10 = 1
 
@@ -172,11 +172,15 @@ def test_posterior_given_a_continuous_value():
         net.posterior(["weight"], {})
 
 
-@pytest.mark.xfail(strict=True, reason="bbn/query.py checks evidence against states; a "
-                   "Gaussian variable has none (the query parser is the lead's)")
 def test_query_string_with_a_continuous_value():
     assert gaussian_network().query("P(kind=apple | weight=60)") == pytest.approx(
         gaussian_network().posterior(["kind"], {"weight": 60.0}).to_dict()["apple"])
+    assert gaussian_network().query("P(kind | weight=60)").allclose(
+        gaussian_network().posterior(["kind"], {"weight": 60.0}))
+    with pytest.raises(bbn.QueryError, match="must be a number"):
+        gaussian_network().query("P(kind | weight=heavy)")
+    with pytest.raises(bbn.QueryError, match="continuous"):
+        gaussian_network().query("P(weight | kind=apple)")
 
 
 def test_predict_with_gaussian_columns_equals_per_row_posteriors():

@@ -253,7 +253,7 @@ def test_posterior_batch_joint_query(chair):
 def test_posterior_batch_errors(chair, deterministic):
     with pytest.raises(bbn.QueryError, match=r"'A'.*also evidence"):
         posterior_batch(chair, ["A"], pd.DataFrame({"A": ["T"]}))
-    with pytest.raises(bbn.QueryError, match=r"column 'A', row 'b': 'yes' is not a state"):
+    with pytest.raises(bbn.DataError, match=r"column 'A', row 'b': value 'yes' is not a state"):
         posterior_batch(chair, ["C"], pd.DataFrame({"A": ["T", "yes"]}, index=["a", "b"]))
     with pytest.raises(bbn.QueryError, match="unknown evidence variable 'Aa'"):
         posterior_batch(chair, ["C"], pd.DataFrame({"Aa": ["T"]}))
@@ -265,7 +265,7 @@ def test_posterior_batch_errors(chair, deterministic):
 
 def test_posterior_batch_integer_row_labels_read_plainly(chair, deterministic):
     """Row labels from a default integer index appear as numbers, not np.int64(...)."""
-    with pytest.raises(bbn.QueryError, match=r"column 'A', row 1: 'yes'"):
+    with pytest.raises(bbn.DataError, match=r"column 'A', row 1: value 'yes'"):
         posterior_batch(chair, ["C"], pd.DataFrame({"A": ["T", "yes"]}))
     frame = pd.DataFrame({"X": ["a", "a", "b"], "Y": ["a", "b", None]}, index=[10, 11, 12])
     with pytest.raises(bbn.ImpossibleEvidenceError, match="row 11:"):

@@ -42,8 +42,7 @@ from bbn.classification.text import (
     bag_of_words,
     class_word_counts,
 )
-from bbn.errors import DataError, ImpossibleEvidenceError, suggest
-from bbn.learning.data import (
+from bbn.data import (
     encode_column,
     encode_matrix,
     numeric_column,
@@ -52,6 +51,7 @@ from bbn.learning.data import (
     state_texts,
     states_from_values,
 )
+from bbn.errors import DataError, ImpossibleEvidenceError, suggest
 from bbn.learning.estimators import check_estimator
 from bbn.learning.gaussian import (
     check_ddof,

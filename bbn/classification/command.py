@@ -34,10 +34,10 @@ def run_classify(args: argparse.Namespace) -> int:
     import bbn
     from bbn.classification.decisions import check_rule, decide, loss_matrix
     from bbn.classification.prediction import posterior_table, predict_proba
+    from bbn.data import MISSING, encode_column, read_data
     from bbn.errors import DataError
     from bbn.formats import write_atomically
     from bbn.inference import posterior as posterior_of
-    from bbn.learning.data import MISSING, encode_column, read_data
 
     net = bbn.load(args.model)
     rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)

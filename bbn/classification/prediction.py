@@ -4,9 +4,9 @@
 
 Rows are grouped by which columns they observe (a missing cell is summed out); each
 group is one batched elimination over all its rows
-(:func:`bbn.inference.posterior_batch`), never one query per row. Observed Gaussian
+(:func:`bbn.inference.posterior_codes`), never one query per row. Observed Gaussian
 columns weigh the batched joint posterior of the target and their unobserved parents by
-their log-densities (:mod:`bbn.learning.gaussian`), still in one pass per group.
+their log-densities (:mod:`bbn.inference.continuous`), still in one pass per group.
 
 >>> import bbn, pandas as pd
 >>> net = bbn.Network()
@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from bbn.classification.decisions import check_rule, decide, loss_matrix
+from bbn.data import MISSING, encode_column, numeric_column, read_data, row_label
 from bbn.errors import DataError, ImpossibleEvidenceError, QueryError, suggest
-from bbn.learning.data import MISSING, encode_column, numeric_column, read_data, row_label
-from bbn.learning.gaussian import discrete_part, gaussian_variables, log_density
+from bbn.inference.continuous import discrete_part, gaussian_variables, log_density
 from bbn.network import Network
 
 #: Rows per batched elimination (bounds memory; the engine checks its own limit too).
@@ -92,16 +92,14 @@ def posterior_table(net: Network, frame: pd.DataFrame, target: str, *, source: s
 def _posterior_block(net, base, target, index, codes, values) -> np.ndarray:
     """P(target | evidence) for a block of rows (code −1: missing); rows with Gaussian
     ``values`` must all observe the same columns."""
-    from bbn.inference import posterior_batch
+    from bbn.inference import posterior_codes
 
-    evidence = pd.DataFrame({c: pd.Categorical.from_codes(k, categories=list(net.states(c)))
-                             for c, k in codes.items()}, index=index)
     if not values:
-        return _batch(posterior_batch, base, [target], evidence, len(index))
+        return posterior_codes(base, [target], codes, index, cases=len(index))
     parents = [p for g in values for p in net.parents(g)]
     hidden = list(dict.fromkeys(p for p in parents if p not in codes and p != target))
     query = [target] + hidden
-    joint = _batch(posterior_batch, base, query, evidence, len(index))
+    joint = posterior_codes(base, query, codes, index, cases=len(index))
     with np.errstate(divide="ignore"):
         log_joint = np.log(joint)
     for g, x in values.items():
@@ -117,15 +115,6 @@ def _posterior_block(net, base, target, index, codes, values) -> np.ndarray:
     weights = np.exp(log_joint - top.reshape((-1,) + (1,) * len(query)))
     weights = weights.sum(axis=tuple(range(2, weights.ndim)))
     return weights / weights.sum(axis=1, keepdims=True)
-
-
-def _batch(posterior_batch, net, query, evidence, n_rows) -> np.ndarray:
-    if evidence.shape[1]:
-        return posterior_batch(net, query, evidence)
-    from bbn.inference import posterior
-
-    prior = posterior(net, query, {}).values
-    return np.broadcast_to(prior, (n_rows,) + prior.shape)
 
 
 def _aligned_log_density(net, g, x, codes, query) -> np.ndarray:

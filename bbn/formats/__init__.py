@@ -25,7 +25,7 @@ from bbn.network import Network
 FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
     "bn": ("bbn.formats.bn", (".bn",)),
     "bif": ("bbn.formats.bif", (".bif",)),
-    "xmlbif": ("bbn.formats.xmlbif", (".xmlbif", ".xml")),
+    "xmlbif": ("bbn.formats.xmlbif", (".xmlbif", ".bifxml", ".xml")),
     "hugin": ("bbn.formats.hugin", (".net", ".hugin")),
     "uai": ("bbn.formats.uai", (".uai",)),
 }

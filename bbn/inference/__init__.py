@@ -21,6 +21,8 @@ import numpy as np
 
 from bbn.errors import ImpossibleEvidenceError, QueryError, suggest
 from bbn.factor import Factor
+from bbn.inference import continuous
+from bbn.inference.continuous import gaussian_variables
 from bbn.inference.elimination import (
     CASE,
     Plan,
@@ -35,8 +37,9 @@ from bbn.inference.elimination import (
 from bbn.network import Network
 
 __all__ = [
-    "CASE", "get_memory_limit", "map_query", "posterior", "posterior_batch", "posteriors",
-    "probability", "probability_of_evidence", "set_memory_limit",
+    "CASE", "evidence_codes", "get_memory_limit", "map_query", "posterior", "posterior_batch",
+    "posterior_codes", "posteriors", "probability", "probability_of_evidence",
+    "set_memory_limit",
 ]
 
 
@@ -89,15 +92,6 @@ def _execute(net: Network, plan: Plan, evidence: Mapping[str, int | np.ndarray],
     return run_plan(plan, slice_tables(plan, tables, families, evidence))
 
 
-def _has_gaussian(net: Network) -> bool:
-    """Whether the network has Gaussian variables (cached, as bbn.learning.gaussian does)."""
-    found = net._cache.get("gaussian variables")
-    if found is None:
-        found = tuple(v for v in net.graph if net.graph.nodes[v].get("kind") == "gaussian")
-        net._cache["gaussian variables"] = found
-    return bool(found)
-
-
 # ------------------------------------------------------------------ queries
 def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str]) -> Factor:
     """P(variables | evidence) as a normalised :class:`Factor` with axes ``variables``.
@@ -111,9 +105,8 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str
     if len(set(variables)) != len(variables):
         raise QueryError(f"a query variable is named twice: {variables}")
     check_variables(net, variables)
-    if _has_gaussian(net):  # continuous leaves: their evidence weighs the discrete answer
-        from bbn.learning.gaussian import posterior as gaussian_posterior
-        return gaussian_posterior(net, variables, evidence)
+    if gaussian_variables(net):  # continuous leaves: their evidence weighs the answer
+        return continuous.posterior(net, variables, evidence)
     indices = evidence_indices(net, evidence)
     free = [v for v in variables if v not in indices]
     plan = _plan(net, free, list(indices))
@@ -181,76 +174,79 @@ def map_query(net: Network, variables: Sequence[str],
 
 # ------------------------------------------------------------------ batches
 def evidence_codes(net: Network, frame) -> dict[str, np.ndarray]:
-    """A DataFrame of state names → ``{variable: int array of state indices}``.
+    """A DataFrame of state names → ``{variable: state indices}`` (−1 where missing).
 
-    Every cell must hold a state of its column's variable; a bad one raises QueryError
-    naming the column, the row and the value.
+    A cell that is not a state of its column's variable raises DataError naming the
+    column, the row and the value (see :func:`bbn.data.encode_column`).
     """
-    import pandas as pd
+    from bbn.data import encode_column
 
-    check_variables(net, list(frame.columns), role="evidence")
-    codes = {}
-    for column in frame.columns:
-        states = net.states(column)
-        values = frame[column]
-        if values.dtype.kind == "f" and np.all(np.mod(values.dropna(), 1) == 0):
-            values = values.astype("Int64")  # integer states that pandas turned into floats
-        column_codes = pd.Index(states).get_indexer(values.astype(str)).astype(np.intp)
-        if (column_codes < 0).any():
-            row = int(np.flatnonzero(column_codes < 0)[0])
-            bad = str(values.iloc[row])
-            raise QueryError(f"column {column!r}, row {_label(frame.index[row])}: {bad!r} is not a "
-                             f"state of {column!r} ({', '.join(states)}){suggest(bad, states)}")
-        codes[column] = column_codes
-    return codes
-
-
-def _label(row) -> str:
-    """A row label for messages: 'b' for text, 11 for numbers (not np.int64(11))."""
-    return repr(row) if isinstance(row, str) else str(row)
+    check_variables(net, [str(c) for c in frame.columns], role="evidence")
+    return {str(c): encode_column(frame[c], net.states(str(c)), name=str(c),
+                                  row_names=frame.index).astype(np.intp)
+            for c in frame.columns}
 
 
 def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndarray:
     """P(variables | e_i) for every row e_i of a DataFrame, as one batched elimination.
 
-    Returns an array of shape ``(N, |X1|, ..., |Xk|)``. Rows may have missing values
-    (NaN/None): those variables are summed out; rows are grouped by which columns are
-    observed and each group is one pass. A row whose evidence is impossible raises
-    :class:`ImpossibleEvidenceError` naming it.
+    Returns an array of shape ``(N, |X1|, ..., |Xk|)``; see :func:`posterior_codes`.
     """
+    return posterior_codes(net, variables, evidence_codes(net, evidence), evidence.index,
+                           cases=len(evidence))
+
+
+def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, np.ndarray],
+                    row_names=None, cases: int | None = None) -> np.ndarray:
+    """P(variables | e_i) for N cases given as state indices ``{variable: (N,) ints}``.
+
+    −1 marks a missing value: that variable is summed out for that case. Cases are
+    grouped by which variables they observe and, within a group, by their distinct
+    evidence — each distinct case is answered once, all of a group in one pass of the
+    batched elimination. A case whose evidence is impossible raises
+    :class:`ImpossibleEvidenceError` naming it (by ``row_names`` when given). With no
+    evidence columns at all, ``cases`` says how many copies of the prior to return.
+    """
+    from bbn.data import row_label
+
     variables = list(variables)
     check_variables(net, variables)
-    overlap = [v for v in variables if v in evidence.columns]
+    columns = list(codes)
+    check_variables(net, columns, role="evidence")
+    overlap = [v for v in variables if v in codes]
     if overlap:
         raise QueryError(f"query variable(s) {overlap} are also evidence columns")
     shape = tuple(net.cardinality(v) for v in variables)
-    result = np.empty((len(evidence),) + shape)
-    observed = evidence.notna().to_numpy()
-    patterns, group = np.unique(observed, axis=0, return_inverse=True)
+    if not columns:
+        if cases is None:
+            raise QueryError("posterior_codes needs evidence columns or the number of cases")
+        prior = posterior(net, variables, {}).values
+        return np.array(np.broadcast_to(prior, (cases,) + shape))
+    matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
+    result = np.empty((len(matrix),) + shape)
+    patterns, group = np.unique(matrix >= 0, axis=0, return_inverse=True)
+    group = group.ravel()
     for g, pattern in enumerate(patterns):
-        rows = np.flatnonzero(group.ravel() == g)
-        columns = [c for c, seen in zip(evidence.columns, pattern) if seen]
-        codes = evidence_codes(net, evidence.iloc[rows][columns])
-        # Rows repeat (a few observed variables have few joint states): answer each
-        # distinct row once and gather.
-        matrix = np.stack([codes[c] for c in columns], axis=1) if columns else np.zeros(
-            (len(rows), 0), dtype=np.intp)
-        distinct, inverse = np.unique(matrix, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        plan = _plan(net, variables, columns, batched=True)
-        table, _ = _execute(net, plan, dict(zip(columns, distinct.T)), cases=len(distinct))
+        rows = np.flatnonzero(group == g) if len(patterns) > 1 else np.arange(len(matrix))
+        observed = [c for c, seen in zip(columns, pattern) if seen]
+        distinct, inverse = np.unique(matrix[np.ix_(rows, pattern)], axis=0,
+                                      return_inverse=True)
+        plan = _plan(net, variables, observed, batched=True)
+        table, _ = _execute(net, plan, dict(zip(observed, distinct.T)), cases=len(distinct))
         if plan.result_variables[:1] != (CASE,):  # the evidence says nothing about the query
             table = np.broadcast_to(table, (len(distinct),) + shape)
-        table = table[inverse]
-        totals = table.reshape(len(rows), -1).sum(axis=1)
+        totals = table.reshape(len(distinct), -1).sum(axis=1)
         if not np.all(totals > 0):
-            bad = rows[int(np.flatnonzero(~(totals > 0))[0])]
+            case = int(np.flatnonzero(~(totals > 0))[0])
+            row = int(rows[int(np.flatnonzero(inverse.ravel() == case)[0])])
+            shown = {c: net.states(c)[int(matrix[row, columns.index(c)])] for c in observed}
+            name = row_label(row_names[row]) if row_names is not None else str(row)
             raise ImpossibleEvidenceError(
-                {c: evidence.iloc[bad][c] for c in columns},
-                f"impossible evidence in row {_label(evidence.index[bad])}: "
-                + ", ".join(f"{c}={evidence.iloc[bad][c]}" for c in columns)
+                shown, f"impossible evidence in row {name}: "
+                + ", ".join(f"{c}={s}" for c, s in shown.items())
                 + " has probability 0 under this model")
-        result[rows] = table / totals.reshape((-1,) + (1,) * len(shape))
+        normalised = table / totals.reshape((-1,) + (1,) * len(shape))
+        result[rows] = normalised[inverse.ravel()]
     return result
 
 

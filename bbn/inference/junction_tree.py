@@ -35,38 +35,57 @@ leading case axis, so N rows cost one pass (in chunks that respect the memory li
 
 from __future__ import annotations
 
+import functools
 import math
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from bbn.data import row_label
 from bbn.errors import ImpossibleEvidenceError, QueryError
 from bbn.factor import Factor
-from bbn.inference import check_variables, evidence_codes, evidence_indices
-from bbn.inference.elimination import check_memory, get_memory_limit
+from bbn.inference import (
+    check_variables,
+    evidence_codes,
+    evidence_indices,
+    posterior,
+)
+from bbn.inference.continuous import gaussian_variables
+from bbn.inference.elimination import check_memory, get_memory_limit, relevant_variables
 from bbn.inference.ordering import greedy_order
 from bbn.network import Network
+
+#: Rows of a table that sum to 1 only within this are treated as not summing to 1.
+INEXACT_ROWS = 1e-12
 
 #: Total clique entries above which a second elimination order is searched for.
 SEARCH_AGAIN_ABOVE = 1_000_000
 
-#: Σ over a run of s axes in front of q kept entries is one product with a 0/1 matrix of
-#: s·q × q entries when that matrix is at most this big (BLAS beats numpy's reduce there).
+#: Sums over short runs of axes are products with small 0/1 matrices (BLAS), many times
+#: faster than numpy's reduce, whose inner loop would run along a short axis. Each BLAS
+#: call gets at most BLOCK entries: OpenBLAS then stays on one thread, since its threads
+#: stall badly (10-100x) when the cores are busy with other work.
 SMALL_MATRIX = 4096
+BLOCK = 8192
+LONG = 64  # runs at least this long are summed by numpy's reduce, which is fast there
 
 
 @dataclass
 class Sum:
-    """Σ over some axes of a C-ordered array, as products with constant matrices.
+    """Σ over some axes of a C-ordered array, as a list of steps.
 
-    Consecutive axes that are all summed or all kept are merged; each summed run of s
-    entries followed by q kept ones becomes ``x.reshape(-1, s·q) @ M`` (M a stack of
-    identities), or a product with ones(s) when M would be large. numpy's own reduce
-    loops over the innermost axis, which is short here, and is many times slower.
+    Going from the last axis to the first, each run of s consecutive summed entries,
+    followed by q kept ones (and preceded by the rest), is summed by one of
+    ``("rows", s)``: numpy's reduce along rows of s ≥ LONG entries;
+    ``("cols", s, q)``: numpy's reduce over s rows of q ≥ LONG entries;
+    ``("dot", s, 1, m, ones(s))``: blocks of m rows of s entries times a vector of ones;
+    ``("dot", s, q, m, M)``: blocks of m rows of s·q entries times M, s stacked q×q
+    identities (a long run with q small is summed a few axes at a time).
     """
 
-    steps: list[tuple[int, int, np.ndarray]]
+    steps: list[tuple]
 
 
 @dataclass
@@ -116,7 +135,8 @@ class Clique:
     down_shape: tuple[int, ...] = ()  # the separator's shape in the parent's order
     separator_shape: tuple[int, ...] = ()
     tables: list[Table] = field(default_factory=list)  # sliced by evidence at each call
-    marginals: list[tuple[str, Sum]] = field(default_factory=list)
+    # (variable, the sum that leaves it, a weight on the belief first or None)
+    marginals: list[tuple[str, Sum, Table | None]] = field(default_factory=list)
     dirty: bool = False  # some evidence table lies in this clique's subtree
     # Evidence-free parts, computed at compile time (flat arrays):
     static: np.ndarray | None = None  # ψ without evidence tables × messages of clean children
@@ -146,6 +166,7 @@ class JunctionTree:
     largest_table: int  # entries of the largest clique (read by check_memory)
     width: int  # induced width: variables in the largest clique, minus one
     total_entries: int  # entries of all cliques together
+    cached_bytes: int = 0  # held by the evidence-free potentials kept for later calls
 
 
 # ---------------------------------------------------------------- public API
@@ -159,21 +180,36 @@ def posteriors(net: Network, evidence=None):
     when P(e) = 0 (for a batch, naming the first such row), MemoryLimitError when the
     largest clique would exceed the memory limit.
     """
-    if evidence is None or isinstance(evidence, Mapping):
-        return _posteriors_one(net, dict(evidence or {}))
-    if not hasattr(evidence, "columns"):
+    batch = evidence is not None and not isinstance(evidence, Mapping)
+    if batch and not hasattr(evidence, "columns"):
         raise QueryError("evidence must be a dict or a pandas DataFrame, not "
                          f"{type(evidence).__name__}")
-    return _posteriors_batch(net, evidence)
+    if gaussian_variables(net):  # continuous leaves weigh the discrete answer: one query each
+        if batch:
+            raise QueryError("posteriors of every variable for a batch of cases need a "
+                             "network without Gaussian variables; pass one case at a time")
+        return {v: posterior(net, [v], dict(evidence or {})) for v in net.variables
+                if not net.is_gaussian(v)}
+    if batch:
+        return _posteriors_batch(net, evidence)
+    return _posteriors_one(net, dict(evidence or {}))
 
 
 def junction_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
-    """The compiled tree for this network and set of observed variables (cached)."""
-    key = ("junction tree", tuple(sorted(observed)))
-    tree = net._cache.get(key)
-    if tree is None:
-        tree = compile_tree(net, sorted(observed))
-        net._cache[key] = tree
+    """The compiled tree for this network and set of observed variables.
+
+    Trees are cached on the network, most recently used first; older ones are dropped
+    once the cached tables of all of them exceed the memory limit (the newest is kept).
+    """
+    trees = net._cache.setdefault("junction trees", OrderedDict())
+    key = tuple(sorted(observed))
+    tree = trees.get(key)
+    if tree is not None:
+        trees.move_to_end(key)
+        return tree
+    tree = trees[key] = compile_tree(net, list(key))
+    while len(trees) > 1 and sum(t.cached_bytes for t in trees.values()) > get_memory_limit():
+        trees.popitem(last=False)
     return tree
 
 
@@ -198,42 +234,69 @@ def _posteriors_one(net: Network, evidence: dict) -> dict[str, Factor]:
 
 
 def _posteriors_batch(net: Network, frame) -> dict[str, np.ndarray]:
-    check_variables(net, list(frame.columns), role="evidence")
-    n = len(frame)
+    return posteriors_codes(net, evidence_codes(net, frame), frame.index, len(frame))
+
+
+def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=None,
+                     cases: int | None = None) -> dict[str, np.ndarray]:
+    """P(X | e_i) for every variable X and N cases given as state indices.
+
+    ``codes`` is ``{variable: (N,) ints}``, −1 where a case does not observe it (``cases``
+    gives N when there are no columns). Cases are grouped by which variables they
+    observe and, within a group, by their distinct evidence; each group of distinct
+    cases is one batched propagation. Returns ``{variable: (N, |X|) array}``.
+    """
+
+    columns = list(codes)
+    check_variables(net, columns, role="evidence")
+    if columns:
+        matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
+    elif cases is not None:
+        matrix = np.zeros((cases, 0), dtype=np.intp)
+    else:
+        raise QueryError("posteriors_codes needs an evidence column or the number of cases")
+    n = len(matrix)
     result = {v: np.empty((n, net.cardinality(v))) for v in net.variables}
     if n == 0:
         return result
-    observed = frame.notna().to_numpy().reshape(n, len(frame.columns))
-    if observed.shape[1]:
-        patterns, group = np.unique(observed, axis=0, return_inverse=True)
-    else:
-        patterns, group = observed[:1], np.zeros(n, dtype=int)
-    impossible = []  # the first impossible row of each group of rows
+    patterns, group = np.unique(matrix >= 0, axis=0, return_inverse=True)
+    group = group.ravel()
+    impossible = []  # (row, observed columns): the first impossible row of each group
     for g, pattern in enumerate(patterns):
-        rows = np.flatnonzero(group.ravel() == g)
-        columns = [c for c, seen in zip(frame.columns, pattern) if seen]
-        codes = evidence_codes(net, frame.iloc[rows][columns])
-        tree = junction_tree(net, columns)
+        rows = np.flatnonzero(group == g) if len(patterns) > 1 else np.arange(n)
+        observed = [c for c, seen in zip(columns, pattern) if seen]
+        for j, c in enumerate(columns):
+            if pattern[j]:
+                result[c][rows] = np.eye(net.cardinality(c))[matrix[rows, j]]
+        # Rows repeat (a few observed variables have few joint states): propagate each
+        # distinct case once, in chunks that keep the batch within the memory limit.
+        distinct, inverse = np.unique(matrix[np.ix_(rows, pattern)], axis=0,
+                                      return_inverse=True)
+        inverse = inverse.ravel()
+        tree = junction_tree(net, observed)
+        hidden = [v for v in net.variables if v not in observed]
+        answers = {v: np.empty((len(distinct), net.cardinality(v))) for v in hidden}
         chunk = max(1, get_memory_limit() // (8 * max(tree.total_entries, 1)))
-        for start in range(0, len(rows), chunk):
-            part = rows[start:start + chunk]
-            piece = {v: c[start:start + chunk] for v, c in codes.items()}
+        for start in range(0, len(distinct), chunk):
+            part = distinct[start:start + chunk]
             check_memory(tree, len(part))
             try:
-                marginals = propagate(tree, piece, cases=len(part))
+                with np.errstate(invalid="ignore", divide="ignore"):  # impossible cases: 0/0
+                    marginals = propagate(tree, dict(zip(observed, part.T)), cases=len(part))
             except _Impossible as error:
-                impossible.append((part[error.row], columns))
+                bad = start + np.flatnonzero(error.rows)
+                impossible.append((int(rows[np.isin(inverse, bad)].min()), observed))
                 break
-            for v in net.variables:
-                if v in piece:
-                    result[v][part] = np.eye(net.cardinality(v))[piece[v]]
-                else:
-                    result[v][part] = marginals.get(v, tree.fixed_marginals.get(v))
+            for v in hidden:
+                answers[v][start:start + chunk] = marginals.get(v, tree.fixed_marginals.get(v))
+        for v in hidden:
+            result[v][rows] = answers[v][inverse]
     if impossible:
-        row, columns = min(impossible, key=lambda found: found[0])
-        shown = {c: frame.iloc[row][c] for c in columns}
+        row, observed = min(impossible)
+        shown = {c: net.states(c)[int(matrix[row, columns.index(c)])] for c in observed}
+        name = row_label(row_names[row]) if row_names is not None else str(row)
         raise ImpossibleEvidenceError(
-            shown, f"impossible evidence in row {frame.index[row]!r}: "
+            shown, f"impossible evidence in row {name}: "
             + ", ".join(f"{c}={s}" for c, s in shown.items())
             + " has probability 0 under this model")
     return result
@@ -270,7 +333,13 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
                         total_entries=sum(c.size for c in cliques))
     check_memory(tree)
 
+    # Tables of variables that are not ancestors of the evidence are barren for every
+    # query about an ancestor: variable elimination drops them, i.e. counts their rows as
+    # summing to 1. Files print 8 digits, so rows may sum to 1 ± 1e-7 only; such tables
+    # are row-normalised here, so that they sum out to 1 as they are assumed to.
+    ancestral = relevant_variables({v: net.parents(v) for v in net.variables}, observed_set)
     static: list[list[Table]] = [[] for _ in cliques]
+    weights: dict[str, tuple[int, Table]] = {}
     for v, family in families.items():
         fixed = tuple(u for u in family if u in observed_set)
         free = [u for u in family if u not in observed_set]
@@ -280,6 +349,11 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
             continue
         c = home[min(free, key=position.__getitem__)]
         (cliques[c].tables if fixed else static[c]).append(Table(v, fixed, np.empty(0)))
+        sums = net.cpt_array(v).sum(axis=-1)
+        if v not in ancestral and len(free) > 1 and np.abs(sums - 1).max() > INEXACT_ROWS:
+            # For v's own posterior its raw rows do count: Σ_pa P(pa | e) raw(v | pa),
+            # the normalised row weighted back by its sum.
+            weights[v] = (c, Table(v, fixed, sums))
     roots = _orient(cliques, edges)
     for clique in cliques:
         _lay_out(clique, cliques, card, position)
@@ -288,21 +362,24 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
             _plan_messages(clique, cliques, card)
     for c, clique in enumerate(cliques):
         for table in clique.tables + static[c]:
-            family = families[table.variable]
-            free = sorted((u for u in family if u not in observed_set),
-                          key=clique.variables.index)
-            order = [family.index(u) for u in table.fixed + tuple(free)]
-            table.values = np.ascontiguousarray(net.cpt_array(table.variable).transpose(order))
-            table.spread = _spread(clique, free, free, card)
+            v = table.variable
+            values = net.cpt_array(v)
+            if v not in ancestral:
+                values = values / values.sum(axis=-1, keepdims=True)
+            table.values, table.spread = _place(values, families[v], table.fixed, clique, card)
+    for c, table in weights.values():
+        table.values, table.spread = _place(table.values, families[table.variable][:-1],
+                                            table.fixed, cliques[c], card)
     smallest: dict[str, int] = {}  # each posterior is read from the smallest clique holding it
     for i, clique in enumerate(cliques):
         for v in clique.variables:
             if v not in smallest or clique.size < cliques[smallest[v]].size:
                 smallest[v] = i
+    smallest.update({v: c for v, (c, _) in weights.items()})
     for v, c in smallest.items():
         clique = cliques[c]
-        clique.marginals.append((v, _sum(clique.shape, {i for i, u in enumerate(clique.variables)
-                                                        if u != v})))
+        plan = _sum(clique.shape, {i for i, u in enumerate(clique.variables) if u != v})
+        clique.marginals.append((v, plan, weights[v][1] if v in weights else None))
 
     # Collect on everything no evidence reaches, once: those messages never change.
     clean_order: list[int] = []
@@ -326,10 +403,20 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
             if clique.parent >= 0 and not clique.dirty:
                 clique.message, clique.divisor = _message(clique, potential)
     # Components without evidence are solved now: their posteriors are the priors.
-    tree.fixed_marginals = _distribute(tree, clean_order, {}, {})
+    tree.fixed_marginals = _distribute(tree, clean_order, {}, {}, {})
     for c in clean_order:
         cliques[c].static = None  # never read again
+    tree.cached_bytes = sum(c.static.nbytes for c in cliques if c.static is not None)
     return tree
+
+
+def _place(values: np.ndarray, axes: tuple[str, ...], fixed: tuple[str, ...], clique: Clique,
+           card: Mapping[str, int]) -> tuple[np.ndarray, Spread]:
+    """A table over ``axes`` transposed to (``fixed``, the rest in the clique's order),
+    and how its slices spread over the clique."""
+    free = sorted((u for u in axes if u not in fixed), key=clique.variables.index)
+    order = [axes.index(u) for u in fixed + tuple(free)]
+    return np.ascontiguousarray(values.transpose(order)), _spread(clique, free, free, card)
 
 
 def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping[str, int]):
@@ -456,26 +543,63 @@ def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int
 
 
 def _sum(shape: Sequence[int], summed: set[int]) -> Sum:
-    runs: list[list] = []  # [entries, summed?] of consecutive axes alike
-    for i, n in enumerate(shape):
-        if runs and runs[-1][1] == (i in summed):
-            runs[-1][0] *= n
-        else:
-            runs.append([n, i in summed])
-    steps = []
-    kept = 1
-    for entries, is_summed in reversed(runs):
-        if not is_summed:
-            kept *= entries
-        elif entries > 1:
-            steps.append((entries, kept, _summing_matrix(entries, kept)))
+    steps: list[tuple] = []
+    kept = 1  # entries of the kept axes after the current one
+    i = len(shape) - 1
+    while i >= 0:
+        if i not in summed:
+            kept *= shape[i]
+            i -= 1
+            continue
+        j = i
+        while j > 0 and j - 1 in summed:
+            j -= 1
+        steps += _run_steps(list(shape[:j]), list(shape[j:i + 1]), kept)
+        i = j - 1
     return Sum(steps)
 
 
+def _run_steps(before: list[int], run: list[int], q: int) -> list[tuple]:
+    """Steps summing the axes ``run``, preceded by axes ``before``, followed by q entries."""
+    s = math.prod(run)
+    if s == 1:
+        return []
+    if q == 1:
+        if s >= LONG:
+            return [("rows", s)]
+        return [("dot", s, 1, _rows(before, s), _summing_matrix(s, 1))]
+    if q >= LONG:
+        return [("cols", s, q)]
+    steps = []
+    while run:
+        part = 1
+        while run and part * run[-1] * q * q <= SMALL_MATRIX:
+            part *= run.pop()
+        if part == 1:  # an axis too long for a small matrix: q is not that short here
+            steps.append(("cols", math.prod(run), q))
+            break
+        steps.append(("dot", part, q, _rows(before + run, part * q),
+                      _summing_matrix(part, q)))
+    return steps
+
+
+@functools.lru_cache(maxsize=1024)
 def _summing_matrix(s: int, q: int) -> np.ndarray:
-    if q > 1 and s * q * q <= SMALL_MATRIX:
-        return np.tile(np.eye(q), (s, 1))
-    return np.ones(s)
+    """s stacked q×q identities (a vector of s ones when q = 1), shared and read-only."""
+    matrix = np.ones(s) if q == 1 else np.tile(np.eye(q), (s, 1))
+    matrix.setflags(write=False)
+    return matrix
+
+
+def _rows(before: list[int], width: int) -> int:
+    """Rows per BLAS call: a product of the last axes in ``before``, so that it divides
+    their number of rows (also with a case axis in front), with rows × width ≤ BLOCK."""
+    rows = 1
+    for n in reversed(before):
+        if rows * n * width > BLOCK:
+            break
+        rows *= n
+    return rows
 
 
 def _spread(clique: Clique, operand: list[str], covered: list[str], card,
@@ -504,10 +628,10 @@ def _spread(clique: Clique, operand: list[str], covered: list[str], card,
 
 # -------------------------------------------------------------- propagation
 class _Impossible(Exception):
-    """P(e) = 0 (for a batch, first in case ``row``)."""
+    """P(e) = 0 (for a batch, in the cases marked in ``rows``)."""
 
-    def __init__(self, row: int = 0):
-        self.row = row
+    def __init__(self, rows: np.ndarray | None = None):
+        self.rows = rows
 
 
 def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
@@ -541,9 +665,9 @@ def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
         potentials[c] = potential
         if clique.parent >= 0:
             messages[c] = _message(clique, potential, bad)
-    result = _distribute(tree, tree.distribute, potentials, messages, bad)
+    result = _distribute(tree, tree.distribute, potentials, messages, evidence, bad)
     if bad is not None and bad.any():
-        raise _Impossible(int(np.flatnonzero(bad)[0]))
+        raise _Impossible(bad)
     return result
 
 
@@ -567,13 +691,14 @@ def _times(potential: np.ndarray, operand: np.ndarray, spread: Spread,
 def _reduce(array: np.ndarray, plan: Sum) -> np.ndarray:
     """Apply a :class:`Sum` to a flat array (or rows of flat arrays)."""
     lead = array.shape[:-1]
-    for s, q, matrix in plan.steps:
-        if matrix.ndim == 2:
-            array = array.reshape(-1, s * q) @ matrix
-        elif q == 1:
-            array = array.reshape(-1, s) @ matrix
+    for step in plan.steps:
+        if step[0] == "rows":
+            array = np.add.reduce(array.reshape(-1, step[1]), axis=1)
+        elif step[0] == "cols":
+            array = np.add.reduce(array.reshape(-1, step[1], step[2]), axis=1)
         else:
-            array = np.matmul(matrix, array.reshape(-1, s, q))
+            _, s, q, rows, matrix = step
+            array = array.reshape(-1, rows, s * q) @ matrix
     return array.reshape(lead + (-1,))
 
 
@@ -600,6 +725,7 @@ def _check_total(array: np.ndarray, bad: np.ndarray | None = None) -> np.ndarray
 
 def _distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.ndarray],
                 messages: Mapping[int, tuple[np.ndarray, np.ndarray]],
+                evidence: Mapping[str, int | np.ndarray],
                 bad: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Beliefs from the root down, posteriors from each clique as it is reached.
 
@@ -639,7 +765,11 @@ def _distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np
                     tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
                 separator = separator.reshape(lead + (-1,))
             ratios[k] = separator / divisor
-        for v, plan in clique.marginals:
-            marginal = _reduce(belief, plan)
-            result[v] = marginal / _check_total(marginal, bad)
+        for v, plan, weight in clique.marginals:
+            if weight is None:
+                marginal = _reduce(belief, plan)
+            else:
+                values = weight.values[tuple(evidence[u] for u in weight.fixed)]
+                marginal = _reduce(_times(belief, values, weight.spread, False), plan)
+            result[v] = marginal / np.add.reduce(marginal, axis=-1, keepdims=True)
     return result

@@ -6,7 +6,7 @@ observed values o_r adds, for each family F = (Pa, X) with an unobserved member,
     n̄(F = f) += P(F ∩ U_r = f_U | o_r; θ)      at the cells consistent with o_r,
 
 the posteriors coming from bbn's own exact inference, batched over rows
-(:func:`bbn.inference.posterior_batch`). Rows are first collapsed to the distinct ones
+(:func:`bbn.inference.posterior_codes`). Rows are first collapsed to the distinct ones
 (with multiplicities); then either
 
 * *by pattern* — rows that miss the same variables form a group, and one batched
@@ -43,11 +43,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
+from bbn.data import MISSING, encode, read_data, require_columns
 from bbn.errors import DataError
+from bbn.inference import posterior_codes
 from bbn.learning.counting import family_counts, mixed_radix
-from bbn.learning.data import MISSING, encode, read_data, require_columns
 from bbn.learning.estimators import check_estimator, estimate, prior_table
 from bbn.learning.parameters import warn_unseen
 from bbn.network import Network
@@ -229,21 +229,6 @@ def _log(table: np.ndarray) -> np.ndarray:
         return np.log(table)
 
 
-def _batch(net, query, evidence: pd.DataFrame) -> np.ndarray:
-    """posterior_batch, also for rows that observe nothing (the prior, repeated)."""
-    from bbn.inference import posterior, posterior_batch
-
-    if evidence.shape[1]:
-        return posterior_batch(net, query, evidence)
-    prior = posterior(net, query, {}).values
-    return np.broadcast_to(prior, (len(evidence),) + prior.shape)
-
-
-def _frame(columns: Mapping[str, tuple[np.ndarray, list[str]]], n: int) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Categorical.from_codes(k, categories=s)
-                         for c, (k, s) in columns.items()}, index=pd.RangeIndex(n))
-
-
 # ------------------------------------------------------------- by pattern
 def _by_pattern(net, hidden, group: _Rows, expected, log_tables, shape: _Shape) -> float:
     """Expected counts of rows that miss exactly ``hidden``; returns their log-likelihood."""
@@ -254,9 +239,8 @@ def _by_pattern(net, hidden, group: _Rows, expected, log_tables, shape: _Shape) 
     for start in range(0, len(group.codes), BATCH_ROWS):
         codes = group.codes[start:start + BATCH_ROWS]
         weights = group.weights[start:start + BATCH_ROWS]
-        evidence = _frame({v: (codes[:, shape.position[v]], list(net.states(v)))
-                           for v in observed}, len(codes))
-        post = _batch(net, hidden, evidence)
+        post = posterior_codes(net, hidden, {v: codes[:, shape.position[v]] for v in observed},
+                               cases=len(codes))
         flat = post.reshape(len(codes), -1)
         best = np.argmax(flat, axis=1)
         completed = codes.copy()
@@ -302,8 +286,7 @@ class _Together:
         for v in self.seen:
             column = rows.codes[:, variables.index(v)]
             self.codes[v] = np.where(column == MISSING, net.cardinality(v), column)
-        self.evidence = _frame({self.names[v]: (self.codes[v], self.states[v])
-                                for v in self.seen}, len(rows.codes))
+        self.evidence = {self.names[v]: self.codes[v] for v in self.seen}
 
     def augmented(self, net: Network) -> Network:
         """``net`` plus one evidence child per variable observed somewhere in these rows."""
@@ -321,13 +304,15 @@ class _Together:
         for v, family in ((v, net.parents(v) + (v,)) for v in self.variables):
             touched = holes[:, [self.variables.index(u) for u in family]].any(axis=1)
             if touched.any():  # rows that see the whole family were counted already
-                post = _batch(augmented, list(family), self.evidence)
+                post = posterior_codes(augmented, list(family), self.evidence,
+                                       cases=len(self.rows.codes))
                 expected[v] += np.tensordot(self.rows.weights * touched, post, axes=1)
         # log P(o) = Σ_i log P(E_i = e_i | E_<i = e_<i) − |E|·log ½ (each E_X adds a ½)
         log_p = np.zeros(len(self.rows.codes))
         names = [self.names[v] for v in self.seen]
         for i, v in enumerate(self.seen):
-            post = _batch(augmented, [names[i]], self.evidence[names[:i]])
+            post = posterior_codes(augmented, [names[i]],
+                                   {n: self.evidence[n] for n in names[:i]}, cases=len(log_p))
             log_p += np.log(post[np.arange(len(log_p)), self.codes[v]])
         return float(np.dot(self.rows.weights, log_p - len(names) * math.log(0.5)))
 

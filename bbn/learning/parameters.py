@@ -24,9 +24,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from bbn.errors import DataError
-from bbn.learning.counting import family_counts
-from bbn.learning.data import (
+from bbn.data import (
     MISSING,
     encode,
     numeric_column,
@@ -34,6 +32,8 @@ from bbn.learning.data import (
     require_columns,
     row_label,
 )
+from bbn.errors import DataError
+from bbn.learning.counting import family_counts
 from bbn.learning.estimators import (
     UnseenParentsWarning,
     check_estimator,

@@ -1,0 +1,173 @@
+"""UAI, the model format of the UAI inference competitions (``BAYES`` networks).
+
+    BAYES
+    3                  number of variables
+    2 2 3              their cardinalities
+    3                  number of tables
+    1 0                table 0: one variable, X0 (a root)
+    2 0 1              table 1: P(X1 | X0), the child last
+    3 0 1 2            table 2: P(X2 | X0, X1)
+
+    2
+     0.436 0.564
+    4
+     0.128 0.872
+     0.920 0.080
+    12
+     ...
+
+Each table lists its numbers in the row-major order of its scope (last variable fastest),
+the child being the scope's last variable: exactly bbn's array layout. Tokens are
+separated by any whitespace; lines starting with ``c`` are comments (the UAI 2016
+specification), and so is ``#`` to the end of the line (pyAgrum writes them).
+
+UAI stores no names: variables are read as ``X0``, ``X1``, ... (in file order), states as
+``0``, ``1``, ..., and the network is named after the file. Writing keeps the variable
+order, the parents and every number (``repr``, exact float64) but loses the network name,
+variable and state names and descriptions: ``load(save(net))`` equals ``net`` up to names.
+``MARKOV`` (undirected) models are refused, as are networks with a variable lacking a table.
+
+>>> net = read("BAYES 2  2 2  2  1 0  2 0 1  2 0.3 0.7  4 0.9 0.1 0.2 0.8")
+>>> net.variables, net.parents("X1"), net.cpt_array("X1").tolist()
+(('X0', 'X1'), ('X0',), [[0.9, 0.1], [0.2, 0.8]])
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from bbn.errors import BBNError, ParseError
+from bbn.formats import FormatError
+from bbn.formats._text import error_at, name_from_source
+from bbn.network import Network
+
+# "c" lines (the UAI 2016 specification) and "#" to the end of a line (pyAgrum's files)
+_NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
+_COMMENT = re.compile(r"#[^\n]*|^[ \t]*c(?:[ \t][^\n]*)?$", re.M)
+
+
+class _Tokens:
+    """The whitespace-separated tokens of a UAI file, read in order, with exact error
+    positions (computed only when an error is raised)."""
+
+    def __init__(self, text: str, source: str):
+        self.text, self.source = text, source
+        self.tokens = text.split()
+        self.next = 0
+
+    def error(self, index: int, message: str, found: bool = True) -> ParseError:
+        """The error at token ``index``; ``found`` appends what is there."""
+        if index >= len(self.tokens):
+            return error_at(self.text, self.source, len(self.text.rstrip()),
+                            f"{message}, found the end of the file")
+        match = next(m for i, m in enumerate(re.finditer(r"\S+", self.text)) if i == index)
+        return error_at(self.text, self.source, match.start(),
+                        f"{message}, found {self.tokens[index]!r}" if found else message)
+
+    def integer(self, what: str, low: int = 0, high: int | None = None) -> int:
+        index = self.next
+        token = self.tokens[index] if index < len(self.tokens) else ""
+        if not token.isdigit() or int(token) < low or (high is not None and int(token) > high):
+            bounds = (f"{low}" if low == high else f"an integer from {low} to {high}"
+                      if high is not None else f"an integer ≥ {low}")
+            raise self.error(index, f"expected {what} ({bounds})")
+        self.next += 1
+        return int(token)
+
+    def numbers(self, count: int, what: str) -> np.ndarray:
+        start = self.next
+        chunk = self.tokens[start:start + count]
+        try:
+            if _NOT_A_NUMBER.search(" ".join(chunk)):
+                raise ValueError
+            values = np.array(chunk, dtype=float)
+        except ValueError:
+            bad = next(i for i, t in enumerate(chunk) if not _is_number(t))
+            raise self.error(start + bad, f"expected a number in {what}") from None
+        if len(chunk) < count:
+            raise self.error(start + len(chunk), f"expected {count} numbers in {what}")
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise self.error(start + int(bad[0]), f"expected a finite number in {what}")
+        self.next += count
+        return values
+
+
+def _is_number(token: str) -> bool:
+    return re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", token) is not None
+
+
+def read(text: str, source: str = "<string>") -> Network:
+    """Parse a UAI ``BAYES`` file into a :class:`Network` named after the file."""
+    if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
+        text = " " + text[1:]
+    if "#" in text or "c" in text:
+        text = _COMMENT.sub(lambda m: " " * len(m[0]), text)
+    tokens = _Tokens(text, source)
+    kind = tokens.tokens[0] if tokens.tokens else ""
+    if kind.upper() == "MARKOV":
+        raise tokens.error(0, "MARKOV networks (undirected models) are not supported: bbn "
+                              "reads Bayesian networks, expected 'BAYES'")
+    if kind.upper() != "BAYES":
+        raise tokens.error(0, "expected 'BAYES'")
+    tokens.next = 1
+    n = tokens.integer("the number of variables", 1)
+    cards = [tokens.integer(f"the number of states of X{i}", 1) for i in range(n)]
+    tokens.integer("the number of tables, one per variable", n, n)
+    scopes, starts = [], []
+    for t in range(n):
+        starts.append(tokens.next)
+        size = tokens.integer(f"the size of table {t}'s scope", 1, n)
+        scopes.append([tokens.integer(f"a variable of table {t}", 0, n - 1)
+                       for _ in range(size)])
+    net = Network(name_from_source(source))
+    for i, card in enumerate(cards):
+        net.add_variable(f"X{i}", [str(s) for s in range(card)])
+    owner: dict[int, int] = {}
+    for t, scope in enumerate(scopes):
+        child = scope[-1]
+        if len(set(scope)) != len(scope):
+            raise tokens.error(starts[t], f"table {t} lists a variable twice in its scope",
+                               found=False)
+        if child in owner:
+            raise tokens.error(starts[t], f"tables {owner[child]} and {t} both end with X{child}; "
+                                          "each variable needs exactly one table (its child last)",
+                               found=False)
+        owner[child] = t
+        try:
+            net.set_parents(f"X{child}", [f"X{p}" for p in scope[:-1]])
+        except BBNError as error:
+            raise tokens.error(starts[t], str(error), found=False) from None
+    for t, scope in enumerate(scopes):
+        expected = math.prod(cards[v] for v in scope)
+        at = tokens.next
+        tokens.integer(f"the number of entries of table {t}", expected, expected)
+        values = tokens.numbers(expected, f"table {t}")
+        try:
+            net.set_cpt(f"X{scope[-1]}", values)
+        except BBNError as error:
+            raise tokens.error(at, f"table {t}: {error}", found=False) from None
+    if tokens.next < len(tokens.tokens):
+        raise tokens.error(tokens.next, "expected the end of the file after the last table")
+    return net
+
+
+def write(net: Network) -> str:
+    """The network as a UAI ``BAYES`` file (names are lost; see the module docstring)."""
+    missing = [v for v in net.variables if not net.has_cpt(v)]
+    if missing:
+        raise FormatError(f"UAI cannot write a network without tables: {missing[0]!r} has none "
+                          "(UAI files always hold every table)")
+    index = {v: i for i, v in enumerate(net.variables)}
+    out = ["BAYES", str(len(index)), " ".join(str(net.cardinality(v)) for v in net.variables),
+           str(len(index))]
+    out += [" ".join(map(str, [len(net.parents(v)) + 1, *(index[p] for p in net.parents(v)),
+                               index[v]])) for v in net.variables]
+    for v in net.variables:
+        rows = net.cpt_array(v).reshape(-1, net.cardinality(v)).tolist()
+        out += ["", str(len(rows) * net.cardinality(v))]
+        out += [" " + " ".join(map(repr, row)) for row in rows]
+    return "\n".join(out) + "\n"
