@@ -10,7 +10,6 @@ from strategies_inference import TF, chair_network, monty_hall_network
 
 import bbn
 from bbn import Factor, ModelError, Network
-from bbn.network import iter_configurations, network_from_tables
 
 
 @pytest.fixture
@@ -319,20 +318,6 @@ def test_equality_compares_everything(chair):
     for v in ("S", "C", "W", "B", "A"):
         reordered.add_variable(v, TF, chair.description(v), chair.parents(v), chair.cpt(v))
     assert reordered != chair  # declaration order is part of the network
-
-
-# ------------------------------------------------------------------ helpers
-def test_network_from_tables_accepts_any_order():
-    net = network_from_tables("n", {"Child": TF, "Root": TF},
-                              {"Child": (["Root"], [[0.9, 0.1], [0.2, 0.8]]),
-                               "Root": ([], [0.4, 0.6])})
-    assert net.variables == ("Child", "Root") and net.parents("Child") == ("Root",)
-    assert net.probability({"Child": "T"}) == pytest.approx(0.4 * 0.9 + 0.6 * 0.2)
-
-
-def test_iter_configurations_last_variable_fastest(chair):
-    assert list(iter_configurations(chair, ["C", "S"])) == [
-        {"C": "T", "S": "T"}, {"C": "T", "S": "F"}, {"C": "F", "S": "T"}, {"C": "F", "S": "F"}]
 
 
 def test_structure_only_network_refuses_inference():
