@@ -438,3 +438,16 @@ def test_pgmpy_and_bbn_read_each_others_bif_and_xmlbif(shared, tmp_path):
 def test_a_byte_order_mark_is_skipped(fmt):
     net = bbn.loads(UAI, "uai")
     assert bbn.loads("\ufeff" + bbn.dumps(net, fmt), fmt) == net
+
+
+@pytest.mark.parametrize("fmt", ["bn", "bif", "xmlbif", "hugin", "uai"])
+def test_no_format_writes_a_gaussian_variable(fmt, tmp_path):
+    net = bbn.Network("mixed")
+    net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
+    net.add_gaussian_variable("x", ["C"], mean=[0.0, 1.0], variance=[1.0, 1.0])
+    with pytest.raises(bbn.FormatError, match="continuous .Gaussian. variable 'x'"):
+        bbn.dumps(net, fmt)
+    target = tmp_path / f"mixed.{fmt}"
+    with pytest.raises(bbn.FormatError):
+        bbn.save(net, target)
+    assert not target.exists() and list(tmp_path.iterdir()) == []
