@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from bbn.classification.decisions import check_rule, decide, loss_matrix
+from bbn.codes import distinct_rows
 from bbn.data import MISSING, encode_column, numeric_column, read_data, row_label
 from bbn.errors import DataError, ImpossibleEvidenceError, QueryError, suggest
 from bbn.inference.continuous import discrete_part, gaussian_variables, log_density
@@ -76,8 +77,7 @@ def posterior_table(net: Network, frame: pd.DataFrame, target: str, *, source: s
             result[block] = _posterior_block(net, base, target, frame.index[block],
                                              {c: k[block] for c, k in codes.items()}, {})
         return pd.DataFrame(result, index=frame.index, columns=list(net.states(target)))
-    patterns, group = np.unique(seen, axis=0, return_inverse=True)
-    group = group.ravel()
+    patterns, group = distinct_rows(seen)
     for g, pattern in enumerate(patterns):
         rows = np.flatnonzero(group == g)
         on = [c for c, s in zip(discrete + observed_gaussian, pattern, strict=True) if s]

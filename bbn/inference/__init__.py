@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from bbn.codes import distinct_rows
 from bbn.errors import ImpossibleEvidenceError, QueryError, suggest
 from bbn.factor import Factor
 from bbn.inference import continuous
@@ -224,13 +225,11 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
         return np.array(np.broadcast_to(prior, (cases,) + shape))
     matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
     result = np.empty((len(matrix),) + shape)
-    patterns, group = np.unique(matrix >= 0, axis=0, return_inverse=True)
-    group = group.ravel()
+    patterns, group = distinct_rows(matrix >= 0)
     for g, pattern in enumerate(patterns):
         rows = np.flatnonzero(group == g) if len(patterns) > 1 else np.arange(len(matrix))
         observed = [c for c, seen in zip(columns, pattern) if seen]
-        distinct, inverse = np.unique(matrix[np.ix_(rows, pattern)], axis=0,
-                                      return_inverse=True)
+        distinct, inverse = distinct_rows(matrix[np.ix_(rows, pattern)])
         plan = _plan(net, variables, observed, batched=True)
         table, _ = _execute(net, plan, dict(zip(observed, distinct.T)), cases=len(distinct))
         if plan.result_variables[:1] != (CASE,):  # the evidence says nothing about the query

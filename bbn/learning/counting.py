@@ -20,15 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-
-def mixed_radix(columns: Sequence[np.ndarray], cardinalities: Sequence[int]) -> np.ndarray:
-    """The flat table index of every row: Σ_j x_j · Π_{l>j} r_l (the last column fastest)."""
-    if not columns:
-        raise ValueError("mixed_radix needs at least one column")
-    code = np.asarray(columns[0], dtype=np.int64)
-    for column, radix in zip(columns[1:], cardinalities[1:]):
-        code = code * radix + column
-    return code
+from bbn.codes import mixed_radix
 
 
 def family_counts(columns: Sequence[np.ndarray], cardinalities: Sequence[int],

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from bbn.codes import mixed_radix
 from bbn.errors import DataError
-from bbn.learning.counting import mixed_radix
 
 #: A variance is never below this fraction of the largest variance of the continuous
 #: columns (population variance over all rows), nor below this absolute value when every

@@ -44,10 +44,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bbn.codes import distinct_rows, mixed_radix
 from bbn.data import MISSING, encode, read_data, require_columns
 from bbn.errors import DataError
 from bbn.inference import posterior_codes
-from bbn.learning.counting import family_counts, mixed_radix
+from bbn.learning.counting import family_counts
 from bbn.learning.estimators import check_estimator, estimate, prior_table
 from bbn.learning.parameters import warn_unseen
 from bbn.network import Network
@@ -112,8 +113,8 @@ def em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
     codes[:, [position[v] for v in present]] = encode(frame, present,
                                                       [net.states(v) for v in present],
                                                       source=source)
-    rows, weights = np.unique(codes, axis=0, return_counts=True)
-    weights = weights.astype(float)
+    rows, inverse = distinct_rows(codes)
+    weights = np.bincount(inverse, minlength=len(rows)).astype(float)
     shape = _Shape(net, variables)
     fixed = {v: _observed_counts(rows, weights, [position[u] for u in shape.families[v]],
                                  shape.cards_of(v)) for v in variables}
@@ -183,8 +184,7 @@ def _split(rows, weights, variables, shape: _Shape):
     observed variable; patterns are used while they are fewer than that.
     """
     holes = rows == MISSING
-    patterns, which = np.unique(holes, axis=0, return_inverse=True)
-    which = which.ravel()
+    patterns, which = distinct_rows(holes)
     hidden = [tuple(v for v, h in zip(variables, p, strict=True) if h) for p in patterns]
     small = [g for g, h in enumerate(hidden)
              if math.prod(shape.cards[u] for u in h) <= JOINT_LIMIT]

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bbn.codes import mixed_radix
 from bbn.errors import ModelError
-from bbn.learning.counting import mixed_radix
 from bbn.network import Network
 
 #: Rows drawn per block: bounds the (rows × states) comparison array.
