@@ -11,7 +11,7 @@ belief its posterior::
 
     collect (leaves → root):     μ_{c→p}(S) = Σ_{C_c \\ S} ψ_c Π_{k child of c} μ_{k→c}
     distribute (root → leaves):  β_c = ψ_c Π_k μ_{k→c} · P(S | e) / μ_{c→p}(S)
-    P(X | e) = Σ_{C \\ X} β_C     for the smallest clique C containing X
+    P(X | e) = Σ_{C \\ X} β_C     for the smallest clique or separator C holding X
 
 so all n posteriors cost about two passes over the cliques instead of n eliminations.
 
@@ -37,12 +37,14 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from bbn.codes import distinct_rows
 from bbn.data import row_label
 from bbn.errors import ImpossibleEvidenceError, QueryError
 from bbn.factor import Factor
@@ -69,6 +71,7 @@ SEARCH_AGAIN_ABOVE = 1_000_000
 #: stall badly (10-100x) when the cores are busy with other work.
 SMALL_MATRIX = 4096
 BLOCK = 8192
+KRON = 4
 LONG = 64  # runs at least this long are summed by numpy's reduce, which is fast there
 
 
@@ -82,7 +85,8 @@ class Sum:
     ``("cols", s, q)``: numpy's reduce over s rows of q ≥ LONG entries;
     ``("dot", s, 1, m, ones(s))``: blocks of m rows of s entries times a vector of ones;
     ``("dot", s, q, m, M)``: blocks of m rows of s·q entries times M, s stacked q×q
-    identities (a long run with q small is summed a few axes at a time).
+    identities, for q ≤ KRON (a long run is summed a few axes at a time);
+    ``("vec", s, q, ones(s))``: each s×q block times a vector of ones, for larger q.
     """
 
     steps: list[tuple]
@@ -93,12 +97,17 @@ class Spread:
     """Multiply an array over some of a clique's variables into the clique potential.
 
     The operand (axes ``operand``, after any case axis) is transposed by ``perm`` into
-    the clique's order and reshaped to ``shape``, which broadcasts against the clique
-    potential viewed with shape ``target`` (runs of covered / uncovered axes merged).
+    the clique's order and reshaped to ``base``, which broadcasts against the clique
+    potential viewed with runs of covered / uncovered axes merged. When the last run is
+    short and not covered, numpy's loop would run along it only: the operand is then
+    first broadcast to ``expand`` over the last runs (a small copy), so that ``shape``
+    and the potential's view ``target`` end with one long run.
     """
 
     operand: tuple[int, ...]
     perm: tuple[int, ...] | None
+    base: tuple[int, ...]
+    expand: tuple[int, ...] | None
     shape: tuple[int, ...]
     target: tuple[int, ...]
     rank: int  # axes of the operand as given, after any case axis (1 for a flat message)
@@ -130,13 +139,17 @@ class Clique:
     separator: int = 1  # S, the entries of the separator with the parent
     up: Sum | None = None  # clique → message to the parent (flat, separator order)
     into_parent: Spread | None = None  # that message into the parent's potential
-    down: Sum | None = None  # parent → separator (in the parent's order)
+    down: int = -1  # which of the parent's ``derived`` arrays is the separator
     down_perm: tuple[int, ...] | None = None  # that separator into this clique's order
     down_shape: tuple[int, ...] = ()  # the separator's shape in the parent's order
     separator_shape: tuple[int, ...] = ()
     tables: list[Table] = field(default_factory=list)  # sliced by evidence at each call
-    # (variable, the sum that leaves it, a weight on the belief first or None)
-    marginals: list[tuple[str, Sum, Table | None]] = field(default_factory=list)
+    # The sums a belief goes through: (source, plan) with source −1 for the belief, else
+    # an earlier entry; each child's separator and each posterior is one of them.
+    derived: list[tuple[int, Sum]] = field(default_factory=list)
+    # (variable, its entry in ``derived``) and (variable, weight, sum of the weighted belief)
+    marginals: list[tuple[str, int]] = field(default_factory=list)
+    weighted: list[tuple[str, Table, Sum]] = field(default_factory=list)
     dirty: bool = False  # some evidence table lies in this clique's subtree
     # Evidence-free parts, computed at compile time (flat arrays):
     static: np.ndarray | None = None  # ψ without evidence tables × messages of clean children
@@ -166,7 +179,12 @@ class JunctionTree:
     largest_table: int  # entries of the largest clique (read by check_memory)
     width: int  # induced width: variables in the largest clique, minus one
     total_entries: int  # entries of all cliques together
-    cached_bytes: int = 0  # held by the evidence-free potentials kept for later calls
+    cached_bytes: int = 0  # held by the arrays kept for later calls
+    # Arrays reused by one-case calls, one call at a time (``lock``), so that the big
+    # potentials are not allocated — and faulted into memory — again at every call.
+    work: dict[int, np.ndarray] = field(default_factory=dict)  # per dirty clique
+    scratch: np.ndarray | None = None  # the belief of each clean clique in turn
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 # ---------------------------------------------------------------- public API
@@ -178,7 +196,8 @@ def posteriors(net: Network, evidence=None):
     :class:`pandas.DataFrame` with one row per case (missing cells allowed) gives
     ``{variable: array of shape (N, |X|)}`` instead. Raises ImpossibleEvidenceError
     when P(e) = 0 (for a batch, naming the first such row), MemoryLimitError when the
-    largest clique would exceed the memory limit.
+    largest clique would exceed the memory limit. A network with Gaussian leaves is
+    answered one discrete variable at a time by :func:`bbn.inference.posterior`.
     """
     batch = evidence is not None and not isinstance(evidence, Mapping)
     if batch and not hasattr(evidence, "columns"):
@@ -246,7 +265,6 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
     observe and, within a group, by their distinct evidence; each group of distinct
     cases is one batched propagation. Returns ``{variable: (N, |X|) array}``.
     """
-
     columns = list(codes)
     check_variables(net, columns, role="evidence")
     if columns:
@@ -259,8 +277,7 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
     result = {v: np.empty((n, net.cardinality(v))) for v in net.variables}
     if n == 0:
         return result
-    patterns, group = np.unique(matrix >= 0, axis=0, return_inverse=True)
-    group = group.ravel()
+    patterns, group = distinct_rows(matrix >= 0)
     impossible = []  # (row, observed columns): the first impossible row of each group
     for g, pattern in enumerate(patterns):
         rows = np.flatnonzero(group == g) if len(patterns) > 1 else np.arange(n)
@@ -270,9 +287,7 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
                 result[c][rows] = np.eye(net.cardinality(c))[matrix[rows, j]]
         # Rows repeat (a few observed variables have few joint states): propagate each
         # distinct case once, in chunks that keep the batch within the memory limit.
-        distinct, inverse = np.unique(matrix[np.ix_(rows, pattern)], axis=0,
-                                      return_inverse=True)
-        inverse = inverse.ravel()
+        distinct, inverse = distinct_rows(matrix[np.ix_(rows, pattern)])
         tree = junction_tree(net, observed)
         hidden = [v for v in net.variables if v not in observed]
         answers = {v: np.empty((len(distinct), net.cardinality(v))) for v in hidden}
@@ -370,16 +385,26 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
     for c, table in weights.values():
         table.values, table.spread = _place(table.values, families[table.variable][:-1],
                                             table.fixed, cliques[c], card)
-    smallest: dict[str, int] = {}  # each posterior is read from the smallest clique holding it
+    # Each posterior is read from the smallest set holding it: a clique, or a separator
+    # that its clique sums out for a child anyway.
+    cheapest: dict[str, tuple[int, int]] = {}
     for i, clique in enumerate(cliques):
         for v in clique.variables:
-            if v not in smallest or clique.size < cliques[smallest[v]].size:
-                smallest[v] = i
-    smallest.update({v: c for v, (c, _) in weights.items()})
-    for v, c in smallest.items():
-        clique = cliques[c]
-        plan = _sum(clique.shape, {i for i, u in enumerate(clique.variables) if u != v})
-        clique.marginals.append((v, plan, weights[v][1] if v in weights else None))
+            cost = min([cliques[k].separator for k in clique.children
+                        if v in _separator(cliques[k])] + [clique.size])
+            if v not in cheapest or cost < cheapest[v][0]:
+                cheapest[v] = (cost, i)
+    marginals: list[list[str]] = [[] for _ in cliques]
+    for v, (_, c) in cheapest.items():
+        if v in weights:
+            c, table = weights[v]
+            plan = _sum(cliques[c].shape, {i for i, u in enumerate(cliques[c].variables)
+                                           if u != v})
+            cliques[c].weighted.append((v, table, plan))
+        else:
+            marginals[c].append(v)
+    for c, clique in enumerate(cliques):
+        _derive(clique, cliques, marginals[c], card)
 
     # Collect on everything no evidence reaches, once: those messages never change.
     clean_order: list[int] = []
@@ -392,13 +417,17 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
             clean_order += component
         for c in reversed(component):
             clique = cliques[c]
-            potential = np.ones(clique.size)
-            for table in static[c]:
-                potential = _times(potential, table.values, table.spread)
-            for k in clique.children:
-                child = cliques[k]
-                if not child.dirty:
-                    potential = _times(potential, child.message, child.into_parent)
+            factors = [(table.values, table.spread) for table in static[c]]
+            factors += [(cliques[k].message, cliques[k].into_parent) for k in clique.children
+                        if not cliques[k].dirty]
+            if factors:  # the first factor fills the array: no pass to write ones
+                values, spread = factors[0]
+                potential = np.empty(clique.size)
+                potential.reshape(spread.target)[...] = _operand(values, spread)
+                for values, spread in factors[1:]:
+                    potential = _times(potential, values, spread)
+            else:
+                potential = np.ones(clique.size)
             clique.static = potential
             if clique.parent >= 0 and not clique.dirty:
                 clique.message, clique.divisor = _message(clique, potential)
@@ -406,7 +435,12 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
     tree.fixed_marginals = _distribute(tree, clean_order, {}, {}, {})
     for c in clean_order:
         cliques[c].static = None  # never read again
-    tree.cached_bytes = sum(c.static.nbytes for c in cliques if c.static is not None)
+    tree.work = {c: np.empty(cliques[c].size) for c in tree.collect}  # no pages touched yet
+    clean = [cliques[c].size for c in tree.distribute if not cliques[c].dirty]
+    tree.scratch = np.empty(max(clean)) if clean else None
+    tree.cached_bytes = (sum(c.static.nbytes for c in cliques if c.static is not None)
+                         + sum(a.nbytes for a in tree.work.values())
+                         + (tree.scratch.nbytes if tree.scratch is not None else 0))
     return tree
 
 
@@ -535,11 +569,40 @@ def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int
     separator = clique.variables[len(clique.variables) - len(clique.separator_shape):]
     clique.into_parent = _spread(parent, list(separator), list(separator), card, flat=True)
     in_parent = [u for u in parent.variables if u in separator]
-    clique.down = _sum(parent.shape, {i for i, u in enumerate(parent.variables)
-                                      if u not in separator})
     perm = tuple(in_parent.index(u) for u in separator)
     clique.down_perm = None if perm == tuple(range(len(perm))) else perm
     clique.down_shape = tuple(card[u] for u in in_parent)
+
+
+def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
+            card: Mapping[str, int]) -> None:
+    """Plan the sums of a clique's belief: each child's separator and each posterior
+    read here, each from the smallest set already summed that holds it (munin1: ten
+    children of an 8·10⁷-entry clique need four passes over it, not ten)."""
+    wanted = {}
+    for k in clique.children:
+        separator = _separator(cliques[k])
+        wanted[k] = tuple(u for u in clique.variables if u in separator)
+    for v in marginals:
+        wanted[v] = (v,)
+    index: dict[tuple[str, ...], int] = {}
+    for target in sorted(set(wanted.values()),
+                         key=lambda t: (-math.prod(card[u] for u in t), -len(t))):
+        sources = [(math.prod(card[u] for u in s), i, s) for s, i in index.items()
+                   if set(target) < set(s)]
+        _, source, variables = min(sources, default=(0, -1, clique.variables))
+        plan = _sum([card[u] for u in variables],
+                     {j for j, u in enumerate(variables) if u not in target})
+        index[target] = len(clique.derived)
+        clique.derived.append((source, plan))
+    for k in clique.children:
+        cliques[k].down = index[wanted[k]]
+    clique.marginals = [(v, index[(v,)]) for v in marginals]
+
+
+def _separator(clique: Clique) -> tuple[str, ...]:
+    """The variables a clique shares with its parent (its last axes)."""
+    return clique.variables[len(clique.variables) - len(clique.separator_shape):]
 
 
 def _sum(shape: Sequence[int], summed: set[int]) -> Sum:
@@ -570,16 +633,23 @@ def _run_steps(before: list[int], run: list[int], q: int) -> list[tuple]:
         return [("dot", s, 1, _rows(before, s), _summing_matrix(s, 1))]
     if q >= LONG:
         return [("cols", s, q)]
+    # A product with stacked identities costs q operations an entry: worth it for very
+    # short q only; otherwise each s×q block is multiplied by a vector of ones.
+    kron = q <= KRON
     steps = []
     while run:
         part = 1
-        while run and part * run[-1] * q * q <= SMALL_MATRIX:
+        while run and part * run[-1] * q * (q if kron else 1) <= (SMALL_MATRIX if kron
+                                                                 else BLOCK):
             part *= run.pop()
-        if part == 1:  # an axis too long for a small matrix: q is not that short here
+        if part == 1:  # an axis too long for a small block: q is not that short here
             steps.append(("cols", math.prod(run), q))
             break
-        steps.append(("dot", part, q, _rows(before + run, part * q),
-                      _summing_matrix(part, q)))
+        if kron:
+            steps.append(("dot", part, q, _rows(before + run, part * q),
+                          _summing_matrix(part, q)))
+        else:
+            steps.append(("vec", part, q, _summing_matrix(part, 1)))
     return steps
 
 
@@ -621,9 +691,19 @@ def _spread(clique: Clique, operand: list[str], covered: list[str], card,
             target.append(n)
             shape.append(n if inside else 1)
         previous = inside
+    base, expand = tuple(shape), None
+    tail, runs = 1, 0  # the last runs to make one run of at least LONG entries
+    while runs < len(target) and tail < LONG:
+        runs += 1
+        tail *= target[-runs]
+    copy = math.prod(shape[:len(shape) - runs]) * tail
+    if runs > 1 and copy * 8 <= clique.size:
+        expand = tuple(shape[:len(shape) - runs]) + tuple(target[len(target) - runs:])
+        shape = shape[:len(shape) - runs] + [tail]
+        target = target[:len(target) - runs] + [tail]
     return Spread(tuple(card[u] for u in operand),
                   None if perm == tuple(range(len(perm))) else perm,
-                  tuple(shape), tuple(target), 1 if flat else len(operand))
+                  base, expand, tuple(shape), tuple(target), 1 if flat else len(operand))
 
 
 # -------------------------------------------------------------- propagation
@@ -642,6 +722,17 @@ def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
     ``cases`` = N means each evidence value is an array of N indices, and every
     posterior gets a leading axis of N rows.
     """
+    if cases is None and tree.lock.acquire(blocking=False):
+        try:
+            return _propagate(tree, evidence, None, tree.work, tree.scratch)
+        finally:
+            tree.lock.release()
+    return _propagate(tree, evidence, cases, {}, None)
+
+
+def _propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
+               cases: int | None, work: Mapping[int, np.ndarray],
+               scratch: np.ndarray | None) -> dict[str, np.ndarray]:
     cliques = tree.cliques
     # A batch carries on past impossible rows (their totals count as 1) to name the first.
     bad = None if cases is None else np.zeros(cases, dtype=bool)
@@ -655,37 +746,51 @@ def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
         owned = False  # potential is this call's array, free to update in place
         for table in clique.tables:
             values = table.values[tuple(evidence[u] for u in table.fixed)]
-            potential = _times(potential, values, table.spread, owned)
+            potential = _times(potential, values, table.spread, owned, work.get(c))
             owned = True
         for k in clique.children:
             child = cliques[k]
             if child.dirty:
-                potential = _times(potential, messages[k][0], child.into_parent, owned)
+                potential = _times(potential, messages[k][0], child.into_parent, owned,
+                                   work.get(c))
                 owned = True
         potentials[c] = potential
         if clique.parent >= 0:
             messages[c] = _message(clique, potential, bad)
-    result = _distribute(tree, tree.distribute, potentials, messages, evidence, bad)
+    result = _distribute(tree, tree.distribute, potentials, messages, evidence, bad, scratch)
     if bad is not None and bad.any():
         raise _Impossible(bad)
     return result
 
 
 def _times(potential: np.ndarray, operand: np.ndarray, spread: Spread,
-           in_place: bool = True) -> np.ndarray:
-    """potential × operand spread over the clique (flat, with a case axis if either has)."""
+           in_place: bool = True, out: np.ndarray | None = None) -> np.ndarray:
+    """potential × operand spread over the clique (flat, with a case axis if either has),
+    in place, into ``out`` (a flat array of the clique's size, no case axis), or new."""
     lead = operand.shape[:operand.ndim - spread.rank]
-    if spread.perm is not None:
-        operand = operand.reshape(lead + spread.operand).transpose(
-            tuple(range(len(lead))) + tuple(p + len(lead) for p in spread.perm))
-    operand = operand.reshape(lead + spread.shape)
+    operand = _operand(operand, spread)
     own_lead = potential.shape[:-1]
     view = potential.reshape(own_lead + spread.target)
     if in_place and len(own_lead) >= len(lead):
         view *= operand
         return potential
+    if out is not None and not lead and not own_lead:
+        np.multiply(view, operand, out=out.reshape(spread.target))
+        return out
     product = view * operand
     return product.reshape(product.shape[:product.ndim - len(spread.target)] + (-1,))
+
+
+def _operand(operand: np.ndarray, spread: Spread) -> np.ndarray:
+    """The operand reshaped (and transposed) to broadcast against the clique's view."""
+    lead = operand.shape[:operand.ndim - spread.rank]
+    if spread.perm is not None:
+        operand = operand.reshape(lead + spread.operand).transpose(
+            tuple(range(len(lead))) + tuple(p + len(lead) for p in spread.perm))
+    operand = operand.reshape(lead + spread.base)
+    if spread.expand is not None:
+        operand = np.broadcast_to(operand, lead + spread.expand)
+    return operand.reshape(lead + spread.shape)
 
 
 def _reduce(array: np.ndarray, plan: Sum) -> np.ndarray:
@@ -696,6 +801,8 @@ def _reduce(array: np.ndarray, plan: Sum) -> np.ndarray:
             array = np.add.reduce(array.reshape(-1, step[1]), axis=1)
         elif step[0] == "cols":
             array = np.add.reduce(array.reshape(-1, step[1], step[2]), axis=1)
+        elif step[0] == "vec":
+            array = np.matmul(step[3], array.reshape(-1, step[1], step[2]))
         else:
             _, s, q, rows, matrix = step
             array = array.reshape(-1, rows, s * q) @ matrix
@@ -726,7 +833,8 @@ def _check_total(array: np.ndarray, bad: np.ndarray | None = None) -> np.ndarray
 def _distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.ndarray],
                 messages: Mapping[int, tuple[np.ndarray, np.ndarray]],
                 evidence: Mapping[str, int | np.ndarray],
-                bad: np.ndarray | None = None) -> dict[str, np.ndarray]:
+                bad: np.ndarray | None = None,
+                scratch: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Beliefs from the root down, posteriors from each clique as it is reached.
 
     ``collected[c]`` is ψ_c × the messages from c's children (this call's array for a
@@ -741,8 +849,10 @@ def _distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np
         potential = collected.get(c)
         if clique.parent < 0:
             if potential is None:
-                potential = clique.static
-            belief = potential / _check_total(potential, bad)
+                belief = clique.static / _check_total(clique.static, bad)
+            else:  # this call's own array
+                potential /= _check_total(potential, bad)
+                belief = potential
         else:
             ratio = ratios.pop(c)
             lead = ratio.shape[:-1]
@@ -754,22 +864,30 @@ def _distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np
             else:
                 if potential is None:
                     potential = clique.static
-                belief = (potential.reshape(-1, clique.separator) * shaped).reshape(lead + (-1,))
+                if scratch is not None and not lead:  # one clean belief at a time
+                    belief = scratch[:clique.size]
+                    np.multiply(potential.reshape(-1, clique.separator), shaped,
+                                out=belief.reshape(-1, clique.separator))
+                else:
+                    belief = (potential.reshape(-1, clique.separator) * shaped).reshape(
+                        lead + (-1,))
+        sums: list[np.ndarray] = []
+        for source, plan in clique.derived:
+            sums.append(_reduce(belief if source < 0 else sums[source], plan))
         for k in clique.children:
             child = cliques[k]
             divisor = messages[k][1] if child.dirty else child.divisor
-            separator = _reduce(belief, child.down)
+            separator = sums[child.down]
             if child.down_perm is not None:
                 lead = separator.shape[:-1]
                 separator = separator.reshape(lead + child.down_shape).transpose(
                     tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
                 separator = separator.reshape(lead + (-1,))
             ratios[k] = separator / divisor
-        for v, plan, weight in clique.marginals:
-            if weight is None:
-                marginal = _reduce(belief, plan)
-            else:
-                values = weight.values[tuple(evidence[u] for u in weight.fixed)]
-                marginal = _reduce(_times(belief, values, weight.spread, False), plan)
+        for v, i in clique.marginals:
+            result[v] = sums[i] / np.add.reduce(sums[i], axis=-1, keepdims=True)
+        for v, weight, plan in clique.weighted:
+            values = weight.values[tuple(evidence[u] for u in weight.fixed)]
+            marginal = _reduce(_times(belief, values, weight.spread, False), plan)
             result[v] = marginal / np.add.reduce(marginal, axis=-1, keepdims=True)
     return result

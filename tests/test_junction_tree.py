@@ -1,0 +1,279 @@
+"""All posteriors at once (junction tree) against brute force, variable elimination and
+the exact bnlearn reference.
+
+Every node's posterior from one propagation must equal what the full joint table says
+(brute force, built by multiplying every table with numpy in the test) and what variable
+elimination (``bbn.inference.posterior``, tested on its own) says, within 1e-12; the
+batched form must equal the one-case form row by row; impossible evidence must raise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies_inference import BruteForce, chair_network, evidence_for, random_networks
+
+import bbn
+from bbn.inference import get_memory_limit, posterior, posteriors, set_memory_limit
+from bbn.inference.junction_tree import junction_tree, posteriors_codes
+
+PROPERTY = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+EXACT = 1e-12
+TF = ["T", "F"]
+
+
+@pytest.fixture
+def memory_limit():
+    """Yield set_memory_limit and restore the original limit afterwards."""
+    original = get_memory_limit()
+    yield set_memory_limit
+    set_memory_limit(original)
+
+
+# ------------------------------------------------------------- EXAMPLES.md §1
+def test_chair_posteriors_given_back_ache():
+    result = chair_network().posteriors({"A": "T"})
+    assert list(result) == ["C", "S", "W", "B", "A"]
+    assert result["C"].to_dict()["T"] == pytest.approx(22840 / 25757, abs=EXACT)
+    assert result["S"].to_dict()["T"] == pytest.approx(0.06211903560197228, abs=EXACT)
+    assert result["A"].to_dict() == {"T": 1.0, "F": 0.0}
+    for v, factor in result.items():
+        assert factor.variables == (v,)
+        assert factor.values.sum() == pytest.approx(1.0, abs=EXACT)
+
+
+def test_chair_priors():
+    result = posteriors(chair_network())
+    assert result["A"].to_dict()["T"] == pytest.approx(25757 / 125000, abs=EXACT)
+    assert result["B"].to_dict()["T"] == pytest.approx(0.17676, abs=EXACT)
+    assert result["C"].to_dict()["T"] == pytest.approx(0.8, abs=EXACT)
+
+
+# ------------------------------------------------------------- random models
+@PROPERTY
+@given(data=st.data(), net=random_networks())
+def test_every_posterior_equals_brute_force_and_elimination(data, net):
+    brute = BruteForce(net)
+    first = data.draw(evidence_for(net))
+    # the same observed variables with other states replay the compiled tree
+    again = {v: data.draw(st.sampled_from(net.states(v))) for v in first}
+    for evidence in (first, again, data.draw(evidence_for(net))):
+        if brute.p_evidence(evidence) == 0:
+            with pytest.raises(bbn.ImpossibleEvidenceError) as error:
+                posteriors(net, evidence)
+            assert error.value.evidence == evidence
+            continue
+        result = posteriors(net, evidence)
+        assert list(result) == list(net.variables)
+        for v in net.variables:
+            values = result[v].values
+            assert result[v].states == {v: net.states(v)}
+            np.testing.assert_allclose(values, brute.posterior([v], evidence), rtol=0,
+                                       atol=EXACT)
+            np.testing.assert_allclose(values, posterior(net, [v], evidence).values, rtol=0,
+                                       atol=EXACT)
+            if v in evidence:
+                assert values[net.states(v).index(evidence[v])] == 1.0
+
+
+@PROPERTY
+@given(data=st.data(), net=random_networks(max_variables=7))
+def test_batch_equals_one_case_at_a_time(data, net):
+    brute = BruteForce(net)
+    columns = data.draw(st.lists(st.sampled_from(net.variables), unique=True, max_size=4))
+    n = data.draw(st.integers(1, 6))
+    rows = [{c: data.draw(st.sampled_from([*net.states(c), None])) for c in columns}
+            for _ in range(n)]
+    frame = pd.DataFrame(rows, columns=columns, index=[f"case{i}" for i in range(n)])
+    cases = [{c: s for c, s in row.items() if s is not None} for row in rows]
+    possible = [brute.p_evidence(case) > 0 for case in cases]
+    if not all(possible):
+        with pytest.raises(bbn.ImpossibleEvidenceError, match=f"row 'case{possible.index(False)}'"):
+            posteriors(net, frame)
+        return
+    result = net.posteriors(frame)
+    for v in net.variables:
+        assert result[v].shape == (n, net.cardinality(v))
+        for i, case in enumerate(cases):
+            np.testing.assert_allclose(result[v][i], brute.posterior([v], case), rtol=0,
+                                       atol=EXACT)
+
+
+def test_batch_without_evidence_columns_repeats_the_priors():
+    net = chair_network()
+    result = posteriors(net, pd.DataFrame(index=range(3)))
+    np.testing.assert_allclose(result["A"], [[0.206056, 0.793944]] * 3, rtol=0, atol=EXACT)
+    assert posteriors(net, pd.DataFrame(columns=["A"]))["C"].shape == (0, 2)
+
+
+def test_batch_is_chunked_to_respect_the_memory_limit(memory_limit):
+    net = chair_network()
+    frame = pd.DataFrame({"A": ["T", "F"] * 20, "S": ["T"] * 20 + ["F"] * 20})
+    whole = posteriors(net, frame)
+    tree = junction_tree(net, ["A", "S"])
+    memory_limit(8 * tree.total_entries)  # one case per chunk still fits
+    chunked = posteriors(net, frame)
+    for v in net.variables:
+        np.testing.assert_array_equal(chunked[v], whole[v])
+
+
+# ------------------------------------------------------- structure and caching
+def _two_parts() -> bbn.Network:
+    """A → B and, unconnected, C → D: evidence on B says nothing about C or D."""
+    net = bbn.Network("two parts")
+    net.add_variable("A", TF, table=[0.3, 0.7])
+    net.add_variable("B", TF, parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
+    net.add_variable("C", TF, table=[0.6, 0.4])
+    net.add_variable("D", TF, parents=["C"], table=[[0.5, 0.5], [0.1, 0.9]])
+    return net
+
+
+def test_unconnected_parts_keep_their_priors():
+    net = _two_parts()
+    result = posteriors(net, {"B": "T"})
+    # P(A=T | B=T) = 0.3·0.9 / (0.3·0.9 + 0.7·0.2)
+    assert result["A"].to_dict()["T"] == pytest.approx(0.27 / 0.41, abs=EXACT)
+    assert result["D"].to_dict()["T"] == pytest.approx(0.6 * 0.5 + 0.4 * 0.1, abs=EXACT)
+
+
+def test_compiled_tree_is_reused_and_dropped_when_the_network_changes():
+    net = _two_parts()
+    posteriors(net, {"B": "T"})
+    tree = junction_tree(net, ["B"])
+    assert posteriors(net, {"B": "F"})["A"].to_dict()["T"] == pytest.approx(0.03 / 0.59,
+                                                                            abs=EXACT)
+    assert junction_tree(net, ["B"]) is tree
+    net.set_cpt("A", [0.5, 0.5])
+    assert junction_tree(net, ["B"]) is not tree
+    assert posteriors(net, {"B": "T"})["A"].to_dict()["T"] == pytest.approx(0.45 / 0.55,
+                                                                            abs=EXACT)
+
+
+def test_compiled_trees_beyond_the_memory_limit_are_evicted(memory_limit):
+    net = _two_parts()
+    memory_limit(64)  # the largest clique fits; each tree keeps two 2-entry arrays
+    for observed in ("B", "A", "D"):
+        posteriors(net, {observed: "T"})
+        assert junction_tree(net, [observed]).cached_bytes == 32
+    assert list(net._cache["junction trees"]) == [("A",), ("D",)]
+
+
+def test_impossible_evidence_raises():
+    net = bbn.Network("copy")
+    net.add_variable("X", ["a", "b"], table=[0.4, 0.6])
+    net.add_variable("Y", ["a", "b"], parents=["X"], table=[[1.0, 0.0], [0.0, 1.0]])
+    net.add_variable("Z", TF, parents=["Y"], table=[[0.9, 0.1], [0.3, 0.7]])
+    for evidence in ({"X": "a", "Y": "b"}, {"X": "b", "Y": "a", "Z": "T"}):
+        with pytest.raises(bbn.ImpossibleEvidenceError) as error:
+            posteriors(net, evidence)
+        assert error.value.evidence == evidence
+    frame = pd.DataFrame({"X": ["a", "a", "b"], "Y": ["a", "b", "a"]})
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="row 1: X=a, Y=b"):
+        posteriors(net, frame)
+
+
+def test_memory_limit_refuses_a_large_clique(memory_limit):
+    """Six 4-state parents of W, married by W's table: the largest clique has 4^7 entries."""
+    net = bbn.Network("wide")
+    parents = [f"P{i}" for i in range(1, 7)]
+    states = ["s0", "s1", "s2", "s3"]
+    for p in parents:
+        net.add_variable(p, states, table=[0.1, 0.2, 0.3, 0.4])
+    rng = np.random.default_rng(7)
+    net.add_variable("W", states, parents=parents, table=rng.dirichlet(np.ones(4), size=(4,) * 6))
+    memory_limit(4 ** 7 * 8 - 1)
+    with pytest.raises(bbn.MemoryLimitError, match=r"128\.0 KiB \(induced width 6\)"):
+        posteriors(net)
+    memory_limit(4 ** 7 * 8)
+    result = posteriors(net)
+    np.testing.assert_allclose(result["P3"].values, [0.1, 0.2, 0.3, 0.4], rtol=0, atol=EXACT)
+
+
+def test_rows_summing_to_one_only_roughly_count_as_one_for_ancestors():
+    """Files print 8 digits: a leaf whose rows sum to 1 + 1e-7 is barren for its parent's
+    prior (variable elimination drops it), while its own posterior uses its raw rows."""
+    net = bbn.Network("rounded")
+    net.add_variable("A", TF, table=[0.3, 0.7])
+    net.add_variable("L", TF, parents=["A"], table=[[0.6, 0.4], [0.2, 0.8000001]])
+    result = posteriors(net)
+    assert result["A"].to_dict()["T"] == pytest.approx(0.3, abs=EXACT)
+    raw = np.array([0.3 * 0.6 + 0.7 * 0.2, 0.3 * 0.4 + 0.7 * 0.8000001])
+    np.testing.assert_allclose(result["L"].values, raw / raw.sum(), rtol=0, atol=EXACT)
+    np.testing.assert_allclose(result["L"].values, posterior(net, ["L"], {}).values, rtol=0,
+                               atol=EXACT)
+
+
+def test_gaussian_leaves_are_answered_one_variable_at_a_time():
+    net = bbn.Network("mixed")
+    net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
+    net.add_variable("D", TF, parents=["C"], table=[[0.9, 0.1], [0.4, 0.6]])
+    net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+    result = posteriors(net, {"x": 1.5})
+    assert list(result) == ["C", "D"]
+    # p(x = 1.5 | C): N(1.5; 0, 1) and N(1.5; 2, 1); the common factor cancels
+    weight = np.exp(-np.array([1.5 ** 2, 0.5 ** 2]) / 2)
+    np.testing.assert_allclose(result["C"].values, weight / weight.sum(), rtol=0, atol=EXACT)
+    with pytest.raises(bbn.QueryError, match="one case at a time"):
+        posteriors(net, pd.DataFrame({"D": ["T"]}))
+
+
+def test_bad_evidence_is_named():
+    net = chair_network()
+    with pytest.raises(bbn.QueryError, match="unknown evidence variable 'a'.*did you mean 'A'"):
+        posteriors(net, {"a": "T"})
+    with pytest.raises(bbn.QueryError, match="variable 'A' has no state 'yes'"):
+        posteriors(net, {"A": "yes"})
+    with pytest.raises(bbn.DataError, match="column 'A', row 1: value 'maybe' is not a state"):
+        posteriors(net, pd.DataFrame({"A": ["T", "maybe"]}))
+    with pytest.raises(bbn.QueryError, match="a dict or a pandas DataFrame"):
+        posteriors(net, [("A", "T")])
+
+
+# ------------------------------------------------------- ../shared/reference
+@pytest.mark.parametrize("name", ["alarm", "child", "insurance"])
+def test_bnlearn_priors_and_queries(shared, name):
+    reference = json.loads((shared / "reference" / "bnlearn_exact.json").read_text())[name]
+    net = bbn.load(shared / "networks" / f"{name}.bif.gz")
+    priors = posteriors(net)
+    for v, expected in reference["priors"].items():
+        got = priors[v].to_dict()
+        for state, p in expected.items():
+            assert got[state] == pytest.approx(p, abs=1e-9), (v, state)
+    for query in reference["queries"]:
+        if query.get("impossible") or not query["p_evidence"] > 0:
+            with pytest.raises(bbn.ImpossibleEvidenceError):
+                posteriors(net, query["evidence"])
+            continue
+        got = posteriors(net, query["evidence"])[query["target"]].to_dict()
+        for state, p in query["posterior"].items():
+            assert got[state] == pytest.approx(p, abs=1e-9), (query, state)
+        assert math.isclose(sum(got.values()), 1.0, abs_tol=1e-12)
+
+
+def test_codes_with_missing_values():
+    net = chair_network()
+    result = posteriors_codes(net, {"A": np.array([0, -1, 1])})
+    np.testing.assert_allclose(result["C"][0], [22840 / 25757, 2917 / 25757], rtol=0,
+                               atol=EXACT)
+    np.testing.assert_allclose(result["C"][1], [0.8, 0.2], rtol=0, atol=EXACT)
+    np.testing.assert_array_equal(result["A"][[0, 2]], [[1.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_allclose(result["A"][1], [0.206056, 0.793944], rtol=0, atol=EXACT)
+    assert posteriors_codes(net, {}, cases=2)["B"].shape == (2, 2)
+    with pytest.raises(bbn.QueryError, match="number of cases"):
+        posteriors_codes(net, {})
+
+
+def test_a_call_while_another_holds_the_work_arrays_uses_its_own():
+    net = _two_parts()
+    expected = posteriors(net, {"B": "T"})["A"].values
+    tree = junction_tree(net, ["B"])
+    with tree.lock:  # as if another thread were propagating on this tree
+        busy = posteriors(net, {"B": "T"})["A"].values
+    np.testing.assert_array_equal(busy, expected)
