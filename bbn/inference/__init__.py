@@ -208,8 +208,6 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
     :class:`ImpossibleEvidenceError` naming it (by ``row_names`` when given). With no
     evidence columns at all, ``cases`` says how many copies of the prior to return.
     """
-    from bbn.data import row_label
-
     variables = list(variables)
     check_variables(net, variables)
     columns = list(codes)
@@ -238,15 +236,22 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
         if not np.all(totals > 0):
             case = int(np.flatnonzero(~(totals > 0))[0])
             row = int(rows[int(np.flatnonzero(inverse.ravel() == case)[0])])
-            shown = {c: net.states(c)[int(matrix[row, columns.index(c)])] for c in observed}
-            name = row_label(row_names[row]) if row_names is not None else str(row)
-            raise ImpossibleEvidenceError(
-                shown, f"impossible evidence in row {name}: "
-                + ", ".join(f"{c}={s}" for c, s in shown.items())
-                + " has probability 0 under this model")
+            raise impossible_row(net, matrix, columns, observed, row, row_names)
         normalised = table / totals.reshape((-1,) + (1,) * len(shape))
         result[rows] = normalised[inverse.ravel()]
     return result
+
+
+def impossible_row(net: Network, matrix: np.ndarray, columns: Sequence[str],
+                   observed: Sequence[str], row: int, row_names=None) -> ImpossibleEvidenceError:
+    """The error for case ``row`` of a batch (state indices ``matrix``, one column each)."""
+    from bbn.data import row_label
+
+    shown = {c: net.states(c)[int(matrix[row, list(columns).index(c)])] for c in observed}
+    name = row_label(row_names[row]) if row_names is not None else str(row)
+    return ImpossibleEvidenceError(shown, f"impossible evidence in row {name}: "
+                                   + ", ".join(f"{c}={s}" for c, s in shown.items())
+                                   + " has probability 0 under this model")
 
 
 def posteriors(net: Network, evidence=None) -> dict:

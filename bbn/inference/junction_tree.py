@@ -45,13 +45,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bbn.codes import distinct_rows
-from bbn.data import row_label
 from bbn.errors import ImpossibleEvidenceError, QueryError
 from bbn.factor import Factor
 from bbn.inference import (
     check_variables,
     evidence_codes,
     evidence_indices,
+    impossible_row,
     posterior,
 )
 from bbn.inference.continuous import gaussian_variables
@@ -308,12 +308,7 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
             result[v][rows] = answers[v][inverse]
     if impossible:
         row, observed = min(impossible)
-        shown = {c: net.states(c)[int(matrix[row, columns.index(c)])] for c in observed}
-        name = row_label(row_names[row]) if row_names is not None else str(row)
-        raise ImpossibleEvidenceError(
-            shown, f"impossible evidence in row {name}: "
-            + ", ".join(f"{c}={s}" for c, s in shown.items())
-            + " has probability 0 under this model")
+        raise impossible_row(net, matrix, columns, observed, row, row_names)
     return result
 
 
