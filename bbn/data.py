@@ -233,7 +233,7 @@ def encode_matrix(array: np.ndarray, names: Sequence[str], states: Sequence[Sequ
     positions = range(len(names)) if positions is None else positions
     codes = np.empty((len(array), len(names)), dtype=np.int8 if largest < 127 else np.int32,
                      order="F")
-    lookups: dict[tuple, dict] = {}
+    lookups: dict[tuple, dict | np.ndarray] = {}
     for j, (name, column_states) in enumerate(zip(names, states, strict=True)):
         key = tuple(column_states)
         index = lookups.setdefault(key, {s: i for i, s in enumerate(key)})
@@ -241,8 +241,11 @@ def encode_matrix(array: np.ndarray, names: Sequence[str], states: Sequence[Sequ
         whole = _whole_numbers(column)
         if whole is not None:
             values, low, high = whole
-            table = np.array([_state_of(v, index) for v in range(low, high + 1)] + [MISSING],
-                             dtype=np.int64)
+            table = lookups.get((key, low, high))  # columns sharing states share it
+            if table is None:
+                table = np.array([_state_of(v, index) for v in range(low, high + 1)]
+                                 + [MISSING], dtype=np.int64)
+                lookups[(key, low, high)] = table
             found = table[values - low]  # NaN was mapped past the end, to MISSING
             uniques = np.arange(low, high + 1)
         else:

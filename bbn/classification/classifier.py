@@ -350,7 +350,8 @@ class NaiveBayes:
         if not inputs.named and len(inputs.names) != self.n_features_in_:
             raise DataError(f"X has {len(inputs.names)} features, the model was fitted on "
                             f"{self.n_features_in_}")
-        missing = [c for c in kinds if c not in inputs.names]
+        present = set(inputs.names)
+        missing = [c for c in kinds if c not in present]
         if missing:
             raise DataError(f"X has no column {missing[0]!r}"
                             f"{suggest(missing[0], inputs.names)}")

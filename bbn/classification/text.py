@@ -98,7 +98,11 @@ def bag_from_matrix(matrix, n_words: int | None = None) -> Bag:
                         f"{n_words} words")
     if np.any(values < 0) or not np.all(np.isfinite(values)):
         raise DataError("word counts must be finite and non-negative")
-    return _merged(rows.astype(np.int64), columns.astype(np.int64), values, shape[0], shape[1])
+    # No merging of repeated (document, word) pairs (a non-canonical sparse matrix may
+    # hold some): every use of a Bag is a weighted bincount, which sums them anyway.
+    nonzero = values != 0
+    return Bag(rows[nonzero].astype(np.int64), columns[nonzero].astype(np.int64),
+               values[nonzero], shape[0])
 
 
 def _merged(documents, words, counts, n_documents: int, n_words: int) -> Bag:
