@@ -64,5 +64,12 @@ def distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             span = int(code.max()) + 1
         code = code * radix + shifted[:, j]
         span *= radix
+    if span <= max(4 * n, 1 << 16):  # a small code space: count instead of sorting
+        seen = np.zeros(span, dtype=bool)
+        seen[code] = True
+        rank = np.cumsum(seen) - 1
+        first = np.empty(span, dtype=np.int64)
+        first[code[::-1]] = np.arange(n - 1, -1, -1)  # the last write is the first row
+        return matrix[first[seen]], rank[code]
     _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     return matrix[first], inverse.ravel()

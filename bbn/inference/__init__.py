@@ -223,11 +223,16 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
         return np.array(np.broadcast_to(prior, (cases,) + shape))
     matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
     result = np.empty((len(matrix),) + shape)
-    patterns, group = distinct_rows(matrix >= 0)
+    if matrix.min() >= 0:  # nothing missing: one group
+        patterns, group = np.ones((1, len(columns)), dtype=bool), np.zeros(len(matrix), int)
+    else:
+        patterns, group = distinct_rows(matrix >= 0)
     for g, pattern in enumerate(patterns):
-        rows = np.flatnonzero(group == g) if len(patterns) > 1 else np.arange(len(matrix))
+        whole = len(patterns) == 1
+        rows = np.arange(len(matrix)) if whole else np.flatnonzero(group == g)
         observed = [c for c, seen in zip(columns, pattern) if seen]
-        distinct, inverse = distinct_rows(matrix[np.ix_(rows, pattern)])
+        distinct, inverse = distinct_rows(matrix if whole and pattern.all()
+                                          else matrix[np.ix_(rows, pattern)])
         plan = _plan(net, variables, observed, batched=True)
         table, _ = _execute(net, plan, dict(zip(observed, distinct.T)), cases=len(distinct))
         if plan.result_variables[:1] != (CASE,):  # the evidence says nothing about the query

@@ -60,6 +60,7 @@ class Step:
     eliminated: str | None
     variables: tuple[str, ...]  # the output factor's variables
     maximize: bool = False  # max-product (MAP) instead of sum-product
+    path: list | None = None  # einsum's contraction path, found on the first run
 
 
 @dataclass
@@ -285,7 +286,9 @@ def run_plan(plan: Plan, arrays: list[np.ndarray]) -> tuple[np.ndarray, list]:
             args = []
             for array, subscript in zip(operands, step.subscripts):
                 args += [array, subscript]
-            factors.append(np.einsum(*args, step.output, optimize=len(operands) > 2))
+            if len(operands) > 2 and step.path is None:
+                step.path = np.einsum_path(*args, step.output, optimize="greedy")[0]
+            factors.append(np.einsum(*args, step.output, optimize=step.path or False))
         for i in step.inputs:
             factors[i] = None  # free memory as soon as a table is consumed
     return factors[-1], choices
