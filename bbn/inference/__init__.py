@@ -75,14 +75,23 @@ def _plan(net: Network, query: Sequence[str], observed: Sequence[str], batched: 
     key = ("plan", tuple(query), tuple(sorted(observed)), batched, tuple(maximize), prune)
     plan = net._cache.get(key)
     if plan is None:
-        nodes = net.graph.nodes
-        parents = {v: data["parents"] for v, data in nodes.items()}
-        cardinality = {v: len(data["states"]) for v, data in nodes.items()}
-        positive = {v: data["positive"] for v, data in nodes.items()} if prune else None
+        parents, cardinality, positive = _structure(net)
         plan = compile_plan(parents, cardinality, query, sorted(observed), batched,
-                            maximize, positive)
+                            maximize, positive if prune else None)
         net._cache[key] = plan
     return plan
+
+
+def _structure(net: Network) -> tuple[dict, dict, dict]:
+    """Parents, cardinalities and table positivity of every variable (cached)."""
+    structure = net._cache.get("structure")
+    if structure is None:
+        nodes = net.graph.nodes
+        structure = ({v: data["parents"] for v, data in nodes.items()},
+                     {v: len(data["states"]) for v, data in nodes.items()},
+                     {v: data["positive"] for v, data in nodes.items()})
+        net._cache["structure"] = structure
+    return structure
 
 
 def _execute(net: Network, plan: Plan, evidence: Mapping[str, int | np.ndarray], cases: int = 1):

@@ -41,6 +41,10 @@ CASE = _CaseAxis()
 _memory_limit = {"bytes": 1 << 30}
 
 
+#: Products of at least this many entries are contracted pairwise along a cached path.
+_PAIRWISE_FROM = 1 << 16
+
+
 def set_memory_limit(limit_bytes: int) -> None:
     """Refuse (with MemoryLimitError) eliminations whose largest table exceeds this."""
     _memory_limit["bytes"] = int(limit_bytes)
@@ -60,6 +64,7 @@ class Step:
     eliminated: str | None
     variables: tuple[str, ...]  # the output factor's variables
     maximize: bool = False  # max-product (MAP) instead of sum-product
+    size: int = 1  # entries of the product of the inputs (without the batch axis)
     path: list | None = None  # einsum's contraction path, found on the first run
 
 
@@ -151,9 +156,10 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     for v in order:
         bucket = sorted(holding.pop(v, ()))
         union = _union(live[i] for i in bucket)
-        largest = max(largest, math.prod(card[u] for u in union))
+        size = math.prod(card[u] for u in union)
+        largest = max(largest, size)
         out = tuple(u for u in union if u != v)
-        plan.steps.append(_step(bucket, [live[i] for i in bucket], out, v, v in maximized))
+        plan.steps.append(_step(bucket, [live[i] for i in bucket], out, v, v in maximized, size))
         for i in bucket:
             for u in live.pop(i):
                 if u != v:
@@ -166,8 +172,9 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     final = ((CASE,) if has_case else ()) + keep
     remaining = list(live)
     union = _union(live[i] for i in remaining)
-    largest = max(largest, math.prod(card[u] for u in union) if union else 1)
-    plan.steps.append(_step(remaining, [live[i] for i in remaining], final, None))
+    size = math.prod(card[u] for u in union) if union else 1
+    largest = max(largest, size)
+    plan.steps.append(_step(remaining, [live[i] for i in remaining], final, None, size=size))
     plan.result = next_id
     plan.result_variables = final
     plan.largest_table = largest
@@ -211,11 +218,11 @@ def _union(groups) -> tuple[str, ...]:
 
 
 def _step(inputs: list[int], variables: list[tuple[str, ...]], output: tuple[str, ...],
-          eliminated: str | None, maximize: bool = False) -> Step:
+          eliminated: str | None, maximize: bool = False, size: int = 1) -> Step:
     letters = {u: i for i, u in enumerate(_union(variables + [output]))}
     return Step(inputs=inputs, subscripts=[[letters[u] for u in vs] for vs in variables],
                 output=[letters[u] for u in output], eliminated=eliminated, variables=output,
-                maximize=maximize)
+                maximize=maximize, size=size)
 
 
 def _width(plan: Plan) -> int:
@@ -286,7 +293,8 @@ def run_plan(plan: Plan, arrays: list[np.ndarray]) -> tuple[np.ndarray, list]:
             args = []
             for array, subscript in zip(operands, step.subscripts):
                 args += [array, subscript]
-            if len(operands) > 2 and step.path is None:
+            # Small products: one pass of einsum's own loop beats planning a path.
+            if len(operands) > 2 and step.size > _PAIRWISE_FROM and step.path is None:
                 step.path = np.einsum_path(*args, step.output, optimize="greedy")[0]
             factors.append(np.einsum(*args, step.output, optimize=step.path or False))
         for i in step.inputs:
