@@ -2,7 +2,13 @@
 
 ``shared``: the read-only material next to the repository (``../shared``: EXAMPLES.md,
 networks/*.bif.gz, reference/, data/); tests that need it are skipped when it is absent.
-Random networks for property tests live in ``tests/strategies.py``.
+``models`` / ``chair_file``: the shipped models. ``chair``: the back-ache network built
+through the Python API, new for each test. ``memory_limit``: sets bbn's inference memory
+limit for one test.
+
+Support modules: ``example_networks.py`` (networks built in Python), ``strategies.py``
+(random networks and evidence for property tests), ``brute_force.py`` (answers read off
+the full joint table).
 """
 
 from __future__ import annotations
@@ -10,6 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from example_networks import chair_network
+
+import bbn
+from bbn.inference import get_memory_limit, set_memory_limit
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -27,3 +37,23 @@ def shared() -> Path:
 def models() -> Path:
     """The path of the models shipped in ``models/``."""
     return ROOT / "models"
+
+
+@pytest.fixture(scope="session")
+def chair_file(models) -> Path:
+    """``models/chair.bn``: the back-ache network of EXAMPLES.md §1."""
+    return models / "chair.bn"
+
+
+@pytest.fixture
+def chair() -> bbn.Network:
+    """The back-ache network of EXAMPLES.md §1, built through the Python API."""
+    return chair_network()
+
+
+@pytest.fixture
+def memory_limit():
+    """Yield set_memory_limit and restore the original limit afterwards."""
+    original = get_memory_limit()
+    yield set_memory_limit
+    set_memory_limit(original)

@@ -1,27 +1,33 @@
-"""Random small Bayesian networks for property-based tests.
+"""Random small Bayesian networks, and evidence for them, for property-based tests.
 
 ``random_network(source, ...)`` builds one network. ``source`` decides where the random
 choices come from:
 
 * a hypothesis ``DataObject`` (``data`` from ``@given(st.data())``) or the ``draw``
   function of an ``@st.composite`` strategy: the structure (sizes, names, parents,
-  declaration order) is drawn through hypothesis, so a failure shrinks to a small
-  network; table values come from a numpy generator whose seed is drawn too;
+  declaration order, how many zeros) is drawn through hypothesis, so a failure shrinks to
+  a small network; table values come from a numpy generator whose seed is drawn too;
 * a ``numpy.random.Generator`` or an ``int`` seed: plain random networks, for loops over
   many seeds or benchmarks.
 
-``networks(...)`` is the same thing as a hypothesis strategy::
+``networks(...)`` is the same thing as a hypothesis strategy, and ``evidence_for(net)`` /
+``query_and_evidence(net)`` draw questions to ask it::
 
-    @given(networks(names="awkward"))
-    def test_something(net): ...
+    @given(data=st.data(), net=networks(names="awkward"))
+    def test_something(data, net):
+        query, evidence = data.draw(query_and_evidence(net))
 
 Networks have 1..``max_variables`` variables of 1..``max_states`` states, at most
-``max_parents`` parents each, declared in a random order (not a topological one). Table
-rows mix three kinds — positive, sparse (some zeros) and deterministic (a single 1) —
-and no row is all zeros. With ``names="awkward"`` variable and state names often need
-quoting in a ``.bn`` file (spaces, quotes, backslashes, newlines, ``<5``, ``Asy/Patch``,
-numbers such as ``0`` or ``1.5``). With ``complete=False`` some variables keep their
-parents but get no table (a structure-only model).
+``max_parents`` parents each. The names ``V0``, ``V1``... are shuffled and the variables
+declared in another random order, so neither gives away a topological order. Each network
+draws a share of deterministic table rows (a single 1: none, 30 % or 70 %) and a share of
+zero entries in the others (none, 20 % or 50 %), so impossible evidence comes up often; no
+row is all zeros. Positive entries are at least 0.05 before normalisation, so products of
+a dozen of them never underflow: P(e) from the joint table is 0 exactly when the model
+makes e impossible. With ``names="awkward"`` variable and state names often need quoting
+in a ``.bn`` file (spaces, quotes, backslashes, newlines, ``<5``, ``Asy/Patch``, numbers
+such as ``0`` or ``1.5``). With ``complete=False`` some variables keep their parents but
+get no table (a structure-only model).
 """
 
 from __future__ import annotations
@@ -97,12 +103,11 @@ def _distinct(names: list[str]) -> list[str]:
     return result
 
 
-def _table(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+def _table(rng: np.random.Generator, shape: tuple[int, ...], zero_rate: float,
+           deterministic_rate: float) -> np.ndarray:
     rows = rng.uniform(0.05, 1.0, size=(int(np.prod(shape[:-1])), shape[-1]))
-    kind = rng.integers(3, size=rows.shape[0])          # 0 positive, 1 sparse, 2 one-hot
-    sparse = (kind == 1)[:, None] & (rng.random(rows.shape) < 0.5)
-    rows[sparse] = 0.0
-    one_hot = kind == 2
+    rows[rng.random(rows.shape) < zero_rate] = 0.0
+    one_hot = rng.random(rows.shape[0]) < deterministic_rate
     rows[one_hot] = np.eye(shape[-1])[rng.integers(shape[-1], size=int(one_hot.sum()))]
     empty = rows.sum(axis=1) == 0
     rows[empty, rng.integers(shape[-1], size=int(empty.sum()))] = 1.0
@@ -121,7 +126,7 @@ def random_network(source, max_variables: int = 8, max_states: int = 4, max_pare
     choices = _Choices(source)
     n = choices.integer(1, max_variables)
     cards = [choices.integer(1, max_states) for _ in range(n)]
-    labels = [f"V{i}" for i in range(n)]
+    labels = [f"V{i}" for i in choices.permutation(range(n))]
     if names == "awkward":
         labels = _distinct([_awkward_name(choices, label) for label in labels])
     # labels[i] may only have parents among labels[:i]: a topological order
@@ -129,6 +134,8 @@ def random_network(source, max_variables: int = 8, max_states: int = 4, max_pare
     for i, label in enumerate(labels):
         k = choices.integer(0, min(max_parents, i))
         parents[label] = choices.permutation(labels[:i])[:k] if k else []
+    zero_rate = choices.choice([0.0, 0.2, 0.5])
+    deterministic_rate = choices.choice([0.0, 0.3, 0.7])
     net_name = _awkward_name(choices, "random") if names == "awkward" else "random"
     net = bbn.Network(net_name)
     rng = choices.generator()
@@ -136,17 +143,19 @@ def random_network(source, max_variables: int = 8, max_states: int = 4, max_pare
         states = [f"s{j}" for j in range(cards[i])]
         if names == "awkward":
             states = _distinct([_awkward_name(choices, s) for s in states])
-        described = rng.random() < description_rate
-        net.add_variable(labels[i], states,
-                         description=_awkward_name(choices, f"about {labels[i]}")
-                         if described else None)
+        description = None
+        if rng.random() < description_rate:
+            description = f"about {labels[i]}"
+            if names == "awkward":
+                description = _awkward_name(choices, description)
+        net.add_variable(labels[i], states, description=description)
     for label in labels:
         net.set_parents(label, parents[label])
     for label in labels:
         if complete or rng.random() < 0.5:
             shape = tuple(net.cardinality(p) for p in parents[label]) + (
                 net.cardinality(label),)
-            net.set_cpt(label, _table(rng, shape))
+            net.set_cpt(label, _table(rng, shape, zero_rate, deterministic_rate))
     return net
 
 
@@ -154,3 +163,19 @@ def random_network(source, max_variables: int = 8, max_states: int = 4, max_pare
 def networks(draw, **options) -> bbn.Network:
     """Hypothesis strategy: ``random_network(draw, **options)``."""
     return random_network(draw, **options)
+
+
+@st.composite
+def evidence_for(draw, net: bbn.Network, exclude: tuple[str, ...] = ()) -> dict[str, str]:
+    """A random assignment to a random subset of the variables not in ``exclude``."""
+    candidates = [v for v in net.variables if v not in exclude]
+    chosen = draw(st.lists(st.sampled_from(candidates), unique=True)) if candidates else []
+    return {v: draw(st.sampled_from(net.states(v))) for v in chosen}
+
+
+@st.composite
+def query_and_evidence(draw, net: bbn.Network, min_query: int = 1):
+    """A non-empty list of distinct query variables and evidence on (some of) the others."""
+    query = draw(st.lists(st.sampled_from(net.variables), min_size=min_query, unique=True,
+                          max_size=min(3, len(net.variables))))
+    return query, draw(evidence_for(net, tuple(query)))

@@ -19,17 +19,6 @@ from bbn.inference.continuous import gaussian_likelihood_factor
 LOSS = np.array([[0.0, 10.0], [1.0, 0.0]])  # λ01 = 10 (predict 0, truth 1), λ10 = 1
 
 
-def chair() -> bbn.Network:
-    net = bbn.Network("chair")
-    net.add_variable("C", ["T", "F"], table=[0.8, 0.2])
-    net.add_variable("S", ["T", "F"], table=[0.02, 0.98])
-    net.add_variable("W", ["T", "F"], parents=["C"], table=[[0.9, 0.1], [0.01, 0.99]])
-    net.add_variable("B", ["T", "F"], parents=["C", "S"],
-                     table=[[[0.9, 0.1], [0.2, 0.8]], [[0.9, 0.1], [0.01, 0.99]]])
-    net.add_variable("A", ["T", "F"], parents=["B"], table=[[0.7, 0.3], [0.1, 0.9]])
-    return net
-
-
 # ------------------------------------------------------------ EXAMPLES.md §7
 def test_examples_7_minimum_risk_differs_from_map():
     posterior_ = np.array([[0.8, 0.2]])
@@ -86,30 +75,28 @@ def test_minimum_risk_through_the_classifier_and_the_network():
 
 
 # ------------------------------------------------------- prediction, any network
-def test_predict_proba_equals_one_query_per_row_with_missing_values():
-    net = chair()
-    data = bbn.sample(net, 300, seed=4).astype(object)
+def test_predict_proba_equals_one_query_per_row_with_missing_values(chair):
+    data = bbn.sample(chair, 300, seed=4).astype(object)
     data = data.mask(np.random.default_rng(5).random(data.shape) < 0.3)
     data.index = [f"r{i}" for i in range(len(data))]
-    table = net.predict_proba(data, "C")
+    table = chair.predict_proba(data, "C")
     assert list(table.columns) == ["T", "F"] and list(table.index) == list(data.index)
     for label, row in data.iterrows():
         evidence = {k: v for k, v in row.items() if isinstance(v, str) and k != "C"}
         np.testing.assert_allclose(table.loc[label].to_numpy(),
-                                   posterior(net, ["C"], evidence).values, atol=1e-12)
-    predicted = net.predict(data, "C")
+                                   posterior(chair, ["C"], evidence).values, atol=1e-12)
+    predicted = chair.predict(data, "C")
     assert predicted.name == "C" and set(predicted) <= {"T", "F"}
     assert np.array_equal(predicted.to_numpy(), np.where(table["T"] >= table["F"], "T", "F"))
 
 
-def test_predict_reports_bad_input():
-    net = chair()
+def test_predict_reports_bad_input(chair):
     with pytest.raises(QueryError, match="did you mean 'A'"):
-        net.predict(pd.DataFrame({"B": ["T"]}), "a")
+        chair.predict(pd.DataFrame({"B": ["T"]}), "a")
     with pytest.raises(DataError, match=r"column 'B', row 0: value 'yes'"):
-        net.predict(pd.DataFrame({"B": ["yes"]}), "C")
-    unseen = net.predict_proba(pd.DataFrame({"B": ["yes"], "A": ["T"]}), "C", unseen="ignore")
-    np.testing.assert_allclose(unseen.to_numpy()[0], posterior(net, ["C"], {"A": "T"}).values)
+        chair.predict(pd.DataFrame({"B": ["yes"]}), "C")
+    unseen = chair.predict_proba(pd.DataFrame({"B": ["yes"], "A": ["T"]}), "C", unseen="ignore")
+    np.testing.assert_allclose(unseen.to_numpy()[0], posterior(chair, ["C"], {"A": "T"}).values)
 
 
 def test_predict_impossible_evidence_names_the_row():

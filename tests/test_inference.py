@@ -9,50 +9,31 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from strategies_inference import (
+from brute_force import BruteForce
+from example_networks import (
     TF,
-    BruteForce,
-    chair_network,
+    copy_network,
     joint_table_network,
     monty_hall_network,
+    wide_network,
 )
 
 import bbn
 from bbn.inference import (
-    get_memory_limit,
     map_query,
     posterior,
     posterior_batch,
     probability,
     probability_of_evidence,
-    set_memory_limit,
 )
 
 EXACT = 1e-12
 
 
 @pytest.fixture
-def chair():
-    return chair_network()
-
-
-@pytest.fixture
-def memory_limit():
-    """Yield set_memory_limit and restore the original limit afterwards."""
-    original = get_memory_limit()
-    yield set_memory_limit
-    set_memory_limit(original)
-
-
-@pytest.fixture
 def deterministic():
     """X → Y with Y = X exactly, Y → Z, and an unrelated root Q."""
-    net = bbn.Network("copy")
-    net.add_variable("X", ["a", "b"], table=[0.4, 0.6])
-    net.add_variable("Y", ["a", "b"], parents=["X"], table=[[1.0, 0.0], [0.0, 1.0]])
-    net.add_variable("Z", TF, parents=["Y"], table=[[0.9, 0.1], [0.3, 0.7]])
-    net.add_variable("Q", TF, table=[0.5, 0.5])
-    return net
+    return copy_network()
 
 
 # ------------------------------------------------------------- EXAMPLES.md §1
@@ -288,14 +269,7 @@ def test_a_variable_may_be_named_like_the_batch_axis():
 # ---------------------------------------------------------- pruning & memory
 def _wide_network() -> bbn.Network:
     """P1..P6 (4 states) → W → E → X: W's table has 4^7 entries (128 KiB)."""
-    net = bbn.Network("wide")
-    parents = [f"P{i}" for i in range(1, 7)]
-    states = ["s0", "s1", "s2", "s3"]
-    for p in parents:
-        net.add_variable(p, states, table=[0.1, 0.2, 0.3, 0.4])
-    rng = np.random.default_rng(7)
-    net.add_variable("W", states, parents=parents,
-                     table=rng.dirichlet(np.ones(4), size=(4,) * 6))
+    net = wide_network()
     net.add_variable("E", TF, parents=["W"], table=[[0.9, 0.1], [0.5, 0.5], [0.2, 0.8],
                                                     [0.6, 0.4]])
     net.add_variable("X", TF, parents=["E"], table=[[0.7, 0.3], [0.2, 0.8]])

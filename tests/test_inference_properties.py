@@ -12,14 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from brute_force import BruteForce
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies_inference import (
-    BruteForce,
-    evidence_for,
-    query_and_evidence,
-    random_networks,
-)
+from strategies import evidence_for, networks, query_and_evidence
 
 import bbn
 from bbn.inference import map_query, posterior, posterior_batch, probability_of_evidence
@@ -36,7 +32,7 @@ def _as_array(factor: bbn.Factor, query: list[str]) -> np.ndarray:
 
 
 @PROPERTY
-@given(data=st.data(), net=random_networks())
+@given(data=st.data(), net=networks())
 def test_posterior_equals_brute_force(data, net):
     brute = BruteForce(net)
     for _ in range(4):  # several questions per network also replays cached plans
@@ -58,7 +54,7 @@ def test_posterior_equals_brute_force(data, net):
 
 
 @PROPERTY
-@given(data=st.data(), net=random_networks())
+@given(data=st.data(), net=networks())
 def test_probability_of_evidence_equals_brute_force(data, net):
     brute = BruteForce(net)
     for _ in range(4):
@@ -71,7 +67,7 @@ def test_probability_of_evidence_equals_brute_force(data, net):
 
 
 @PROPERTY
-@given(data=st.data(), net=random_networks())
+@given(data=st.data(), net=networks())
 def test_probability_of_assignment_given_evidence(data, net):
     brute = BruteForce(net)
     for _ in range(4):
@@ -99,7 +95,7 @@ def _check_map(net, brute, variables, evidence, result):
 
 
 @PROPERTY
-@given(data=st.data(), net=random_networks())
+@given(data=st.data(), net=networks())
 def test_map_equals_brute_force(data, net):
     brute = BruteForce(net)
     for _ in range(3):
@@ -112,7 +108,7 @@ def test_map_equals_brute_force(data, net):
 
 
 @PROPERTY
-@given(data=st.data(), net=random_networks())
+@given(data=st.data(), net=networks())
 def test_mpe_equals_brute_force(data, net):
     brute = BruteForce(net)
     for _ in range(3):
@@ -143,7 +139,7 @@ def batches(draw, net):
 
 
 @PROPERTY
-@given(data=st.data(), net=random_networks())
+@given(data=st.data(), net=networks())
 def test_posterior_batch_equals_brute_force(data, net):
     brute = BruteForce(net)
     query, frame = data.draw(batches(net))
@@ -162,7 +158,7 @@ def test_posterior_batch_equals_brute_force(data, net):
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=st.data(), net=random_networks())
+@given(data=st.data(), net=networks())
 def test_queries_survive_table_changes(data, net):
     """Cached plans must follow set_cpt: answers after a change match the new joint."""
     query, evidence = data.draw(query_and_evidence(net))
@@ -187,7 +183,7 @@ def test_queries_survive_table_changes(data, net):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), net=random_networks(max_variables=12, max_states=3, max_parents=4))
+@given(data=st.data(), net=networks(max_variables=12, max_states=3, max_parents=4))
 def test_larger_networks_posterior_and_map(data, net):
     """More variables and parents than above: elimination orders with real fill-in."""
     brute = BruteForce(net)

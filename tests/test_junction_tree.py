@@ -15,31 +15,24 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from brute_force import BruteForce
+from example_networks import TF, copy_network, wide_network
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies_inference import BruteForce, chair_network, evidence_for, random_networks
+from strategies import evidence_for, networks
 
 import bbn
-from bbn.inference import get_memory_limit, posterior, posteriors, set_memory_limit
+from bbn.inference import posterior, posteriors
 from bbn.inference.junction_tree import junction_tree, posteriors_codes
 
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 EXACT = 1e-12
-TF = ["T", "F"]
-
-
-@pytest.fixture
-def memory_limit():
-    """Yield set_memory_limit and restore the original limit afterwards."""
-    original = get_memory_limit()
-    yield set_memory_limit
-    set_memory_limit(original)
 
 
 # ------------------------------------------------------------- EXAMPLES.md §1
-def test_chair_posteriors_given_back_ache():
-    result = chair_network().posteriors({"A": "T"})
+def test_chair_posteriors_given_back_ache(chair):
+    result = chair.posteriors({"A": "T"})
     assert list(result) == ["C", "S", "W", "B", "A"]
     assert result["C"].to_dict()["T"] == pytest.approx(22840 / 25757, abs=EXACT)
     assert result["S"].to_dict()["T"] == pytest.approx(0.06211903560197228, abs=EXACT)
@@ -49,8 +42,8 @@ def test_chair_posteriors_given_back_ache():
         assert factor.values.sum() == pytest.approx(1.0, abs=EXACT)
 
 
-def test_chair_priors():
-    result = posteriors(chair_network())
+def test_chair_priors(chair):
+    result = posteriors(chair)
     assert result["A"].to_dict()["T"] == pytest.approx(25757 / 125000, abs=EXACT)
     assert result["B"].to_dict()["T"] == pytest.approx(0.17676, abs=EXACT)
     assert result["C"].to_dict()["T"] == pytest.approx(0.8, abs=EXACT)
@@ -58,7 +51,7 @@ def test_chair_priors():
 
 # ------------------------------------------------------------- random models
 @PROPERTY
-@given(data=st.data(), net=random_networks())
+@given(data=st.data(), net=networks())
 def test_every_posterior_equals_brute_force_and_elimination(data, net):
     brute = BruteForce(net)
     first = data.draw(evidence_for(net))
@@ -84,7 +77,7 @@ def test_every_posterior_equals_brute_force_and_elimination(data, net):
 
 
 @PROPERTY
-@given(data=st.data(), net=random_networks(max_variables=7))
+@given(data=st.data(), net=networks(max_variables=7))
 def test_batch_equals_one_case_at_a_time(data, net):
     brute = BruteForce(net)
     columns = data.draw(st.lists(st.sampled_from(net.variables), unique=True, max_size=4))
@@ -106,21 +99,19 @@ def test_batch_equals_one_case_at_a_time(data, net):
                                        atol=EXACT)
 
 
-def test_batch_without_evidence_columns_repeats_the_priors():
-    net = chair_network()
-    result = posteriors(net, pd.DataFrame(index=range(3)))
+def test_batch_without_evidence_columns_repeats_the_priors(chair):
+    result = posteriors(chair, pd.DataFrame(index=range(3)))
     np.testing.assert_allclose(result["A"], [[0.206056, 0.793944]] * 3, rtol=0, atol=EXACT)
-    assert posteriors(net, pd.DataFrame(columns=["A"]))["C"].shape == (0, 2)
+    assert posteriors(chair, pd.DataFrame(columns=["A"]))["C"].shape == (0, 2)
 
 
-def test_batch_is_chunked_to_respect_the_memory_limit(memory_limit):
-    net = chair_network()
+def test_batch_is_chunked_to_respect_the_memory_limit(chair, memory_limit):
     frame = pd.DataFrame({"A": ["T", "F"] * 20, "S": ["T"] * 20 + ["F"] * 20})
-    whole = posteriors(net, frame)
-    tree = junction_tree(net, ["A", "S"])
+    whole = posteriors(chair, frame)
+    tree = junction_tree(chair, ["A", "S"])
     memory_limit(8 * tree.total_entries)  # one case per chunk still fits
-    chunked = posteriors(net, frame)
-    for v in net.variables:
+    chunked = posteriors(chair, frame)
+    for v in chair.variables:
         np.testing.assert_array_equal(chunked[v], whole[v])
 
 
@@ -166,10 +157,7 @@ def test_compiled_trees_beyond_the_memory_limit_are_evicted(memory_limit):
 
 
 def test_impossible_evidence_raises():
-    net = bbn.Network("copy")
-    net.add_variable("X", ["a", "b"], table=[0.4, 0.6])
-    net.add_variable("Y", ["a", "b"], parents=["X"], table=[[1.0, 0.0], [0.0, 1.0]])
-    net.add_variable("Z", TF, parents=["Y"], table=[[0.9, 0.1], [0.3, 0.7]])
+    net = copy_network()  # Y = X
     for evidence in ({"X": "a", "Y": "b"}, {"X": "b", "Y": "a", "Z": "T"}):
         with pytest.raises(bbn.ImpossibleEvidenceError) as error:
             posteriors(net, evidence)
@@ -181,13 +169,7 @@ def test_impossible_evidence_raises():
 
 def test_memory_limit_refuses_a_large_clique(memory_limit):
     """Six 4-state parents of W, married by W's table: the largest clique has 4^7 entries."""
-    net = bbn.Network("wide")
-    parents = [f"P{i}" for i in range(1, 7)]
-    states = ["s0", "s1", "s2", "s3"]
-    for p in parents:
-        net.add_variable(p, states, table=[0.1, 0.2, 0.3, 0.4])
-    rng = np.random.default_rng(7)
-    net.add_variable("W", states, parents=parents, table=rng.dirichlet(np.ones(4), size=(4,) * 6))
+    net = wide_network()
     memory_limit(4 ** 7 * 8 - 1)
     with pytest.raises(bbn.MemoryLimitError, match=r"128\.0 KiB \(induced width 6\)"):
         posteriors(net)
@@ -224,16 +206,15 @@ def test_gaussian_leaves_are_answered_one_variable_at_a_time():
         posteriors(net, pd.DataFrame({"D": ["T"]}))
 
 
-def test_bad_evidence_is_named():
-    net = chair_network()
+def test_bad_evidence_is_named(chair):
     with pytest.raises(bbn.QueryError, match="unknown evidence variable 'a'.*did you mean 'A'"):
-        posteriors(net, {"a": "T"})
+        posteriors(chair, {"a": "T"})
     with pytest.raises(bbn.QueryError, match="variable 'A' has no state 'yes'"):
-        posteriors(net, {"A": "yes"})
+        posteriors(chair, {"A": "yes"})
     with pytest.raises(bbn.DataError, match="column 'A', row 1: value 'maybe' is not a state"):
-        posteriors(net, pd.DataFrame({"A": ["T", "maybe"]}))
+        posteriors(chair, pd.DataFrame({"A": ["T", "maybe"]}))
     with pytest.raises(bbn.QueryError, match="a dict or a pandas DataFrame"):
-        posteriors(net, [("A", "T")])
+        posteriors(chair, [("A", "T")])
 
 
 # ------------------------------------------------------- ../shared/reference
@@ -257,17 +238,16 @@ def test_bnlearn_priors_and_queries(shared, name):
         assert math.isclose(sum(got.values()), 1.0, abs_tol=1e-12)
 
 
-def test_codes_with_missing_values():
-    net = chair_network()
-    result = posteriors_codes(net, {"A": np.array([0, -1, 1])})
+def test_codes_with_missing_values(chair):
+    result = posteriors_codes(chair, {"A": np.array([0, -1, 1])})
     np.testing.assert_allclose(result["C"][0], [22840 / 25757, 2917 / 25757], rtol=0,
                                atol=EXACT)
     np.testing.assert_allclose(result["C"][1], [0.8, 0.2], rtol=0, atol=EXACT)
     np.testing.assert_array_equal(result["A"][[0, 2]], [[1.0, 0.0], [0.0, 1.0]])
     np.testing.assert_allclose(result["A"][1], [0.206056, 0.793944], rtol=0, atol=EXACT)
-    assert posteriors_codes(net, {}, cases=2)["B"].shape == (2, 2)
+    assert posteriors_codes(chair, {}, cases=2)["B"].shape == (2, 2)
     with pytest.raises(bbn.QueryError, match="number of cases"):
-        posteriors_codes(net, {})
+        posteriors_codes(chair, {})
 
 
 def test_a_call_while_another_holds_the_work_arrays_uses_its_own():

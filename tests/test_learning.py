@@ -26,18 +26,6 @@ def two_node() -> bbn.Network:
 TINY = pd.DataFrame({"A": ["a0", "a0", "a0", "a1"], "B": ["b0", "b0", "b1", "b2"]})
 
 
-def chair() -> bbn.Network:
-    """EXAMPLES.md §1."""
-    net = bbn.Network("chair")
-    net.add_variable("C", ["T", "F"], table=[0.8, 0.2])
-    net.add_variable("S", ["T", "F"], table=[0.02, 0.98])
-    net.add_variable("W", ["T", "F"], parents=["C"], table=[[0.9, 0.1], [0.01, 0.99]])
-    net.add_variable("B", ["T", "F"], parents=["C", "S"],
-                     table=[[[0.9, 0.1], [0.2, 0.8]], [[0.9, 0.1], [0.01, 0.99]]])
-    net.add_variable("A", ["T", "F"], parents=["B"], table=[[0.7, 0.3], [0.1, 0.9]])
-    return net
-
-
 # ------------------------------------------------------------------ estimators
 def test_mle_counts_on_tiny_data():
     learned = bbn.learn(two_node(), TINY)
@@ -191,13 +179,12 @@ def test_learn_keeps_structure_and_states_and_the_network_is_queryable():
 
 
 # ---------------------------------------------------------------------- sampling
-def test_sample_is_reproducible_categorical_and_matches_the_distribution():
-    net = chair()
-    frame = bbn.sample(net, 200_000, seed=7)
-    assert list(frame.columns) == list(net.variables)
+def test_sample_is_reproducible_categorical_and_matches_the_distribution(chair):
+    frame = bbn.sample(chair, 200_000, seed=7)
+    assert list(frame.columns) == list(chair.variables)
     assert list(frame["B"].cat.categories) == ["T", "F"]
-    assert frame.equals(bbn.sample(net, 200_000, seed=7))
-    assert not frame.equals(bbn.sample(net, 200_000, seed=8))
+    assert frame.equals(bbn.sample(chair, 200_000, seed=7))
+    assert not frame.equals(bbn.sample(chair, 200_000, seed=8))
     n = len(frame)
     for event, p in (((frame["A"] == "T"), 25757 / 125000),
                      ((frame["C"] == "T") & (frame["A"] == "T"), 0.18272),

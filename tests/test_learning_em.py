@@ -7,23 +7,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from example_networks import chair_network
 
 import bbn
 import bbn.learning.missing as missing
 from bbn.errors import DataError
 from bbn.inference import probability_of_evidence
 from bbn.learning import em
-
-
-def chair() -> bbn.Network:
-    net = bbn.Network("chair")
-    net.add_variable("C", ["T", "F"], table=[0.8, 0.2])
-    net.add_variable("S", ["T", "F"], table=[0.02, 0.98])
-    net.add_variable("W", ["T", "F"], parents=["C"], table=[[0.9, 0.1], [0.01, 0.99]])
-    net.add_variable("B", ["T", "F"], parents=["C", "S"],
-                     table=[[[0.9, 0.1], [0.2, 0.8]], [[0.9, 0.1], [0.01, 0.99]]])
-    net.add_variable("A", ["T", "F"], parents=["B"], table=[[0.7, 0.3], [0.1, 0.9]])
-    return net
 
 
 def holes(frame: pd.DataFrame, fraction: float, seed: int) -> pd.DataFrame:
@@ -41,15 +31,15 @@ def brute_log_likelihood(net: bbn.Network, frame: pd.DataFrame) -> float:
 
 @pytest.fixture(scope="module")
 def incomplete() -> pd.DataFrame:
-    return holes(bbn.sample(chair(), 2000, seed=0), 0.2, seed=1)
+    return holes(bbn.sample(chair_network(), 2000, seed=0), 0.2, seed=1)
 
 
 def test_em_on_complete_data_is_the_complete_data_estimate():
-    data = bbn.sample(chair(), 1000, seed=3)
+    data = bbn.sample(chair_network(), 1000, seed=3)
     for estimator in ("mle", "laplace"):
-        result = em(chair(), data, estimator)
+        result = em(chair_network(), data, estimator)
         assert result.converged and result.iterations <= 2
-        learned = bbn.learn(chair(), data, estimator)
+        learned = bbn.learn(chair_network(), data, estimator)
         for v in learned.variables:
             np.testing.assert_allclose(result.network.cpt_array(v), learned.cpt_array(v),
                                        atol=1e-12)
@@ -70,7 +60,7 @@ def test_em_fixed_point_when_only_the_child_is_missing():
 
 
 def test_log_likelihood_trace_is_exact_and_never_decreases_under_mle(incomplete):
-    result = em(chair(), incomplete, tol=1e-10)
+    result = em(chair_network(), incomplete, tol=1e-10)
     trace = np.array(result.log_likelihood)
     assert result.converged and len(trace) == result.iterations + 1
     assert np.all(np.diff(trace) >= -1e-9)
@@ -79,7 +69,7 @@ def test_log_likelihood_trace_is_exact_and_never_decreases_under_mle(incomplete)
 
 
 def test_em_recovers_the_tables_within_five_standard_errors(incomplete):
-    learned, truth = em(chair(), incomplete).network, chair()
+    learned, truth = em(chair_network(), incomplete).network, chair_network()
     for v in truth.variables:
         parents = list(truth.parents(v))
         p, q = truth.cpt_array(v), learned.cpt_array(v)
@@ -94,37 +84,39 @@ def test_em_recovers_the_tables_within_five_standard_errors(incomplete):
 
 
 def test_both_e_steps_agree(incomplete, monkeypatch):
-    by_pattern = em(chair(), incomplete, tol=1e-10)
+    by_pattern = em(chair_network(), incomplete, tol=1e-10)
     monkeypatch.setattr(missing, "JOINT_LIMIT", 0)  # every row through the evidence children
-    together = em(chair(), incomplete, tol=1e-10)
+    together = em(chair_network(), incomplete, tol=1e-10)
     np.testing.assert_allclose(together.log_likelihood, by_pattern.log_likelihood, rtol=1e-12)
-    for v in chair().variables:
+    for v in chair_network().variables:
         np.testing.assert_allclose(together.network.cpt_array(v),
                                    by_pattern.network.cpt_array(v), atol=1e-12)
 
 
 def test_learn_with_missing_em_returns_the_em_network(incomplete):
-    assert bbn.learn(chair(), incomplete, missing="em") == em(chair(), incomplete).network
+    learned = bbn.learn(chair_network(), incomplete, missing="em")
+    assert learned == em(chair_network(), incomplete).network
 
 
 def test_hidden_variable_has_no_column():
-    data = bbn.sample(chair(), 1500, seed=5).drop(columns=["B"])
-    result = em(chair(), data, max_iter=300, seed=1)
+    data = bbn.sample(chair_network(), 1500, seed=5).drop(columns=["B"])
+    result = em(chair_network(), data, max_iter=300, seed=1)
     assert result.converged
     assert result.log_likelihood[-1] > result.log_likelihood[0]
     assert np.all(np.diff(result.log_likelihood) >= -1e-9)
     assert result.log_likelihood[-1] == pytest.approx(
         brute_log_likelihood(result.network, data.astype(object)), rel=1e-10)
-    assert em(chair(), data, max_iter=300, seed=1).network == result.network  # seeded
+    assert em(chair_network(), data, max_iter=300, seed=1).network == result.network  # seeded
 
 
 def test_iteration_cap_and_initial_tables(incomplete):
-    capped = em(chair(), incomplete, max_iter=1, tol=0)
+    capped = em(chair_network(), incomplete, max_iter=1, tol=0)
     assert capped.iterations == 1 and not capped.converged and len(capped.log_likelihood) == 2
-    started = em(chair(), incomplete, initial=chair(), max_iter=1, tol=0)
-    assert started.log_likelihood[0] == pytest.approx(brute_log_likelihood(chair(), incomplete))
+    started = em(chair_network(), incomplete, initial=chair_network(), max_iter=1, tol=0)
+    assert started.log_likelihood[0] == pytest.approx(
+        brute_log_likelihood(chair_network(), incomplete))
 
 
 def test_em_refuses_bad_settings():
     with pytest.raises(DataError, match="max_iter"):
-        em(chair(), bbn.sample(chair(), 10, seed=0), max_iter=0)
+        em(chair_network(), bbn.sample(chair_network(), 10, seed=0), max_iter=0)

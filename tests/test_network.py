@@ -6,15 +6,10 @@ import re
 
 import numpy as np
 import pytest
-from strategies_inference import TF, chair_network, monty_hall_network
+from example_networks import TF, chair_network, monty_hall_network
 
 import bbn
 from bbn import Factor, ModelError, Network
-
-
-@pytest.fixture
-def chair():
-    return chair_network()
 
 
 def _family(net: Network, child: str = "B") -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from brute_force import BruteForce
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import networks
-from strategies_inference import BruteForce, chair_network, query_and_evidence
+from strategies import networks, query_and_evidence
 
 import bbn
 from bbn.query import Query, answer, parse_evidence, parse_query
@@ -16,11 +16,6 @@ EXACT = 1e-12
 # Hand-derived from EXAMPLES.md §1: P(C, S, A=T) for (C, S) = (T,T), (T,F), (F,T), (F,F)
 P_CS_AT = {("T", "T"): 0.01024, ("T", "F"): 0.17248, ("F", "T"): 0.00256, ("F", "F"): 0.020776}
 P_AT = 0.206056
-
-
-@pytest.fixture(scope="module")
-def chair():
-    return chair_network()
 
 
 @pytest.fixture(scope="module")

@@ -31,17 +31,6 @@ needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
 CHAIR_ARCS = {("C", "W"), ("C", "B"), ("S", "B"), ("B", "A")}
 
 
-@pytest.fixture
-def chair_file(models) -> Path:
-    """The back-ache network of EXAMPLES.md §1, states (T, F)."""
-    return models / "chair.bn"
-
-
-@pytest.fixture
-def chair(chair_file) -> bbn.Network:
-    return bbn.load(chair_file)
-
-
 def node_texts(svg: bytes | str) -> dict[str, list[str]]:
     """{node title: the stripped texts drawn inside it}, from an SVG Graphviz wrote."""
     root = ET.fromstring(svg)
