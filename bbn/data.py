@@ -129,17 +129,28 @@ def is_missing(value) -> bool:
 
 def encode_column(values: pd.Series, states: Sequence[str], *, unknown: str = "error",
                   name: str | None = None, source: str = "data",
-                  row_names=None) -> np.ndarray:
+                  row_names=None, lookups: dict | None = None) -> np.ndarray:
     """The state index of every cell of one column (``MISSING`` where missing).
 
     Text cells are matched against the states by one hashing pass
     (``pandas.Index.get_indexer``); only cells that match no state by their exact text
     — numbers, booleans, missing markers, errors — are then examined, once per
     *distinct* value. ``unknown="error"`` raises DataError naming the column, row and
-    value; ``"missing"`` treats such a value as missing.
+    value; ``"missing"`` treats such a value as missing. Columns of whole numbers read
+    their codes from a table (shared through ``lookups`` by columns with the same states).
     """
     name = str(values.name) if name is None else name
     dtype = np.int8 if len(states) < 127 else np.int32
+    if values.dtype.kind in "iuf":
+        column = values.to_numpy()
+        found = _number_codes(column, tuple(states), {} if lookups is None else lookups)
+        if found is not None:
+            bad = np.flatnonzero(found == -2)
+            if len(bad) and unknown != "missing":
+                raise DataError(_unknown_message(column[bad[0]], states, name, source,
+                                                 int(bad[0]), row_names))
+            found[bad] = MISSING
+            return found.astype(dtype)
     if isinstance(values.dtype, pd.CategoricalDtype):
         categories = values.cat.categories
         codes = values.cat.codes.to_numpy()
@@ -213,9 +224,10 @@ def encode(frame: pd.DataFrame, columns: Sequence[str], states: Sequence[Sequenc
     largest = max((len(s) for s in states), default=0)
     codes = np.empty((len(frame), len(columns)), dtype=np.int8 if largest < 127 else np.int32,
                      order="F")
+    lookups: dict = {}
     for j, (column, column_states) in enumerate(zip(columns, states)):
         codes[:, j] = encode_column(frame[column], column_states, unknown=unknown, name=column,
-                                    source=source, row_names=row_names)
+                                    source=source, row_names=row_names, lookups=lookups)
     return codes
 
 
@@ -233,22 +245,13 @@ def encode_matrix(array: np.ndarray, names: Sequence[str], states: Sequence[Sequ
     positions = range(len(names)) if positions is None else positions
     codes = np.empty((len(array), len(names)), dtype=np.int8 if largest < 127 else np.int32,
                      order="F")
-    lookups: dict[tuple, dict | np.ndarray] = {}
+    lookups: dict = {}
     for j, (name, column_states) in enumerate(zip(names, states, strict=True)):
         key = tuple(column_states)
-        index = lookups.setdefault(key, {s: i for i, s in enumerate(key)})
         column = np.ascontiguousarray(array[:, positions[j]])
-        whole = _whole_numbers(column)
-        if whole is not None:
-            values, low, high = whole
-            table = lookups.get((key, low, high))  # columns sharing states share it
-            if table is None:
-                table = np.array([_state_of(v, index) for v in range(low, high + 1)]
-                                 + [MISSING], dtype=np.int64)
-                lookups[(key, low, high)] = table
-            found = table[values - low]  # NaN was mapped past the end, to MISSING
-            uniques = np.arange(low, high + 1)
-        else:
+        found = _number_codes(column, key, lookups)
+        if found is None:
+            index = _state_index(key, lookups)
             uniques, inverse = np.unique(column, return_inverse=True)
             found = np.array([_state_of(u, index) for u in uniques], dtype=np.int64)[inverse]
         bad = np.flatnonzero(found == -2)
@@ -259,6 +262,33 @@ def encode_matrix(array: np.ndarray, names: Sequence[str], states: Sequence[Sequ
             found[bad] = MISSING
         codes[:, j] = found
     return codes
+
+
+def _state_index(states: tuple, lookups: dict) -> dict:
+    """{state: position}, shared through ``lookups`` by columns with the same states."""
+    index = lookups.get(states)
+    if index is None:
+        index = lookups[states] = {s: i for i, s in enumerate(states)}
+    return index
+
+
+def _number_codes(column: np.ndarray, states: tuple, lookups: dict) -> np.ndarray | None:
+    """Codes of a column of whole numbers in a modest range (−2: not a state), else None.
+
+    One table indexed by value − min, built once per (states, range) and shared through
+    ``lookups``; NaN becomes MISSING.
+    """
+    whole = _whole_numbers(column)
+    if whole is None:
+        return None
+    values, low, high = whole
+    table = lookups.get((states, low, high))
+    if table is None:
+        index = _state_index(states, lookups)
+        table = np.array([_state_of(v, index) for v in range(low, high + 1)] + [MISSING],
+                         dtype=np.int64)
+        lookups[(states, low, high)] = table
+    return table[values - low]  # NaN was mapped past the end, to MISSING
 
 
 def _whole_numbers(column: np.ndarray, span: int = 1 << 16):

@@ -256,3 +256,16 @@ def test_cli_learn_warns_about_unseen_parents(tmp_path, capsys):
     (tmp_path / "few.csv").write_text("A,B\na0,b0\na0,b1\n")
     assert main(["learn", str(tmp_path / "tiny.bn"), str(tmp_path / "few.csv")]) == 0
     assert "warning" in capsys.readouterr().err
+
+
+def test_integer_columns_read_through_a_shared_lookup_table():
+    from bbn.data import MISSING, encode
+
+    frame = pd.DataFrame({"a": [0, 2, 1, 2], "b": [2.0, float("nan"), 0.0, 1.0]},
+                         index=["w", "x", "y", "z"])
+    codes = encode(frame, ["a", "b"], [("0", "1", "2"), ("0", "1", "2")])
+    assert codes.tolist() == [[0, 2], [2, MISSING], [1, 0], [2, 1]]
+    with pytest.raises(bbn.DataError, match=r"column 'a', row 'x': value '7' is not a state"):
+        encode(frame.assign(a=[0, 7, 1, 2]), ["a"], [("0", "1", "2")])
+    ignored = encode(frame.assign(a=[0, 7, 1, 2]), ["a"], [("0", "1", "2")], unknown="missing")
+    assert ignored[:, 0].tolist() == [0, MISSING, 1, 2]

@@ -527,17 +527,22 @@ class _Inputs:
     def numbers(self, names: list[str]) -> np.ndarray:
         """The named columns as a float matrix (NaN where missing)."""
         if self.array is not None:
-            return self.array[:, [self.names.index(n) for n in names]].astype(float)
+            return self.array[:, self.positions(names)].astype(float)
         return np.column_stack([numeric_column(self.column(n), n) for n in names])
+
+    def positions(self, names: list[str]) -> list[int]:
+        where = {n: j for j, n in enumerate(self.names)}
+        return [where[n] for n in names]
 
     def codes(self, names: list[str], states: list, unknown: str) -> dict[str, np.ndarray]:
         """State codes of categorical columns (MISSING where missing or, if allowed, unknown)."""
         if self.array is not None and names:
             matrix = encode_matrix(self.array, names, states, unknown=unknown,
-                                   positions=[self.names.index(n) for n in names])
+                                   positions=self.positions(names))
             return {n: matrix[:, j] for j, n in enumerate(names)}
+        lookups: dict = {}  # columns with the same states share their lookup tables
         return {n: encode_column(self.column(n), s, unknown=unknown, name=n,
-                                 row_names=self.column(n).index)
+                                 row_names=self.column(n).index, lookups=lookups)
                 for n, s in zip(names, states, strict=True)}
 
     def take(self, row: int) -> _Inputs:
