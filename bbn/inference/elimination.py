@@ -143,7 +143,8 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     maximized = set(maximize)
     summed = [v for v in adjacency if v not in kept and v not in maximized]
     order = greedy_order(adjacency, card, summed)
-    order += greedy_order(_eliminated_graph(adjacency, order), card, sorted(maximized))
+    if maximized:
+        order += greedy_order(_eliminated_graph(adjacency, order), card, sorted(maximized))
 
     plan = Plan(sources=sources)
     live = {i: free for i, (_, _, free) in enumerate(sources)}
@@ -183,19 +184,20 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
 
 
 def _drop_separated(sources: list, targets: set[str], positive: Mapping[str, bool]) -> list:
-    """Remove the components (ignoring the case axis) that hold no target and no zero."""
-    import networkx as nx
+    """Remove the components (ignoring the case axis) that hold no target and no zero.
 
-    graph = nx.Graph()
+    Tables are joined through the variables they share (networkx's union-find): a
+    component is what one table can reach.
+    """
+    from networkx.utils import UnionFind
+
+    joined = UnionFind()
     for i, (_, _, free) in enumerate(sources):
-        graph.add_node(("table", i))
-        graph.add_edges_from((("table", i), u) for u in free if u != CASE)
-    keep = set()
-    for component in nx.connected_components(graph):
-        tables = [node[1] for node in component if isinstance(node, tuple)]
-        if component & targets or not all(positive[sources[i][0]] for i in tables):
-            keep.update(tables)
-    return [source for i, source in enumerate(sources) if i in keep]
+        joined.union(("table", i), *(u for u in free if u != CASE))
+    needed = {joined[u] for u in targets}
+    risky = {joined[("table", i)] for i, (v, _, _) in enumerate(sources) if not positive[v]}
+    keep = needed | risky  # a component with a zero table may make P(e) = 0: keep it
+    return [source for i, source in enumerate(sources) if joined[("table", i)] in keep]
 
 
 def _eliminated_graph(adjacency: Mapping[str, set[str]], order: list[str]) -> dict:
