@@ -144,6 +144,10 @@ class Factor:
 
     def marginal(self, variables: Sequence[str]) -> Factor:
         """Sum out everything but ``variables``; axes come in the order given."""
+        unknown = [v for v in variables if v not in self.states]
+        if unknown:
+            raise QueryError(f"factor over {self.variables} has no variable {unknown[0]!r}"
+                             f"{suggest(str(unknown[0]), self.variables)}")
         others = [v for v in self.variables if v not in variables]
         return self.sum_out(others).transpose(variables)
 

@@ -50,11 +50,7 @@ class Network:
 
         ``states`` are stored as strings, in order; they must be distinct and non-empty.
         """
-        name = str(name)
-        if not name:
-            raise ModelError("a variable needs a non-empty name")
-        if name in self.graph:
-            raise ModelError(f"variable {name!r} is declared twice")
+        name = self._new_name(name)
         states = tuple(str(s) for s in states)
         if not states:
             raise ModelError(f"variable {name!r} has no states")
@@ -64,16 +60,35 @@ class Network:
             raise ModelError(f"variable {name!r} lists state(s) {duplicated} more than once")
         if any(s == "" for s in states):
             raise ModelError(f"variable {name!r} has an empty state name")
-        self.graph.add_node(name, states=states, description=description, parents=(), table=None,
-                            positive=False)
+        def fill() -> None:
+            if table is not None:
+                self.set_cpt(name, table, normalize=normalize)
+
+        self._add_node(name, states, description, parents, fill)
+
+    def _new_name(self, name) -> str:
+        name = str(name)
+        if not name:
+            raise ModelError("a variable needs a non-empty name")
+        if name in self.graph:
+            raise ModelError(f"variable {name!r} is declared twice")
+        return name
+
+    def _add_node(self, name: str, states: tuple, description, parents, fill,
+                  kind: str | None = None) -> None:
+        """Add the node with every attribute, its parents, then ``fill()`` its table;
+        all or nothing."""
+        attributes = {"kind": kind} if kind else {}
+        self.graph.add_node(name, states=states, description=description, parents=(),
+                            table=None, positive=False, **attributes)
         self._cache.clear()
         try:
             if parents:
                 self.set_parents(name, parents)
-            if table is not None:
-                self.set_cpt(name, table, normalize=normalize)
+            fill()
         except BaseException:
-            self.graph.remove_node(name)  # all or nothing
+            self.graph.remove_node(name)
+            self._cache.clear()
             raise
 
     def set_parents(self, variable: str, parents: Sequence[str]) -> None:
@@ -178,23 +193,18 @@ class Network:
         ``mean`` and ``variance`` hold one number per parent configuration, shape
         ``(|P1|, ..., |Pk|)`` (a number for a root). Such a variable has no states and is
         always a leaf; observing it contributes the likelihood factor over its parents
-        (``bbn.classification.gaussian``). The node's ``table`` stores ``[μ, σ²]`` rows.
+        (:mod:`bbn.inference.continuous`). The node's ``table`` stores ``[μ, σ²]`` rows.
 
         >>> net = Network()
         >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
         >>> net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
         """
-        name = str(name)
-        if not name or name in self.graph:
-            raise ModelError(f"variable {name!r} is declared twice" if name
-                             else "a variable needs a non-empty name")
-        self.graph.add_node(name, states=(), description=description, parents=(), table=None,
-                            kind="gaussian")
-        self._cache.clear()
-        if parents:
-            self.set_parents(name, parents)
-        if mean is not None or variance is not None:
-            self.set_gaussian(name, mean, variance)
+        name = self._new_name(name)
+        def fill() -> None:
+            if mean is not None or variance is not None:
+                self.set_gaussian(name, mean, variance)
+
+        self._add_node(name, (), description, parents, fill, kind="gaussian")
 
     def is_gaussian(self, variable: str) -> bool:
         return self._require(variable).get("kind") == "gaussian"
@@ -391,7 +401,8 @@ class Network:
     def mpe(self, evidence: Mapping[str, str] | None = None):
         """The most probable state of every unobserved variable given ``evidence``."""
         evidence = dict(evidence or {})
-        return self.map([v for v in self.variables if v not in evidence], evidence)
+        return self.map([v for v in self.variables
+                         if v not in evidence and not self.is_gaussian(v)], evidence)
 
     def predict_proba(self, data, target: str, **options):
         """P(target | row) for every row of ``data`` (DataFrame or CSV), one column per state.

@@ -269,3 +269,34 @@ def test_cli_classify_with_a_loss_file_and_errors(tmp_path, capsys):
     zero.write_text(TENNIS_MODEL.replace("yes: 0.2, 0.4, 0.4", "yes: 0.5, 0.0, 0.5"))
     assert main(["classify", str(zero), str(impossible), "--target", "play"]) == 1
     assert "impossible evidence" in capsys.readouterr().err
+
+
+# ------------------------------- Gaussian networks everywhere in the engine
+def small_mixed_network() -> bbn.Network:
+    net = bbn.Network("mixed")
+    net.add_variable("A", ["T", "F"], table=[0.3, 0.7])
+    net.add_gaussian_variable("x", ["A"], mean=[0.0, 1.0], variance=[1.0, 1.0])
+    return net
+
+
+def test_discrete_questions_on_a_network_with_a_gaussian_leaf():
+    net = small_mixed_network()
+    assert net.query("P(A=T)") == pytest.approx(0.3)           # the leaf sums out to 1
+    assert net.mpe() == ({"A": "F"}, pytest.approx(0.7))
+    # x = 2: weights N(2; 0, 1) and N(2; 1, 1), i.e. 0.3·e^-2 against 0.7·e^-0.5
+    expected = 0.3 * np.exp(-2.0) / (0.3 * np.exp(-2.0) + 0.7 * np.exp(-0.5))
+    assert net.query("P(A=T | x=2)") == pytest.approx(expected)
+    for text in ("MAP(A | x=2)", "MPE(x=2)"):
+        with pytest.raises(bbn.QueryError, match="'x' is continuous"):
+            net.query(text)
+    with pytest.raises(bbn.QueryError, match="continuous"):
+        net.posterior(["A"], pd.DataFrame({"x": [1.0]}))
+
+
+def test_a_failed_gaussian_variable_leaves_nothing_behind():
+    net = small_mixed_network()
+    with pytest.raises(bbn.ModelError, match="unknown variable 'Nope'"):
+        net.add_gaussian_variable("y", ["Nope"])
+    assert net.variables == ("A", "x")
+    net.add_gaussian_variable("y", ["A"], mean=[0.0, 0.0], variance=[1.0, 2.0])  # free again
+    assert net.variables == ("A", "x", "y")

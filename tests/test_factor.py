@@ -223,3 +223,9 @@ def test_algebra_matches_einsum(pair, data):
     marginal = prod.marginal(order)
     assert marginal.variables == tuple(order)
     assert marginal.allclose(prod.sum_out(drop))
+
+
+def test_marginal_of_an_unknown_variable_names_it():
+    f = Factor(["A", "B"], {"A": ["T", "F"], "B": ["T", "F"]}, [[0.1, 0.2], [0.3, 0.4]])
+    with pytest.raises(bbn.QueryError, match="no variable 'Bb' .did you mean 'B'"):
+        f.marginal(["Bb"])

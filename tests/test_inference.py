@@ -321,3 +321,8 @@ def test_memory_limit_counts_batch_rows(memory_limit):
     table = net.cpt_array("E")
     expected = 0.3 * table[0] / (0.3 * table[0] + 0.7 * table[1])
     np.testing.assert_allclose(result[:, 0], expected, rtol=1e-12)
+
+
+def test_a_batch_of_no_rows_is_an_empty_answer(chair):
+    empty = pd.DataFrame({"A": pd.Series([], dtype=object)})
+    assert chair.posterior(["C"], empty).shape == (0, 2)

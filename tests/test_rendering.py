@@ -388,3 +388,11 @@ def test_child_posteriors_match_the_reference(shared, network, tmp_path):
     assert [float(x) for x in drawn[1::2]] == pytest.approx(expected, abs=5.1e-5)
     for v, s in query["evidence"].items():
         assert nodes[v][:2] == [v, f"= {s}"]
+
+
+def test_posterior_picture_of_a_network_with_a_gaussian_leaf():
+    net = bbn.Network("mixed")
+    net.add_variable("A", ["T", "F"], table=[0.3, 0.7])
+    net.add_gaussian_variable("x", ["A"], mean=[0.0, 1.0], variance=[1.0, 1.0])
+    source = bbn.render(net, tables=True, posteriors=True).source
+    assert "0.3000" in source and "0.7000" in source and "x" in source

@@ -22,7 +22,7 @@ import numpy as np
 from bbn.codes import distinct_rows
 from bbn.errors import ImpossibleEvidenceError, QueryError, suggest
 from bbn.factor import Factor
-from bbn.inference import continuous
+from bbn.inference import continuous as continuous_part
 from bbn.inference.continuous import gaussian_variables
 from bbn.inference.elimination import (
     CASE,
@@ -66,7 +66,23 @@ def state_index(net: Network, variable: str, state) -> int:
 def evidence_indices(net: Network, evidence: Mapping[str, str]) -> dict[str, int]:
     """``{variable: state}`` → ``{variable: state index}``, validating both names."""
     check_variables(net, list(evidence), role="evidence")
+    continuous = [v for v in evidence if net.is_gaussian(v)]
+    if continuous:
+        raise QueryError(f"{continuous[0]!r} is continuous: evidence on it weighs posterior "
+                         f"queries (P(X | {continuous[0]}=3.2)); probabilities of evidence, "
+                         "MAP and MPE take discrete evidence only")
     return {v: state_index(net, v, s) for v, s in evidence.items()}
+
+
+def _discrete(net: Network, variables: Sequence[str] = ()) -> Network:
+    """The network without its Gaussian leaves (which sum out to 1 when unobserved)."""
+    if not gaussian_variables(net):
+        return net
+    continuous = [v for v in variables if net.is_gaussian(v)]
+    if continuous:
+        raise QueryError(f"{continuous[0]!r} is continuous: it can be evidence, not the "
+                         "subject of a query")
+    return continuous_part.discrete_part(net)
 
 
 # --------------------------------------------------------------- machinery
@@ -116,7 +132,7 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str
         raise QueryError(f"a query variable is named twice: {variables}")
     check_variables(net, variables)
     if gaussian_variables(net):  # continuous leaves: their evidence weighs the answer
-        return continuous.posterior(net, variables, evidence)
+        return continuous_part.posterior(net, variables, evidence)
     indices = evidence_indices(net, evidence)
     free = [v for v in variables if v not in indices]
     plan = _plan(net, free, list(indices))
@@ -138,6 +154,7 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str
 def probability_of_evidence(net: Network, evidence: Mapping[str, str]) -> float:
     """P(e) = Σ over all unobserved variables of the joint, at the observed states."""
     indices = evidence_indices(net, evidence)
+    net = _discrete(net)
     table, _ = _execute(net, _plan(net, [], list(indices), prune=False), indices)
     return float(table)
 
@@ -169,6 +186,7 @@ def map_query(net: Network, variables: Sequence[str],
     variables = list(variables)
     check_variables(net, variables)
     indices = evidence_indices(net, evidence)
+    net = _discrete(net, variables)
     p_evidence = probability_of_evidence(net, evidence)
     if not p_evidence > 0:
         raise ImpossibleEvidenceError(dict(evidence))
@@ -192,9 +210,17 @@ def evidence_codes(net: Network, frame) -> dict[str, np.ndarray]:
     from bbn.data import encode_column
 
     check_variables(net, [str(c) for c in frame.columns], role="evidence")
+    _refuse_continuous_columns(net, [str(c) for c in frame.columns])
     return {str(c): encode_column(frame[c], net.states(str(c)), name=str(c),
                                   row_names=frame.index).astype(np.intp)
             for c in frame.columns}
+
+
+def _refuse_continuous_columns(net: Network, columns: Sequence[str]) -> None:
+    continuous = [c for c in columns if net.is_gaussian(c)]
+    if continuous:
+        raise QueryError(f"{continuous[0]!r} is continuous: for batches with continuous "
+                         "evidence use net.predict_proba(data, target)")
 
 
 def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndarray:
@@ -221,6 +247,8 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
     check_variables(net, variables)
     columns = list(codes)
     check_variables(net, columns, role="evidence")
+    _refuse_continuous_columns(net, columns)
+    net = _discrete(net, variables)
     overlap = [v for v in variables if v in codes]
     if overlap:
         raise QueryError(f"query variable(s) {overlap} are also evidence columns")
@@ -232,6 +260,8 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
         return np.array(np.broadcast_to(prior, (cases,) + shape))
     matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
     result = np.empty((len(matrix),) + shape)
+    if not len(matrix):
+        return result
     if matrix.min() >= 0:  # nothing missing: one group
         patterns, group = np.ones((1, len(columns)), dtype=bool), np.zeros(len(matrix), int)
     else:

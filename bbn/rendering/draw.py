@@ -118,7 +118,7 @@ def _node_attributes(net: Network, v: str, observed: str | None, tables: bool,
                               penwidth="2")
         return attributes
     table = bars = None
-    if tables:
+    if tables and not net.is_gaussian(v):
         parents = net.parents(v)
         table = labels.cpt_table(v, net.states(v), parents, [net.states(p) for p in parents],
                                  net.cpt_array(v) if net.has_cpt(v) else None,
@@ -144,12 +144,6 @@ def _evidence(net: Network, evidence: Mapping[str, str] | str | None) -> dict[st
 
 
 def _posteriors(net: Network, evidence: dict[str, str]) -> dict[str, np.ndarray]:
-    """P(X | evidence) for every variable X, as arrays in the order of X's states."""
-    beliefs = {}
-    for v in net.variables:
-        if v in evidence:
-            beliefs[v] = np.array([float(s == evidence[v]) for s in net.states(v)])
-        else:
-            probabilities = net.posterior([v], evidence).to_dict()
-            beliefs[v] = np.array([probabilities[s] for s in net.states(v)])
-    return beliefs
+    """P(X | evidence) for every discrete variable X (one junction-tree pass), as arrays
+    in the order of X's states; evidence variables are one-hot."""
+    return {v: factor.values for v, factor in net.posteriors(evidence).items()}
