@@ -72,6 +72,13 @@ class ImpossibleEvidenceError(BBNError, ValueError):
                        "so the conditional probability is undefined")
         super().__init__(message)
 
+    @classmethod
+    def in_row(cls, evidence: dict, row: str) -> ImpossibleEvidenceError:
+        """The error for one row of a batch (``row``: the row's label, as shown)."""
+        shown = ", ".join(f"{k}={v}" for k, v in evidence.items())
+        return cls(evidence, f"impossible evidence in row {row}: {shown} has probability 0 "
+                             "under this model")
+
 
 class MemoryLimitError(BBNError, MemoryError):
     """Exact inference would need a table larger than the configured memory limit."""

@@ -104,8 +104,9 @@ class Factor:
         return Factor(self.variables, {v: states.get(v, self.states[v]) for v in self.variables},
                       values)
 
-    def _broadcast_to(self, variables: tuple[str, ...]) -> np.ndarray:
-        """``values`` transposed and reshaped to broadcast against axes ``variables``."""
+    def broadcast_to(self, variables: tuple[str, ...]) -> np.ndarray:
+        """``values`` transposed and reshaped to broadcast against axes ``variables``
+        (a superset of this factor's variables, in any order)."""
         present = [v for v in variables if v in self.states]
         values = self.transpose(present).values
         shape = [len(self.states[v]) if v in self.states else 1 for v in variables]
@@ -121,7 +122,7 @@ class Factor:
                 raise ValueError(f"variable {v!r} has states {self.states[v]} in one factor "
                                  f"and {other.states[v]} in the other")
         return Factor(variables, states,
-                      self._broadcast_to(variables) * other._broadcast_to(variables))
+                      self.broadcast_to(variables) * other.broadcast_to(variables))
 
     __mul__ = product
 

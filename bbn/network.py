@@ -157,7 +157,7 @@ class Network:
         shape = self._table_shape(variable)
         if array.shape != shape:
             if array.size != int(np.prod(shape)):
-                raise ModelError(f"the table of {self._family_text(variable)} needs shape "
+                raise ModelError(f"the table of {self.family_text(variable)} needs shape "
                                  f"{shape} ({int(np.prod(shape))} numbers), got "
                                  f"{array.shape} ({array.size} numbers)")
             array = array.reshape(shape)
@@ -168,7 +168,7 @@ class Network:
         smallest = array.min()
         if not (smallest >= 0 and _worst_row_error(array) <= ROW_SUM_TOLERANCE):
             if not np.all(np.isfinite(array)):
-                raise ModelError(f"the table of {self._family_text(variable)} holds a "
+                raise ModelError(f"the table of {self.family_text(variable)} holds a "
                                  "non-finite number")
             problems = self._table_problems(variable, array)
             raise ModelError(problems[0] + (f" (and {len(problems) - 1} more problem(s))"
@@ -418,6 +418,21 @@ class Network:
         from bbn.classification.prediction import predict
         return predict(self, data, target, **options)
 
+    # ------------------------------------------------------------- messages
+    def family_text(self, variable: str) -> str:
+        """``P(X | A, B)``: how messages name the table of ``variable``."""
+        parents = self.parents(variable)
+        return f"P({variable} | {', '.join(parents)})" if parents else f"P({variable})"
+
+    def configuration_text(self, variable: str, index: int | tuple[int, ...]) -> str:
+        """``P(X | A=a, B=b)``: one row of the table, by parent state indices or by its
+        flat row number (the last parent fastest)."""
+        parents = self.parents(variable)
+        if isinstance(index, (int, np.integer)):
+            index = np.unravel_index(int(index), [self.cardinality(p) for p in parents])
+        given = ", ".join(f"{p}={self.states(p)[i]}" for p, i in zip(parents, index))
+        return f"P({variable} | {given})" if given else f"P({variable})"
+
     # -------------------------------------------------------------- helpers
     def _require(self, variable: str, context: str = "") -> dict:
         try:
@@ -430,20 +445,12 @@ class Network:
         return tuple(self.cardinality(p) for p in self.parents(variable)) + (
             self.cardinality(variable),)
 
-    def _family_text(self, variable: str) -> str:
-        parents = self.parents(variable)
-        return f"P({variable} | {', '.join(parents)})" if parents else f"P({variable})"
-
-    def _configuration_text(self, variable: str, index: tuple[int, ...]) -> str:
-        given = ", ".join(f"{p}={self.states(p)[i]}"
-                          for p, i in zip(self.parents(variable), index))
-        return f"P({variable} | {given})" if given else f"P({variable})"
 
     def _table_as_array(self, variable: str, table) -> np.ndarray:
         if isinstance(table, Factor):
             family = self.parents(variable) + (variable,)
             if set(table.variables) != set(family):
-                raise ModelError(f"the factor given for {self._family_text(variable)} is over "
+                raise ModelError(f"the factor given for {self.family_text(variable)} is over "
                                  f"{list(table.variables)}")
             return table.transpose(family).reorder_states(
                 {v: self.states(v) for v in family}).values.astype(float)
@@ -452,7 +459,7 @@ class Network:
         try:
             return np.array(table, dtype=float)
         except (TypeError, ValueError) as error:
-            raise ModelError(f"the table of {self._family_text(variable)} is not numeric: "
+            raise ModelError(f"the table of {self.family_text(variable)} is not numeric: "
                              f"{error}") from None
 
     def _table_from_mapping(self, variable: str, table: Mapping) -> np.ndarray:
@@ -464,22 +471,22 @@ class Network:
             key = (key,) if not isinstance(key, tuple) else key
             key = tuple(str(k) for k in key)
             if len(key) != len(parents):
-                raise ModelError(f"row key {key} of {self._family_text(variable)} needs one "
+                raise ModelError(f"row key {key} of {self.family_text(variable)} needs one "
                                  f"state for each parent {list(parents)}")
             index = []
             for p, s in zip(parents, key):
                 if s not in self.states(p):
-                    raise ModelError(f"row {key} of {self._family_text(variable)}: parent {p!r} "
+                    raise ModelError(f"row {key} of {self.family_text(variable)}: parent {p!r} "
                                      f"has no state {s!r}{suggest(s, self.states(p))}")
                 index.append(self.states(p).index(s))
             rows[tuple(index)] = row
         for index in itertools.product(*(range(n) for n in shape[:-1])):
             if index not in rows:
-                raise ModelError(f"the table of {self._family_text(variable)} has no row for "
-                                 f"{self._configuration_text(variable, index)}")
+                raise ModelError(f"the table of {self.family_text(variable)} has no row for "
+                                 f"{self.configuration_text(variable, index)}")
             row = np.asarray(rows[index], dtype=float)
             if row.shape != (shape[-1],):
-                raise ModelError(f"row {self._configuration_text(variable, index)} needs "
+                raise ModelError(f"row {self.configuration_text(variable, index)} needs "
                                  f"{shape[-1]} numbers, got {row.size}")
             array[index] = row
         return array
@@ -491,18 +498,18 @@ class Network:
         negative = np.argwhere(array < 0)
         for position in negative[:5]:
             position = tuple(int(i) for i in position)
-            problems.append(f"{self._configuration_text(variable, position[:-1])} has a negative "
+            problems.append(f"{self.configuration_text(variable, position[:-1])} has a negative "
                             f"entry {float(array[position])!r} for state "
                             f"{self.states(variable)[position[-1]]!r}")
         sums = array.sum(axis=-1)
         bad = np.argwhere(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
         for position in bad[:5]:
             position = tuple(int(i) for i in position)
-            problems.append(f"{self._configuration_text(variable, position)} sums to "
+            problems.append(f"{self.configuration_text(variable, position)} sums to "
                             f"{float(sums[position])!r}, not 1 (tolerance {ROW_SUM_TOLERANCE}); "
                             "pass normalize=True to rescale rows")
         if len(bad) > 5:
-            problems.append(f"... {len(bad) - 5} more rows of {self._family_text(variable)} "
+            problems.append(f"... {len(bad) - 5} more rows of {self.family_text(variable)} "
                             "do not sum to 1")
         return problems
 

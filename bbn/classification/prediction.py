@@ -25,7 +25,8 @@ import pandas as pd
 from bbn.classification.decisions import check_rule, decide, loss_matrix
 from bbn.codes import distinct_rows
 from bbn.data import MISSING, encode_column, numeric_column, read_data, row_label
-from bbn.errors import DataError, ImpossibleEvidenceError, QueryError, suggest
+from bbn.errors import DataError, ImpossibleEvidenceError, QueryError
+from bbn.inference import check_variables
 from bbn.inference.continuous import discrete_part, gaussian_variables, log_density
 from bbn.network import Network
 
@@ -42,8 +43,7 @@ def predict_proba(net: Network, data, target: str, *, columns=None,
     as missing instead of raising DataError. Impossible evidence in a row raises
     :class:`bbn.ImpossibleEvidenceError` naming the row.
     """
-    if target not in net.graph:
-        raise QueryError(f"unknown target variable {target!r}{suggest(str(target), net.variables)}")
+    check_variables(net, [target], role="target")
     if net.is_gaussian(target):
         raise QueryError(f"the target {target!r} is continuous; classify a discrete variable")
     if unseen not in ("error", "ignore"):
@@ -109,9 +109,7 @@ def _posterior_block(net, base, target, index, codes, values) -> np.ndarray:
         bad = int(np.flatnonzero(~np.isfinite(top))[0])
         shown = {**{c: net.states(c)[k[bad]] for c, k in codes.items()},
                  **{g: float(x[bad]) for g, x in values.items()}}
-        raise ImpossibleEvidenceError(shown, f"impossible evidence in row {row_label(index[bad])}: "
-                                      + ", ".join(f"{k}={v}" for k, v in shown.items())
-                                      + " has probability 0 under this model")
+        raise ImpossibleEvidenceError.in_row(shown, row_label(index[bad]))
     weights = np.exp(log_joint - top.reshape((-1,) + (1,) * len(query)))
     weights = weights.sum(axis=tuple(range(2, weights.ndim)))
     return weights / weights.sum(axis=1, keepdims=True)

@@ -121,7 +121,7 @@ class _Family:
         self.net, self.child = net, child
 
     def __str__(self) -> str:
-        return self.net._family_text(self.child)
+        return self.net.family_text(self.child)
 
 
 class _Retry(Exception):
@@ -418,7 +418,7 @@ def _table(net: Network, child: str, body: _Body, fail) -> np.ndarray | None:
             count = configurations - np.count_nonzero(filled)
             others = f" and {count - 1} other configuration(s)" if count > 1 else ""
             fail(child.loc, f"no row for "
-                            f"{net._configuration_text(child, tuple(int(i) for i in missing))}"
+                            f"{net.configuration_text(child, tuple(int(i) for i in missing))}"
                             f"{others}, and no 'default' row")
         if len(body.default) != card:
             problem("default", None, f"the 'default' row of {family} has {len(body.default)} "

@@ -558,7 +558,7 @@ class _Builder:
         variable = table.variable.value
         parents = net.parents(variable)
         width = net.cardinality(variable)
-        family = _family(net, variable)
+        family = net.family_text(variable)
         index_of = [{s: i for i, s in enumerate(net.states(p))} for p in parents]
         shape = [net.cardinality(p) for p in parents]
         strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
@@ -582,7 +582,7 @@ class _Builder:
             if position < 0:
                 fine = False
             elif position in placed:
-                self.report(f"two rows for {_configuration(net, variable, position)} (the "
+                self.report(f"two rows for {net.configuration_text(variable, position)} (the "
                             f"first at line {self.line(placed[position].key_loc)})",
                             row.key_loc)
                 fine = False
@@ -591,7 +591,7 @@ class _Builder:
         configurations = int(np.prod(shape))
         if fine and len(placed) < configurations:
             missing = [p for p in range(configurations) if p not in placed]
-            given = _configuration(net, variable, missing[0]).split(" | ")[1][:-1]
+            given = net.configuration_text(variable, missing[0]).split(" | ")[1][:-1]
             more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
             self.report(f"{family} has no row for {given}{more}", table.end)
             fine = False
@@ -601,7 +601,7 @@ class _Builder:
         parts = [_number_strings(row.numbers) for row in rows]
         for position, (row, numbers) in enumerate(zip(rows, parts)):
             if len(numbers) != width:
-                self.report(f"{_configuration(net, variable, position)} needs {width} "
+                self.report(f"{net.configuration_text(variable, position)} needs {width} "
                             f"probabilities (one for each state of {variable!r}: "
                             f"{', '.join(net.states(variable))}), got {len(numbers)}",
                             _count_position(row.numbers, width))
@@ -626,7 +626,7 @@ class _Builder:
             if id(block) not in positions:
                 positions[id(block)] = _number_positions(block)
             numbers = positions[id(block)]
-            where = _configuration(net, variable, row)
+            where = net.configuration_text(variable, row)
             if entries[row].any():
                 column = int(np.flatnonzero(entries[row])[0])
                 text, loc = numbers[first + column]
@@ -638,27 +638,12 @@ class _Builder:
         return not len(bad_rows)
 
 
-def _family(net: Network, variable: str) -> str:
-    parents = net.parents(variable)
-    return f"P({variable} | {', '.join(parents)})" if parents else f"P({variable})"
-
-
-def _configuration(net: Network, variable: str, row: int) -> str:
-    """Row ``row`` of the table of ``variable`` as ``P(X | A=a, B=b)`` (``P(X)`` for a root)."""
-    parents = net.parents(variable)
-    if not parents:
-        return f"P({variable})"
-    index = np.unravel_index(row, [net.cardinality(p) for p in parents])
-    given = ", ".join(f"{p}={net.states(p)[i]}" for p, i in zip(parents, index))
-    return f"P({variable} | {given})"
-
-
 def _count_message(net: Network, variable: str, got: int, configurations: int) -> str:
     width = net.cardinality(variable)
     if not net.parents(variable):
-        return (f"{_family(net, variable)} needs {width} probabilities (one for each state: "
+        return (f"{net.family_text(variable)} needs {width} probabilities (one for each state: "
                 f"{', '.join(net.states(variable))}), got {got}")
-    return (f"{_family(net, variable)} needs {configurations * width} numbers "
+    return (f"{net.family_text(variable)} needs {configurations * width} numbers "
             f"({configurations} parent configurations × {width} states, the last parent "
             f"varying fastest), got {got}")
 

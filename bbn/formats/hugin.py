@@ -288,7 +288,7 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail) -> None:
         values = np.array(_numbers(data, b.where["data"], fail), dtype=float)
     expected = math.prod(net.cardinality(v) for v in (*b.given, child))
     if values.size != expected:
-        fail(b.where["data"], f"the data of {net._family_text(child)} has {values.size} "
+        fail(b.where["data"], f"the data of {net.family_text(child)} has {values.size} "
                               f"numbers, expected {expected}")
     try:
         net.set_cpt(child, values)

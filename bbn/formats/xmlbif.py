@@ -116,11 +116,11 @@ def read(text: str, source: str = "<string>") -> Network:
         tokens = table.split()
         expected = math.prod(net.cardinality(v) for v in (*parents, child))
         if len(tokens) != expected:
-            fail(tables[0], f"the <TABLE> of {net._family_text(child)} has {len(tokens)} "
+            fail(tables[0], f"the <TABLE> of {net.family_text(child)} has {len(tokens)} "
                             f"numbers, expected {expected}")
         if _NOT_A_NUMBER.search(table) or not all(map(_is_number, tokens)):
             bad = next(t for t in tokens if not _is_number(t))
-            fail(tables[0], f"the <TABLE> of {net._family_text(child)} holds a malformed "
+            fail(tables[0], f"the <TABLE> of {net.family_text(child)} holds a malformed "
                             f"number {bad!r}")
         try:
             net.set_cpt(child, np.array(tokens, dtype=float))

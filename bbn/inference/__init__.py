@@ -293,9 +293,7 @@ def impossible_row(net: Network, matrix: np.ndarray, columns: Sequence[str],
 
     shown = {c: net.states(c)[int(matrix[row, list(columns).index(c)])] for c in observed}
     name = row_label(row_names[row]) if row_names is not None else str(row)
-    return ImpossibleEvidenceError(shown, f"impossible evidence in row {name}: "
-                                   + ", ".join(f"{c}={s}" for c, s in shown.items())
-                                   + " has probability 0 under this model")
+    return ImpossibleEvidenceError.in_row(shown, name)
 
 
 def posteriors(net: Network, evidence=None) -> dict:

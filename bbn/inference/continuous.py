@@ -108,18 +108,10 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping) -> Fact
     with np.errstate(divide="ignore"):
         log_values = np.log(joint.values)
     for factor in logs:
-        log_values = log_values + _broadcast(factor, joint.variables)
+        log_values = log_values + factor.broadcast_to(joint.variables)
     top = np.max(log_values)
     if not np.isfinite(top):
         raise ImpossibleEvidenceError(dict(evidence))
     weights = Factor(joint.variables, joint.states, np.exp(log_values - top))
     result = weights.sum_out(hidden) if hidden else weights
     return result.normalize(dict(evidence)).transpose(variables)
-
-
-def _broadcast(factor: Factor, variables: tuple[str, ...]) -> np.ndarray:
-    """The factor's values arranged to broadcast against axes ``variables``."""
-    present = [v for v in variables if v in factor.variables]
-    values = factor.transpose(present).values
-    return values.reshape([len(factor.states[v]) if v in factor.variables else 1
-                           for v in variables])

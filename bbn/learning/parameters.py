@@ -131,7 +131,7 @@ def warn_unseen(net: Network, variable: str, counts: np.ndarray) -> None:
     shown = ["(" + ", ".join(f"{p}={net.states(p)[i]}" for p, i in zip(parents, row, strict=True))
              + ")" for row in unseen[:10]]
     more = f" and {len(unseen) - 10} more" if len(unseen) > 10 else ""
-    family = f"P({variable} | {', '.join(parents)})" if parents else f"P({variable})"
+    family = net.family_text(variable)
     warnings.warn(f"{family}: no data for {len(unseen)} parent configuration(s) "
                   f"{', '.join(shown)}{more}; their rows are uniform (mle cannot estimate them; "
                   "a smoothing estimator can)", UnseenParentsWarning, stacklevel=4)
