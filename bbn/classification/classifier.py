@@ -52,6 +52,7 @@ from bbn.data import (
     states_from_values,
 )
 from bbn.errors import DataError, ImpossibleEvidenceError, suggest
+from bbn.learning.counting import family_counts
 from bbn.learning.estimators import check_estimator
 from bbn.learning.gaussian import (
     check_ddof,
@@ -253,10 +254,9 @@ class NaiveBayes:
                 net.add_gaussian_variable(node, [class_name], mean, variance)
             elif column in codes:
                 k, seen = len(states[column]), codes[column] >= 0
-                counts = np.bincount(y_codes[seen] * k + codes[column][seen],
-                                     minlength=n_classes * k)
                 net.add_variable(node, states[column], parents=[class_name])
-                tables[node] = counts.reshape(n_classes, k).astype(float)
+                tables[node] = family_counts([y_codes[seen], codes[column][seen]],
+                                             [n_classes, k])
         bag, vocabulary = self._bag(inputs, kinds, fitting=True)
         if bag is not None:
             net.add_variable(nodes[WORD_KEY], vocabulary, parents=[class_name])

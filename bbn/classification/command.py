@@ -32,24 +32,20 @@ def run_classify(args: argparse.Namespace) -> int:
     import pandas as pd
 
     import bbn
-    from bbn.classification.decisions import check_rule, decide, loss_matrix
-    from bbn.classification.prediction import posterior_table, predict_proba
+    from bbn.classification.decisions import check_rule
+    from bbn.classification.prediction import check_target, decide_rows, posterior_table
     from bbn.data import MISSING, encode_column, read_data
     from bbn.errors import DataError
     from bbn.formats import write_atomically
-    from bbn.inference import posterior as posterior_of
 
     net = bbn.load(args.model)
     rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)
-    if args.target not in net.graph:  # checked before reading the data
-        predict_proba(net, pd.DataFrame(), args.target)
+    check_target(net, args.target)  # before reading the data
     frame, source = read_data(args.data, states={v: net.states(v) for v in net.variables
                                                  if not net.is_gaussian(v)})
     posterior = posterior_table(net, frame, args.target, source=source, unseen=args.unseen)
     states = list(net.states(args.target))
-    prior = posterior_of(net, [args.target], {}).values if rule == "ml" else None
-    matrix = loss_matrix(args.loss, states) if rule == "risk" else None
-    chosen = decide(posterior.to_numpy(), rule, loss=matrix, prior=prior)
+    chosen = decide_rows(net, posterior.to_numpy(), args.target, rule, args.loss)
     output = pd.DataFrame({"predicted": np.asarray(states, dtype=object)[chosen]})
     for j, s in enumerate(states):
         output[f"P({args.target}={s})"] = posterior.to_numpy()[:, j]

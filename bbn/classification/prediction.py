@@ -43,9 +43,7 @@ def predict_proba(net: Network, data, target: str, *, columns=None,
     as missing instead of raising DataError. Impossible evidence in a row raises
     :class:`bbn.ImpossibleEvidenceError` naming the row.
     """
-    check_variables(net, [target], role="target")
-    if net.is_gaussian(target):
-        raise QueryError(f"the target {target!r} is continuous; classify a discrete variable")
+    check_target(net, target)
     if unseen not in ("error", "ignore"):
         raise DataError(f"unseen must be 'error' or 'ignore', got {unseen!r}")
     continuous = set(gaussian_variables(net))
@@ -145,14 +143,24 @@ def predict(net: Network, data, target: str, *, decision: str = "map", loss=None
     """
     rule = check_rule(decision, loss)
     posterior = predict_proba(net, data, target, columns=columns, unseen=unseen)
-    states = list(net.states(target))
-    prior = None
-    if rule == "ml":
-        from bbn.inference import posterior as discrete_posterior
+    chosen = decide_rows(net, posterior.to_numpy(), target, rule, loss)
+    return pd.Series(np.asarray(net.states(target), dtype=object)[chosen],
+                     index=posterior.index, name=target)
 
-        base = discrete_part(net) if gaussian_variables(net) else net
-        prior = discrete_posterior(base, [target], {}).values
-    matrix = loss_matrix(loss, states) if rule == "risk" else None
-    chosen = decide(posterior.to_numpy(), rule, loss=matrix, prior=prior)
-    return pd.Series(np.asarray(states, dtype=object)[chosen], index=posterior.index,
-                     name=target)
+
+def check_target(net: Network, target: str) -> None:
+    """QueryError unless ``target`` is a discrete variable of ``net``."""
+    check_variables(net, [target], role="target")
+    if net.is_gaussian(target):
+        raise QueryError(f"the target {target!r} is continuous; classify a discrete variable")
+
+
+def decide_rows(net: Network, posterior: np.ndarray, target: str, rule: str,
+                loss=None) -> np.ndarray:
+    """The chosen state index of ``target`` for every row of ``posterior`` (rows × states)
+    under ``rule``: MAP, ML (the prior divided out) or minimum risk with ``loss``."""
+    from bbn.inference import posterior as posterior_of
+
+    prior = posterior_of(net, [target], {}).values if rule == "ml" else None
+    matrix = loss_matrix(loss, list(net.states(target))) if rule == "risk" else None
+    return decide(posterior, rule, loss=matrix, prior=prior)

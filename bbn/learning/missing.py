@@ -49,8 +49,8 @@ from bbn.data import MISSING, encode, read_data, require_columns
 from bbn.errors import DataError
 from bbn.inference import posterior_codes
 from bbn.learning.counting import family_counts
-from bbn.learning.estimators import check_estimator, estimate, prior_table
-from bbn.learning.parameters import warn_unseen
+from bbn.learning.estimators import check_estimator
+from bbn.learning.parameters import table_from_counts, warn_unseen
 from bbn.network import Network
 
 #: Largest joint posterior (entries per row) of a pattern's unobserved variables; rows
@@ -140,7 +140,8 @@ def em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
             break
         if iteration == max_iter:
             break
-        theta = {v: _m_step(net, v, expected[v], estimator, m, prior, alpha, ess)
+        theta = {v: table_from_counts(net, v, expected[v], estimator, m=m, prior=prior,
+                                      alpha=alpha, ess=ess, warn=False)
                  for v in variables}
         result.iterations = iteration + 1
     result.network = _with_tables(net, theta)
@@ -209,12 +210,6 @@ def _initial_tables(net, initial, fixed, rows, variables, seed) -> dict[str, np.
             counts = counts + rng.random(counts.shape)
         theta[v] = counts / counts.sum(axis=-1, keepdims=True)
     return theta
-
-
-def _m_step(net, v, counts, estimator, m, prior, alpha, ess) -> np.ndarray:
-    p = (prior_table(v, net.states(v), counts.shape, prior)
-         if estimator == "m-estimate" else None)
-    return estimate(counts, estimator, m=m, p=p, alpha=alpha, ess=ess)
 
 
 def _with_tables(net: Network, theta: Mapping[str, np.ndarray]) -> Network:

@@ -113,11 +113,12 @@ def learn(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
 
 def table_from_counts(net: Network, variable: str, counts: np.ndarray, estimator: str, *,
                       m: float = 1.0, prior: Mapping | None = None, alpha: float = 1.0,
-                      ess: float = 1.0) -> np.ndarray:
-    """The estimated table of ``variable`` from its family counts; warns on unseen rows (mle)."""
+                      ess: float = 1.0, warn: bool = True) -> np.ndarray:
+    """The estimated table of ``variable`` from its family counts; with ``warn``, warns
+    about parent configurations never seen (mle)."""
     p = (prior_table(variable, net.states(variable), counts.shape, prior)
          if estimator == "m-estimate" else None)
-    if estimator == "mle":
+    if estimator == "mle" and warn:
         warn_unseen(net, variable, counts)
     return estimate(counts, estimator, m=m, p=p, alpha=alpha, ess=ess)
 
