@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bbn.codes import distinct_rows
-from bbn.errors import ImpossibleEvidenceError, QueryError, suggest
+from bbn.errors import ImpossibleEvidenceError, QueryError
 from bbn.factor import Factor
 from bbn.inference import continuous as continuous_part
 from bbn.inference.continuous import gaussian_variables
@@ -35,45 +35,25 @@ from bbn.inference.elimination import (
     slice_tables,
     trace_back,
 )
+from bbn.inference.evidence import (
+    check_variables,
+    evidence_codes,
+    evidence_indices,
+    impossible_row,
+    refuse_continuous_columns,
+    state_index,
+)
 from bbn.network import Network
 
 __all__ = [
-    "CASE", "evidence_codes", "get_memory_limit", "map_query", "posterior", "posterior_batch",
+    "CASE", "check_variables", "evidence_codes", "evidence_indices", "impossible_row",
+    "state_index", "get_memory_limit", "map_query", "posterior", "posterior_batch",
     "posterior_codes", "posteriors", "probability", "probability_of_evidence",
     "set_memory_limit",
 ]
 
 
 # ------------------------------------------------------------------ checks
-def check_variables(net: Network, variables: Sequence[str], role: str = "query") -> None:
-    """Raise QueryError for a variable the network does not have (with close matches)."""
-    for v in variables:
-        if v not in net.graph:
-            raise QueryError(f"unknown {role} variable {v!r}{suggest(str(v), net.variables)}")
-
-
-def state_index(net: Network, variable: str, state) -> int:
-    """Position of ``state`` among the states of ``variable``, or a QueryError."""
-    states = net.states(variable)
-    state = str(state)
-    try:
-        return states.index(state)
-    except ValueError:
-        raise QueryError(f"variable {variable!r} has no state {state!r}; its states are "
-                         f"{', '.join(states)}{suggest(state, states)}") from None
-
-
-def evidence_indices(net: Network, evidence: Mapping[str, str]) -> dict[str, int]:
-    """``{variable: state}`` → ``{variable: state index}``, validating both names."""
-    check_variables(net, list(evidence), role="evidence")
-    continuous = [v for v in evidence if net.is_gaussian(v)]
-    if continuous:
-        raise QueryError(f"{continuous[0]!r} is continuous: evidence on it weighs posterior "
-                         f"queries (P(X | {continuous[0]}=3.2)); probabilities of evidence, "
-                         "MAP and MPE take discrete evidence only")
-    return {v: state_index(net, v, s) for v, s in evidence.items()}
-
-
 def _discrete(net: Network, variables: Sequence[str] = ()) -> Network:
     """The network without its Gaussian leaves (which sum out to 1 when unobserved)."""
     if not gaussian_variables(net):
@@ -201,28 +181,6 @@ def map_query(net: Network, variables: Sequence[str],
 
 
 # ------------------------------------------------------------------ batches
-def evidence_codes(net: Network, frame) -> dict[str, np.ndarray]:
-    """A DataFrame of state names → ``{variable: state indices}`` (−1 where missing).
-
-    A cell that is not a state of its column's variable raises DataError naming the
-    column, the row and the value (see :func:`bbn.data.encode_column`).
-    """
-    from bbn.data import encode_column
-
-    check_variables(net, [str(c) for c in frame.columns], role="evidence")
-    _refuse_continuous_columns(net, [str(c) for c in frame.columns])
-    return {str(c): encode_column(frame[c], net.states(str(c)), name=str(c),
-                                  row_names=frame.index).astype(np.intp)
-            for c in frame.columns}
-
-
-def _refuse_continuous_columns(net: Network, columns: Sequence[str]) -> None:
-    continuous = [c for c in columns if net.is_gaussian(c)]
-    if continuous:
-        raise QueryError(f"{continuous[0]!r} is continuous: for batches with continuous "
-                         "evidence use net.predict_proba(data, target)")
-
-
 def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndarray:
     """P(variables | e_i) for every row e_i of a DataFrame, as one batched elimination.
 
@@ -247,7 +205,7 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
     check_variables(net, variables)
     columns = list(codes)
     check_variables(net, columns, role="evidence")
-    _refuse_continuous_columns(net, columns)
+    refuse_continuous_columns(net, columns)
     net = _discrete(net, variables)
     overlap = [v for v in variables if v in codes]
     if overlap:
@@ -284,16 +242,6 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
         normalised = table / totals.reshape((-1,) + (1,) * len(shape))
         result[rows] = normalised[inverse.ravel()]
     return result
-
-
-def impossible_row(net: Network, matrix: np.ndarray, columns: Sequence[str],
-                   observed: Sequence[str], row: int, row_names=None) -> ImpossibleEvidenceError:
-    """The error for case ``row`` of a batch (state indices ``matrix``, one column each)."""
-    from bbn.data import row_label
-
-    shown = {c: net.states(c)[int(matrix[row, list(columns).index(c)])] for c in observed}
-    name = row_label(row_names[row]) if row_names is not None else str(row)
-    return ImpossibleEvidenceError.in_row(shown, name)
 
 
 def posteriors(net: Network, evidence=None) -> dict:

@@ -47,15 +47,15 @@ import numpy as np
 from bbn.codes import distinct_rows
 from bbn.errors import ImpossibleEvidenceError, QueryError
 from bbn.factor import Factor
-from bbn.inference import (
+from bbn.inference import continuous
+from bbn.inference.continuous import gaussian_variables
+from bbn.inference.elimination import check_memory, get_memory_limit, relevant_variables
+from bbn.inference.evidence import (
     check_variables,
     evidence_codes,
     evidence_indices,
     impossible_row,
-    posterior,
 )
-from bbn.inference.continuous import gaussian_variables
-from bbn.inference.elimination import check_memory, get_memory_limit, relevant_variables
 from bbn.inference.ordering import greedy_order
 from bbn.network import Network
 
@@ -207,7 +207,7 @@ def posteriors(net: Network, evidence=None):
         if batch:
             raise QueryError("posteriors of every variable for a batch of cases need a "
                              "network without Gaussian variables; pass one case at a time")
-        return {v: posterior(net, [v], dict(evidence or {})) for v in net.variables
+        return {v: continuous.posterior(net, [v], dict(evidence or {})) for v in net.variables
                 if not net.is_gaussian(v)}
     if batch:
         return _posteriors_batch(net, evidence)
