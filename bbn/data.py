@@ -200,12 +200,19 @@ def _state_of(value, index: dict) -> int:
 
 
 def _unknown_message(value, states, name, source, row, row_names) -> str:
-    where = (f"line {row + 2}" if source != "data" and row_names is None
-             else f"row {row_label(row_names[row] if row_names is not None else row)}")
+    where = location(source, row, row_names)
     shown = ", ".join(states) if len(states) <= 20 else ", ".join(states[:20]) + ", ..."
     text = state_texts(value)[0]
     return (f"{source}: column {name!r}, {where}: value {text!r} is not a state of "
             f"{name!r} (its states are {shown}){suggest(text, states)}")
+
+
+def location(source: str, row: int, row_names=None) -> str:
+    """Where row ``row`` (0-based) is: ``line N`` of a CSV file (its header is line 1),
+    else ``row <label>`` of a DataFrame (by its index label when ``row_names`` is given)."""
+    if source != "data" and row_names is None:
+        return f"line {row + 2}"
+    return f"row {row_label(row_names[row] if row_names is not None else row)}"
 
 
 def row_label(label) -> str:
@@ -323,8 +330,7 @@ def numeric_column(values: pd.Series, name: str, source: str = "data") -> np.nda
         for j, value in enumerate(uniques):
             if not (is_missing(value) or str(value).strip() in MISSING_TEXT):
                 row = int(empty[np.flatnonzero(codes == j)[0]])
-                where = (f"line {row + 2}" if source != "data"
-                         else f"row {row_label(values.index[row])}")
+                where = location(source, row, None if source != "data" else values.index)
                 raise DataError(f"{source}: column {name!r}, {where}: value {str(value)!r} "
                                 f"is not a number (the variable {name!r} is continuous)")
     return converted.to_numpy(dtype=float)

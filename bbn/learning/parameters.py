@@ -27,10 +27,10 @@ import pandas as pd
 from bbn.data import (
     MISSING,
     encode,
+    location,
     numeric_column,
     read_data,
     require_columns,
-    row_label,
 )
 from bbn.errors import DataError
 from bbn.learning.counting import family_counts
@@ -142,7 +142,7 @@ def _missing_message(frame: pd.DataFrame, codes, values, discrete, continuous, s
     holes = np.column_stack([codes == MISSING, np.isnan(values)])
     row, column = (int(i) for i in np.argwhere(holes)[0])
     name = (discrete + continuous)[column]
-    where = f"line {row + 2}" if source != "data" else f"row {row_label(frame.index[row])}"
+    where = location(source, row, None if source != "data" else frame.index)
     return (f"{source}: column {name!r}, {where}: missing value ({int(holes.any(axis=1).sum())} "
             "row(s) have one); pass missing='drop' to ignore those rows or missing='em' to "
             "learn with expectation-maximisation")
