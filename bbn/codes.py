@@ -19,7 +19,7 @@ one integer per row instead of a matrix.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -73,3 +73,21 @@ def distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return matrix[first[seen]], rank[code]
     _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     return matrix[first], inverse.ravel()
+
+
+def observed_groups(seen: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The rows of a batch grouped by which columns they observe.
+
+    ``seen`` is a boolean matrix (rows × columns); yields ``(rows, pattern)`` for every
+    distinct row ``pattern`` of it, ``rows`` the indices of the rows that have it. A batch
+    that observes everything is one group, found without a grouping pass.
+    """
+    n = len(seen)
+    if n == 0:
+        return
+    if seen.all():
+        yield np.arange(n), np.ones(seen.shape[1], dtype=bool)
+        return
+    patterns, group = distinct_rows(seen)
+    for g, pattern in enumerate(patterns):
+        yield (np.arange(n) if len(patterns) == 1 else np.flatnonzero(group == g)), pattern

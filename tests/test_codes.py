@@ -40,3 +40,14 @@ def test_mixed_radix_is_the_row_major_flat_index():
     a, b, c = np.array([0, 1, 2]), np.array([1, 0, 1]), np.array([3, 2, 0])
     codes = mixed_radix([a, b, c], (3, 2, 4))
     assert codes.tolist() == [np.ravel_multi_index(t, (3, 2, 4)) for t in zip(a, b, c)]
+
+
+def test_observed_groups_partition_the_rows_by_pattern():
+    from bbn.codes import observed_groups
+
+    seen = np.array([[True, False], [True, True], [True, False], [False, False]])
+    groups = {tuple(p.tolist()): r.tolist() for r, p in observed_groups(seen)}
+    assert groups == {(False, False): [3], (True, False): [0, 2], (True, True): [1]}
+    (rows, pattern), = observed_groups(np.ones((3, 2), dtype=bool))
+    assert rows.tolist() == [0, 1, 2] and pattern.tolist() == [True, True]
+    assert list(observed_groups(np.zeros((0, 2), dtype=bool))) == []

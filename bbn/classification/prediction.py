@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from bbn.classification.decisions import check_rule, decide, loss_matrix
-from bbn.codes import distinct_rows
+from bbn.codes import observed_groups
 from bbn.data import MISSING, encode_column, numeric_column, read_data, row_label
 from bbn.errors import DataError, ImpossibleEvidenceError, QueryError
 from bbn.inference import check_variables
@@ -75,9 +75,7 @@ def posterior_table(net: Network, frame: pd.DataFrame, target: str, *, source: s
             result[block] = _posterior_block(net, base, target, frame.index[block],
                                              {c: k[block] for c, k in codes.items()}, {})
         return pd.DataFrame(result, index=frame.index, columns=list(net.states(target)))
-    patterns, group = distinct_rows(seen)
-    for g, pattern in enumerate(patterns):
-        rows = np.flatnonzero(group == g)
+    for rows, pattern in observed_groups(seen):
         on = [c for c, s in zip(discrete + observed_gaussian, pattern, strict=True) if s]
         for start in range(0, len(rows), BATCH_ROWS):
             block = rows[start:start + BATCH_ROWS]

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bbn.codes import distinct_rows
+from bbn.codes import distinct_rows, observed_groups
 from bbn.errors import ImpossibleEvidenceError, QueryError
 from bbn.factor import Factor
 from bbn.inference import continuous as continuous_part
@@ -220,16 +220,10 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
     result = np.empty((len(matrix),) + shape)
     if not len(matrix):
         return result
-    if matrix.min() >= 0:  # nothing missing: one group
-        patterns, group = np.ones((1, len(columns)), dtype=bool), np.zeros(len(matrix), int)
-    else:
-        patterns, group = distinct_rows(matrix >= 0)
-    for g, pattern in enumerate(patterns):
-        whole = len(patterns) == 1
-        rows = np.arange(len(matrix)) if whole else np.flatnonzero(group == g)
+    for rows, pattern in observed_groups(matrix >= 0):
         observed = [c for c, seen in zip(columns, pattern) if seen]
-        distinct, inverse = distinct_rows(matrix if whole and pattern.all()
-                                          else matrix[np.ix_(rows, pattern)])
+        whole = len(rows) == len(matrix) and pattern.all()
+        distinct, inverse = distinct_rows(matrix if whole else matrix[np.ix_(rows, pattern)])
         plan = _plan(net, variables, observed, batched=True)
         table, _ = _execute(net, plan, dict(zip(observed, distinct.T)), cases=len(distinct))
         if plan.result_variables[:1] != (CASE,):  # the evidence says nothing about the query

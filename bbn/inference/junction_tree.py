@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bbn.codes import distinct_rows
+from bbn.codes import distinct_rows, observed_groups
 from bbn.errors import ImpossibleEvidenceError, QueryError
 from bbn.factor import Factor
 from bbn.inference import continuous
@@ -277,10 +277,8 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
     result = {v: np.empty((n, net.cardinality(v))) for v in net.variables}
     if n == 0:
         return result
-    patterns, group = distinct_rows(matrix >= 0)
     impossible = []  # (row, observed columns): the first impossible row of each group
-    for g, pattern in enumerate(patterns):
-        rows = np.flatnonzero(group == g) if len(patterns) > 1 else np.arange(n)
+    for rows, pattern in observed_groups(matrix >= 0):
         observed = [c for c, seen in zip(columns, pattern) if seen]
         for j, c in enumerate(columns):
             if pattern[j]:
