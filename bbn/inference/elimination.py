@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bbn.errors import MemoryLimitError
-from bbn.inference.ordering import greedy_order
+from bbn.inference.ordering import eliminate, greedy_order
 
 
 class _CaseAxis:
@@ -204,10 +204,7 @@ def _eliminated_graph(adjacency: Mapping[str, set[str]], order: list[str]) -> di
     """The interaction graph left after eliminating ``order`` (with its fill-in edges)."""
     graph = {v: set(n) for v, n in adjacency.items()}
     for v in order:
-        neighbours = graph.pop(v)
-        for a in neighbours:
-            graph[a].discard(v)
-            graph[a].update(n for n in neighbours if n != a)
+        eliminate(graph, v)
     return graph
 
 

@@ -56,7 +56,7 @@ from bbn.inference.evidence import (
     evidence_indices,
     impossible_row,
 )
-from bbn.inference.ordering import greedy_order
+from bbn.inference.ordering import eliminate, greedy_order
 from bbn.network import Network
 
 #: Rows of a table that sum to 1 only within this are treated as not summing to 1.
@@ -479,11 +479,7 @@ def _elimination_tree(adjacency: Mapping[str, set[str]], order: list[str],
     rep: dict[str, str] = {}
     members: dict[str, tuple[str, ...]] = {}
     for v in order:
-        n = graph.pop(v)
-        for a in n:
-            graph[a].discard(v)
-            graph[a].update(b for b in n if b != a)
-        neighbours[v] = n
+        n = neighbours[v] = eliminate(graph, v)
         host = next((rep[w] for w in children[v] if len(neighbours[w]) == len(n) + 1), None)
         if host is None:
             rep[v] = v

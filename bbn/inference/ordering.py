@@ -72,3 +72,13 @@ def greedy_order(adjacency: Mapping[str, set[str]], cardinality: Mapping[str, in
             current[u] = entry
             heapq.heappush(heap, entry)
     return order
+
+
+def eliminate(graph: dict[str, set[str]], variable: str) -> set[str]:
+    """Remove ``variable`` from the interaction graph ``graph`` (in place), joining its
+    neighbours pairwise (the fill-in); return those neighbours."""
+    neighbours = graph.pop(variable)
+    for a in neighbours:
+        graph[a].discard(variable)
+        graph[a].update(b for b in neighbours if b != a)
+    return neighbours
