@@ -51,14 +51,14 @@ class Network:
         ``states`` are stored as strings, in order; they must be distinct and non-empty.
         """
         name = self._new_name(name)
-        states = tuple(str(s) for s in states)
+        states = tuple(map(str, states))
         if not states:
             raise ModelError(f"variable {name!r} has no states")
         duplicated = (sorted({s for s in states if states.count(s) > 1})  # quadratic: only
                       if len(set(states)) != len(states) else [])  # when there is a duplicate
         if duplicated:
             raise ModelError(f"variable {name!r} lists state(s) {duplicated} more than once")
-        if any(s == "" for s in states):
+        if "" in states:
             raise ModelError(f"variable {name!r} has an empty state name")
         def fill() -> None:
             if table is not None:

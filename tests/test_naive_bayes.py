@@ -394,3 +394,45 @@ def test_naive_bayes_is_not_importing_scikit_learn():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"
+
+
+# ------------------------------------------------------------ bookkeeping
+@pytest.mark.parametrize("labels", [
+    ["spam", "ham", "ham", "eggs"],
+    np.array(["b", "a", "b"]),                      # fixed-width strings keep their dtype
+    np.array([3, 1, 2, 3, 1]),
+    np.array([True, False, True]),
+    pd.Series(["x", "y", "x"], dtype="category"),
+])
+def test_classes_are_those_of_np_unique(labels):
+    X = np.zeros((len(labels), 1), dtype=int)
+    model = bbn.NaiveBayes(estimator="laplace").fit(X, labels)
+    expected = np.unique(np.asarray(labels))
+    np.testing.assert_array_equal(model.classes_, expected)
+    assert model.classes_.dtype == expected.dtype
+    # one constant feature: the most frequent class wins, ties going to the first
+    counts = {c: list(np.asarray(labels)).count(c) for c in expected}
+    assert model.predict(X)[0] == max(expected, key=lambda c: (counts[c], -list(expected)
+                                                               .index(c)))
+
+
+def test_mixed_kinds_keep_column_order_in_the_network():
+    rng = np.random.default_rng(5)
+    n = 60
+    X = pd.DataFrame({"size": rng.normal(size=n), "colour": rng.choice(["r", "g"], n),
+                      "lit": rng.integers(0, 2, n), "shape": rng.choice(["o", "x"], n)})
+    y = rng.choice(["p", "q"], n)
+    model = bbn.NaiveBayes(features={"size": "gaussian", "lit": "bernoulli"},
+                           estimator="laplace").fit(X, y)
+    assert model.network.variables == ("class", "size", "colour", "lit", "shape")
+    counts = pd.crosstab(y, X["shape"]).to_numpy() + 1.0  # Laplace, α = 1
+    np.testing.assert_allclose(model.network.cpt_array("shape"),
+                               counts / counts.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_a_frame_fitted_model_checks_names_even_for_an_array():
+    X = pd.DataFrame({"a": [0, 1, 1, 0], "b": [1, 1, 0, 0]})
+    model = bbn.NaiveBayes(estimator="laplace").fit(X, ["u", "v", "v", "u"])
+    with pytest.raises(DataError, match="no column 'a'"):
+        model.predict(np.array([[0, 1]]))

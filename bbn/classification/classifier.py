@@ -27,6 +27,7 @@ vectorised over rows and features.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from collections.abc import Mapping
@@ -218,13 +219,13 @@ class NaiveBayes:
             raise DataError(f"unseen must be 'error' or 'ignore', got {self.unseen!r}")
         inputs = _Inputs.of(X)
         labels = _labels(y, inputs.n_rows)
-        self.classes_, y_codes = np.unique(labels, return_inverse=True)
-        y_codes = y_codes.ravel()
+        self.classes_, y_codes = _classes(labels)
         class_states = [state_texts(c)[0] for c in self.classes_]
         if len(set(class_states)) != len(class_states):
             raise DataError(f"class labels {list(self.classes_)} do not have distinct names")
         kinds = _kinds(self.features, inputs)
         self.feature_kinds_ = kinds
+        self._columns = columns = _columns_by_kind(kinds)
         self.n_features_in_ = len(inputs.names)
         if inputs.frame is not None and inputs.named:
             self.feature_names_in_ = np.array(inputs.names, dtype=object)
@@ -233,31 +234,31 @@ class NaiveBayes:
                                              else None) or "class"
         net = Network("naive Bayes")
         net.add_variable(class_name, class_states)
-        nodes = _nodes(kinds, class_name)
+        nodes = _nodes(columns, class_name)
         self.nodes_ = nodes
         n_classes = len(class_states)
         tables: dict[str, np.ndarray] = {}
-        continuous = [c for c in inputs.names if kinds[c] == "gaussian"]
+        continuous = columns["gaussian"]
         if continuous:
             values = inputs.numbers(continuous)
             epsilon, floor = variance_epsilon(values, self.var_smoothing)
-        discrete = [c for c in inputs.names if kinds[c] in ("categorical", "bernoulli")]
+        discrete = _discrete(columns)
         states = {c: self._feature_states(c, kinds[c], inputs) for c in discrete}
         codes = self._discrete_codes(inputs, discrete, states, "error")
-        for column in inputs.names:
-            kind, node = kinds[column], nodes.get(column)
-            if kind == "gaussian":
+        for column in columns["own node"]:  # network nodes in column order
+            node = nodes[column]
+            if column in codes:
+                k, seen = len(states[column]), codes[column] >= 0
+                net.add_variable(node, states[column], parents=[class_name])
+                tables[node] = family_counts([y_codes[seen], codes[column][seen]],
+                                             [n_classes, k])
+            else:  # a Gaussian feature
                 x = values[:, continuous.index(column)]
                 seen = ~np.isnan(x)
                 mean, variance = fit_gaussian([y_codes[seen]], [n_classes], x[seen], ddof=ddof,
                                               epsilon=epsilon, floor=floor, name=column)
                 net.add_gaussian_variable(node, [class_name], mean, variance)
-            elif column in codes:
-                k, seen = len(states[column]), codes[column] >= 0
-                net.add_variable(node, states[column], parents=[class_name])
-                tables[node] = family_counts([y_codes[seen], codes[column][seen]],
-                                             [n_classes, k])
-        bag, vocabulary = self._bag(inputs, kinds, fitting=True)
+        bag, vocabulary = self._bag(inputs, fitting=True)
         if bag is not None:
             net.add_variable(nodes[WORD_KEY], vocabulary, parents=[class_name])
             tables[nodes[WORD_KEY]] = class_word_counts(bag, y_codes, n_classes, len(vocabulary))
@@ -296,10 +297,9 @@ class NaiveBayes:
             codes.update({c: present[:, j] for j, c in enumerate(bernoulli)})
         return codes
 
-    def _bag(self, inputs, kinds, fitting: bool):
+    def _bag(self, inputs, fitting: bool):
         """The bag of words of the text or multinomial columns, and the vocabulary."""
-        text = [c for c in inputs.names if kinds[c] == "text"]
-        counts = [c for c in inputs.names if kinds[c] == "multinomial"]
+        text, counts = self._columns["text"], self._columns["multinomial"]
         if not text and not counts:
             return None, ()
         if text and counts or len(text) > 1:
@@ -350,27 +350,28 @@ class NaiveBayes:
         if not inputs.named and len(inputs.names) != self.n_features_in_:
             raise DataError(f"X has {len(inputs.names)} features, the model was fitted on "
                             f"{self.n_features_in_}")
-        present = set(inputs.names)
-        missing = [c for c in kinds if c not in present]
-        if missing:
-            raise DataError(f"X has no column {missing[0]!r}"
-                            f"{suggest(missing[0], inputs.names)}")
+        if inputs.named or hasattr(self, "feature_names_in_"):  # else both are x0, x1, ...
+            present = set(inputs.names)
+            missing = [c for c in kinds if c not in present]
+            if missing:
+                raise DataError(f"X has no column {missing[0]!r}"
+                                f"{suggest(missing[0], inputs.names)}")
         with np.errstate(divide="ignore"):
             log_prior = np.log(net.cpt_array(self.class_variable_))
         total = np.zeros((inputs.n_rows, len(self.classes_)))
         unknown = "missing" if self.unseen == "ignore" else "error"
-        discrete = [c for c, k in kinds.items() if k in ("categorical", "bernoulli")]
+        discrete = _discrete(self._columns)
         codes = self._discrete_codes(inputs, discrete,
                                      {c: net.states(nodes[c]) for c in discrete}, unknown)
         tables = [_log_rows(net.cpt_array(nodes[c])) for c in discrete]
-        for start in range(0, inputs.n_rows, _BLOCK):  # blocks keep the gathers in cache
+        for start in range(0, inputs.n_rows if discrete else 0, _BLOCK):  # blocks: in cache
             block = total[start:start + _BLOCK]
             for column, table in zip(discrete, tables, strict=True):
                 block += table[codes[column][start:start + _BLOCK]]  # code −1: the zero row
-        continuous = [c for c, k in kinds.items() if k == "gaussian"]
+        continuous = self._columns["gaussian"]
         if continuous:
             total += self._gaussian_terms(inputs, continuous)
-        bag, _ = self._bag(inputs, kinds, fitting=False)
+        bag, _ = self._bag(inputs, fitting=False)
         if bag is not None:
             with np.errstate(divide="ignore"):
                 total += bag_log_likelihood(bag, np.log(net.cpt_array(nodes[WORD_KEY])))
@@ -402,10 +403,10 @@ class NaiveBayes:
     def _impossible(self, inputs, rows: np.ndarray) -> ImpossibleEvidenceError:
         """The error for rows of probability 0, naming the feature values responsible."""
         row = int(rows[0])
-        net, kinds, nodes = self.network, self.feature_kinds_, self.nodes_
+        net, nodes = self.network, self.nodes_
         single = inputs.take(row)
         classes = net.states(self.class_variable_)
-        discrete = [c for c, k in kinds.items() if k in ("categorical", "bernoulli")]
+        discrete = _discrete(self._columns)
         codes = self._discrete_codes(single, discrete,
                                      {c: net.states(nodes[c]) for c in discrete}, "missing")
         evidence, zero_in = {}, {}
@@ -416,7 +417,7 @@ class NaiveBayes:
                 zero = np.flatnonzero(net.cpt_array(node)[:, code] == 0)
                 if len(zero):
                     zero_in[f"{node}={evidence[node]}"] = [classes[c] for c in zero]
-        bag, _ = self._bag(single, kinds, fitting=False)
+        bag, _ = self._bag(single, fitting=False)
         if bag is not None:
             node = nodes[WORD_KEY]
             for word in bag.words:
@@ -495,7 +496,7 @@ class _Inputs:
         if isinstance(X, pd.DataFrame):
             return cls([str(c) for c in X.columns], frame=X, named=True)
         if hasattr(X, "tocoo") and getattr(X, "ndim", 2) == 2:
-            return cls([f"x{j}" for j in range(X.shape[1])], matrix=X)
+            return cls(_generated_names(X.shape[1]), matrix=X)
         if isinstance(X, pd.Series):
             return cls([WORD], frame=X.to_frame(WORD))
         array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
@@ -504,7 +505,7 @@ class _Inputs:
         if array.ndim != 2:
             raise DataError(f"X must be a 2-D table, a list of texts or a sparse matrix, got "
                             f"shape {array.shape}")
-        names = [f"x{j}" for j in range(array.shape[1])]
+        names = _generated_names(array.shape[1])
         if array.dtype.kind in "biuf":  # numbers: kept as one array for whole-matrix passes
             return cls(names, array=array)
         return cls(names, frame=pd.DataFrame(array, columns=names))
@@ -556,6 +557,24 @@ class _Inputs:
         return self.frame.index[row] if self.frame is not None else row
 
 
+def _classes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct labels (as ``np.unique`` gives them) and each row's index among
+    them, by hashing: sorting thousands of string labels costs more than the whole fit."""
+    codes, uniques = pd.factorize(labels)
+    order = np.argsort(uniques, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    classes = np.asarray(uniques)[order]
+    return (classes if labels.dtype == object else classes.astype(labels.dtype)), rank[codes]
+
+
+@functools.lru_cache(maxsize=8)
+def _generated_names(n_columns: int) -> list[str]:
+    """``x0, x1, ...``: the names of unnamed columns (cached: a word-count matrix has
+    thousands, named again at every predict). Callers must not modify the list."""
+    return [f"x{j}" for j in range(n_columns)]
+
+
 def _labels(y, n_rows: int | None) -> np.ndarray:
     labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if labels.ndim != 1:
@@ -588,25 +607,54 @@ def _kinds(features, inputs: _Inputs) -> dict[str, str]:
         if len(features) != len(names):
             raise DataError(f"features lists {len(features)} kinds for {len(names)} columns")
         kinds = dict(zip(names, features, strict=True))
-    for column, kind in kinds.items():
-        if kind not in KINDS:
-            raise DataError(f"column {column!r}: unknown feature kind {kind!r}; kinds are "
-                            f"{', '.join(KINDS)}{suggest(str(kind), KINDS)}")
-    if inputs.matrix is not None and set(kinds.values()) != {"multinomial"}:
+    used = set(kinds.values())
+    if not used <= set(KINDS):
+        column, kind = next((c, k) for c, k in kinds.items() if k not in KINDS)
+        raise DataError(f"column {column!r}: unknown feature kind {kind!r}; kinds are "
+                        f"{', '.join(KINDS)}{suggest(str(kind), KINDS)}")
+    if inputs.matrix is not None and used != {"multinomial"}:
         raise DataError("a sparse matrix X holds word counts: its features must be multinomial")
     return kinds
 
 
-def _nodes(kinds: Mapping[str, str], class_name: str) -> dict[str, str]:
+def _columns_by_kind(kinds: Mapping[str, str]) -> dict[str, list[str]]:
+    """The columns of every kind, in column order; ``"own node"``: the columns that are a
+    node of their own (categorical, Bernoulli, Gaussian), not part of the bag of words."""
+    used = set(kinds.values())
+    if len(used) == 1:  # the usual case, and thousands of word-count columns: no loop
+        (only,) = used
+        columns = {kind: list(kinds) if kind == only else [] for kind in KINDS}
+    else:
+        columns = {kind: [] for kind in KINDS}
+        for column, kind in kinds.items():
+            columns[kind].append(column)
+    if not columns["text"] and not columns["multinomial"]:
+        columns["own node"] = list(kinds)
+    elif len(used) == 1:
+        columns["own node"] = []
+    else:
+        columns["own node"] = [c for c, k in kinds.items() if k not in ("text", "multinomial")]
+    return columns
+
+
+def _discrete(columns: Mapping[str, list[str]]) -> list[str]:
+    """The categorical and Bernoulli columns, in column order."""
+    if not columns["bernoulli"] or not columns["categorical"]:
+        return columns["bernoulli"] or columns["categorical"]
+    chosen = set(columns["bernoulli"]) | set(columns["categorical"])
+    return [c for c in columns["own node"] if c in chosen]
+
+
+def _nodes(columns: Mapping[str, list[str]], class_name: str) -> dict[str, str]:
     """Network node of every column (the bag of words has one node, under ``WORD_KEY``)."""
-    nodes = {c: c for c, k in kinds.items() if k not in ("text", "multinomial")}
-    text = [c for c, k in kinds.items() if k == "text"]
-    if text or "multinomial" in kinds.values():
+    nodes = {c: c for c in columns["own node"]}
+    text, counts = columns["text"], columns["multinomial"]
+    if text or counts:
         nodes[WORD_KEY] = text[0] if text else WORD
     if class_name in nodes.values():
         raise DataError(f"the class variable {class_name!r} has the name of a feature; "
                         "choose another with class_variable=...")
-    if "multinomial" in kinds.values() and WORD in kinds and kinds[WORD] != "multinomial":
+    if counts and WORD in nodes:
         raise DataError(f"a column is named {WORD!r}, the name of the word-count node")
     return nodes
 
