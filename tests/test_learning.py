@@ -10,6 +10,7 @@ import pytest
 
 import bbn
 from bbn.cli import main
+from bbn.data import MISSING, encode_column
 from bbn.errors import DataError
 from bbn.learning.counting import family_counts
 from bbn.learning.estimators import UnseenParentsWarning, estimate
@@ -168,6 +169,34 @@ def test_numbers_and_booleans_match_state_names():
     learned = bbn.learn(net, data, estimator="laplace")
     np.testing.assert_allclose(learned.cpt_array("flag")[1], [2 / 4, 2 / 4])
     np.testing.assert_allclose(learned.cpt_array("n"), [2 / 7, 3 / 7, 2 / 7])
+
+
+def test_upper_case_boolean_states_survive_read_csv(tmp_path):
+    """pandas.read_csv reads TRUE/FALSE columns as booleans: they still match the states."""
+    net = bbn.Network()
+    net.add_variable("flag", ["TRUE", "FALSE"])
+    path = tmp_path / "flags.csv"
+    path.write_text("flag\nTRUE\nFALSE\nTRUE\nTRUE\n")
+    frame = pd.read_csv(path)
+    assert frame["flag"].dtype == bool
+    np.testing.assert_allclose(bbn.learn(net, frame).cpt_array("flag"), [0.75, 0.25])
+
+
+@pytest.mark.parametrize("dtype", [object, "string", "category"])
+def test_text_columns_match_states_whatever_their_objects(dtype):
+    """Cells are matched by text: equal strings that are distinct objects, a state first
+    seen after the first rows, and missing cells all get the codes a dict gives."""
+    rng = np.random.default_rng(4)
+    states = ("low", "mid", "high")
+    texts = rng.choice(states, 10_000).astype(object)
+    texts[:5000] = np.where(texts[:5000] == "high", "mid", texts[:5000])  # "high" only late
+    texts = np.array(["".join(list(t)) if t is not None else None for t in texts],
+                     dtype=object)  # a fresh object for every cell
+    texts[rng.choice(10_000, 50, replace=False)] = None
+    column = pd.Series(texts, name="level").astype(dtype)
+    codes = encode_column(column, states)
+    expected = [states.index(t) if t is not None else MISSING for t in texts]
+    assert codes.tolist() == expected
 
 
 def test_learn_keeps_structure_and_states_and_the_network_is_queryable():
