@@ -34,9 +34,10 @@ def mixed_radix(columns: Sequence[np.ndarray], cardinalities: Sequence[int]) -> 
     """
     if not columns:
         raise ValueError("mixed_radix needs at least one column")
-    code = np.asarray(columns[0], dtype=np.int64)
+    code = np.array(columns[0], dtype=np.int64)  # a copy: updated in place below
     for column, radix in zip(columns[1:], cardinalities[1:]):
-        code = code * radix + column
+        code *= radix
+        code += column
     return code
 
 
