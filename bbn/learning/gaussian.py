@@ -3,8 +3,10 @@
 Per parent configuration pa: the mean μ(pa) and the variance σ²(pa) of the values seen
 with it — the sample variance with N − ddof in the denominator (ddof = 1 by default, the
 course's N_c − 1), plus ε = var_smoothing · (largest variance of the continuous columns),
-never below a floor. Evidence on such variables is handled by
-:mod:`bbn.inference.continuous`.
+never below a floor. :func:`fit_gaussian` groups rows by their parents' codes;
+:func:`fit_gaussians` takes weights spreading each row over the configurations (EM's
+responsibilities, :mod:`bbn.learning.mixture`) for several columns at once. Evidence on
+such variables is handled by :mod:`bbn.inference.continuous`.
 """
 
 from __future__ import annotations
@@ -58,18 +60,71 @@ def fit_gaussian(parent_codes: Sequence[np.ndarray], cardinalities: Sequence[int
     mean = np.divide(total, n, out=np.zeros(q), where=n > 0)
     deviation = x - mean[index]
     squares = np.bincount(index, weights=w * deviation * deviation, minlength=q)
-    variance = np.divide(squares, n - ddof, out=np.zeros(q), where=n - ddof > 0)
-    empty = n == 0
-    if empty.any():
-        warnings.warn(f"the Gaussian {name!r} has no data for {int(empty.sum())} parent "
-                      "configuration(s); they get the pooled mean and variance",
-                      GaussianFallbackWarning, stacklevel=3)
-        pooled = np.average(x, weights=w)
-        mean[empty] = pooled
-        variance[empty] = np.average((x - pooled) ** 2, weights=w)
-    variance = np.maximum(variance + epsilon, floor)
+
+    def pooled():
+        centre = np.average(x, weights=w)
+        return centre, np.average((x - centre) ** 2, weights=w)
+
+    mean, variance = _finish(n, mean, squares, pooled, ddof, epsilon, floor, repr(name))
     shape = tuple(cardinalities)
     return mean.reshape(shape), variance.reshape(shape)
+
+
+def fit_gaussians(weights: np.ndarray, x: np.ndarray, *, ddof: int = 1, epsilon: float = 0.0,
+                  floor: float = 0.0, names: Sequence[str] = ("x",)):
+    """Per configuration c and column j: the estimate of :func:`fit_gaussian` with weights.
+
+        n_cj = Σ_r w_rc [x_rj seen]      μ_cj = Σ_r w_rc x_rj / n_cj
+        σ²_cj = Σ_r w_rc (x_rj − μ_cj)² / (n_cj − ddof) + ε,   at least ``floor``
+
+    ``weights`` is ``(rows, q)``: how much of each row belongs to each configuration (a
+    one-hot matrix is fit_gaussian's grouping; EM's responsibilities spread a row);
+    ``x`` is ``(rows, g)``, NaN where missing (such a cell is left out of its column).
+    Matrix products, and a loop over the q configurations (not the rows) for the
+    squared deviations. Returns μ and σ², each ``(q, g)``.
+
+    >>> mean, variance = fit_gaussians(np.array([[1.0, 0], [1, 0], [0, 1]]),
+    ...                                np.array([[1.0], [3.0], [5.0]]), ddof=0)
+    >>> mean.ravel().tolist(), variance.ravel().tolist()
+    ([2.0, 5.0], [1.0, 0.0])
+    """
+    seen = ~np.isnan(x)
+    complete = bool(seen.all())
+    values = x if complete else np.where(seen, x, 0.0)
+    q = weights.shape[1]
+    n = (np.repeat(weights.sum(axis=0)[:, None], x.shape[1], axis=1) if complete
+         else weights.T @ seen)
+    mean = np.divide(weights.T @ values, n, out=np.zeros(n.shape), where=n > 0)
+    squares = np.empty(n.shape)
+    for c in range(q):
+        deviation = values - mean[c]
+        if not complete:
+            deviation *= seen
+        squares[c] = weights[:, c] @ (deviation * deviation)
+
+    def pooled():
+        w = weights.sum(axis=1)[:, None] * seen
+        centre = (w * values).sum(axis=0) / w.sum(axis=0)
+        return centre, (w * (values - centre) ** 2 * seen).sum(axis=0) / w.sum(axis=0)
+
+    return _finish(n, mean, squares, pooled, ddof, epsilon, floor,
+                   ", ".join(map(repr, names)))
+
+
+def _finish(n, mean, squares, pooled, ddof: int, epsilon: float, floor: float, name: str):
+    """σ² = squares / (n − ddof) (0 where n ≤ ddof) + ε, at least ``floor``; where n = 0,
+    the pooled (μ, σ²) of ``pooled()``, with a warning."""
+    variance = np.divide(squares, n - ddof, out=np.zeros(n.shape), where=n - ddof > 0)
+    empty = n == 0
+    if empty.any():
+        configurations = int(empty.reshape(len(n), -1).any(axis=1).sum())
+        warnings.warn(f"the Gaussian {name} has no data for {configurations} parent "
+                      "configuration(s); they get the pooled mean and variance",
+                      GaussianFallbackWarning, stacklevel=4)
+        centre, spread = (np.broadcast_to(a, n.shape) for a in pooled())
+        mean = np.where(empty, centre, mean)
+        variance = np.where(empty, spread, variance)
+    return mean, np.maximum(variance + epsilon, floor)
 
 
 def check_ddof(ddof) -> int:

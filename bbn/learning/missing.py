@@ -88,21 +88,29 @@ class _Rows:
 def em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
        prior: Mapping | None = None, alpha: float = 1.0, ess: float = 1.0, columns=None,
        tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
-       initial: Network | None = None) -> EMResult:
+       initial: Network | None = None, ddof: int = 0, var_smoothing: float = 0.0,
+       hard: bool = False) -> EMResult:
     """Learn every table of ``net`` from ``data`` with missing values by EM.
 
     Variables without a column are hidden (never observed). Initial tables: those of
     ``initial`` when given; otherwise counts over the rows where each family is fully
     observed, plus 1 in every cell, plus (for families touching a hidden variable) a
     random amount in [0, 1) drawn with ``seed`` so that hidden states can differ.
+
+    A network with Gaussian variables (a Gaussian mixture when a hidden discrete
+    variable is their parent), and hard EM (``hard=True``: each row assigned to its most
+    probable completion), go to :func:`bbn.learning.mixture.mixture_em`, which takes
+    ``ddof`` and ``var_smoothing`` (as :func:`bbn.learn`; ``ddof=0`` is the
+    maximum-likelihood M-step) and needs every variable but one hidden discrete one seen.
     """
     estimator = check_estimator(estimator, m, alpha, ess)
     if not (max_iter >= 1 and tol >= 0):
         raise DataError(f"EM needs max_iter ≥ 1 and tol ≥ 0, got {max_iter!r}, {tol!r}")
-    continuous = [v for v in net.variables if net.is_gaussian(v)]
-    if continuous:
-        raise DataError(f"EM does not handle continuous variables ({', '.join(continuous)}); "
-                        "use missing='drop'")
+    if hard or any(net.is_gaussian(v) for v in net.variables):
+        from bbn.learning.mixture import mixture_em
+        return mixture_em(net, data, estimator, m=m, prior=prior, alpha=alpha, ess=ess,
+                          columns=columns, tol=tol, max_iter=max_iter, seed=seed,
+                          initial=initial, ddof=ddof, var_smoothing=var_smoothing, hard=hard)
     frame, source = read_data(data, columns, {v: net.states(v) for v in net.variables})
     variables = list(net.variables)
     present = [v for v in variables if v in set(map(str, frame.columns))]

@@ -49,7 +49,8 @@ MISSING_POLICIES = ("error", "drop", "em")
 
 def learn(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
           prior: Mapping | None = None, alpha: float = 1.0, ess: float = 1.0,
-          missing: str = "error", columns=None, ddof: int = 1, var_smoothing: float = 0.0,
+          missing: str = "error", columns=None, ddof: int | None = None,
+          var_smoothing: float = 0.0,
           tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0) -> Network:
     """A copy of ``net`` whose tables are estimated from ``data``.
 
@@ -66,17 +67,20 @@ def learn(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
     for the log-likelihood trace). A variable with no column at all is an error except
     under ``"em"``, where it is hidden.
 
-    Gaussian variables: ``ddof`` (1: the sample variance with N − 1) and ``var_smoothing``
-    (adds var_smoothing × the largest column variance).
+    Gaussian variables: ``ddof`` (default 1, the sample variance with N − 1; under
+    ``"em"`` default 0, the maximum-likelihood M-step) and ``var_smoothing`` (adds
+    var_smoothing × the largest column variance). A hidden discrete parent of Gaussian
+    variables makes ``"em"`` learn a Gaussian mixture (:mod:`bbn.learning.mixture`).
     """
     estimator = check_estimator(estimator, m, alpha, ess)
     if missing not in MISSING_POLICIES:
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
-    ddof = check_ddof(ddof)
+    ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)
     if missing == "em":
         from bbn.learning.missing import em
         return em(net, data, estimator, m=m, prior=prior, alpha=alpha, ess=ess, columns=columns,
-                  tol=tol, max_iter=max_iter, seed=seed).network
+                  tol=tol, max_iter=max_iter, seed=seed, ddof=ddof,
+                  var_smoothing=var_smoothing).network
     discrete = [v for v in net.variables if not net.is_gaussian(v)]
     continuous = [v for v in net.variables if net.is_gaussian(v)]
     frame, source = read_data(data, columns, {v: net.states(v) for v in discrete})
