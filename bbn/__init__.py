@@ -33,6 +33,8 @@ _LAZY = {
     "sample": "bbn.learning",
     "naive_bayes": "bbn.classification",
     "NaiveBayes": "bbn.classification",
+    "Boosting": "bbn.classification",
+    "Bagging": "bbn.classification",
     "render": "bbn.rendering",
 }
 

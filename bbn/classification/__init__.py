@@ -3,6 +3,7 @@ with any network.
 
 * :func:`naive_bayes` builds (and optionally learns) the network class → features;
 * :class:`NaiveBayes` is the scikit-learn-compatible classifier around it;
+* :class:`Boosting` (AdaBoost) and :class:`Bagging` combine several classifiers by vote;
 * :func:`predict` / :func:`predict_proba` classify the rows of a table with any network
   (also :meth:`bbn.Network.predict`);
 * :mod:`~bbn.classification.decisions`: MAP, ML and minimum-risk decisions.
@@ -16,6 +17,8 @@ import importlib
 
 _NAMES = {
     "NaiveBayes": "bbn.classification.classifier",
+    "Boosting": "bbn.classification.ensemble",
+    "Bagging": "bbn.classification.ensemble",
     "naive_bayes": "bbn.classification.classifier",
     "KINDS": "bbn.classification.classifier",
     "predict": "bbn.classification.prediction",

@@ -210,8 +210,16 @@ class NaiveBayes:
         return "NaiveBayes(" + ", ".join(shown) + ")"
 
     # -------------------------------------------------------------- fitting
-    def fit(self, X, y) -> NaiveBayes:
-        """Learn P(class) and P(feature | class) for every feature from rows X, labels y."""
+    def fit(self, X, y, sample_weight=None) -> NaiveBayes:
+        """Learn P(class) and P(feature | class) for every feature from rows X, labels y.
+
+        ``sample_weight`` (one non-negative number per row) makes every count a weighted
+        count, n(c, x) = Σ_{rows r of class c with value x} w_r, and every Gaussian moment a
+        weighted one: frequency weights, so an integer weight k is the row repeated k
+        times. A row of weight 0 adds no counts, but its values and label are still
+        states and classes of the model. :class:`bbn.Boosting` trains on its instance
+        weights this way.
+        """
         estimator = check_estimator(self.estimator, self.m, self.alpha, self.ess)
         check_rule(self.decision, self.loss)
         ddof = check_ddof(self.ddof)
@@ -219,6 +227,7 @@ class NaiveBayes:
             raise DataError(f"unseen must be 'error' or 'ignore', got {self.unseen!r}")
         inputs = _Inputs.of(X)
         labels = _labels(y, inputs.n_rows)
+        weights = check_sample_weight(sample_weight, inputs.n_rows)
         self.classes_, y_codes = _classes(labels)
         class_states = [state_texts(c)[0] for c in self.classes_]
         if len(set(class_states)) != len(class_states):
@@ -241,7 +250,7 @@ class NaiveBayes:
         continuous = columns["gaussian"]
         if continuous:
             values = inputs.numbers(continuous)
-            epsilon, floor = variance_epsilon(values, self.var_smoothing)
+            epsilon, floor = variance_epsilon(values, self.var_smoothing, weights)
         discrete = _discrete(columns)
         states = {c: self._feature_states(c, kinds[c], inputs) for c in discrete}
         codes = self._discrete_codes(inputs, discrete, states, "error")
@@ -251,25 +260,27 @@ class NaiveBayes:
                 k, seen = len(states[column]), codes[column] >= 0
                 net.add_variable(node, states[column], parents=[class_name])
                 tables[node] = family_counts([y_codes[seen], codes[column][seen]],
-                                             [n_classes, k])
+                                             [n_classes, k], _seen(weights, seen))
             else:  # a Gaussian feature
                 x = values[:, continuous.index(column)]
                 seen = ~np.isnan(x)
                 mean, variance = fit_gaussian([y_codes[seen]], [n_classes], x[seen], ddof=ddof,
-                                              epsilon=epsilon, floor=floor, name=column)
+                                              epsilon=epsilon, floor=floor,
+                                              weights=_seen(weights, seen), name=column)
                 net.add_gaussian_variable(node, [class_name], mean, variance)
         bag, vocabulary = self._bag(inputs, fitting=True)
         if bag is not None:
             net.add_variable(nodes[WORD_KEY], vocabulary, parents=[class_name])
-            tables[nodes[WORD_KEY]] = class_word_counts(bag, y_codes, n_classes, len(vocabulary))
+            tables[nodes[WORD_KEY]] = class_word_counts(bag, y_codes, n_classes, len(vocabulary),
+                                                        weights)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a class with no data for a feature: uniform row
             for node, counts in tables.items():
                 net.set_cpt(node, table_from_counts(net, node, counts, estimator, m=self.m,
                                                     prior=self.prior, alpha=self.alpha,
                                                     ess=self.ess))
-        net.set_cpt(class_name, self._class_prior(np.bincount(y_codes, minlength=n_classes),
-                                                  class_states))
+        net.set_cpt(class_name, self._class_prior(
+            np.bincount(y_codes, weights=weights, minlength=n_classes), class_states))
         self.class_variable_ = class_name
         self.vocabulary_ = vocabulary
         self.network = net
@@ -586,6 +597,41 @@ def _labels(y, n_rows: int | None) -> np.ndarray:
     return labels
 
 
+def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray | None:
+    """``sample_weight`` as a float array of ``n_rows`` finite, non-negative weights, not
+    all zero (None stays None: every row weighs 1).
+
+    >>> check_sample_weight([1, 2, 0], 3).tolist()
+    [1.0, 2.0, 0.0]
+    """
+    if sample_weight is None:
+        return None
+    given = np.asarray(sample_weight.to_numpy() if isinstance(sample_weight, pd.Series)
+                       else sample_weight)
+    if given.ndim != 1:
+        raise DataError(f"sample_weight must be one number per row, got shape {given.shape}")
+    if len(given) != n_rows:
+        raise DataError(f"X has {n_rows} rows but sample_weight has {len(given)} weights")
+    try:
+        weights = given.astype(float)
+    except (TypeError, ValueError):
+        raise DataError(f"sample_weight must be numbers, got {given.dtype} values such as "
+                        f"{given[0]!r}") from None
+    bad = ~np.isfinite(weights) | (weights < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise DataError(f"sample_weight of row {row} is {weights[row]:g}: weights must be "
+                        "finite and non-negative")
+    if not weights.any():
+        raise DataError("sample_weight is 0 for every row: there is nothing to learn from")
+    return weights
+
+
+def _seen(weights: np.ndarray | None, seen: np.ndarray) -> np.ndarray | None:
+    """The weights of the rows where a feature is seen (None: unweighted)."""
+    return None if weights is None else weights[seen]
+
+
 def _kinds(features, inputs: _Inputs) -> dict[str, str]:
     """The kind of every input column."""
     names = inputs.names
@@ -675,4 +721,4 @@ def _log_rows(table: np.ndarray) -> np.ndarray:
         return np.vstack([np.log(table).T, np.zeros((1, table.shape[0]))])
 
 
-__all__ = ["KINDS", "NaiveBayes", "naive_bayes"]
+__all__ = ["KINDS", "NaiveBayes", "check_sample_weight", "naive_bayes"]

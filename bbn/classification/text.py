@@ -115,10 +115,13 @@ def _merged(documents, words, counts, n_documents: int, n_words: int) -> Bag:
     return Bag(unique // max(n_words, 1), unique % max(n_words, 1), summed, n_documents)
 
 
-def class_word_counts(bag: Bag, classes: np.ndarray, n_classes: int, n_words: int) -> np.ndarray:
-    """n_k(c) = Σ over documents of class c of the count of word k: shape (classes, words)."""
+def class_word_counts(bag: Bag, classes: np.ndarray, n_classes: int, n_words: int,
+                      weights: np.ndarray | None = None) -> np.ndarray:
+    """n_k(c) = Σ over documents d of class c of w_d · (count of word k in d): shape
+    (classes, words); every w_d = 1 without ``weights`` (one per document)."""
     key = classes[bag.documents] * n_words + bag.words
-    return np.bincount(key, weights=bag.counts,
+    counts = bag.counts if weights is None else bag.counts * weights[bag.documents]
+    return np.bincount(key, weights=counts,
                        minlength=n_classes * n_words).reshape(n_classes, n_words)
 
 

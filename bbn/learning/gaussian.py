@@ -29,13 +29,24 @@ class GaussianFallbackWarning(UserWarning):
     """A parent configuration has no data, so its Gaussian got the pooled mean and variance."""
 
 
-def variance_epsilon(columns: np.ndarray, var_smoothing: float) -> tuple[float, float]:
+def variance_epsilon(columns: np.ndarray, var_smoothing: float,
+                     weights: np.ndarray | None = None) -> tuple[float, float]:
     """(ε, floor) for continuous columns ``(rows, k)``: ε = var_smoothing · max_j Var(x_j).
 
-    Var is the population variance over all rows (scikit-learn's recipe for ε); the
-    floor is ``VARIANCE_FLOOR`` times the same largest variance (or absolute when 0).
+    Var is the population variance over all rows (scikit-learn's recipe for ε), weighted
+    by ``weights`` (one per row) if given, as if each row were repeated that many times;
+    the floor is ``VARIANCE_FLOOR`` times the same largest variance (or absolute when 0).
     """
-    largest = float(np.nanmax(np.nanvar(columns, axis=0))) if columns.size else 0.0
+    if not columns.size:
+        largest = 0.0
+    elif weights is None:
+        largest = float(np.nanmax(np.nanvar(columns, axis=0)))
+    else:
+        w = weights[:, None] * ~np.isnan(columns)  # a missing cell weighs nothing
+        values = np.nan_to_num(columns)
+        with np.errstate(invalid="ignore"):  # a column never seen: NaN, as nanvar gives
+            mean = (w * values).sum(axis=0) / w.sum(axis=0)
+            largest = float(np.nanmax((w * (values - mean) ** 2).sum(axis=0) / w.sum(axis=0)))
     largest = largest if np.isfinite(largest) else 0.0
     return var_smoothing * largest, VARIANCE_FLOOR * (largest if largest > 0 else 1.0)
 

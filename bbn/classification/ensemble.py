@@ -1,0 +1,309 @@
+"""Ensembles of classifiers: boosting and bagging (seed 000; EXAMPLES.md §9).
+
+Both train T copies of one base classifier (default :class:`~bbn.classification.
+classifier.NaiveBayes`) on different distributions of the training data, then let them
+vote. *Boosting* (AdaBoost) weighs the instances, raising the weight of those the last
+classifier got wrong, and gives every classifier a vote α_t that grows with its accuracy:
+
+    w_i¹ = 1/N
+    ε_t = Σ_{i: C_t(x_i) ≠ c_i} w_i^t / Σ_i w_i^t
+    α_t = ½ ln((1 − ε_t) / ε_t)
+    w_i^{t+1} ∝ w_i^t e^{−α_t} if C_t(x_i) = c_i,   w_i^t e^{α_t} if not   (Σ_i w_i^{t+1} = 1)
+    c_BO(x) = argmax_c Σ_t α_t δ(c, C_t(x))
+
+*Bagging* trains every classifier on a bootstrap sample S_t (N rows drawn with
+replacement) and gives them equal votes: c_BA(x) = argmax_c Σ_t δ(c, C_t(x)).
+
+Ties in a vote go to the first class in ``classes_`` order. ``predict_proba`` is each
+class's share of the vote, Σ_t v_t δ(c, C_t(x)) / Σ_t v_t, so ``predict`` is its argmax
+(the course's voting, not an average of the members' probabilities).
+
+>>> import pandas as pd
+>>> X = pd.DataFrame({"a": list("pp" "qq" "pp"), "b": list("rr" "rr" "ss")})
+>>> model = Boosting(n_estimators=2).fit(X, ["yes", "no", "yes", "no", "yes", "yes"])
+>>> model.estimator_errors_.round(4).tolist()  # C_1 gets rows 2 and 3 wrong, C_2 rows 1 and 4
+[0.3333, 0.25]
+>>> model.predict(X).tolist()                  # α_2 = ½ ln 3 > α_1 = ½ ln 2: C_2 wins
+['no', 'no', 'yes', 'yes', 'yes', 'yes']
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+
+import numpy as np
+import pandas as pd
+
+from bbn.classification.classifier import (
+    NaiveBayes,
+    _classes,
+    _labels,
+    _same,
+    check_sample_weight,
+)
+from bbn.errors import DataError, suggest
+
+
+class _Ensemble:
+    """What boosting and bagging share: parameters (scikit-learn's protocol), cloning the
+    base classifier, and the weighted vote."""
+
+    _estimator_type = "classifier"
+
+    # ------------------------------------------------- scikit-learn protocol
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict:
+        params = {name: getattr(self, name) for name in self._param_names()}
+        if deep and hasattr(self.estimator, "get_params"):
+            params.update({f"estimator__{k}": v
+                           for k, v in self.estimator.get_params(deep=True).items()})
+        return params
+
+    def set_params(self, **params):
+        """Set parameters; ``estimator__name=value`` sets one of the base classifier's."""
+        valid, nested = self._param_names(), {}
+        for key, value in params.items():
+            name, _, inner = key.partition("__")
+            if name not in valid or inner and name != "estimator":
+                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}"
+                                 f"{suggest(name, valid)}")
+            if inner:
+                nested[inner] = value
+            else:
+                setattr(self, name, value)
+        if nested:
+            if self.estimator is None:  # the default base classifier, made explicit
+                self.estimator = NaiveBayes()
+            self.estimator.set_params(**nested)
+        return self
+
+    def __sklearn_tags__(self):
+        # Only scikit-learn calls this, so importing it here adds no runtime dependency.
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(),
+                    input_tags=InputTags(categorical=True, string=True, allow_nan=True,
+                                         sparse=True))
+
+    def __repr__(self) -> str:
+        defaults = inspect.signature(type(self).__init__).parameters
+        shown = [f"{k}={v!r}" for k, v in self.get_params(deep=False).items()
+                 if not _same(v, defaults[k].default)]
+        return f"{type(self).__name__}(" + ", ".join(shown) + ")"
+
+    # -------------------------------------------------------------- members
+    def _check_n_estimators(self) -> int:
+        n = self.n_estimators
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise DataError(f"n_estimators must be a positive integer, got {n!r}")
+        return int(n)
+
+    def _base(self):
+        return NaiveBayes() if self.estimator is None else self.estimator
+
+    def _new_member(self):
+        """A fresh, unfitted copy of the base classifier (scikit-learn's ``clone``)."""
+        base = self._base()
+        return type(base)(**copy.deepcopy(base.get_params(deep=False)))
+
+    def _takes_weights(self) -> bool:
+        return "sample_weight" in inspect.signature(self._base().fit).parameters
+
+    def _targets(self, X, y) -> tuple[np.ndarray, np.ndarray]:
+        """The labels of y (checked against X's rows) and their codes; sets ``classes_``."""
+        labels = _labels(y, X.shape[0] if hasattr(X, "shape") else len(X))
+        self.classes_, codes = _classes(labels)
+        return labels, codes
+
+    def _codes(self, predicted) -> np.ndarray:
+        """Each predicted label's index in ``classes_``."""
+        return pd.Index(self.classes_).get_indexer(np.asarray(predicted))
+
+    # ------------------------------------------------------------- voting
+    def votes(self, X) -> np.ndarray:
+        """Σ_t v_t δ(c, C_t(x)) for every row and class, columns in ``classes_`` order."""
+        if not hasattr(self, "estimators_"):
+            raise DataError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) "
+                            "first")
+        total = None
+        for member, weight in zip(self.estimators_, self._vote_weights()):
+            codes = self._codes(member.predict(X))
+            if total is None:
+                total = np.zeros((len(codes), len(self.classes_)))
+            total[np.arange(len(codes)), codes] += weight
+        return total
+
+    def predict(self, X) -> np.ndarray:
+        """The class with the most (weighted) votes for every row."""
+        votes = self.votes(X)
+        return self.classes_[np.argmax(votes, axis=1)]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Each class's share of the (weighted) vote for every row."""
+        votes = self.votes(X)
+        return votes / votes.sum(axis=1, keepdims=True)
+
+    def score(self, X, y) -> float:
+        """The accuracy: the fraction of rows whose prediction equals y."""
+        return float(np.mean(self.predict(X) == _labels(y, None)))
+
+
+class Boosting(_Ensemble):
+    """AdaBoost as the course gives it (seed 000), for two classes or more.
+
+    Round t trains a fresh copy of ``estimator`` on the instance weights w^t, passed as
+    ``sample_weight = N · w^t`` (frequency weights of mean 1: round 1 is the ordinary
+    fit, and smoothing estimators and the Gaussian N − 1 see the data's own size), then
+
+        ε_t = Σ_{wrong} w_i^t / Σ_i w_i^t,   α_t = ½ ln((1 − ε_t) / ε_t),
+        w_i^{t+1} ∝ w_i^t e^{∓α_t} (− if right, + if wrong),   Σ_i w_i^{t+1} = 1,
+
+    and the boosted class is argmax_c Σ_t α_t δ(c, C_t(x)). Several classes use the same
+    rule (AdaBoost.M1). Boosting stops early
+
+    * when ε_t = 0: C_t is perfect on the weighted data, α_t = ∞, and it gets the whole
+      vote (the earlier members are kept but outvoted);
+    * when ε_t ≥ ½, as AdaBoost.M1 does: α_t ≤ 0, C_t is no better than its complement,
+      and it is discarded; if this happens in round 1 there is no ensemble (DataError).
+
+    For two classes this is scikit-learn's SAMME (``AdaBoostClassifier``): its
+    α = ln((1 − ε)/ε) is twice the notes' and it only raises the wrong rows' weights, but
+    after normalising the weights, hence the members and the vote, are the same.
+
+    Parameters
+    ----------
+    estimator : the base classifier (default ``NaiveBayes()``); its ``fit`` must take
+        ``sample_weight``. Copied afresh for every round from its ``get_params()``.
+    n_estimators : T, the most rounds.
+
+    Attributes after ``fit``: ``classes_``, ``estimators_`` (C_1..C_T), ``alphas_`` (α_t;
+    also ``estimator_weights_``), ``estimator_errors_`` (ε_t), ``sample_weights_`` (w^t,
+    each summing to 1, the distribution round t was trained on).
+
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": list("ppqqpp"), "b": list("rrrrss")})
+    >>> model = Boosting(n_estimators=2).fit(X, ["yes", "no", "yes", "no", "yes", "yes"])
+    >>> model.sample_weights_[1].round(4).tolist()  # wrong rows 2 and 3 share ½
+    [0.125, 0.25, 0.25, 0.125, 0.125, 0.125]
+    >>> bool(np.isclose(model.alphas_[0], 0.5 * np.log((1 - 1/3) / (1/3))))
+    True
+    """
+
+    def __init__(self, estimator=None, n_estimators: int = 10):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+
+    def fit(self, X, y, sample_weight=None) -> Boosting:
+        """Boost ``estimator`` on rows X, labels y; ``sample_weight`` gives w¹ (∝ it)."""
+        rounds = self._check_n_estimators()
+        if not self._takes_weights():
+            raise DataError(f"boosting needs a base classifier whose fit takes sample_weight; "
+                            f"{type(self._base()).__name__}.fit does not")
+        labels, codes = self._targets(X, y)
+        n = len(labels)
+        given = check_sample_weight(sample_weight, n)
+        w = np.full(n, 1.0 / n) if given is None else given / given.sum()
+        members, alphas, errors, weights = [], [], [], []
+        for t in range(rounds):
+            member = self._new_member().fit(X, y, sample_weight=n * w)
+            wrong = self._codes(member.predict(X)) != codes
+            error = w[wrong].sum() / w.sum()
+            if error >= 0.5:
+                if not members:
+                    raise DataError(
+                        f"the base classifier's weighted training error in round 1 is "
+                        f"ε = {error:.6g} ≥ 1/2: boosting needs a classifier better than "
+                        "that (AdaBoost.M1 stops here, with no classifier)")
+                break
+            members.append(member)
+            errors.append(error)
+            weights.append(w)
+            if error == 0:  # a perfect classifier: α = ∞, the whole vote
+                alphas.append(np.inf)
+                break
+            alpha = 0.5 * np.log((1 - error) / error)
+            alphas.append(alpha)
+            if t + 1 < rounds:
+                w = w * np.exp(np.where(wrong, alpha, -alpha))
+                w = w / w.sum()
+        self.estimators_ = members
+        self.alphas_ = self.estimator_weights_ = np.array(alphas)
+        self.estimator_errors_ = np.array(errors)
+        self.sample_weights_ = np.array(weights)
+        return self
+
+    def _vote_weights(self) -> np.ndarray:
+        perfect = np.isinf(self.alphas_)
+        return perfect.astype(float) if perfect.any() else self.alphas_
+
+
+class Bagging(_Ensemble):
+    """Bootstrap aggregating: T classifiers on bootstrap samples, equal votes.
+
+    For t = 1..T, S_t is N row indices drawn uniformly with replacement
+    (``numpy.random.default_rng(seed).integers(0, N, size=(T, N))``, row t), C_t is a
+    fresh copy of ``estimator`` fitted on S_t, and c_BA(x) = argmax_c Σ_t δ(c, C_t(x)).
+
+    If the base classifier's ``fit`` takes ``sample_weight``, S_t is passed as weights —
+    how many times each row was drawn — which is the same fit (frequency weights) except
+    that every state and class of the whole training set stays declared, so each member
+    can classify any row the ensemble is asked about. Otherwise C_t is fitted on the
+    drawn rows themselves.
+
+    Parameters
+    ----------
+    estimator : the base classifier (default ``NaiveBayes()``; with categorical features
+        prefer a smoothing estimator, ``NaiveBayes(estimator="laplace")``: a value that
+        no drawn row of any class has would otherwise have probability 0).
+    n_estimators : T.
+    seed : makes the samples reproducible (anything ``numpy.random.default_rng`` takes).
+
+    Attributes after ``fit``: ``classes_``, ``estimators_``, ``samples_`` (T × N row
+    indices), ``estimator_weights_`` (all 1).
+
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": list("ppqqpp")})
+    >>> model = Bagging(NaiveBayes(estimator="laplace"), n_estimators=3, seed=0)
+    >>> model.fit(X, ["yes", "no", "yes", "no", "yes", "yes"]).samples_.shape
+    (3, 6)
+    """
+
+    def __init__(self, estimator=None, n_estimators: int = 10, seed=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.seed = seed
+
+    def fit(self, X, y) -> Bagging:
+        """Fit ``n_estimators`` copies of ``estimator`` on bootstrap samples of X, y."""
+        rounds = self._check_n_estimators()
+        labels, _ = self._targets(X, y)
+        n = len(labels)
+        samples = np.random.default_rng(self.seed).integers(0, n, size=(rounds, n))
+        weighted = self._takes_weights()
+        self.estimators_ = [
+            self._new_member().fit(X, y, sample_weight=np.bincount(rows, minlength=n))
+            if weighted else self._new_member().fit(_take(X, rows), labels[rows])
+            for rows in samples]
+        self.samples_ = samples
+        self.estimator_weights_ = np.ones(rounds)
+        return self
+
+    def _vote_weights(self) -> np.ndarray:
+        return self.estimator_weights_
+
+
+def _take(X, rows: np.ndarray):
+    """The given rows of X (a DataFrame or Series, a sparse matrix, an array or a list)."""
+    if isinstance(X, (pd.DataFrame, pd.Series)):
+        return X.iloc[rows]
+    if hasattr(X, "tocsr"):
+        return X.tocsr()[rows]
+    return (X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object))[rows]
+
+
+__all__ = ["Bagging", "Boosting"]
