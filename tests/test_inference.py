@@ -20,12 +20,14 @@ from example_networks import (
 
 import bbn
 from bbn.inference import (
+    _structure,
     map_query,
     posterior,
     posterior_batch,
     probability,
     probability_of_evidence,
 )
+from bbn.inference.elimination import compile_plan
 
 EXACT = 1e-12
 
@@ -301,6 +303,52 @@ def test_barren_and_separated_tables_are_pruned(memory_limit):
     np.testing.assert_allclose(net.posterior("P1").values, [0.1, 0.2, 0.3, 0.4], atol=EXACT)
     with pytest.raises(bbn.MemoryLimitError, match="induced width"):
         net.posterior("X")  # needs Σ_W P(W | P1..P6)
+
+
+def _separated_zeros() -> bbn.Network:
+    """X → Y, and apart from them H → O where both tables hold zeros."""
+    net = bbn.Network("separated zeros")
+    net.add_variable("X", TF, table=[0.3, 0.7])
+    net.add_variable("Y", TF, parents=["X"], table=[[0.9, 0.1], [0.2, 0.8]])
+    net.add_variable("H", ["a", "b", "c"], table=[0.5, 0.5, 0.0])
+    net.add_variable("O", TF, parents=["H"], table=[[1.0, 0.0], [0.4, 0.6], [0.0, 1.0]])
+    return net
+
+
+def _plan_sources(net: bbn.Network, query: list[str], observed: list[str]) -> list[str]:
+    parents, cardinality, positive = _structure(net)
+    return [source[0] for source in compile_plan(parents, cardinality, query, observed,
+                                                 positive=positive).sources]
+
+
+def test_a_separated_part_is_kept_only_when_an_observed_table_has_a_zero():
+    net = _separated_zeros()
+    # O observed: P(O = o | H) has zeros, so the H–O part may make P(e) = 0 and stays
+    assert _plan_sources(net, ["X"], ["O"]) == ["H", "O", "X"]
+    # H observed: P(H = c) = 0 (O is barren)
+    assert _plan_sources(net, ["X"], ["H"]) == ["H", "X"]
+    # Now only the hidden H has a zero: Σ_h P(h) P(O = o | h) ≥ min P(O | H) > 0
+    net.set_cpt("O", [[0.9, 0.1], [0.4, 0.6], [0.3, 0.7]])
+    assert _plan_sources(net, ["X"], ["O"]) == ["X"]
+    assert _plan_sources(net, ["X"], ["O", "Y"]) == ["X", "Y"]
+    # the answers are those of the whole joint
+    brute = BruteForce(net)
+    for evidence in ({"O": "T"}, {"O": "F", "Y": "T"}, {"H": "b", "Y": "F"}):
+        np.testing.assert_allclose(net.posterior("X", evidence).values,
+                                   brute.posterior(["X"], evidence), atol=EXACT)
+
+
+def test_evidence_made_impossible_by_a_separated_part_is_reported():
+    net = _separated_zeros()
+    # H = c has probability 0; with it, O = F is certain: O = T has probability 0
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        net.posterior("X", {"H": "c"})
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        net.posterior("X", {"H": "a", "O": "F"})
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        net.posterior("X", {"O": "T", "H": "c", "Y": "T"})
+    # Σ_h P(h) P(O = T | h) = 0.5 + 0.2 > 0: possible, and X's posterior is its prior
+    np.testing.assert_allclose(net.posterior("X", {"O": "T"}).values, [0.3, 0.7], atol=EXACT)
 
 
 def test_memory_limit_counts_batch_rows(memory_limit):

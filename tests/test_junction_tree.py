@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from strategies import evidence_for, networks
 
 import bbn
+from bbn.inference import junction_tree as junction_tree_module
 from bbn.inference import posterior, posteriors
 from bbn.inference.junction_tree import junction_tree, posteriors_codes
 
@@ -30,8 +31,21 @@ PROPERTY = settings(max_examples=150, deadline=None,
 EXACT = 1e-12
 
 
+def _cliques_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answer even tiny networks with cliques, not from their joint table."""
+    monkeypatch.setattr(junction_tree_module, "DENSE_UP_TO", 0)
+
+
+@pytest.fixture(params=["joint", "cliques"])
+def both_ways(request, monkeypatch):
+    """Run the test on tiny networks' joint table, then on a tree of cliques."""
+    if request.param == "cliques":
+        _cliques_only(monkeypatch)
+    return request.param
+
+
 # ------------------------------------------------------------- EXAMPLES.md §1
-def test_chair_posteriors_given_back_ache(chair):
+def test_chair_posteriors_given_back_ache(chair, both_ways):
     result = chair.posteriors({"A": "T"})
     assert list(result) == ["C", "S", "W", "B", "A"]
     assert result["C"].to_dict()["T"] == pytest.approx(22840 / 25757, abs=EXACT)
@@ -42,7 +56,7 @@ def test_chair_posteriors_given_back_ache(chair):
         assert factor.values.sum() == pytest.approx(1.0, abs=EXACT)
 
 
-def test_chair_priors(chair):
+def test_chair_priors(chair, both_ways):
     result = posteriors(chair)
     assert result["A"].to_dict()["T"] == pytest.approx(25757 / 125000, abs=EXACT)
     assert result["B"].to_dict()["T"] == pytest.approx(0.17676, abs=EXACT)
@@ -53,6 +67,13 @@ def test_chair_priors(chair):
 @PROPERTY
 @given(data=st.data(), net=networks())
 def test_every_posterior_equals_brute_force_and_elimination(data, net):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        if data.draw(st.booleans(), label="cliques even when the joint is small"):
+            _cliques_only(monkeypatch)
+        _every_posterior_equals_brute_force_and_elimination(data, net)
+
+
+def _every_posterior_equals_brute_force_and_elimination(data, net):
     brute = BruteForce(net)
     first = data.draw(evidence_for(net))
     # the same observed variables with other states replay the compiled tree
@@ -79,6 +100,13 @@ def test_every_posterior_equals_brute_force_and_elimination(data, net):
 @PROPERTY
 @given(data=st.data(), net=networks(max_variables=7))
 def test_batch_equals_one_case_at_a_time(data, net):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        if data.draw(st.booleans(), label="cliques even when the joint is small"):
+            _cliques_only(monkeypatch)
+        _batch_equals_one_case_at_a_time(data, net)
+
+
+def _batch_equals_one_case_at_a_time(data, net):
     brute = BruteForce(net)
     columns = data.draw(st.lists(st.sampled_from(net.variables), unique=True, max_size=4))
     n = data.draw(st.integers(1, 6))
@@ -99,7 +127,7 @@ def test_batch_equals_one_case_at_a_time(data, net):
                                        atol=EXACT)
 
 
-def test_batch_without_evidence_columns_repeats_the_priors(chair):
+def test_batch_without_evidence_columns_repeats_the_priors(chair, both_ways):
     result = posteriors(chair, pd.DataFrame(index=range(3)))
     np.testing.assert_allclose(result["A"], [[0.206056, 0.793944]] * 3, rtol=0, atol=EXACT)
     assert posteriors(chair, pd.DataFrame(columns=["A"]))["C"].shape == (0, 2)
@@ -126,7 +154,7 @@ def _two_parts() -> bbn.Network:
     return net
 
 
-def test_unconnected_parts_keep_their_priors():
+def test_unconnected_parts_keep_their_priors(both_ways):
     net = _two_parts()
     result = posteriors(net, {"B": "T"})
     # P(A=T | B=T) = 0.3·0.9 / (0.3·0.9 + 0.7·0.2)
@@ -147,7 +175,8 @@ def test_compiled_tree_is_reused_and_dropped_when_the_network_changes():
                                                                             abs=EXACT)
 
 
-def test_compiled_trees_beyond_the_memory_limit_are_evicted(memory_limit):
+def test_compiled_trees_beyond_the_memory_limit_are_evicted(memory_limit, monkeypatch):
+    _cliques_only(monkeypatch)  # a joint table keeps no arrays of its own
     net = _two_parts()
     memory_limit(64)  # the largest clique fits; each tree keeps two 2-entry arrays
     for observed in ("B", "A", "D"):
@@ -156,7 +185,16 @@ def test_compiled_trees_beyond_the_memory_limit_are_evicted(memory_limit):
     assert list(net._cache["junction trees"]) == [("A",), ("D",)]
 
 
-def test_impossible_evidence_raises():
+def test_a_tiny_network_is_answered_from_its_joint_table(chair):
+    tree = junction_tree(chair, ["A"])
+    assert tree.joint is not None and tree.cliques == []
+    assert tree.joint.variables == ("C", "S", "W", "B")  # the hidden ones, as declared
+    assert (tree.total_entries, tree.width) == (16, 3)
+    # P1..P6 and W with 4 states each: 4^7 joint states × 7 tables is above the threshold
+    assert junction_tree(wide_network(), []).joint is None
+
+
+def test_impossible_evidence_raises(both_ways):
     net = copy_network()  # Y = X
     for evidence in ({"X": "a", "Y": "b"}, {"X": "b", "Y": "a", "Z": "T"}):
         with pytest.raises(bbn.ImpossibleEvidenceError) as error:
@@ -178,7 +216,7 @@ def test_memory_limit_refuses_a_large_clique(memory_limit):
     np.testing.assert_allclose(result["P3"].values, [0.1, 0.2, 0.3, 0.4], rtol=0, atol=EXACT)
 
 
-def test_rows_summing_to_one_only_roughly_count_as_one_for_ancestors():
+def test_rows_summing_to_one_only_roughly_count_as_one_for_ancestors(both_ways):
     """Files print 8 digits: a leaf whose rows sum to 1 + 1e-7 is barren for its parent's
     prior (variable elimination drops it), while its own posterior uses its raw rows."""
     net = bbn.Network("rounded")
@@ -190,6 +228,25 @@ def test_rows_summing_to_one_only_roughly_count_as_one_for_ancestors():
     np.testing.assert_allclose(result["L"].values, raw / raw.sum(), rtol=0, atol=EXACT)
     np.testing.assert_allclose(result["L"].values, posterior(net, ["L"], {}).values, rtol=0,
                                atol=EXACT)
+
+
+def test_inexact_rows_of_a_leaf_with_an_observed_parent_in_a_batch(both_ways):
+    """The raw rows of L (parents A, observed B) weigh its posterior case by case."""
+    net = bbn.Network("rounded")
+    net.add_variable("A", TF, table=[0.3, 0.7])
+    net.add_variable("B", TF, table=[0.6, 0.4])
+    net.add_variable("E", TF, parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
+    net.add_variable("L", TF, parents=["A", "B"],
+                     table=[[[0.6, 0.4], [0.5, 0.5000001]], [[0.2, 0.8000001], [0.1, 0.9]]])
+    frame = pd.DataFrame({"B": ["T", "F", "F", None], "E": ["T", "F", None, "F"]})
+    result = posteriors(net, frame)
+    for i, row in frame.iterrows():
+        case = {v: s for v, s in row.items() if pd.notna(s)}
+        for v in ("A", "L"):
+            np.testing.assert_allclose(result[v][i], posterior(net, [v], case).values,
+                                       rtol=0, atol=EXACT)
+            np.testing.assert_allclose(posteriors(net, case)[v].values, result[v][i],
+                                       rtol=0, atol=EXACT)
 
 
 def test_gaussian_leaves_are_answered_one_variable_at_a_time():
@@ -238,7 +295,7 @@ def test_bnlearn_priors_and_queries(shared, name):
         assert math.isclose(sum(got.values()), 1.0, abs_tol=1e-12)
 
 
-def test_codes_with_missing_values(chair):
+def test_codes_with_missing_values(chair, both_ways):
     result = posteriors_codes(chair, {"A": np.array([0, -1, 1])})
     np.testing.assert_allclose(result["C"][0], [22840 / 25757, 2917 / 25757], rtol=0,
                                atol=EXACT)
@@ -250,7 +307,8 @@ def test_codes_with_missing_values(chair):
         posteriors_codes(chair, {})
 
 
-def test_a_call_while_another_holds_the_work_arrays_uses_its_own():
+def test_a_call_while_another_holds_the_work_arrays_uses_its_own(monkeypatch):
+    _cliques_only(monkeypatch)  # a joint table has no work arrays
     net = _two_parts()
     expected = posteriors(net, {"B": "T"})["A"].values
     tree = junction_tree(net, ["B"])

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbn.inference.ordering import greedy_order
+from bbn.inference.ordering import eliminate, eliminate_greedily, greedy_order
 
 
 def _adjacency(graph: nx.Graph) -> dict[str, set[str]]:
@@ -67,6 +68,15 @@ def test_ties_go_to_the_smaller_table_then_the_name():
     assert greedy_order(adjacency, card, ["big", "small"]) == ["big", "small"]
 
 
+def test_a_fill_in_edge_lowers_the_fill_of_its_common_neighbours():
+    # Cycle A–B–C–D–A. A goes first (fill |B|·|D| = 2, table 2; C has fill 2 but table
+    # 6); its fill-in edge B–D leaves C with no fill at all, and then B, C, D all score
+    # (0, 6): the names decide. Were C's fill left at 2, D would come before C.
+    cycle = {"A": {"B", "D"}, "B": {"A", "C"}, "C": {"B", "D"}, "D": {"A", "C"}}
+    card = {"A": 1, "B": 1, "C": 3, "D": 2}
+    assert greedy_order(cycle, card, list("ABCD")) == list("ABCD")
+
+
 def test_only_listed_variables_are_eliminated_and_input_is_untouched():
     graph = nx.grid_2d_graph(3, 3)
     adjacency = {str(v): {str(u) for u in graph[v]} for v in graph}
@@ -121,3 +131,52 @@ def test_min_fill_finds_a_perfect_elimination_order_on_chordal_graphs(case):
     order = greedy_order(adjacency, cards, list(adjacency))
     assert sorted(order) == sorted(adjacency)
     assert _eliminate(adjacency, order)[0] == 0
+
+
+def _rescored_every_step(adjacency: dict[str, set[str]], card: dict[str, int],
+                         chosen: list[str]) -> list[str]:
+    """The rule itself: score every candidate afresh before each choice."""
+    graph = {v: set(n) for v, n in adjacency.items()}
+    remaining, order = set(chosen), []
+    while remaining:
+        def score(v):
+            fill = sum(card[a] * card[b] for a, b in itertools.combinations(graph[v], 2)
+                       if b not in graph[a])
+            return fill, math.prod(card[u] for u in graph[v]) * card[v], v
+        v = min(remaining, key=score)
+        order.append(v)
+        remaining.discard(v)
+        eliminate(graph, v)
+    return order
+
+
+@st.composite
+def weighted_graphs(draw):
+    n = draw(st.integers(1, 14))
+    names = [f"v{i}" for i in range(n)]
+    pairs = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names)),
+                          max_size=4 * n))
+    adjacency = {v: set() for v in names}
+    for a, b in pairs:
+        if a != b:
+            adjacency[a].add(b)
+            adjacency[b].add(a)
+    cards = {v: draw(st.integers(1, 5)) for v in names}
+    chosen = draw(st.lists(st.sampled_from(names), unique=True))
+    return adjacency, cards, chosen
+
+
+@settings(max_examples=300, deadline=None)
+@given(weighted_graphs())
+def test_scores_updated_in_place_give_the_order_of_rescoring_everything(case):
+    """The incremental fill and size updates must reproduce the plain rule exactly,
+    ties included, on any graph (chordal or not, simplicial steps or not)."""
+    adjacency, cards, chosen = case
+    expected = _rescored_every_step(adjacency, cards, chosen)
+    assert greedy_order(adjacency, cards, chosen) == expected
+    graph = {v: set(n) for v, n in adjacency.items()}
+    assert eliminate_greedily(graph, cards, chosen) == expected
+    left = {v: set(n) for v, n in adjacency.items()}  # what the elimination leaves behind
+    for v in expected:
+        eliminate(left, v)
+    assert graph == left

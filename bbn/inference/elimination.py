@@ -20,11 +20,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
 from bbn.errors import MemoryLimitError
-from bbn.inference.ordering import eliminate, greedy_order
+from bbn.inference.ordering import eliminate_greedily
 
 
 class _CaseAxis:
@@ -44,6 +45,9 @@ _memory_limit = {"bytes": 1 << 30}
 #: Products of at least this many entries are contracted pairwise along a cached path.
 _PAIRWISE_FROM = 1 << 16
 
+#: Distinct subscripts einsum accepts; plans with more variables number them per step.
+_LETTERS = 52
+
 
 def set_memory_limit(limit_bytes: int) -> None:
     """Refuse (with MemoryLimitError) eliminations whose largest table exceeds this."""
@@ -54,7 +58,7 @@ def get_memory_limit() -> int:
     return _memory_limit["bytes"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     """Multiply the factors in ``inputs`` and sum (or max) out ``eliminated``."""
 
@@ -72,17 +76,21 @@ class Step:
 class Plan:
     """A compiled elimination for one question shape.
 
-    ``sources[i]`` = (table variable, axes of that table fixed by evidence, variables of
-    the sliced factor); steps refer to factors by index (sources first, then step
+    ``sources[i]`` = (table variable, its variables fixed by evidence, variables of the
+    sliced factor, and the transposition that puts the fixed axes first — None when
+    nothing is fixed); steps refer to factors by index (sources first, then step
     outputs in order). ``result`` holds the index of the final factor.
     """
 
-    sources: list[tuple[str, tuple[str, ...], tuple[str, ...]]]
+    sources: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[int, ...] | None]]
     steps: list[Step] = field(default_factory=list)
     result: int = -1
     result_variables: tuple[str, ...] = ()
     largest_table: int = 0  # entries, without the batch axis
     width: int = 0  # induced width: largest number of variables in one table, minus one
+    # The network's tables of ``sources``, kept by the first run: the plan lives in the
+    # network's cache, which every change to a table clears.
+    tables: list[np.ndarray] | None = None
 
 
 def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]) -> set[str]:
@@ -114,122 +122,139 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     With ``positive`` (variable → its table has no zero), tables that the evidence
     d-separates from the query are dropped: after slicing by the evidence they form
     connected components of the interaction graph without a query variable, whose sum
-    is a constant factor of P(e). Such a component is kept only if one of its tables has
-    a zero, because then its sum may be 0 and the evidence impossible — which must be
-    reported, not hidden. Leave ``positive`` out when the caller needs P(e) itself.
+    is a constant factor of P(e). Such a component is kept only if it may sum to 0 —
+    the evidence would then be impossible, which must be reported, not hidden — that
+    is, if the table of an observed variable in it has a zero. The tables of its hidden
+    variables H cannot make it 0: their parents are in H or observed, so summing them
+    out children first gives Π row sums = 1, and the component's sum is at least the
+    product of the smallest entries of its observed variables' tables. Leave
+    ``positive`` out when the caller needs P(e) itself.
     """
+    # Compiling is what a question on an empty cache pays for, and costs far more than
+    # answering with small tables: the loops below avoid rebuilding tuples, dicts and
+    # sets per step, and the interaction graph is built once for pruning and ordering.
     observed_set = set(observed)
     keep = tuple(query)
-    needed = relevant_variables(parents, set(keep) | observed_set | set(maximize))
+    targets = set(keep).union(maximize)
     sources = []
-    for v in sorted(needed):
+    for v in sorted(relevant_variables(parents, targets | observed_set)):
         family = parents[v] + (v,)
-        fixed = tuple(u for u in family if u in observed_set)
-        free = tuple(u for u in family if u not in observed_set)
-        if fixed and batched:
-            free = (CASE,) + free
-        sources.append((v, fixed, free))
-    if positive is not None:
-        sources = _drop_separated(sources, set(keep) | set(maximize), positive)
-    card = dict(cardinality)
-    card[CASE] = 1  # the batch axis multiplies every size equally; plan without it
-    adjacency: dict[str, set[str]] = {v: set() for v in keep}
+        if observed_set.isdisjoint(family):
+            sources.append((v, (), family, None))
+            continue
+        fixed: list = []
+        free: list = [CASE] if batched else []
+        for u in family:
+            (fixed if u in observed_set else free).append(u)
+        axes = tuple(map(family.index, fixed + (free[1:] if batched else free)))
+        sources.append((v, tuple(fixed), tuple(free), axes))
+    graph: dict = {v: set() for v in keep}  # the interaction graph of the sliced tables
     if batched:
-        adjacency[CASE] = set()
-    for _, _, free in sources:
+        graph[CASE] = set()
+    for source in sources:
+        free = source[2]
         for u in free:
-            adjacency.setdefault(u, set()).update(w for w in free if w != u)
-    kept = set(keep) | ({CASE} if batched else set())
+            links = graph.get(u)
+            if links is None:
+                graph[u] = set(free)
+            else:
+                links.update(free)
+    for u, links in graph.items():
+        links.discard(u)
+    if positive is not None:
+        risky = [v for v in observed_set if not positive[v]]
+        sources, graph = _drop_separated(sources, graph, targets, risky)
+    card = {**cardinality, CASE: 1} if batched else cardinality  # plan without the batch axis
     maximized = set(maximize)
-    summed = [v for v in adjacency if v not in kept and v not in maximized]
-    order = greedy_order(adjacency, card, summed)
-    if maximized:
-        order += greedy_order(_eliminated_graph(adjacency, order), card, sorted(maximized))
+    letter = {u: i for i, u in enumerate(graph)}  # einsum's subscripts, one per variable
+    order = eliminate_greedily(graph, card, [v for v in letter if v not in targets
+                                              and v is not CASE])
+    if maximized:  # on what the summed variables leave behind
+        order += eliminate_greedily(graph, card, maximized)
 
-    plan = Plan(sources=sources)
-    live = {i: free for i, (_, _, free) in enumerate(sources)}
-    holding: dict[str, set[int]] = {}  # variable → the live factors that mention it
-    for i, free in live.items():
-        for u in free:
-            holding.setdefault(u, set()).add(i)
-    next_id = len(sources)
-    largest = 1
+    size_of = card.__getitem__
+    to_letter = letter.__getitem__
+    scopes: list = [source[2] for source in sources]  # factor i's variables; None once used
+    subscripts = [list(map(to_letter, scope)) for scope in scopes]
+    holding: dict[str, list[int]] = {}  # variable → factors that mention it, ascending
+    for i, scope in enumerate(scopes):
+        for u in scope:
+            ids = holding.get(u)
+            if ids is None:
+                holding[u] = [i]
+            else:
+                ids.append(i)
+    steps = []
+    largest, widest = 1, 0
     for v in order:
-        bucket = sorted(holding.pop(v, ()))
-        union = _union(live[i] for i in bucket)
-        size = math.prod(card[u] for u in union)
+        bucket = [i for i in holding.pop(v) if scopes[i] is not None]
+        union = dict.fromkeys(chain.from_iterable([scopes[i] for i in bucket]))
+        size = math.prod(map(size_of, union))
         largest = max(largest, size)
-        out = tuple(u for u in union if u != v)
-        plan.steps.append(_step(bucket, [live[i] for i in bucket], out, v, v in maximized, size))
+        widest = max(widest, len(union))
+        del union[v]
+        out = tuple(union)
+        output = list(map(to_letter, out))
+        steps.append(Step(bucket, [subscripts[i] for i in bucket], output, v, out,
+                          v in maximized, size))
         for i in bucket:
-            for u in live.pop(i):
-                if u != v:
-                    holding[u].discard(i)
-        live[next_id] = out
+            scopes[i] = None
+        new = len(scopes)
+        scopes.append(out)
+        subscripts.append(output)
         for u in out:
-            holding[u].add(next_id)
-        next_id += 1
-    has_case = any(CASE in free for _, _, free in sources)
+            holding[u].append(new)
+    has_case = batched and any(source[1] for source in sources)
     final = ((CASE,) if has_case else ()) + keep
-    remaining = list(live)
-    union = _union(live[i] for i in remaining)
-    size = math.prod(card[u] for u in union) if union else 1
-    largest = max(largest, size)
-    plan.steps.append(_step(remaining, [live[i] for i in remaining], final, None, size=size))
-    plan.result = next_id
-    plan.result_variables = final
-    plan.largest_table = largest
-    plan.width = _width(plan) - 1
-    return plan
+    remaining = [i for i, scope in enumerate(scopes) if scope is not None]
+    union = dict.fromkeys(chain.from_iterable([scopes[i] for i in remaining]))
+    size = math.prod(map(size_of, union))
+    steps.append(Step(remaining, [subscripts[i] for i in remaining],
+                      list(map(to_letter, final)), None, final, size=size))
+    if len(letter) > _LETTERS:
+        for step in steps:
+            _relabel(step)
+    return Plan(sources=sources, steps=steps, result=len(scopes), result_variables=final,
+                largest_table=max(largest, size), width=max(widest, len(union)) - 1)
 
 
-def _drop_separated(sources: list, targets: set[str], positive: Mapping[str, bool]) -> list:
-    """Remove the components (ignoring the case axis) that hold no target and no zero.
+def _drop_separated(sources: list, graph: dict, targets: set[str],
+                    risky: Sequence[str]) -> tuple[list, dict]:
+    """Remove the components (ignoring the case axis) that hold no target and no table
+    of a ``risky`` variable.
 
-    Tables are joined through the variables they share (networkx's union-find): a
-    component is what one table can reach.
+    A component is what a target, or a risky table, reaches in the interaction graph
+    ``graph``. A plain search of the graph that is built anyway for ordering: this runs
+    once per compiled question, and a networkx graph or union-find built for it costs
+    more than the elimination plan itself on small networks.
     """
-    from networkx.utils import UnionFind
-
-    joined = UnionFind()
-    for i, (_, _, free) in enumerate(sources):
-        joined.union(("table", i), *(u for u in free if u != CASE))
-    needed = {joined[u] for u in targets}
-    risky = {joined[("table", i)] for i, (v, _, _) in enumerate(sources) if not positive[v]}
-    keep = needed | risky  # a component with a zero table may make P(e) = 0: keep it
-    return [source for i, source in enumerate(sources) if joined[("table", i)] in keep]
-
-
-def _eliminated_graph(adjacency: Mapping[str, set[str]], order: list[str]) -> dict:
-    """The interaction graph left after eliminating ``order`` (with its fill-in edges)."""
-    graph = {v: set(n) for v, n in adjacency.items()}
-    for v in order:
-        eliminate(graph, v)
-    return graph
-
-
-def _union(groups) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for group in groups:
-        for u in group:
-            seen.setdefault(u)
-    return tuple(seen)
+    reached = {CASE}  # the case axis is shared by every sliced table: never walk through it
+    stack = list(targets)
+    keep = set(risky)
+    for v, _, free, _ in sources:
+        if v in keep:  # a component where this table may make P(e) = 0: keep it
+            stack += free
+    while stack:
+        u = stack.pop()
+        if u not in reached:
+            reached.add(u)
+            stack += graph[u] - reached
+    reached.discard(CASE)
+    kept = [s for s in sources if s[0] in keep or (s[2] and s[2][-1] in reached)]
+    if len(reached) == len(graph) - (CASE in graph):
+        return kept, graph  # every variable is reached: at most fully observed tables go
+    pruned = {u: links for u, links in graph.items() if u in reached}
+    if CASE in graph:
+        pruned[CASE] = graph[CASE] & reached
+    return kept, pruned
 
 
-def _step(inputs: list[int], variables: list[tuple[str, ...]], output: tuple[str, ...],
-          eliminated: str | None, maximize: bool = False, size: int = 1) -> Step:
-    letters = {u: i for i, u in enumerate(_union(variables + [output]))}
-    return Step(inputs=inputs, subscripts=[[letters[u] for u in vs] for vs in variables],
-                output=[letters[u] for u in output], eliminated=eliminated, variables=output,
-                maximize=maximize, size=size)
-
-
-def _width(plan: Plan) -> int:
-    widest = 0
-    for step in plan.steps:
-        names = {u for vs in step.subscripts for u in vs}
-        widest = max(widest, len(names))
-    return widest
+def _relabel(step: Step) -> None:
+    """Number a step's variables from 0 (einsum takes at most 52 distinct subscripts)."""
+    used = dict.fromkeys(chain(chain.from_iterable(step.subscripts), step.output))
+    letter = dict(zip(used, range(len(used)))).__getitem__
+    step.subscripts = [list(map(letter, s)) for s in step.subscripts]
+    step.output = list(map(letter, step.output))
 
 
 def check_memory(plan: Plan, cases: int = 1) -> None:
@@ -252,22 +277,18 @@ def _format_bytes(n: float) -> str:
     return f"{n:.1f} PiB"  # pragma: no cover
 
 
-def slice_tables(plan: Plan, tables: Mapping[str, np.ndarray],
-                 families: Mapping[str, tuple[str, ...]],
+def slice_tables(plan: Plan, tables: Sequence[np.ndarray],
                  evidence: Mapping[str, int | np.ndarray]) -> list[np.ndarray]:
-    """Index each source table with the evidence (ints, or arrays for a batch).
+    """Index each source's table (``tables[i]`` for ``plan.sources[i]``) with the evidence
+    (ints, or arrays for a batch).
 
     Evidence axes are moved to the front and indexed together, so a batch's case axis
     comes first, matching the planned variables ``(CASE,) + free``.
     """
     arrays = []
-    for v, fixed, _ in plan.sources:
-        table = tables[v]
+    for (_, fixed, _, axes), table in zip(plan.sources, tables):
         if fixed:
-            family = families[v]
-            axes = [family.index(u) for u in fixed]
-            rest = [i for i in range(len(family)) if i not in axes]
-            table = table.transpose(axes + rest)[tuple(evidence[u] for u in fixed)]
+            table = table.transpose(axes)[tuple(evidence[u] for u in fixed)]
         arrays.append(table)
     return arrays
 

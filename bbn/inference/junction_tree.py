@@ -25,6 +25,10 @@ the cliques between them (the others' messages are cached), and distributes.
 With a :class:`pandas.DataFrame` of evidence, potentials on the evidence side gain a
 leading case axis, so N rows cost one pass (in chunks that respect the memory limit).
 
+When the hidden variables have few joint states (DENSE_UP_TO), the tree is a single
+clique holding them all, their joint table (:class:`Joint`): one product and one sum
+per variable, which on a handful of variables beats building any tree in Python.
+
 >>> import bbn
 >>> net = bbn.Network("rain")
 >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
@@ -56,11 +60,21 @@ from bbn.inference.evidence import (
     evidence_indices,
     impossible_row,
 )
-from bbn.inference.ordering import eliminate, greedy_order
+from bbn.inference.ordering import eliminate, eliminate_greedily, greedy_order
 from bbn.network import Network
 
 #: Rows of a table that sum to 1 only within this are treated as not summing to 1.
 INEXACT_ROWS = 1e-12
+
+#: Placeholder for a table's values until its clique's axis order is known.
+_UNPLACED = np.empty(0)
+
+#: Evidence that leaves at most this many joint states of the hidden variables is
+#: answered from that joint table itself (see :class:`Joint`): on a few variables,
+#: building and walking a tree of cliques costs more, in Python, than the whole table.
+#: (Much above it, a tree's small cliques win on every call: sachs with 3 observed
+#: variables has 6561 joint states but 45 clique entries.)
+DENSE_UP_TO = 1 << 11
 
 #: Total clique entries above which a second elimination order is searched for.
 SEARCH_AGAIN_ABOVE = 1_000_000
@@ -73,14 +87,17 @@ SMALL_MATRIX = 4096
 BLOCK = 8192
 KRON = 4
 LONG = 64  # runs at least this long are summed by numpy's reduce, which is fast there
+TINY = 32  # arrays this small are summed by one numpy reduce over all the summed axes
 
 
 @dataclass
 class Sum:
-    """Σ over some axes of a C-ordered array, as a list of steps.
+    """Σ over the axes ``summed`` of a C-ordered array of shape ``shape``.
 
-    Going from the last axis to the first, each run of s consecutive summed entries,
-    followed by q kept ones (and preceded by the rest), is summed by one of
+    An array of at most TINY entries, one case, is summed by one numpy reduce: per-call
+    costs dominate there. Otherwise ``steps`` (built on first use for a tiny one, whose
+    batches need them) go from the last axis to the first: each run of s consecutive
+    summed entries, followed by q kept ones (and preceded by the rest), is summed by one of
     ``("rows", s)``: numpy's reduce along rows of s ≥ LONG entries;
     ``("cols", s, q)``: numpy's reduce over s rows of q ≥ LONG entries;
     ``("dot", s, 1, m, ones(s))``: blocks of m rows of s entries times a vector of ones;
@@ -89,7 +106,9 @@ class Sum:
     ``("vec", s, q, ones(s))``: each s×q block times a vector of ones, for larger q.
     """
 
-    steps: list[tuple]
+    shape: tuple[int, ...]
+    summed: tuple[int, ...]
+    steps: list[tuple] | None = None
 
 
 @dataclass
@@ -134,6 +153,7 @@ class Clique:
 
     variables: tuple[str, ...]
     shape: tuple[int, ...]
+    size: int  # entries: Π shape (laying the axes out only reorders them)
     parent: int = -1
     children: list[int] = field(default_factory=list)
     separator: int = 1  # S, the entries of the separator with the parent
@@ -156,9 +176,22 @@ class Clique:
     message: np.ndarray | None = None  # normalised message up (clean cliques)
     divisor: np.ndarray | None = None  # the unnormalised message up, zeros replaced by 1
 
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
+
+@dataclass
+class Joint:
+    """The joint table of the hidden ``variables`` (small networks): a single clique.
+
+    ``static`` is the product, over ``variables`` in order, of the tables no evidence
+    reaches. Each of ``tables`` is a table the evidence slices at every call, laid out
+    as (fixed axes, free ones in the order of ``variables``), with the shape its slice
+    takes to broadcast against the joint; ``weighted`` holds, by variable, the raw row
+    sums of the inexact barren tables laid out the same way.
+    """
+
+    variables: tuple[str, ...]
+    static: np.ndarray
+    tables: list[tuple[Table, tuple[int, ...]]]
+    weighted: list[tuple[str, Table, tuple[int, ...]]]
 
 
 @dataclass
@@ -185,6 +218,7 @@ class JunctionTree:
     work: dict[int, np.ndarray] = field(default_factory=dict)  # per dirty clique
     scratch: np.ndarray | None = None  # the belief of each clean clique in turn
     lock: threading.Lock = field(default_factory=threading.Lock)
+    joint: Joint | None = None  # set instead of cliques when the whole joint is small
 
 
 # ---------------------------------------------------------------- public API
@@ -240,15 +274,16 @@ def _posteriors_one(net: Network, evidence: dict) -> dict[str, Factor]:
     except _Impossible:
         raise ImpossibleEvidenceError(evidence) from None
     result = {}
-    for v in net.variables:
+    for v, data in net.graph.nodes(data=True):  # the node data: no lookup per variable
+        states = data["states"]
         if v in indices:
-            values = np.zeros(net.cardinality(v))
+            values = np.zeros(len(states))
             values[indices[v]] = 1.0
         elif v in marginals:
             values = marginals[v]
         else:
             values = tree.fixed_marginals[v].copy()
-        result[v] = Factor((v,), {v: net.states(v)}, values)
+        result[v] = Factor((v,), {v: states}, values)
     return result
 
 
@@ -312,13 +347,14 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
 
 # ------------------------------------------------------------------ compile
 def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
-    """Triangulate, build the tree, place the tables and solve the evidence-free parts."""
+    """Triangulate, build the tree, place the tables and solve the evidence-free parts
+    (for few hidden joint states, a tree whose :class:`Joint` is the whole joint)."""
     observed_set = set(observed)
-    for v in net.variables:
-        net.cpt_array(v)  # a structure-only model fails here, naming the variable
-    card = {v: net.cardinality(v) for v in net.variables}
-    families = {v: net.parents(v) + (v,) for v in net.variables}
-    adjacency = _interaction_graph(families.values(), observed_set)
+    parents, card, tables = _read(net)
+    families = {v: parents[v] + (v,) for v in parents}
+    hidden = [v for v in parents if v not in observed_set]
+    if math.prod(map(card.__getitem__, hidden)) <= DENSE_UP_TO:
+        return _compile_joint(net, observed, hidden, parents, card, tables)
     # The greedy order of the graph without evidence is computed once per network; on
     # the hidden variables it never builds a larger clique than it did there. A fresh
     # greedy order of the sliced graph is sometimes better, sometimes far worse (munin1:
@@ -327,13 +363,21 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
     full = net._cache.get("junction order")
     if full is None:
         graph = _interaction_graph(families.values(), set())
-        full = net._cache["junction order"] = greedy_order(graph, card, list(graph))
+        # the sliced graph is the subgraph of the hidden variables
+        adjacency = {v: links - observed_set for v, links in graph.items()
+                     if v not in observed_set}
+        full = net._cache["junction order"] = eliminate_greedily(graph, card, list(graph))
+    else:
+        adjacency = _interaction_graph(families.values(), observed_set)
     best = _tree_for([v for v in full if v not in observed_set], adjacency, card)
     if observed_set and best[0] > SEARCH_AGAIN_ABOVE:
         best = min(best, _tree_for(greedy_order(adjacency, card, list(adjacency)), adjacency,
                                    card), key=lambda candidate: candidate[0])
     _, position, members, edges, home = best
-    cliques = [Clique(m, tuple(card[u] for u in m)) for m in members]
+    cliques = []
+    for m in members:
+        shape = tuple(map(card.__getitem__, m))
+        cliques.append(Clique(m, shape, math.prod(shape)))
     tree = JunctionTree(observed=tuple(observed), cliques=cliques, constants=[], collect=[],
                         distribute=[], fixed_marginals={},
                         largest_table=max((c.size for c in cliques), default=1),
@@ -345,35 +389,39 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
     # query about an ancestor: variable elimination drops them, i.e. counts their rows as
     # summing to 1. Files print 8 digits, so rows may sum to 1 ± 1e-7 only; such tables
     # are row-normalised here, so that they sum out to 1 as they are assumed to.
-    ancestral = relevant_variables({v: net.parents(v) for v in net.variables}, observed_set)
+    ancestral = relevant_variables(parents, observed_set)
+    normalised = _normalised(net, tables)
     static: list[list[Table]] = [[] for _ in cliques]
     weights: dict[str, tuple[int, Table]] = {}
+    at = position.__getitem__
     for v, family in families.items():
-        fixed = tuple(u for u in family if u in observed_set)
-        free = [u for u in family if u not in observed_set]
-        if not free:
-            values = net.cpt_array(v).transpose([family.index(u) for u in fixed])
-            tree.constants.append(Table(v, fixed, values))
-            continue
-        c = home[min(free, key=position.__getitem__)]
-        (cliques[c].tables if fixed else static[c]).append(Table(v, fixed, np.empty(0)))
-        sums = net.cpt_array(v).sum(axis=-1)
-        if v not in ancestral and len(free) > 1 and np.abs(sums - 1).max() > INEXACT_ROWS:
+        if observed_set.isdisjoint(family):
+            fixed, free = (), family
+        else:
+            fixed = tuple(filter(observed_set.__contains__, family))
+            free = tuple(u for u in family if u not in observed_set)
+            if not free:
+                values = tables[v].transpose([family.index(u) for u in fixed])
+                tree.constants.append(Table(v, fixed, values))
+                continue
+        c = home[min(free, key=at)]
+        (cliques[c].tables if fixed else static[c]).append(Table(v, fixed, _UNPLACED))
+        sums = normalised[v][1]
+        if sums is not None and v not in ancestral and len(free) > 1:
             # For v's own posterior its raw rows do count: Σ_pa P(pa | e) raw(v | pa),
             # the normalised row weighted back by its sum.
             weights[v] = (c, Table(v, fixed, sums))
     roots = _orient(cliques, edges)
+    memo: dict = {}
     for clique in cliques:
-        _lay_out(clique, cliques, card, position)
+        _lay_out(clique, cliques, card, memo)
     for clique in cliques:
         if clique.parent >= 0:
             _plan_messages(clique, cliques, card)
     for c, clique in enumerate(cliques):
         for table in clique.tables + static[c]:
             v = table.variable
-            values = net.cpt_array(v)
-            if v not in ancestral:
-                values = values / values.sum(axis=-1, keepdims=True)
+            values = tables[v] if v in ancestral else normalised[v][0]
             table.values, table.spread = _place(values, families[v], table.fixed, clique, card)
     for c, table in weights.values():
         table.values, table.spread = _place(table.values, families[table.variable][:-1],
@@ -382,22 +430,27 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
     # that its clique sums out for a child anyway.
     cheapest: dict[str, tuple[int, int]] = {}
     for i, clique in enumerate(cliques):
-        for v in clique.variables:
-            cost = min([cliques[k].separator for k in clique.children
-                        if v in _separator(cliques[k])] + [clique.size])
-            if v not in cheapest or cost < cheapest[v][0]:
+        costs = dict.fromkeys(clique.variables, clique.size)
+        for k in clique.children:
+            child = cliques[k]
+            for u in _separator(child):
+                if child.separator < costs[u]:
+                    costs[u] = child.separator
+        for v, cost in costs.items():
+            known = cheapest.get(v)
+            if known is None or cost < known[0]:
                 cheapest[v] = (cost, i)
     marginals: list[list[str]] = [[] for _ in cliques]
     for v, (_, c) in cheapest.items():
         if v in weights:
             c, table = weights[v]
-            plan = _sum(cliques[c].shape, {i for i, u in enumerate(cliques[c].variables)
-                                           if u != v})
+            plan = _memo_sum(memo, cliques[c].shape,
+                             {i for i, u in enumerate(cliques[c].variables) if u != v})
             cliques[c].weighted.append((v, table, plan))
         else:
             marginals[c].append(v)
     for c, clique in enumerate(cliques):
-        _derive(clique, cliques, marginals[c], card)
+        _derive(clique, cliques, marginals[c], card, memo)
 
     # Collect on everything no evidence reaches, once: those messages never change.
     clean_order: list[int] = []
@@ -437,13 +490,55 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
     return tree
 
 
+def _compile_joint(net: Network, observed: Sequence[str], hidden: list[str],
+                   parents: Mapping[str, tuple[str, ...]], card: Mapping[str, int],
+                   tables: Mapping[str, np.ndarray]) -> JunctionTree:
+    """A tree without cliques: its :class:`Joint` holds every table (the tables of
+    barren variables are handled as in :func:`compile_tree`)."""
+    shape = tuple(map(card.__getitem__, hidden))
+    size = math.prod(shape)
+    tree = JunctionTree(observed=tuple(observed), cliques=[], constants=[], collect=[],
+                        distribute=[], fixed_marginals={}, largest_table=size,
+                        width=len(hidden) - 1, total_entries=size)
+    check_memory(tree)
+    observed_set = set(observed)
+    ancestral = relevant_variables(parents, observed_set)
+    normalised = _normalised(net, tables)
+    axis = {v: i for i, v in enumerate(hidden)}
+    joint = tree.joint = Joint(tuple(hidden), np.ones(shape), [], [])
+    for v, table in tables.items():
+        family = parents[v] + (v,)
+        fixed = tuple(u for u in family if u in observed_set)
+        free = sorted((u for u in family if u not in observed_set), key=axis.__getitem__)
+        order = list(map(family.index, fixed + tuple(free)))
+        if not free:
+            tree.constants.append(Table(v, fixed, table.transpose(order)))
+            continue
+        values = (table if v in ancestral else normalised[v][0]).transpose(order)
+        spread = tuple(n if u in free else 1 for u, n in zip(hidden, shape))
+        if fixed:
+            joint.tables.append((Table(v, fixed, np.ascontiguousarray(values)), spread))
+        else:
+            joint.static *= values.reshape(spread)
+        sums = normalised[v][1]
+        if sums is not None and v not in ancestral and v in axis and len(free) > 1:
+            # v's parents, in v's layout without v's own axis
+            kept = [i for i in order if i < len(family) - 1]
+            joint.weighted.append((v, Table(v, fixed, sums.transpose(kept)),
+                                   tuple(n if u in free and u != v else 1
+                                         for u, n in zip(hidden, shape))))
+    joint.static.setflags(write=False)
+    tree.cached_bytes = joint.static.nbytes
+    return tree
+
+
 def _place(values: np.ndarray, axes: tuple[str, ...], fixed: tuple[str, ...], clique: Clique,
            card: Mapping[str, int]) -> tuple[np.ndarray, Spread]:
     """A table over ``axes`` transposed to (``fixed``, the rest in the clique's order),
     and how its slices spread over the clique."""
-    free = sorted((u for u in axes if u not in fixed), key=clique.variables.index)
-    order = [axes.index(u) for u in fixed + tuple(free)]
-    return np.ascontiguousarray(values.transpose(order)), _spread(clique, free, free, card)
+    free = [u for u in clique.variables if u in axes and u not in fixed]
+    order = list(map(axes.index, fixed + tuple(free)))
+    return np.ascontiguousarray(values.transpose(order)), _spread(clique, free, card)
 
 
 def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping[str, int]):
@@ -453,13 +548,68 @@ def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping
     return sum(math.prod(card[u] for u in m) for m in members), position, members, edges, home
 
 
+def _normalised(net: Network, tables: Mapping[str, np.ndarray]) -> dict:
+    """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``, cached.
+
+    The raw sums are kept where a row is off by more than INEXACT_ROWS; a table whose
+    rows all sum to exactly 1 is its own normalised form. Tables with the same number of
+    states are stacked and handled by a few numpy calls, not several per table (those
+    added up to a fifth of a first all-posteriors call on alarm).
+    """
+    found = net._cache.get("normalised tables")
+    if found is not None:
+        return found
+    found = {}
+    groups: dict[int, list[str]] = {}
+    for v, table in tables.items():
+        groups.setdefault(table.shape[-1], []).append(v)
+    for states, names in groups.items():
+        rows = np.concatenate([tables[v].reshape(-1, states) for v in names])
+        sums = np.add.reduce(rows, axis=1)
+        ends = np.cumsum([tables[v].size // states for v in names])
+        starts = np.concatenate(([0], ends[:-1]))
+        errors = np.maximum.reduceat(np.abs(sums - 1), starts).tolist()
+        scaled = rows / sums[:, None]
+        scaled.setflags(write=False)
+        for v, start, end, error in zip(names, starts.tolist(), ends.tolist(), errors):
+            table = tables[v]
+            if error == 0:
+                found[v] = (table, None)
+            else:
+                found[v] = (scaled[start:end].reshape(table.shape),
+                            sums[start:end].reshape(table.shape[:-1])
+                            if error > INEXACT_ROWS else None)
+    net._cache["normalised tables"] = found
+    return found
+
+
+def _read(net: Network) -> tuple[dict, dict, dict]:
+    """Parents, cardinality and table of every variable, in one pass over the nodes."""
+    parents, card, tables = {}, {}, {}
+    for v, data in net.graph.nodes(data=True):
+        table = data["table"]
+        if table is None or data.get("kind"):
+            net.cpt_array(v)  # a structure-only model fails here, naming the variable
+        parents[v] = data["parents"]
+        card[v] = len(data["states"])
+        tables[v] = table
+    return parents, card, tables
+
+
 def _interaction_graph(families, observed: set[str]) -> dict[str, set[str]]:
     """Hidden variables, each linked to those it shares a table with after slicing."""
     adjacency: dict[str, set[str]] = {}
     for family in families:
-        free = [u for u in family if u not in observed]
+        free = family if observed.isdisjoint(family) else [u for u in family
+                                                            if u not in observed]
         for u in free:
-            adjacency.setdefault(u, set()).update(w for w in free if w != u)
+            links = adjacency.get(u)
+            if links is None:
+                adjacency[u] = set(free)
+            else:
+                links.update(free)
+    for u, links in adjacency.items():
+        links.discard(u)
     return adjacency
 
 
@@ -473,21 +623,25 @@ def _elimination_tree(adjacency: Mapping[str, set[str]], order: list[str],
     whose first-eliminated variable is v.
     """
     graph = {v: set(n) for v, n in adjacency.items()}
-    neighbours: dict[str, set[str]] = {}
+    degree: dict[str, int] = {}  # |N(v)| when v is eliminated
     children: dict[str, list[str]] = {v: [] for v in order}
     up: dict[str, str] = {}
     rep: dict[str, str] = {}
     members: dict[str, tuple[str, ...]] = {}
+    at = position.__getitem__
     for v in order:
-        n = neighbours[v] = eliminate(graph, v)
-        host = next((rep[w] for w in children[v] if len(neighbours[w]) == len(n) + 1), None)
+        n = eliminate(graph, v)
+        k = degree[v] = len(n)
+        host = next((rep[w] for w in children[v] if degree[w] == k + 1), None)
         if host is None:
             rep[v] = v
-            members[v] = tuple(sorted(n | {v}, key=position.__getitem__))
+            n.add(v)
+            members[v] = tuple(sorted(n, key=at))
+            n.discard(v)
         else:
             rep[v] = host
         if n:
-            u = min(n, key=position.__getitem__)
+            u = min(n, key=at)
             children[u].append(v)
             up[v] = u
     index = {r: i for i, r in enumerate(members)}
@@ -537,52 +691,60 @@ def _preorder(cliques: list[Clique], root: int) -> list[int]:
 
 
 def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int],
-             position: Mapping[str, int]) -> None:
+             memo: dict) -> None:
     """Order a clique's axes: its own variables, then the separator with its parent,
-    each by elimination position; plan the sum that makes the message up."""
+    each by elimination position (the order they come in); plan the sum that makes the
+    message up."""
     if clique.parent < 0:
         return
-    parent = cliques[clique.parent]
-    separator = sorted(set(clique.variables) & set(parent.variables), key=position.__getitem__)
-    own = [u for u in clique.variables if u not in separator]
+    shared = set(cliques[clique.parent].variables)
+    own = [u for u in clique.variables if u not in shared]
+    separator = [u for u in clique.variables if u in shared]
     clique.variables = tuple(own + separator)
-    clique.shape = tuple(card[u] for u in clique.variables)
-    clique.separator_shape = tuple(card[u] for u in separator)
+    clique.shape = tuple(map(card.__getitem__, clique.variables))
+    clique.separator_shape = clique.shape[len(own):]
     clique.separator = math.prod(clique.separator_shape)
-    clique.up = _sum(clique.shape, set(range(len(own))))
+    clique.up = _memo_sum(memo, clique.shape, set(range(len(own))))
 
 
 def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
     """The parent side of the messages: needs the parent's final axis order."""
-    parent = cliques[clique.parent]
-    separator = clique.variables[len(clique.variables) - len(clique.separator_shape):]
-    clique.into_parent = _spread(parent, list(separator), list(separator), card, flat=True)
-    in_parent = [u for u in parent.variables if u in separator]
-    perm = tuple(in_parent.index(u) for u in separator)
-    clique.down_perm = None if perm == tuple(range(len(perm))) else perm
-    clique.down_shape = tuple(card[u] for u in in_parent)
+    separator = _separator(clique)
+    spread = clique.into_parent = _spread(cliques[clique.parent], separator, card, flat=True)
+    # spread.perm puts the separator in the parent's order; the way down undoes it
+    if spread.perm is None:
+        clique.down_perm, clique.down_shape = None, clique.separator_shape
+    else:
+        clique.down_perm = tuple(sorted(range(len(spread.perm)), key=spread.perm.__getitem__))
+        clique.down_shape = tuple(clique.separator_shape[i] for i in spread.perm)
 
 
 def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
-            card: Mapping[str, int]) -> None:
+            card: Mapping[str, int], memo: dict) -> None:
     """Plan the sums of a clique's belief: each child's separator and each posterior
     read here, each from the smallest set already summed that holds it (munin1: ten
     children of an 8·10⁷-entry clique need four passes over it, not ten)."""
     wanted = {}
     for k in clique.children:
-        separator = _separator(cliques[k])
+        separator = set(_separator(cliques[k]))
         wanted[k] = tuple(u for u in clique.variables if u in separator)
     for v in marginals:
         wanted[v] = (v,)
+    sized = sorted((-math.prod(map(card.__getitem__, t)), -len(t), t)
+                   for t in dict.fromkeys(wanted.values()))
     index: dict[tuple[str, ...], int] = {}
-    for target in sorted(set(wanted.values()),
-                         key=lambda t: (-math.prod(card[u] for u in t), -len(t))):
-        sources = [(math.prod(card[u] for u in s), i, s) for s, i in index.items()
-                   if set(target) < set(s)]
-        _, source, variables = min(sources, default=(0, -1, clique.variables))
-        plan = _sum([card[u] for u in variables],
-                     {j for j, u in enumerate(variables) if u not in target})
+    summed: list[tuple[int, int, tuple[str, ...], set[str]]] = []  # size, entry, ...
+    for negative_size, _, target in sized:
+        members = set(target)
+        source, variables = -1, clique.variables
+        best = None
+        for size, entry, names, superset in summed:  # the smallest strict superset
+            if members < superset and (best is None or (size, entry) < best):
+                best, source, variables = (size, entry), entry, names
+        plan = _memo_sum(memo, tuple(map(card.__getitem__, variables)),
+                         {j for j, u in enumerate(variables) if u not in members})
         index[target] = len(clique.derived)
+        summed.append((-negative_size, len(clique.derived), target, members))
         clique.derived.append((source, plan))
     for k in clique.children:
         cliques[k].down = index[wanted[k]]
@@ -594,7 +756,24 @@ def _separator(clique: Clique) -> tuple[str, ...]:
     return clique.variables[len(clique.variables) - len(clique.separator_shape):]
 
 
+def _memo_sum(memo: dict, shape: tuple[int, ...], summed: set[int]) -> Sum:
+    """:func:`_sum`, remembered in ``memo`` for the rest of one compilation (cliques
+    repeat shapes: half of win95pts' sums are repeats, three quarters of andes')."""
+    key = (shape, frozenset(summed))
+    plan = memo.get(key)
+    if plan is None:
+        plan = memo[key] = _sum(shape, summed)
+    return plan
+
+
 def _sum(shape: Sequence[int], summed: set[int]) -> Sum:
+    plan = Sum(tuple(shape), tuple(sorted(summed)))
+    if math.prod(shape) > TINY:
+        plan.steps = _steps(shape, summed)
+    return plan
+
+
+def _steps(shape: Sequence[int], summed: set[int]) -> list[tuple]:
     steps: list[tuple] = []
     kept = 1  # entries of the kept axes after the current one
     i = len(shape) - 1
@@ -608,7 +787,7 @@ def _sum(shape: Sequence[int], summed: set[int]) -> Sum:
             j -= 1
         steps += _run_steps(list(shape[:j]), list(shape[j:i + 1]), kept)
         i = j - 1
-    return Sum(steps)
+    return steps
 
 
 def _run_steps(before: list[int], run: list[int], q: int) -> list[tuple]:
@@ -661,36 +840,40 @@ def _rows(before: list[int], width: int) -> int:
     return rows
 
 
-def _spread(clique: Clique, operand: list[str], covered: list[str], card,
+def _spread(clique: Clique, operand: Sequence[str], card: Mapping[str, int],
             flat: bool = False) -> Spread:
     """How an array with axes ``operand`` (raveled when ``flat``) broadcasts into
     ``clique``."""
-    in_clique = [u for u in clique.variables if u in covered]
-    perm = tuple(operand.index(u) for u in in_clique)
+    covered = set(operand)
+    in_clique: list[str] = []
     shape: list[int] = []
     target: list[int] = []
     previous = None
     for u, n in zip(clique.variables, clique.shape):
         inside = u in covered
-        if previous is not None and previous == inside:
+        if inside:
+            in_clique.append(u)
+        if inside is previous:
             target[-1] *= n
             if inside:
                 shape[-1] *= n
         else:
             target.append(n)
             shape.append(n if inside else 1)
-        previous = inside
+            previous = inside
+    perm = tuple(map(operand.index, in_clique))
     base, expand = tuple(shape), None
-    tail, runs = 1, 0  # the last runs to make one run of at least LONG entries
-    while runs < len(target) and tail < LONG:
-        runs += 1
-        tail *= target[-runs]
-    copy = math.prod(shape[:len(shape) - runs]) * tail
-    if runs > 1 and copy * 8 <= clique.size:
-        expand = tuple(shape[:len(shape) - runs]) + tuple(target[len(target) - runs:])
-        shape = shape[:len(shape) - runs] + [tail]
-        target = target[:len(target) - runs] + [tail]
-    return Spread(tuple(card[u] for u in operand),
+    if len(target) > 1 and target[-1] < LONG <= clique.size:
+        tail, runs = 1, 0  # the last runs to make one run of at least LONG entries
+        while runs < len(target) and tail < LONG:
+            runs += 1
+            tail *= target[-runs]
+        copy = math.prod(shape[:len(shape) - runs]) * tail
+        if runs > 1 and copy * 8 <= clique.size:
+            expand = tuple(shape[:len(shape) - runs]) + tuple(target[len(target) - runs:])
+            shape = shape[:len(shape) - runs] + [tail]
+            target = target[:len(target) - runs] + [tail]
+    return Spread(tuple(map(card.__getitem__, operand)),
                   None if perm == tuple(range(len(perm))) else perm,
                   base, expand, tuple(shape), tuple(target), 1 if flat else len(operand))
 
@@ -711,6 +894,8 @@ def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
     ``cases`` = N means each evidence value is an array of N indices, and every
     posterior gets a leading axis of N rows.
     """
+    if tree.joint is not None:
+        return _joint_posteriors(tree, evidence, cases)
     if cases is None and tree.lock.acquire(blocking=False):
         try:
             return _propagate(tree, evidence, None, tree.work, tree.scratch)
@@ -752,6 +937,42 @@ def _propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
     return result
 
 
+def _joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
+                      cases: int | None) -> dict[str, np.ndarray]:
+    """Every hidden posterior from the joint, P(X = x | e) = Σ_{others} Π φ / Σ_all Π φ,
+    with a leading case axis when the evidence holds arrays of ``cases`` indices."""
+    joint = tree.joint
+    bad = None if cases is None else np.zeros(cases, dtype=bool)
+    for table in tree.constants:
+        _check_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad)
+    product = joint.static
+    lead: tuple[int, ...] = ()
+    for i, (table, spread) in enumerate(joint.tables):
+        values = table.values[tuple(evidence[u] for u in table.fixed)]
+        lead = values.shape[:1] if cases is not None else ()
+        values = values.reshape(lead + spread)
+        if i:
+            product *= values  # this call's own array
+        else:
+            product = product * values
+    total = _check_total(product.reshape(lead + (-1,)), bad)
+    axes = range(len(lead), product.ndim)
+    result = {}
+    for v, a in zip(joint.variables, axes):
+        summed = tuple(k for k in axes if k != a)
+        result[v] = (np.add.reduce(product, axis=summed) if summed else product) / total
+    for v, table, spread in joint.weighted:
+        values = table.values[tuple(evidence[u] for u in table.fixed)]
+        a = len(lead) + joint.variables.index(v)
+        values = values.reshape((values.shape[:1] if cases is not None and table.fixed else ())
+                                + spread)
+        marginal = np.add.reduce(product * values, axis=tuple(k for k in axes if k != a))
+        result[v] = marginal / np.add.reduce(marginal, axis=-1, keepdims=True)
+    if bad is not None and bad.any():
+        raise _Impossible(bad)
+    return result
+
+
 def _times(potential: np.ndarray, operand: np.ndarray, spread: Spread,
            in_place: bool = True, out: np.ndarray | None = None) -> np.ndarray:
     """potential × operand spread over the clique (flat, with a case axis if either has),
@@ -785,7 +1006,14 @@ def _operand(operand: np.ndarray, spread: Spread) -> np.ndarray:
 def _reduce(array: np.ndarray, plan: Sum) -> np.ndarray:
     """Apply a :class:`Sum` to a flat array (or rows of flat arrays)."""
     lead = array.shape[:-1]
-    for step in plan.steps:
+    steps = plan.steps
+    if steps is None:
+        if not lead:
+            if not plan.summed:
+                return array
+            return np.add.reduce(array.reshape(plan.shape), axis=plan.summed).reshape(-1)
+        steps = plan.steps = _steps(plan.shape, set(plan.summed))
+    for step in steps:
         if step[0] == "rows":
             array = np.add.reduce(array.reshape(-1, step[1]), axis=1)
         elif step[0] == "cols":
@@ -810,9 +1038,13 @@ def _check_total(array: np.ndarray, bad: np.ndarray | None = None) -> np.ndarray
     """Σ along the last axis (kept as length 1); where it is 0, raise _Impossible, or
     for a batch (``bad`` given) mark the row and count its total as 1."""
     total = np.add.reduce(array, axis=-1, keepdims=True)
+    if total.ndim == 1:  # one case: a float comparison is cheaper than array ones
+        if not total[0] > 0:
+            raise _Impossible()
+        return total
     zero = ~(total > 0)
     if zero.any():
-        if bad is None or total.ndim == 1:
+        if bad is None:
             raise _Impossible()
         bad |= zero[:, 0]
         total = np.where(zero, 1.0, total)
