@@ -18,7 +18,9 @@ and its conditional probability table, a numpy array of shape
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import networkx as nx
 import numpy as np
@@ -65,6 +67,89 @@ class Network:
                 self.set_cpt(name, table, normalize=normalize)
 
         self._add_node(name, states, description, parents, fill)
+
+    @classmethod
+    def assemble(cls, name: str, states: Mapping[str, Sequence],
+                 parents: Mapping[str, Sequence[str]] | None = None,
+                 tables: Mapping[str, object] | PackedTables | None = None,
+                 descriptions: Mapping[str, str | None] | None = None) -> Network:
+        """A whole network at once: ``states`` names the variables, in order, with their
+        states; ``parents``, ``tables`` (or :class:`PackedTables`) and ``descriptions`` give
+        them for the variables that have them, in any order.
+
+        The result and the checks are those of add_variable for every variable, then
+        set_parents, set_cpt and set_description for each, but the graph is built once,
+        acyclicity is checked once (and only when an arc goes against the order of
+        ``states``) and the tables are validated together (see :meth:`set_cpts`): readers
+        of whole files build networks this way. On a problem, or with tables that are not
+        numpy arrays, those calls are made one at a time, so the error is the one they
+        raise.
+
+        >>> net = Network.assemble("rain", {"Wet": ["yes", "no"], "Rain": ["yes", "no"]},
+        ...                        parents={"Wet": ["Rain"]},
+        ...                        tables={"Wet": [[0.9, 0.1], [0.2, 0.8]], "Rain": [0.2, 0.8]})
+        >>> net.variables, net.parents("Wet")
+        (('Wet', 'Rain'), ('Rain',))
+        """
+        parents, tables, descriptions = parents or {}, tables or {}, descriptions or {}
+        net = cls(name)
+        if net._add_all(states, parents, tables, descriptions):
+            return net
+        net = cls(name)
+        for variable, names in states.items():
+            net.add_variable(variable, names)
+        for variable, given in parents.items():
+            net.set_parents(variable, given)
+        for variable, table in net._unpacked(tables).items():
+            net.set_cpt(variable, table)
+        for variable, description in descriptions.items():
+            net.set_description(variable, description)
+        return net
+
+    def _add_all(self, states: Mapping, parents: Mapping, tables: Mapping | PackedTables,
+                 descriptions: Mapping) -> bool:
+        """Add every variable with its parents, table and description if nothing is wrong
+        and the tables are packed or numpy arrays of the right sizes; False (and a graph to
+        throw away) otherwise. One pass fills the graph's node attributes in place."""
+        graph = self.graph
+        graph.add_nodes_from(map(str, states))
+        if len(graph) != len(states) or "" in graph:  # two names that print the same
+            return False
+        nodes, edges, backward = {}, [], False  # nodes: those seen so far, in order
+        for (variable, names), (name, attributes) in zip(states.items(),
+                                                         graph.nodes(data=True)):
+            names = tuple(map(str, names))
+            if not names or "" in names or len(set(names)) != len(names):
+                return False
+            given = parents.get(variable)
+            if not given:
+                given = ()
+            else:
+                given = tuple(map(str, given))
+                distinct = set(given)
+                if len(distinct) != len(given):
+                    return False
+                # arcs from variables earlier in the order cannot close a cycle
+                backward = backward or not nodes.keys() >= distinct
+                edges += zip(given, itertools.repeat(name))
+            attributes["states"] = names
+            attributes["description"] = descriptions.get(variable)
+            attributes["parents"] = given
+            attributes["table"] = None
+            attributes["positive"] = False
+            nodes[name] = attributes
+        if (not parents.keys() <= states.keys() or not descriptions.keys() <= states.keys()
+                or backward and not all(parent in nodes for parent, _ in edges)  # unknown
+                or tables and not _set_all(tables, nodes)):
+            return False
+        graph.add_edges_from(edges)
+        if backward:
+            try:
+                for _ in nx.topological_generations(graph):
+                    pass
+            except nx.NetworkXUnfeasible:  # a cycle
+                return False
+        return True
 
     def _new_name(self, name) -> str:
         name = str(name)
@@ -178,6 +263,41 @@ class Network:
         # Inference may drop d-separated tables only when they cannot make P(e) zero.
         self.graph.nodes[variable]["positive"] = bool(smallest > 0)
         self._cache.clear()
+
+    def set_cpts(self, tables: Mapping[str, object] | PackedTables) -> None:
+        """Set several tables: the same as set_cpt for each in turn, with the same errors,
+        but numpy arrays (of the right size) or :class:`PackedTables` are validated
+        together, by a few numpy reductions over all their numbers at once (row sums by
+        ``np.add.reduceat`` at the row starts), and copied into one read-only array of which
+        each variable's table is a view.
+
+        >>> net = Network()
+        >>> net.add_variable("A", ["a", "b"])
+        >>> net.add_variable("B", ["x", "y"], parents=["A"])
+        >>> net.set_cpts({"A": [0.3, 0.7], "B": [[0.9, 0.1], [0.5, 0.5]]})
+        >>> net.cpt_array("B")[1].tolist()
+        [0.5, 0.5]
+        """
+        if _set_all(tables, self.graph.nodes):
+            self._cache.clear()
+            return
+        for variable, table in self._unpacked(tables).items():  # one at a time says what
+            self.set_cpt(variable, table)                        # is wrong
+
+    def _unpacked(self, tables: Mapping[str, object] | PackedTables) -> Mapping[str, object]:
+        """{variable: its table}; packed tables are cut by the sizes of the tables."""
+        if type(tables) is not PackedTables:
+            return tables
+        numbers = np.asarray(tables.numbers, dtype=float).reshape(-1)
+        if len(set(tables.variables)) != len(tables.variables):
+            raise ModelError(f"the packed tables name a variable twice: "
+                             f"{list(tables.variables)}")
+        sizes = [math.prod(self._table_shape(v)) for v in tables.variables]
+        if sum(sizes) != numbers.size:
+            raise ModelError(f"the packed tables hold {numbers.size} numbers, the tables of "
+                             f"{list(tables.variables)} need {sum(sizes)}")
+        ends = list(itertools.accumulate(sizes))
+        return {v: numbers[end - size:end] for v, size, end in zip(tables.variables, sizes, ends)}
 
     def set_description(self, variable: str, description: str | None) -> None:
         self._require(variable)
@@ -512,6 +632,76 @@ class Network:
             problems.append(f"... {len(bad) - 5} more rows of {self.family_text(variable)} "
                             "do not sum to 1")
         return problems
+
+
+class PackedTables(NamedTuple):
+    """The tables of several variables in one flat array: ``numbers`` holds the table of
+    ``variables[0]``, then that of ``variables[1]``, ..., each in row-major order (parent
+    configurations with the last parent fastest, the variable's states within each). A
+    reader hands over a whole file's numbers this way, with no array per table.
+
+    >>> net = Network.assemble("n", {"A": ["a", "b"], "B": ["x", "y"]}, {"B": ["A"]},
+    ...                        PackedTables(["A", "B"], [0.5, 0.5, 0.9, 0.1, 0.2, 0.8]))
+    >>> net.cpt_array("B").tolist()
+    [[0.9, 0.1], [0.2, 0.8]]
+    """
+
+    variables: Sequence[str]
+    numbers: np.ndarray | Sequence[float]
+
+
+def _set_all(tables: Mapping[str, object] | PackedTables, nodes: Mapping[str, dict]) -> bool:
+    """Put each table in its node's attributes (``nodes``: name → attribute dict) if all
+    are packed, or each is a numpy array with as many numbers as its variable's table
+    (reshaped as set_cpt does), and all are valid; False (and nothing set) otherwise.
+
+    Valid: P ≥ 0 and |Σ_x P(x | pa) − 1| ≤ ROW_SUM_TOLERANCE on every row, checked on one
+    array of all the tables with a few numpy calls, however many tables there are (row
+    sums by ``np.add.reduceat``): small networks are dominated by per-call costs.
+    """
+    packed = type(tables) is PackedTables
+    variables = tables.variables if packed else tables
+    shapes, cards = [], []
+    for variable in variables:
+        node = nodes.get(variable)
+        if node is None or node.get("kind"):
+            return False
+        card, parents = len(node["states"]), node["parents"]
+        shapes.append((*[len(nodes[p]["states"]) for p in parents], card) if parents
+                      else (card,))
+        cards.append(card)
+    if not shapes:
+        return True
+    sizes = list(map(math.prod, shapes))
+    try:
+        if packed:
+            flat = np.array(tables.numbers, dtype=float)
+            if flat.shape != (sum(sizes),) or len(set(variables)) != len(variables):
+                return False
+        else:
+            arrays = list(tables.values())
+            if any(type(a) is not np.ndarray for a in arrays) or [a.size for a in arrays] != sizes:
+                return False
+            flat = np.concatenate(arrays, axis=None, dtype=float)
+    except (TypeError, ValueError):  # numbers that are not real
+        return False
+    ends = list(itertools.accumulate(sizes))
+    starts = [0, *ends[:-1]]
+    smallest = np.minimum.reduceat(flat, starts).tolist()  # per table; NaN if one is NaN
+    if not all(map((0.0).__le__, smallest)):
+        return False
+    # where every row starts (one range when all rows are as wide, as in small networks)
+    rows = (range(0, ends[-1], cards[0]) if len(set(cards)) == 1
+            else itertools.chain.from_iterable(map(range, starts, ends, cards)))
+    sums = np.add.reduceat(flat, list(rows)).tolist()  # no NaN here; +inf fails the bound
+    if not (min(sums) >= 1.0 - ROW_SUM_TOLERANCE and max(sums) <= 1.0 + ROW_SUM_TOLERANCE):
+        return False
+    flat.setflags(write=False)
+    for variable, shape, start, end, low in zip(variables, shapes, starts, ends, smallest):
+        node = nodes[variable]
+        node["table"] = flat[start:end] if len(shape) == 1 else flat[start:end].reshape(shape)
+        node["positive"] = low > 0
+    return True
 
 
 def _worst_row_error(array: np.ndarray) -> float:

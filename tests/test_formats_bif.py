@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import doctest
 import gzip
+import os
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -62,6 +65,16 @@ def test_reads_every_shared_network_as_published(shared, name):
     # declaration order is the file's order
     text = gzip.open(shared / "networks" / f"{name}.bif.gz", "rt").read()
     assert list(net.variables) == re.findall(r"^variable (\S+) \{", text, re.M)
+
+
+@pytest.mark.parametrize("name", NETWORKS)
+def test_every_shared_network_is_read_by_the_fast_layer(shared, name):
+    """bnlearn's files are all in the common layout: one regular expression reads each
+    whole file (so none falls back to the token-level grammar)."""
+    text = gzip.open(shared / "networks" / f"{name}.bif.gz", "rt").read()
+    plain, _, _ = bif._grammar()
+    network_name, states, _, definitions = plain.parse_string(text)
+    assert network_name == "unknown" and len(states) == len(definitions)
 
 
 @pytest.mark.parametrize("name", NETWORKS)
@@ -152,6 +165,146 @@ probability ( C | A, B ) {
 """
     net = bif.read(text)
     assert net.cpt_array("C")[..., 0].tolist() == [[0.1, 0.2], [0.3, 0.4]]
+
+
+def test_the_common_layout_and_the_full_grammar_read_the_same_network():
+    """RAIN is read by the fast layer; quoting a name (or JavaBayes' spelling) sends the
+    same network through the token-level grammar."""
+    quoted = RAIN.replace("variable Wet {", 'variable "Wet" {')
+    javabayes = (RAIN.replace(", ", " ").replace("( Wet | Rain )", "( Wet Rain )")
+                 .replace("network rain", 'network "rain"'))
+    for text in (quoted, javabayes):
+        assert bif.read(text) == bif.read(RAIN)
+    assert bif.read(RAIN).cpt_array("Wet").tolist() == [[0.1, 0.2, 0.7], [0.6, 0.3, 0.1]]
+
+
+def test_two_parents_with_the_first_parent_fastest():
+    """bnlearn and pyAgrum list rows with the first parent fastest; each row must land on
+    its own configuration."""
+    text = """network n { }
+variable A { type discrete [ 2 ] { a0, a1 }; }
+variable B { type discrete [ 3 ] { b0, b1, b2 }; }
+variable C { type discrete [ 2 ] { c0, c1 }; }
+probability ( C | A, B ) {
+  (a0, b0) 0.0, 1.0;
+  (a1, b0) 0.1, 0.9;
+  (a0, b1) 0.2, 0.8;
+  (a1, b1) 0.3, 0.7;
+  (a0, b2) 0.4, 0.6;
+  (a1, b2) 0.5, 0.5;
+}
+probability ( A ) { table 0.5, 0.5; }
+probability ( B ) { table 0.2, 0.3, 0.5; }
+"""
+    net = bif.read(text)
+    assert net.cpt_array("C")[..., 0].tolist() == [[0.0, 0.2, 0.4], [0.1, 0.3, 0.5]]
+    assert net.parents("C") == ("A", "B") and net.variables == ("A", "B", "C")
+    assert not net.graph.nodes["C"]["positive"] and net.graph.nodes["A"]["positive"]
+
+
+PGMPY_STYLE = """network rain {
+}
+variable Rain {
+    type discrete [ 2 ] { yes, no };
+}
+variable Wet {
+    type discrete [ 3 ] { dry, damp, soaked };
+}
+probability ( Rain ) {
+    table 0.2, 0.8 ;
+}
+probability ( Wet | Rain ) {
+    ( yes ) 0.1, 0.2, 0.7;
+    ( no ) 0.6, 0.3, 0.1;
+
+}
+"""
+
+
+def test_row_keys_spaced_as_pgmpy_writes_them_are_read_by_the_fast_layer(monkeypatch):
+    monkeypatch.setattr(bif, "_slow_body", None)  # the token-level grammar is not needed
+    assert bif.read(PGMPY_STYLE) == bif.read(RAIN)
+    assert bif.read(PGMPY_STYLE.replace("( no )", "(no )")) == bif.read(RAIN)
+
+
+def test_a_table_line_for_a_child_with_parents_in_the_common_layout():
+    text = RAIN.replace("(yes) 0.1, 0.2, 0.7;\n  (no) 0.6, 0.3, 0.1;",
+                        "table 0.1, 0.6, 0.2, 0.3, 0.7, 0.1;")
+    assert bif.read(text) == bif.read(RAIN)
+
+
+def test_default_lines_are_read_by_the_fast_layer(monkeypatch):
+    monkeypatch.setattr(bif, "_slow_body", None)  # the token-level grammar is not needed
+    text = RAIN.replace("(no) 0.6, 0.3, 0.1;", "default 0.6, 0.3, 0.1;")
+    assert bif.read(text) == bif.read(RAIN)
+    text = """network n { }
+variable A { type discrete [ 2 ] { a0, a1 }; }
+variable B { type discrete [ 3 ] { b0, b1, b2 }; }
+variable C { type discrete [ 2 ] { c0, c1 }; }
+probability ( A ) { table 0.5, 0.5; }
+probability ( B ) { table 0.2, 0.3, 0.5; }
+probability ( C | A, B ) {
+  default 0.5, 0.5;
+  (a1, b2) 0.1, 0.9;
+  (a0, b1) 0.3, 0.7;
+}
+"""
+    assert bif.read(text).cpt_array("C")[..., 0].tolist() == [[0.5, 0.3, 0.5], [0.5, 0.5, 0.1]]
+
+
+def test_pyagrum_header_a_quoted_name_and_a_comment():
+    text = RAIN.replace("network rain {\n}",
+                        'network "anonymousBN" {\n// written by aGrUM 3.3.1\n}')
+    expected = bif.read(RAIN)
+    expected.name = "anonymousBN"
+    assert bif.read(text) == expected
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_windows_and_old_mac_line_ends_read_as_newlines(tmp_path, newline):
+    path = tmp_path / "rain.bif"
+    path.write_bytes(RAIN.replace("\n", newline).encode())
+    assert bbn.load(path) == bif.read(RAIN)
+    path.write_bytes(RAIN.replace("0.2, 0.7", "0.2, 0.7x").replace("\n", newline).encode())
+    with pytest.raises(bbn.ParseError, match=re.escape(f"{path}:13:19: malformed number")):
+        bbn.load(path)
+
+
+def test_a_file_larger_than_one_read(tmp_path):
+    net = bbn.Network("wide")
+    for i in range(700):  # about 100 KB of BIF: more than one 64 KiB read
+        net.add_variable(f"V{i}", ["low", "medium", "high"], description="x" * 40,
+                         parents=[f"V{i - 1}"] if i else [],
+                         table=np.full((3, 3) if i else 3, 1 / 3))
+    path = tmp_path / "wide.bif"
+    bbn.save(net, path)
+    assert path.stat().st_size > 1 << 16
+    assert bbn.load(path) == net
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
+def test_a_pipe_is_read_to_its_end():
+    """A pipe hands its text over in pieces: each short read is not the end."""
+    text = RAIN.encode()
+    reading, writing = os.pipe()
+
+    def write_slowly():
+        with os.fdopen(writing, "wb") as pipe:
+            for i in range(0, len(text), 7):
+                pipe.write(text[i:i + 7])
+                pipe.flush()
+
+    writer = threading.Thread(target=write_slowly)
+    writer.start()
+    try:
+        assert bbn.load(f"/dev/fd/{reading}", format="bif") == bif.read(RAIN)
+    finally:
+        writer.join()
+        os.close(reading)
+
+
+def test_module_examples():
+    assert doctest.testmod(bif).failed == 0
 
 
 def test_properties_in_probability_blocks_are_ignored():

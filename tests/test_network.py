@@ -10,6 +10,7 @@ from example_networks import TF, chair_network, monty_hall_network
 
 import bbn
 from bbn import Factor, ModelError, Network
+from bbn.network import PackedTables
 
 
 def _family(net: Network, child: str = "B") -> None:
@@ -321,3 +322,121 @@ def test_structure_only_network_refuses_inference():
     with pytest.raises(ModelError, match="'X' has no table"):
         net.posterior(["X"])
     assert isinstance(ModelError("x"), bbn.BBNError)
+
+
+# ------------------------------------------------------------- bulk building
+def _parts(net: Network) -> tuple[dict, dict, dict, dict]:
+    """(states, parents, tables, descriptions) of a network, for Network.assemble."""
+    return ({v: net.states(v) for v in net.variables},
+            {v: net.parents(v) for v in net.variables if net.parents(v)},
+            {v: np.array(net.cpt_array(v)) for v in net.variables if net.has_cpt(v)},
+            {v: net.description(v) for v in net.variables if net.description(v) is not None})
+
+
+@pytest.mark.parametrize("make", [chair_network, monty_hall_network])
+def test_assemble_builds_what_one_variable_at_a_time_builds(make):
+    net = make()
+    states, parents, tables, descriptions = _parts(net)
+    packed = PackedTables(list(tables), np.concatenate([t.ravel() for t in tables.values()]))
+    lists = {v: t.tolist() for v, t in tables.items()}
+    for given in (tables, packed, lists):
+        built = Network.assemble(net.name, states, parents, given, descriptions)
+        assert built == net
+        assert sorted(built.graph.edges) == sorted(net.graph.edges)
+        for v in net.variables:
+            node, expected = built.graph.nodes[v], net.graph.nodes[v]
+            assert node["positive"] == expected["positive"]  # Monty's King has zeros
+            assert node["table"].shape == expected["table"].shape
+            assert not node["table"].flags.writeable
+    built = Network.assemble(net.name, states, parents, tables, descriptions)
+    for table in tables.values():  # the arrays given were copied, not kept
+        table[...] = 0.0
+    packed.numbers[...] = 0.0
+    assert built == net
+    assert Network.assemble(net.name, states, parents, _parts(net)[2], descriptions) == net
+
+
+def test_assemble_with_parents_declared_later_and_structure_only():
+    net = Network.assemble("later", {"Y": TF, "X": TF, "Z": ["a", "b", "c"]},
+                           {"Y": ["X"], "X": ["Z"]},
+                           {"Y": np.array([[0.25, 0.75], [1.0, 0.0]])})
+    assert net.variables == ("Y", "X", "Z")
+    assert net.topological_order() == ["Z", "X", "Y"]
+    assert net.parents("X") == ("Z",) and not net.has_cpt("X")
+    assert net.cpt_array("Y").tolist() == [[0.25, 0.75], [1.0, 0.0]]
+    assert net.graph.nodes["Y"]["positive"] is False and not net.is_complete
+
+
+def _one_at_a_time_error(build) -> str:
+    with pytest.raises(ModelError) as caught:
+        build()
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("states, parents, tables, descriptions", [
+    ({"X": ["T", "F", "T"]}, {}, {}, {}),                             # a state twice
+    ({"X": []}, {}, {}, {}),                                          # no states
+    ({"X": ["T", ""]}, {}, {}, {}),                                   # an empty state
+    ({"": TF}, {}, {}, {}),                                           # an empty name
+    ({"X": TF}, {"X": ["Y"]}, {}, {}),                                # an unknown parent
+    ({"X": TF, "Y": TF}, {"Y": ["X", "X"]}, {}, {}),                  # a parent twice
+    ({"X": TF}, {"W": ["X"]}, {}, {}),                                # an unknown child
+    ({"X": TF, "Y": TF}, {"Y": ["X"], "X": ["Y"]}, {}, {}),           # a cycle
+    ({"X": TF}, {"X": ["X"]}, {}, {}),                                # a self-loop
+    ({"X": TF}, {}, {"X": np.array([0.5, 0.6])}, {}),                 # a row sum
+    ({"X": TF}, {}, {"X": np.array([1.5, -0.5])}, {}),                # a negative entry
+    ({"X": TF}, {}, {"X": np.array([np.nan, 1.0])}, {}),              # not finite
+    ({"X": TF}, {}, {"X": np.array([np.inf, 0.0])}, {}),              # not finite
+    ({"X": TF}, {}, {"X": np.array([0.2, 0.3, 0.5])}, {}),            # the wrong size
+    ({"X": TF}, {}, {"X": ["a", "b"]}, {}),                           # not numeric
+    ({"X": TF}, {}, {"Y": np.array([0.5, 0.5])}, {}),                 # a table of nothing
+    ({"X": TF}, {}, {}, {"Y": "why"}),                                # a description too
+    ({"X": TF, "Y": TF}, {"Y": ["X"]},                                # the 2nd row of Y
+     {"X": np.array([0.5, 0.5]), "Y": np.array([[0.5, 0.5], [0.5, 0.4]])}, {}),
+])
+def test_assemble_raises_what_the_calls_one_at_a_time_raise(states, parents, tables,
+                                                            descriptions):
+    def one_at_a_time():
+        net = Network()
+        for v, names in states.items():
+            net.add_variable(v, names)
+        for v, given in parents.items():
+            net.set_parents(v, given)
+        for v, table in tables.items():
+            net.set_cpt(v, table)
+        for v, text in descriptions.items():
+            net.set_description(v, text)
+
+    expected = _one_at_a_time_error(one_at_a_time)
+    assert _one_at_a_time_error(
+        lambda: Network.assemble("n", states, parents, tables, descriptions)) == expected
+    arrays = [t for t in tables.values() if isinstance(t, np.ndarray)]
+    if arrays and len(arrays) == len(tables) and "needs shape" not in expected:
+        packed = PackedTables(list(tables), np.concatenate([t.ravel() for t in arrays]))
+        assert _one_at_a_time_error(
+            lambda: Network.assemble("n", states, parents, packed, descriptions)) == expected
+
+
+def test_packed_tables_that_do_not_add_up():
+    with pytest.raises(ModelError, match=r"hold 3 numbers, the tables of \['X', 'Y'\] need 4"):
+        Network.assemble("n", {"X": TF, "Y": TF}, {}, PackedTables(["X", "Y"], [0.5, 0.5, 1.0]))
+    with pytest.raises(ModelError, match="name a variable twice"):
+        Network.assemble("n", {"X": TF}, {}, PackedTables(["X", "X"], [0.5, 0.5, 0.5, 0.5]))
+
+
+def test_set_cpts_sets_several_tables_and_says_what_is_wrong(chair):
+    tables = {"B": B_TABLE[::-1].copy(), "A": np.array([[0.5, 0.5], [0.25, 0.75]]),
+              "C": [0.3, 0.7]}
+    chair.set_cpts(tables)
+    for v, table in tables.items():
+        np.testing.assert_array_equal(chair.cpt_array(v), table)
+    chair.set_cpts({"B": chair.cpt("B"), "W": {"T": [0.5, 0.5], "F": [0.2, 0.8]}})
+    assert chair.cpt_array("W").tolist() == [[0.5, 0.5], [0.2, 0.8]]
+    chair.set_cpts(PackedTables(["C", "S"], np.array([0.1, 0.9, 0.4, 0.6])))
+    assert chair.cpt_array("S").tolist() == [0.4, 0.6]
+    assert chair.query("P(C=T)") == pytest.approx(0.1)  # the inference cache was cleared
+    with pytest.raises(ModelError, match=r"P\(A \| B=F\) sums to 1.5"):
+        chair.set_cpts({"A": np.array([[0.5, 0.5], [0.5, 1.0]])})
+    with pytest.raises(ModelError, match="unknown variable 'Q'"):
+        chair.set_cpts({"Q": np.array([0.5, 0.5])})
+    assert chair.cpt_array("A").tolist() == [[0.5, 0.5], [0.25, 0.75]]  # as before

@@ -25,13 +25,21 @@ variable's description. A name is a bare word (any characters but whitespace and
 ``,;{}()[]|"``) or a double-quoted string. A probability block with an empty body gives the
 parents only (a structure-only model).
 
-Reading is built for speed. The grammar is pyparsing's, but each block is first tried as
-one regular expression (the common layout, a few calls per block instead of one per
-token), and the rows of a probability block are split with string methods and converted
-by numpy in one call — tens of thousands of rows through a token-level grammar take
-seconds. Whenever that fast path meets anything unusual (a syntax error, quoted names, a
-row for an unknown state, ...), the token-level grammar reads the block again: it accepts
-every valid variant and reports errors as ``file:line:col: expected ...``.
+Reading is built for speed, in layers that each hand what they do not know to the next:
+
+1. a whole file in the common layout (bare names; bodies of rows and ``default`` lines,
+   or one ``table`` line) is one pyparsing element: one regular expression ``findall``
+   over the blocks, keeping no positions; a body of rows is split by one regular
+   expression that knows the row's width; the numbers of all the tables are converted by
+   one numpy call, and the network is built and validated at once
+   (:meth:`Network.assemble` with :class:`~bbn.network.PackedTables`);
+2. a file in any other layout (quoted names, properties in a probability block, ...) is
+   read by the full pyparsing grammar, in which runs of common blocks are still one
+   regular expression each and only the rest goes token by token; its network is built
+   at once too;
+3. on any problem at all, the network is built one variable at a time from the blocks
+   read with positions, so the first problem is reported as ``file:line:col: ...`` where
+   it is.
 
 >>> net = read("network n { } variable A { type discrete [2] { yes, no }; } "
 ...            "probability ( A ) { table 0.25, 0.75; }", "<doc>")
@@ -54,29 +62,54 @@ import pyparsing as pp
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
 from bbn.formats._text import Located, error_at, expected, located
-from bbn.network import Network
+from bbn.network import Network, PackedTables
 
-_WORD = r'[^\s,;{}()\[\]|"]+'
-_QUOTED = r'"(?:[^"\\\n]|\\.)*"'
+# Possessive quantifiers (*+, ++, ?+) never give back what they matched: names, numbers and
+# separators cannot overlap, so no match needs it, and matching is a quarter faster.
+_WORD = r'[^\s,;{}()\[\]|"]++'
+_QUOTED = r'"(?:[^"\\\n]|\\.)*+"'
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_PROPERTY = rf'property\b(?:{_QUOTED}|[^;"])*;'
-_SEPARATOR = r"(?:\s*,\s*|\s+)"
+_PROPERTY = rf'property\b(?:{_QUOTED}|[^;"])*+;'
+_LOOSE_NUMBER = r"[-+.0-9eE]++"
+_SEPARATOR = r"(?:\s*+,\s*+|\s++)"
+_WORDS = rf"{_WORD}(?:{_SEPARATOR}{_WORD})*+"
+_LOOSE_NUMBERS = rf"{_LOOSE_NUMBER}(?:{_SEPARATOR}{_LOOSE_NUMBER})*+"
 
 _NAME = re.compile(rf"{_QUOTED}|{_WORD}")
-_WORD_LIST = re.compile(rf"\s*(?:{_WORD}(?:{_SEPARATOR}{_WORD})*)?\s*")
-_PARENT_LIST = re.compile(rf"\s*(?:[|,]\s*)?(?:{_WORD}(?:{_SEPARATOR}{_WORD})*)?\s*")
-# the common layout of a block, read in one match by _PlainBlocks
-_FAST_VARIABLE = (rf"variable\s+(?P<name>{_WORD})\s*\{{\s*type\s+discrete\s*\[\s*(?P<count>\d+)"
-                  rf"\s*\]\s*\{{(?P<states>[^{{}}\"]*)\}}\s*;(?P<properties>(?:\s*{_PROPERTY})*)"
-                  r"\s*\}")
-_FAST_PROBABILITY = (rf"probability\s*\(\s*(?P<child>{_WORD})(?P<parents>[^(){{}}\"]*)\)\s*"
-                     r"\{(?P<body>[^{}\"]*)\}")
-_FAST_BLOCK = re.compile(rf"\s*(?:{_FAST_VARIABLE}|{_FAST_PROBABILITY})")
-_NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s,]")
+_BARE = re.compile(_WORD)
+_BARE_LIST = re.compile(_WORDS)
+# the common layout of a block, read in one match
+_FAST_VARIABLE = (rf"variable\s++(?P<name>{_WORD})\s*+\{{\s*+type\s++discrete\s*+\[\s*+"
+                  rf"(?P<count>\d++)\s*+\]\s*+\{{\s*+(?P<states>(?:{_WORDS})?+)\s*+\}}\s*+;"
+                  rf"(?P<properties>(?:\s*+{_PROPERTY})*+)\s*+\}}")
+_TABLE_LINE = rf"\s*+table\s++(?P<table>{_LOOSE_NUMBERS})\s*+;\s*+"
+_TABLE_BODY = re.compile(_TABLE_LINE)
+_DEFAULT_LINE = re.compile(rf"(?<![^;\s])default\s++({_LOOSE_NUMBERS})\s*+;")
+_FAST_PROBABILITY = (rf"probability\s*+\(\s*+(?P<child>{_WORD})\s*+(?:[|,]\s*+)?+"
+                     rf"(?P<parents>(?:{_WORDS})?+)\s*+\)\s*+"
+                     rf"\{{(?P<body>{_TABLE_LINE}|[^{{}}\"]*+)\}}")
+# ... or the first character of anything else (group "other"; to the end in _PLAIN_FILE)
+_FAST_BLOCK = re.compile(rf"\s*+(?:{_FAST_VARIABLE}|{_FAST_PROBABILITY}|(?P<other>\S))")
+_PLAIN_FILE = re.compile(rf"\s*+(?:{_FAST_VARIABLE}|{_FAST_PROBABILITY}|(?P<other>\S[\s\S]*))")
+_FAST_HEADER = re.compile(rf"\s*+(?:network\s++(?P<name>{_QUOTED}|{_WORD})\s*+\{{"
+                          rf"(?:\s*+{_PROPERTY})*+\s*+\}})?")
 _COMMENT = re.compile(rf"{_QUOTED}|//[^\n]*|/\*(?:.*?\*/|.*)", re.S)
 _DESCRIPTION = re.compile(rf"property\s+description\s*=\s*({_QUOTED})\s*;")
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _UNESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
+
+
+@functools.cache
+def _rows(card: int) -> re.Pattern:
+    """One row ``(key) x1, ..., x_card;`` with exactly ``card`` numbers; splitting a body
+    by it leaves only whitespace between the rows when the body is rows and nothing else.
+
+    The key is checked against the parent states afterwards (_plain_numbers). A number here
+    is any run of ``[-+.0-9eE]`` (faster to match than _NUMBER): within those characters,
+    numpy's conversion accepts exactly what _NUMBER does, and refuses the rest.
+    """
+    numbers = rf"{_LOOSE_NUMBER}(?:{_SEPARATOR}{_LOOSE_NUMBER}){{{card - 1}}}+"
+    return re.compile(rf"\(([^()]*+)\)\s*+({numbers})\s*+;")
 
 
 def _name(text: str, loc: int) -> Located:
@@ -90,28 +123,30 @@ def _unquote(text: str) -> str:
 
 
 class _Variable(NamedTuple):
-    name: Located
+    name: str             # Located when read with positions (below, in _plain_blocks)
     count: int
-    states: list[str]
+    states: tuple[str, ...]
     description: str | None
 
 
 class _Probability(NamedTuple):
-    child: Located
-    parents: list[Located]
-    offset: int  # where the body starts in the text
+    child: str            # names are Located when read with positions
+    parents: list[str]
+    offset: int           # where the body starts in the text (0 without positions)
     body: str
+    table: str | None = None  # the numbers when the body is one 'table' line
 
 
 class _Body(NamedTuple):
-    """The entries of a probability body: number tokens per row, and (slow path only) where
-    each row, the table and the default line start."""
+    """The entries of a probability body read by the token-level grammar: per row its
+    parent states (located) and number tokens, the table and default lines, and where each
+    starts: {"rows": [offsets], "table": offset, "default": offset}."""
 
-    keys: list            # per row: its parent states, as text (fast) or names (slow)
+    keys: list[list[Located]]
     rows: list[list[str]]
     table: list[str] | None
     default: list[str] | None
-    where: dict | None    # {"rows": [offsets], "table": offset, "default": offset}
+    where: dict
 
 
 class _Family:
@@ -125,7 +160,7 @@ class _Family:
 
 
 class _Retry(Exception):
-    """The fast path met something unusual: read the block with the full grammar."""
+    """The fast path met something unusual: the next, slower layer reads it."""
 
 
 def _description(properties: str) -> str | None:
@@ -134,10 +169,69 @@ def _description(properties: str) -> str | None:
     return _unquote(found[-1]) if found else None
 
 
+def _plain_blocks(text: str, loc: int) -> tuple[int, list]:
+    """The variable and probability blocks in the common layout from ``loc`` on, one regular
+    expression per block, up to the first block in any other layout (or the end); names
+    remember their offsets, for error messages."""
+    blocks = []
+    for m in _FAST_BLOCK.finditer(text, loc):
+        name, count, states, properties, child, parents, body, table, other = m.groups()
+        if other is not None:
+            return m.start(), blocks
+        if name is not None:
+            blocks.append(_Variable(located(name, m.start(1)), int(count),
+                                    tuple(states.replace(",", " ").split()),
+                                    _description(properties)))
+        else:
+            start = m.start(6)
+            blocks.append(_Probability(
+                located(child, m.start(5)),
+                [located(n.group(), start + n.start()) for n in _NAME.finditer(parents)],
+                m.start(7), body, table))
+    return len(text), blocks
+
+
+class _PlainFile(pp.Token):
+    """A whole file in the common layout, read by one ``findall`` and without positions
+    (offsets are 0), as the network's name and _declarations; anything else (another
+    layout, a count of states that is wrong, a name declared twice) is for the full
+    grammar."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.set_name("a file in the common layout")
+        self.mayReturnEmpty = False
+        self.mayIndexError = False
+        self.leave_whitespace()  # the expression skips it
+
+    def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
+        header = _FAST_HEADER.match(instring, loc)
+        declared, descriptions, definitions = {}, {}, {}
+        # up to the trailing whitespace, which findall would try at every position
+        for (name, count, states, properties, child, parents, body, table,
+             _other) in _PLAIN_FILE.findall(instring, header.end(), len(instring.rstrip())):
+            if name:
+                states = tuple(states.replace(",", " ").split())
+                if int(count) != len(states) or name in declared:
+                    break
+                declared[name] = states
+                if properties and (description := _description(properties)) is not None:
+                    descriptions[name] = description
+            elif child and child not in definitions:
+                # tuple.__new__ makes the named tuple without its Python-level constructor
+                definitions[child] = tuple.__new__(_Probability, (
+                    child, parents.replace(",", " ").split(), 0, body, table or None))
+            else:
+                break
+        else:
+            return len(instring), [_unquote(header["name"] or "network"), declared,
+                                   descriptions, definitions]
+        raise pp.ParseException(instring, loc, self.errmsg, self)
+
+
 class _PlainBlocks(pp.Token):
-    """A run of variable and probability blocks in the common layout, one regular
-    expression per block; it stops at the first block in any other layout (quoted names,
-    a syntax error, ...), which the token-level grammar then reads."""
+    """A run of blocks in the common layout (with positions) inside the full grammar; it
+    stops at the first block in any other layout, which the token-level rules read."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -146,23 +240,7 @@ class _PlainBlocks(pp.Token):
         self.mayIndexError = False
 
     def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
-        blocks = []
-        while (m := _FAST_BLOCK.match(instring, loc)) is not None:
-            if m["name"] is not None:
-                if not _WORD_LIST.fullmatch(m["states"]):
-                    break
-                blocks.append(_Variable(located(m["name"], m.start("name")), int(m["count"]),
-                                        _NAME.findall(m["states"]),
-                                        _description(m["properties"])))
-            else:
-                if not _PARENT_LIST.fullmatch(m["parents"]):
-                    break
-                start = m.start("parents")
-                blocks.append(_Probability(
-                    located(m["child"], m.start("child")),
-                    [located(n.group(), start + n.start()) for n in _NAME.finditer(m["parents"])],
-                    m.start("body"), m["body"]))
-            loc = m.end()
+        loc, blocks = _plain_blocks(instring, loc)
         if not blocks:
             raise pp.ParseException(instring, loc, self.errmsg, self)
         return loc, blocks
@@ -170,8 +248,9 @@ class _PlainBlocks(pp.Token):
 
 # ------------------------------------------------------------------ grammar
 @functools.cache
-def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
-    """(the whole file, the entries of one probability body), built on first use."""
+def _grammar() -> tuple[pp.ParserElement, pp.ParserElement, pp.ParserElement]:
+    """(a file in the common layout, any file with positions, the entries of one
+    probability body), built on first use."""
     LBRACE, RBRACE, LPAR, RPAR, LBRACK, RBRACK, SEMI, COMMA, BAR = map(pp.Suppress,
                                                                        "{}()[];,|")
     name = pp.Regex(f"{_QUOTED}|{_WORD}").set_name("a name")
@@ -185,13 +264,15 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
             what = "no 'type discrete [n] { ... };'" if not types else "two type declarations"
             raise pp.ParseFatalException(s, t[1].loc, f"variable {str(t[1])!r} has {what}")
         _, _, count, states = types[0]
-        return _Variable(t[1], int(count), list(states),
+        return _Variable(t[1], int(count), tuple(states),
                          _description(" ".join(d for d in t[2] if isinstance(d, str))))
 
     def probability(s: str, loc: int, t: pp.ParseResults) -> _Probability:
-        return _Probability(t[1], list(t[2]), t[3][0], t[3][1])
+        line = _TABLE_BODY.fullmatch(t[3][1])
+        return _Probability(t[1], list(t[2]), t[3][0], t[3][1], line and line["table"])
 
-    network = pp.Keyword("network") - name("name") - LBRACE - pp.ZeroOrMore(prop) - RBRACE
+    network = (pp.Keyword("network") - name - LBRACE - pp.ZeroOrMore(prop)
+               - RBRACE).set_parse_action(lambda t: str(t[1]))
     type_decl = pp.Group(pp.Keyword("type") - pp.Keyword("discrete") - LBRACK
                          - pp.Regex(r"\d+").set_name("the number of states") - RBRACK
                          - LBRACE - names - RBRACE - SEMI)
@@ -203,9 +284,11 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
     probability_block = (pp.Keyword("probability") - LPAR - name - pp.Optional(BAR | COMMA)
                          - names - RPAR - LBRACE - body - RBRACE).set_parse_action(probability)
     end = pp.StringEnd().set_name("'variable', 'probability' or the end of the file")
-    grammar = (pp.Group(pp.Optional(network))
+    grammar = (pp.Optional(network, default="network")
                + pp.ZeroOrMore(_PlainBlocks() | variable_block | probability_block) + end)
     grammar.parse_with_tabs()
+    plain = _PlainFile()
+    plain.parse_with_tabs()
 
     number = pp.Regex(r"[^\s,;(){}]+").set_name("a number")
 
@@ -225,7 +308,7 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
         "'property ...;'")
     entries = pp.ZeroOrMore(entry) + pp.StringEnd().set_name("a row or '}'")
     entries.parse_with_tabs()
-    return grammar, entries
+    return plain, grammar, entries
 
 
 # ------------------------------------------------------------------- reading
@@ -233,17 +316,102 @@ def read(text: str, source: str = "<string>") -> Network:
     """Parse a BIF document into a :class:`Network`; errors name ``source:line:col``."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
-    text = _blank_comments(text, source)
-    grammar, _ = _grammar()
+    if "/" in text:
+        text = _blank_comments(text, source)
+    plain, grammar, _ = _grammar()
     try:
-        header, *blocks = grammar.parse_string(text, parse_all=True)
+        # each grammar reads to the end of the text itself: parse_all would only add work
+        return _assemble(*plain.parse_string(text), text, source, bare=True)
+    except (pp.ParseException, _Retry, BBNError):
+        pass
+    # Another layout, or a problem: read again keeping every position
+    try:
+        name, *blocks = grammar.parse_string(text)
     except pp.ParseBaseException as error:
         raise error_at(text, source, error.loc, expected(error)) from None
-    net = Network(str(header["name"]) if "name" in header else "network")
+    try:
+        return _assemble(name, *_declarations(blocks), text, source, bare='"' not in text)
+    except (_Retry, BBNError):
+        # build one variable at a time, so that the first problem is reported where it is
+        return _build(name, blocks, text, source)
 
-    def fail(loc: int, message: str):
-        raise error_at(text, source, loc, message)
 
+def _declarations(blocks: list) -> tuple[dict, dict, dict]:
+    """({variable: its states}, {variable: its description}, {child: its probability
+    block}) in file order; _Retry if a count of states is wrong or a name is declared
+    twice."""
+    states, descriptions, definitions = {}, {}, {}
+    for block in blocks:
+        if type(block) is _Variable:
+            if block.count != len(block.states) or block.name in states:
+                raise _Retry
+            states[block.name] = block.states
+            if block.description is not None:
+                descriptions[block.name] = block.description
+        elif block.child in definitions:
+            raise _Retry
+        else:
+            definitions[block.child] = block
+    return states, descriptions, definitions
+
+
+def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, text: str,
+              source: str, bare: bool) -> Network:
+    """The network of a file with no problem, built at once; _Retry or an error on any
+    problem (which :func:`_build` then reports with its position). ``bare``: every name
+    is a bare word (none was quoted), so a row key "a, b" can only mean states a and b."""
+    parents = {}
+    row_keys = None
+    texts, order, unusual = [], [], []  # the plain blocks' numbers are converted at once
+    for child, p in definitions.items():
+        given = p.parents
+        try:
+            card = len(states[child])
+            if not given:
+                if p.table is not None and len(p.table.replace(",", " ").split()) == card:
+                    texts.append(p.table)  # a root's table line: the common case
+                    order.append(child)
+                    continue
+                configurations, keys = 1, _ROOT_KEYS
+            elif bare and len(given) == 1:  # the keys are the parent's states
+                keys = states[given[0]]
+                configurations = len(keys)
+            else:
+                row_keys = row_keys or _RowKeys(bare)
+                configurations, keys = row_keys[tuple(map(states.__getitem__, given))]
+        except KeyError:  # an unknown variable
+            raise _Retry from None
+        if given:
+            parents[child] = given
+        try:
+            numbers = _plain_numbers(p, card, configurations, keys)
+        except _Retry:
+            unusual.append(p)
+            continue
+        if numbers is not None:
+            texts.append(numbers)
+            order.append(child)
+    try:
+        values = np.array(" ".join(texts).replace(",", " ").split(), dtype=float)
+    except ValueError:  # a malformed number
+        raise _Retry from None
+    if unusual:  # the token-level grammar reads these bodies, given the structure
+        structure = Network.assemble(name, states, parents)
+        tables = [values]
+        for p in unusual:
+            table = _table(structure, p.child, _slow_body(text, source, p),
+                           _failing(text, source), p.offset)
+            if table is not None:
+                order.append(p.child)
+                tables.append(table.reshape(-1))
+        values = np.concatenate(tables)
+    return Network.assemble(name, states, parents, PackedTables(order, values), descriptions)
+
+
+def _build(name: str, blocks: list, text: str, source: str) -> Network:
+    """The network one variable at a time; the first problem raises a located error."""
+    net = Network(name)
+    fail = _failing(text, source)
     for v in blocks:
         if isinstance(v, _Variable):
             if v.count != len(v.states):
@@ -264,15 +432,14 @@ def read(text: str, source: str = "<string>") -> Network:
                 fail(p.child.loc, f"a second probability block for {str(p.child)!r} (the "
                                   f"first is on line {first})")
             definitions[p.child] = p
+    states = {v: net.states(v) for v in net.variables}
+    row_keys = _RowKeys(bare=False)
     for p in _parents_first(definitions):
         try:
             net.set_parents(p.child, p.parents)
         except BBNError as error:
             fail(p.child.loc, str(error))
-        try:
-            table = _table(net, p.child, _fast_body(p.body), fail)
-        except _Retry:
-            table = _table(net, p.child, _slow_body(text, source, p), fail)
+        table = _block_table(net, p, states, row_keys, text, source)
         if table is not None:
             try:
                 net.set_cpt(p.child, table)
@@ -310,40 +477,128 @@ def _blank_comments(text: str, source: str) -> str:
     return _COMMENT.sub(blank, text)
 
 
-def _fast_body(body: str) -> _Body:
-    """Split a body in the plain layout with string methods; _Retry on anything else."""
-    if '"' in body or "property" in body:
-        raise _Retry
-    *pieces, rest = body.split(";")
-    if rest.strip():
-        raise _Retry
-    keys, rows, numbers, table, default = [], [], [], None, None
-    for piece in pieces:
-        piece = piece.strip()
-        if piece[:1] == "(":
-            close = piece.find(")")
-            if close < 0:
-                raise _Retry
-            keys.append(piece[1:close])
-            text = piece[close + 1:]
-            rows.append(text.split(",") if "," in text else text.split())
-        elif piece[:5] == "table" and piece[5:6].isspace() and table is None:
-            text = piece[6:]
-            table = text.split(",") if "," in text else text.split()
-        elif piece[:7] == "default" and piece[7:8].isspace() and default is None:
-            text = piece[8:]
-            default = text.split(",") if "," in text else text.split()
-        else:
+def _failing(text: str, source: str):
+    """fail(offset, message): raise the located error."""
+    def fail(loc: int, message: str):
+        raise error_at(text, source, loc, message)
+
+    return fail
+
+
+def _block_table(net: Network, p: _Probability, states: dict, row_keys: _RowKeys, text: str,
+                 source: str) -> np.ndarray | None:
+    """The table of a probability block (None if its body is empty); located errors."""
+    parent_states = tuple(map(states.__getitem__, p.parents))
+    card = len(states[p.child])
+    try:
+        numbers = _plain_numbers(p, card, *row_keys[parent_states])
+        return None if numbers is None else _numbers(numbers).reshape(
+            *map(len, parent_states), card)
+    except _Retry:
+        return _table(net, p.child, _slow_body(text, source, p), _failing(text, source),
+                      p.child.loc)
+
+
+def _plain_numbers(p: _Probability, card: int, configurations: int,
+                   keys: tuple[str, ...] | None) -> str | None:
+    """The numbers of a body in the common layout — rows keyed by bare words, once each in
+    any order, and a ``default`` line for the configurations not listed; or one ``table``
+    line — as text in the table's order (parent configurations in row-major order, the
+    last parent fastest; the child's states within each); None for an empty body; _Retry
+    on anything else.
+
+    ``configurations`` and ``keys`` describe the parents (see _RowKeys; ``keys`` is None
+    when the states are not all bare words).
+    """
+    if p.table is not None:
+        tokens = p.table.replace(",", " ").split()
+        if len(tokens) != card * configurations:
             raise _Retry
-        numbers.append(text)
-    if _NOT_A_NUMBER.search(" ".join(numbers)):
+        if configurations == 1:
+            return p.table
+        # JavaBayes order, the child slowest: configuration c's numbers are tokens[c::n]
+        return " ".join(itertools.chain.from_iterable(
+            tokens[c::configurations] for c in range(configurations)))
+    body, default = p.body, None
+    if "default" in body:  # a line for the configurations not listed
+        line = _DEFAULT_LINE.search(body)
+        if line is None or len(line[1].replace(",", " ").split()) != card:
+            raise _Retry
+        body, default = body[:line.start()] + body[line.end():], line[1]
+    # [text before row 1, its key, its numbers, text before row 2, ..., text after the rows]
+    parts = _rows(card).split(body)
+    found, numbers = parts[1::3], parts[2::3]
+    if (keys is None or "".join(parts[0::3]).strip() or len(found) > configurations
+            or len(found) < configurations and default is None):
+        if found or default or body.strip():
+            raise _Retry
+        return None
+    if keys != tuple(found):  # rows in another order, spaced otherwise, or a default
+        numbers = _ordered(found, numbers, keys, default)
+    return " ".join(numbers)
+
+
+def _ordered(found: list[str], numbers: list[str], keys: tuple[str, ...],
+             default: str | None) -> list[str]:
+    """The rows' numbers in the order of ``keys`` (``default`` for the keys not found).
+    Keys spaced otherwise ("( a,b )", as pgmpy writes them) are respelled "a, b"; _Retry
+    unless each key is bare words naming one configuration, once."""
+    rows = dict(zip(found, numbers))
+    if len(rows) == len(found):
+        ordered = list(map(rows.pop, keys, itertools.repeat(default)))
+        if not rows and None not in ordered:
+            return ordered
+    rows = {}
+    for key, row in zip(found, numbers):
+        key = key.strip()
+        if not _BARE_LIST.fullmatch(key):
+            raise _Retry
+        rows[", ".join(key.replace(",", " ").split())] = row
+    if len(rows) != len(found):  # a configuration given twice
         raise _Retry
-    return _Body(keys, rows, table, default, None)
+    ordered = list(map(rows.pop, keys, itertools.repeat(default)))
+    if rows or None in ordered:  # a key that is not a configuration, or one missing
+        raise _Retry
+    return ordered
+
+
+_ROOT_KEYS = ("",)  # the one row key of a variable without parents
+
+
+class _RowKeys(dict):
+    """Per tuple of parent state lists, (their number of configurations, the row keys
+    "a, b" of the configurations in order, the last parent fastest), made on first use.
+    Rows are found by their keys as spelled, so only when every state is a bare word
+    (``bare``, or checked): then "a, b" cannot mean anything else."""
+
+    def __init__(self, bare: bool):
+        self.bare = bare
+        self[()] = (1, _ROOT_KEYS)
+
+    def __missing__(self, parent_states: tuple[tuple[str, ...], ...]):
+        if not (self.bare or all(_BARE.fullmatch(s) for states in parent_states
+                                 for s in states)):
+            found = math.prod(map(len, parent_states)), None
+        elif len(parent_states) == 1:
+            found = len(parent_states[0]), parent_states[0]
+        else:
+            keys = tuple(map(", ".join, itertools.product(*parent_states)))
+            found = len(keys), keys
+        self[parent_states] = found
+        return found
+
+
+def _numbers(text: str) -> np.ndarray:
+    """Numbers separated by commas, whitespace or both; _Retry if one is malformed."""
+    try:
+        return np.array(text.replace(",", " ").split(), dtype=float)
+    except ValueError:
+        raise _Retry from None
 
 
 def _slow_body(text: str, source: str, p: _Probability) -> _Body:
     """Parse a body with the token-level grammar, which says exactly what is wrong."""
-    _, grammar = _grammar()
+    _, _, grammar = _grammar()
     try:
         entries = grammar.parse_string(p.body, parse_all=True)
     except pp.ParseBaseException as error:
@@ -365,16 +620,12 @@ def _slow_body(text: str, source: str, p: _Probability) -> _Body:
     return _Body(keys, rows, table, default, where)
 
 
-def _table(net: Network, child: str, body: _Body, fail) -> np.ndarray | None:
-    """The table a body gives, shape (|P1|, ..., |Pk|, |child|); None if the body is empty.
-
-    On a problem: _Retry for the fast path (which has no positions), else a ParseError.
-    """
+def _table(net: Network, child: str, body: _Body, fail, at: int) -> np.ndarray | None:
+    """The table a body read by the token-level grammar gives, shape (|P1|, ..., |Pk|,
+    |child|); None if the body is empty. A problem raises a located error (``fail``); one
+    about the whole block points at offset ``at``."""
     def problem(where: str, index: int | None, message: str):
-        if body.where is None:
-            raise _Retry
-        loc = body.where[where] if index is None else body.where[where][index]
-        fail(loc, message)
+        fail(body.where[where] if index is None else body.where[where][index], message)
 
     card = net.cardinality(child)
     parents = net.parents(child)
@@ -388,7 +639,7 @@ def _table(net: Network, child: str, body: _Body, fail) -> np.ndarray | None:
         if len(body.table) != card * configurations:
             problem("table", None, f"the 'table' of {family} has {len(body.table)} numbers, "
                                    f"expected {card * configurations}")
-        values = _floats(body.table, lambda: problem("table", None, "a malformed number"))
+        values = np.array(body.table, dtype=float)
         # JavaBayes order: the child varies slowest
         return values.reshape(card, configurations).T.reshape(*shape, card)
     if not body.keys and body.default is None:
@@ -396,13 +647,10 @@ def _table(net: Network, child: str, body: _Body, fail) -> np.ndarray | None:
     for i, row in enumerate(body.rows):
         if len(row) != card:
             problem("rows", i, f"this row of {family} has {len(row)} numbers, expected {card}")
-    values = _floats(list(itertools.chain.from_iterable(body.rows)),
-                     lambda: problem("rows", 0, "a malformed number"))
+    values = np.array(list(itertools.chain.from_iterable(body.rows)), dtype=float)
     index = _row_index(net, child, body, problem, fail)
     result = np.empty((configurations, card))
     result[index] = values.reshape(len(body.rows), card)
-    if len(index) == configurations == len(set(index)):  # every row once: the common case
-        return result.reshape(*shape, card)
     filled = np.zeros(configurations, dtype=bool)
     filled[index] = True
     if np.count_nonzero(filled) != len(index):
@@ -417,41 +665,20 @@ def _table(net: Network, child: str, body: _Body, fail) -> np.ndarray | None:
             missing = np.unravel_index(int(np.argmin(filled)), shape)
             count = configurations - np.count_nonzero(filled)
             others = f" and {count - 1} other configuration(s)" if count > 1 else ""
-            fail(child.loc, f"no row for "
-                            f"{net.configuration_text(child, tuple(int(i) for i in missing))}"
-                            f"{others}, and no 'default' row")
+            fail(at, f"no row for "
+                     f"{net.configuration_text(child, tuple(int(i) for i in missing))}"
+                     f"{others}, and no 'default' row")
         if len(body.default) != card:
             problem("default", None, f"the 'default' row of {family} has {len(body.default)} "
                                      f"numbers, expected {card}")
-        result[~filled] = _floats(body.default, lambda: problem("default", None,
-                                                                "a malformed number"))
+        result[~filled] = np.array(body.default, dtype=float)
     return result.reshape(*shape, card)
-
-
-def _floats(tokens: list[str], on_error) -> np.ndarray:
-    try:
-        return np.array(tokens, dtype=float)
-    except ValueError:
-        on_error()
-        raise
 
 
 def _row_index(net: Network, child: str, body: _Body, problem, fail) -> list[int]:
     """The flat configuration index (last parent fastest) of each row's parent states."""
     parents = net.parents(child)
     index = []
-    if body.where is None:
-        # Keys are looked up as spelled "a, b"; other spacing is respelled first.
-        lookup = {", ".join(combo): i for i, combo in
-                  enumerate(itertools.product(*(net.states(p) for p in parents)))}
-        for key in body.keys:
-            position = lookup.get(key.strip())
-            if position is None:
-                position = lookup.get(", ".join(key.replace(",", " ").split()))
-                if position is None:
-                    raise _Retry
-            index.append(position)
-        return index
     for i, key in enumerate(body.keys):
         if len(key) != len(parents):
             problem("rows", i, f"this row of {_Family(net, child)} names {len(key)} "
@@ -462,7 +689,7 @@ def _row_index(net: Network, child: str, body: _Body, problem, fail) -> list[int
             choices = net.states(parent)
             if state not in choices:
                 fail(state.loc, f"parent {parent!r} has no state {str(state)!r}"
-                                           f"{suggest(state, choices)}")
+                                f"{suggest(state, choices)}")
             position = position * len(choices) + choices.index(state)
         index.append(position)
     return index
