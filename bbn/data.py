@@ -178,7 +178,7 @@ def encode_column(values: pd.Series, states: Sequence[str], *, unknown: str = "e
     return codes
 
 
-def _column_objects(states: Sequence[str], values: pd.Series, head: int = 4096) -> list:
+def _column_objects(states: Sequence[str], values: pd.Series, head: int = 1024) -> list:
     """``states``, each replaced by the column's own string object of that text if the
     first ``head`` cells hold one.
 
