@@ -216,6 +216,9 @@ def evidence_cases(name: str, k: int, count: int) -> list[tuple[str, dict[str, s
     rows = samples(name, 1000)
     rng = np.random.default_rng(stable_seed(name, k, count))
     variables = model(name).variables
+    if k + 1 > len(variables):
+        raise ValueError(f"{name} has {len(variables)} variables: no room for a query "
+                         f"variable and {k} evidence variables")
     cases = []
     for _ in range(count):
         row = rows.iloc[int(rng.integers(len(rows)))]
