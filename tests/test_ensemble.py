@@ -457,3 +457,15 @@ def test_ensembles_do_not_import_scikit_learn():
 
 def test_docstring_examples():
     assert doctest.testmod(ensemble).failed == 0
+
+
+def test_nested_parameters_and_their_errors():
+    boosting = bbn.Boosting(n_estimators=2)
+    boosting.set_params(estimator__estimator="laplace", estimator__alpha=2.0)
+    assert boosting.get_params()["estimator__alpha"] == 2.0
+    assert repr(boosting) == "Boosting(estimator=NaiveBayes(estimator='laplace', alpha=2.0), " \
+                             "n_estimators=2)"
+    with pytest.raises(ValueError, match="'alpha__x' for NaiveBayes: alpha has no parameters"):
+        bbn.NaiveBayes().set_params(alpha__x=1)
+    with pytest.raises(ValueError, match="'n_estimator' for Bagging.*did you mean 'n_estimators'"):
+        bbn.Bagging().set_params(n_estimator=3)

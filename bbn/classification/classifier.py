@@ -28,13 +28,13 @@ vectorised over rows and features.
 from __future__ import annotations
 
 import functools
-import inspect
 import warnings
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
+from bbn.classification.base import Classifier, check_labels, class_codes
 from bbn.classification.decisions import check_rule, decide, expected_risk, loss_matrix
 from bbn.classification.text import (
     TOKEN_PATTERN,
@@ -119,7 +119,7 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     return frame[name]
 
 
-class NaiveBayes:
+class NaiveBayes(Classifier):
     """A naive Bayes classifier whose model is an ordinary bbn network (``network``).
 
     scikit-learn compatible (``fit``, ``predict``, ``predict_proba``,
@@ -153,7 +153,7 @@ class NaiveBayes:
         ``WORD_PATTERN`` for words only, as scikit-learn's ``r"\b\\w+\b"``).
     """
 
-    _estimator_type = "classifier"
+    _one_d_input = True  # one text per row
 
     def __init__(self, features=None, estimator: str = "mle", m: float = 1.0, prior=None,
                  alpha: float = 1.0, ess: float = 1.0, states=None, class_prior=None,
@@ -177,38 +177,6 @@ class NaiveBayes:
         self.class_variable = class_variable
         self.token_pattern = token_pattern
 
-    # ------------------------------------------------- scikit-learn protocol
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params) -> NaiveBayes:
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"invalid parameter {name!r} for NaiveBayes"
-                                 f"{suggest(name, valid)}")
-            setattr(self, name, value)
-        return self
-
-    def __sklearn_tags__(self):
-        # Only scikit-learn calls this, so importing it here adds no runtime dependency.
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
-
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(),
-                    input_tags=InputTags(categorical=True, string=True, allow_nan=True,
-                                         sparse=True, one_d_array=True))
-
-    def __repr__(self) -> str:
-        defaults = inspect.signature(type(self).__init__).parameters
-        shown = [f"{k}={v!r}" for k, v in self.get_params().items()
-                 if not _same(v, defaults[k].default)]
-        return "NaiveBayes(" + ", ".join(shown) + ")"
-
     # -------------------------------------------------------------- fitting
     def fit(self, X, y, sample_weight=None) -> NaiveBayes:
         """Learn P(class) and P(feature | class) for every feature from rows X, labels y.
@@ -226,9 +194,9 @@ class NaiveBayes:
         if self.unseen not in ("error", "ignore"):
             raise DataError(f"unseen must be 'error' or 'ignore', got {self.unseen!r}")
         inputs = _Inputs.of(X)
-        labels = _labels(y, inputs.n_rows)
+        labels = check_labels(y, inputs.n_rows)
         weights = check_sample_weight(sample_weight, inputs.n_rows)
-        self.classes_, y_codes = _classes(labels)
+        self.classes_, y_codes = class_codes(labels)
         class_states = [state_texts(c)[0] for c in self.classes_]
         if len(set(class_states)) != len(class_states):
             raise DataError(f"class labels {list(self.classes_)} do not have distinct names")
@@ -488,7 +456,7 @@ class NaiveBayes:
 
     def score(self, X, y) -> float:
         """The accuracy: the fraction of rows whose prediction equals y."""
-        return float(np.mean(self.predict(X) == _labels(y, None)))
+        return float(np.mean(self.predict(X) == check_labels(y, None)))
 
 
 #: Key of the bag-of-words node in ``nodes_`` (no column can be named this).
@@ -568,33 +536,11 @@ class _Inputs:
         return self.frame.index[row] if self.frame is not None else row
 
 
-def _classes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted distinct labels (as ``np.unique`` gives them) and each row's index among
-    them, by hashing: sorting thousands of string labels costs more than the whole fit."""
-    codes, uniques = pd.factorize(labels)
-    order = np.argsort(uniques, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    classes = np.asarray(uniques)[order]
-    return (classes if labels.dtype == object else classes.astype(labels.dtype)), rank[codes]
-
-
 @functools.lru_cache(maxsize=8)
 def _generated_names(n_columns: int) -> list[str]:
     """``x0, x1, ...``: the names of unnamed columns (cached: a word-count matrix has
     thousands, named again at every predict). Callers must not modify the list."""
     return [f"x{j}" for j in range(n_columns)]
-
-
-def _labels(y, n_rows: int | None) -> np.ndarray:
-    labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
-    if labels.ndim != 1:
-        raise DataError(f"y must be one label per row, got shape {labels.shape}")
-    if n_rows is not None and len(labels) != n_rows:
-        raise DataError(f"X has {n_rows} rows but y has {len(labels)} labels")
-    if n_rows is not None and pd.isna(labels).any():
-        raise DataError(f"y has a missing label in row {int(np.flatnonzero(pd.isna(labels))[0])}")
-    return labels
 
 
 def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray | None:
@@ -703,16 +649,6 @@ def _nodes(columns: Mapping[str, list[str]], class_name: str) -> dict[str, str]:
     if counts and WORD in nodes:
         raise DataError(f"a column is named {WORD!r}, the name of the word-count node")
     return nodes
-
-
-def _same(value, default) -> bool:
-    """Whether a parameter still has its default (for the repr; arrays never do)."""
-    if value is default:
-        return True
-    try:
-        return bool(type(value) is type(default) and value == default)
-    except (TypeError, ValueError):
-        return False
 
 
 def _log_rows(table: np.ndarray) -> np.ndarray:

@@ -35,66 +35,19 @@ import inspect
 import numpy as np
 import pandas as pd
 
-from bbn.classification.classifier import (
-    NaiveBayes,
-    _classes,
-    _labels,
-    _same,
-    check_sample_weight,
-)
-from bbn.errors import DataError, suggest
+from bbn.classification.base import Classifier, check_labels, class_codes
+from bbn.classification.classifier import NaiveBayes, check_sample_weight
+from bbn.errors import DataError
 
 
-class _Ensemble:
+class _Ensemble(Classifier):
     """What boosting and bagging share: parameters (scikit-learn's protocol), cloning the
     base classifier, and the weighted vote."""
 
-    _estimator_type = "classifier"
-
-    # ------------------------------------------------- scikit-learn protocol
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-
-    def get_params(self, deep: bool = True) -> dict:
-        params = {name: getattr(self, name) for name in self._param_names()}
-        if deep and hasattr(self.estimator, "get_params"):
-            params.update({f"estimator__{k}": v
-                           for k, v in self.estimator.get_params(deep=True).items()})
-        return params
-
-    def set_params(self, **params):
-        """Set parameters; ``estimator__name=value`` sets one of the base classifier's."""
-        valid, nested = self._param_names(), {}
-        for key, value in params.items():
-            name, _, inner = key.partition("__")
-            if name not in valid or inner and name != "estimator":
-                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}"
-                                 f"{suggest(name, valid)}")
-            if inner:
-                nested[inner] = value
-            else:
-                setattr(self, name, value)
-        if nested:
-            if self.estimator is None:  # the default base classifier, made explicit
-                self.estimator = NaiveBayes()
-            self.estimator.set_params(**nested)
-        return self
-
-    def __sklearn_tags__(self):
-        # Only scikit-learn calls this, so importing it here adds no runtime dependency.
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
-
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(),
-                    input_tags=InputTags(categorical=True, string=True, allow_nan=True,
-                                         sparse=True))
-
-    def __repr__(self) -> str:
-        defaults = inspect.signature(type(self).__init__).parameters
-        shown = [f"{k}={v!r}" for k, v in self.get_params(deep=False).items()
-                 if not _same(v, defaults[k].default)]
-        return f"{type(self).__name__}(" + ", ".join(shown) + ")"
+    def _nested(self, name: str):
+        if name == "estimator" and self.estimator is None:  # the default, made explicit
+            self.estimator = NaiveBayes()
+        return super()._nested(name)
 
     # -------------------------------------------------------------- members
     def _check_n_estimators(self) -> int:
@@ -116,8 +69,8 @@ class _Ensemble:
 
     def _targets(self, X, y) -> tuple[np.ndarray, np.ndarray]:
         """The labels of y (checked against X's rows) and their codes; sets ``classes_``."""
-        labels = _labels(y, X.shape[0] if hasattr(X, "shape") else len(X))
-        self.classes_, codes = _classes(labels)
+        labels = check_labels(y, X.shape[0] if hasattr(X, "shape") else len(X))
+        self.classes_, codes = class_codes(labels)
         return labels, codes
 
     def _codes(self, predicted) -> np.ndarray:
@@ -150,7 +103,7 @@ class _Ensemble:
 
     def score(self, X, y) -> float:
         """The accuracy: the fraction of rows whose prediction equals y."""
-        return float(np.mean(self.predict(X) == _labels(y, None)))
+        return float(np.mean(self.predict(X) == check_labels(y, None)))
 
 
 class Boosting(_Ensemble):
