@@ -9,6 +9,7 @@ batched form must equal the one-case form row by row; impossible evidence must r
 
 from __future__ import annotations
 
+import doctest
 import json
 import math
 
@@ -22,8 +23,8 @@ from hypothesis import strategies as st
 from strategies import evidence_for, networks
 
 import bbn
+from bbn.inference import clique_tree, joint_table, posterior, posteriors, propagation, summing
 from bbn.inference import junction_tree as junction_tree_module
-from bbn.inference import posterior, posteriors
 from bbn.inference.junction_tree import junction_tree, posteriors_codes
 
 PROPERTY = settings(max_examples=150, deadline=None,
@@ -33,7 +34,7 @@ EXACT = 1e-12
 
 def _cliques_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Answer even tiny networks with cliques, not from their joint table."""
-    monkeypatch.setattr(junction_tree_module, "DENSE_UP_TO", 0)
+    monkeypatch.setattr(joint_table, "DENSE_UP_TO", 0)
 
 
 @pytest.fixture(params=["joint", "cliques"])
@@ -315,3 +316,8 @@ def test_a_call_while_another_holds_the_work_arrays_uses_its_own(monkeypatch):
     with tree.lock:  # as if another thread were propagating on this tree
         busy = posteriors(net, {"B": "T"})["A"].values
     np.testing.assert_array_equal(busy, expected)
+
+
+def test_the_modules_docstring_examples_run():
+    for module in (junction_tree_module, clique_tree, propagation, summing, joint_table):
+        assert doctest.testmod(module).failed == 0

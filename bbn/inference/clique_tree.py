@@ -1,0 +1,549 @@
+"""Compiling a tree of cliques for one set of observed variables.
+
+Eliminating all unobserved variables in the greedy order (see
+:mod:`bbn.inference.ordering`) creates one table per step over a *clique*
+C_v = {v} ∪ N(v); the maximal cliques, each joined to the clique of the first of its
+later neighbours to be eliminated, form a junction tree: every variable's cliques are
+connected, and the separator of an edge is S = C_child ∩ C_parent. Each table, sliced
+by the evidence, is multiplied into one clique that holds its free variables, giving
+potentials ψ_C with Π_C ψ_C = P(X, e).
+
+This module holds the compiled form (a :class:`JunctionTree` of :class:`Clique` objects,
+each network :class:`Table` with the :class:`Spread` that multiplies it into its clique)
+and how it is built: the elimination tree, the cliques' axis order, the orientation
+(rooted at evidence, so that only *dirty* cliques depend on it), the message and summing
+plans, and the evidence-free parts solved once. Propagation is in :mod:`bbn.inference.propagation`.
+
+>>> import bbn
+>>> net = bbn.Network("chain")
+>>> net.add_variable("A", ["a0", "a1"], table=[0.5, 0.5])
+>>> net.add_variable("B", ["b0", "b1"], parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
+>>> net.add_variable("C", ["c0", "c1"], parents=["B"], table=[[0.7, 0.3], [0.4, 0.6]])
+>>> parents, card, tables = _read(net)
+>>> tree = _compile_cliques(net, ["C"], parents, card, tables)
+>>> [sorted(c.variables) for c in tree.cliques]
+[['A', 'B']]
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bbn.inference.elimination import check_memory, relevant_variables
+from bbn.inference.ordering import eliminate, eliminate_greedily, greedy_order
+from bbn.inference.propagation import _distribute, _message, _operand, _times
+from bbn.inference.summing import LONG, Sum, _memo_sum
+from bbn.network import Network
+
+if TYPE_CHECKING:
+    from bbn.inference.joint_table import Joint
+
+#: Rows of a table that sum to 1 only within this are treated as not summing to 1.
+INEXACT_ROWS = 1e-12
+
+#: Placeholder for a table's values until its clique's axis order is known.
+_UNPLACED = np.empty(0)
+
+#: Total clique entries above which a second elimination order is searched for.
+SEARCH_AGAIN_ABOVE = 1_000_000
+
+
+@dataclass
+class Spread:
+    """Multiply an array over some of a clique's variables into the clique potential.
+
+    The operand (axes ``operand``, after any case axis) is transposed by ``perm`` into
+    the clique's order and reshaped to ``base``, which broadcasts against the clique
+    potential viewed with runs of covered / uncovered axes merged. When the last run is
+    short and not covered, numpy's loop would run along it only: the operand is then
+    first broadcast to ``expand`` over the last runs (a small copy), so that ``shape``
+    and the potential's view ``target`` end with one long run.
+    """
+
+    operand: tuple[int, ...]
+    perm: tuple[int, ...] | None
+    base: tuple[int, ...]
+    expand: tuple[int, ...] | None
+    shape: tuple[int, ...]
+    target: tuple[int, ...]
+    rank: int  # axes of the operand as given, after any case axis (1 for a flat message)
+
+
+@dataclass
+class Table:
+    """A network table as it enters a clique potential.
+
+    ``values`` is the table transposed to (observed axes in ``fixed`` order, free axes in
+    the clique's order), so indexing it with the evidence leaves the free axes.
+    """
+
+    variable: str
+    fixed: tuple[str, ...]
+    values: np.ndarray
+    spread: Spread | None = None
+
+
+@dataclass
+class Clique:
+    """A clique of the tree. Its axes are its own variables, then the separator with
+    its parent (S entries, last so that messages up and down are contiguous)."""
+
+    variables: tuple[str, ...]
+    shape: tuple[int, ...]
+    size: int  # entries: Π shape (laying the axes out only reorders them)
+    parent: int = -1
+    children: list[int] = field(default_factory=list)
+    separator: int = 1  # S, the entries of the separator with the parent
+    up: Sum | None = None  # clique → message to the parent (flat, separator order)
+    into_parent: Spread | None = None  # that message into the parent's potential
+    down: int = -1  # which of the parent's ``derived`` arrays is the separator
+    down_perm: tuple[int, ...] | None = None  # that separator into this clique's order
+    down_shape: tuple[int, ...] = ()  # the separator's shape in the parent's order
+    separator_shape: tuple[int, ...] = ()
+    tables: list[Table] = field(default_factory=list)  # sliced by evidence at each call
+    # The sums a belief goes through: (source, plan) with source −1 for the belief, else
+    # an earlier entry; each child's separator and each posterior is one of them.
+    derived: list[tuple[int, Sum]] = field(default_factory=list)
+    # (variable, its entry in ``derived``) and (variable, weight, sum of the weighted belief)
+    marginals: list[tuple[str, int]] = field(default_factory=list)
+    weighted: list[tuple[str, Table, Sum]] = field(default_factory=list)
+    dirty: bool = False  # some evidence table lies in this clique's subtree
+    # Evidence-free parts, computed at compile time (flat arrays):
+    static: np.ndarray | None = None  # ψ without evidence tables × messages of clean children
+    message: np.ndarray | None = None  # normalised message up (clean cliques)
+    divisor: np.ndarray | None = None  # the unnormalised message up, zeros replaced by 1
+
+
+@dataclass
+class JunctionTree:
+    """A compiled junction tree for one set of observed variables.
+
+    ``collect`` lists the dirty cliques children first; ``distribute`` lists every
+    clique of a component that holds evidence, parents first. Components without
+    evidence were solved at compile time: their posteriors are in ``fixed_marginals``.
+    """
+
+    observed: tuple[str, ...]
+    cliques: list[Clique]
+    constants: list[Table]  # tables whose variables are all observed
+    collect: list[int]
+    distribute: list[int]
+    fixed_marginals: dict[str, np.ndarray]
+    largest_table: int  # entries of the largest clique (read by check_memory)
+    width: int  # induced width: variables in the largest clique, minus one
+    total_entries: int  # entries of all cliques together
+    cached_bytes: int = 0  # held by the arrays kept for later calls
+    # Arrays reused by one-case calls, one call at a time (``lock``), so that the big
+    # potentials are not allocated — and faulted into memory — again at every call.
+    work: dict[int, np.ndarray] = field(default_factory=dict)  # per dirty clique
+    scratch: np.ndarray | None = None  # the belief of each clean clique in turn
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    joint: Joint | None = None  # set instead of cliques when the whole joint is small
+
+
+def _compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str, tuple[str, ...]],
+                     card: Mapping[str, int], tables: Mapping[str, np.ndarray]) -> JunctionTree:
+    """Triangulate, build the tree, place the tables and solve the evidence-free parts."""
+    observed_set = set(observed)
+    families = {v: parents[v] + (v,) for v in parents}
+    # The greedy order of the graph without evidence is computed once per network; on
+    # the hidden variables it never builds a larger clique than it did there. A fresh
+    # greedy order of the sliced graph is sometimes better, sometimes far worse (munin1:
+    # a 1e9-entry clique instead of 8e7), so it is tried too, and the cheaper kept, when
+    # the tree is big enough for propagation to outweigh a second search.
+    full = net._cache.get("junction order")
+    if full is None:
+        graph = _interaction_graph(families.values(), set())
+        # the sliced graph is the subgraph of the hidden variables
+        adjacency = {v: links - observed_set for v, links in graph.items()
+                     if v not in observed_set}
+        full = net._cache["junction order"] = eliminate_greedily(graph, card, list(graph))
+    else:
+        adjacency = _interaction_graph(families.values(), observed_set)
+    best = _tree_for([v for v in full if v not in observed_set], adjacency, card)
+    if observed_set and best[0] > SEARCH_AGAIN_ABOVE:
+        best = min(best, _tree_for(greedy_order(adjacency, card, list(adjacency)), adjacency,
+                                   card), key=lambda candidate: candidate[0])
+    _, position, members, edges, home = best
+    cliques = []
+    for m in members:
+        shape = tuple(map(card.__getitem__, m))
+        cliques.append(Clique(m, shape, math.prod(shape)))
+    tree = JunctionTree(observed=tuple(observed), cliques=cliques, constants=[], collect=[],
+                        distribute=[], fixed_marginals={},
+                        largest_table=max((c.size for c in cliques), default=1),
+                        width=max((len(c.variables) for c in cliques), default=1) - 1,
+                        total_entries=sum(c.size for c in cliques))
+    check_memory(tree)
+
+    # Tables of variables that are not ancestors of the evidence are barren for every
+    # query about an ancestor: variable elimination drops them, i.e. counts their rows as
+    # summing to 1. Files print 8 digits, so rows may sum to 1 ± 1e-7 only; such tables
+    # are row-normalised here, so that they sum out to 1 as they are assumed to.
+    ancestral = relevant_variables(parents, observed_set)
+    normalised = _normalised(net, tables)
+    static: list[list[Table]] = [[] for _ in cliques]
+    weights: dict[str, tuple[int, Table]] = {}
+    at = position.__getitem__
+    for v, family in families.items():
+        if observed_set.isdisjoint(family):
+            fixed, free = (), family
+        else:
+            fixed = tuple(filter(observed_set.__contains__, family))
+            free = tuple(u for u in family if u not in observed_set)
+            if not free:
+                values = tables[v].transpose([family.index(u) for u in fixed])
+                tree.constants.append(Table(v, fixed, values))
+                continue
+        c = home[min(free, key=at)]
+        (cliques[c].tables if fixed else static[c]).append(Table(v, fixed, _UNPLACED))
+        sums = normalised[v][1]
+        if sums is not None and v not in ancestral and len(free) > 1:
+            # For v's own posterior its raw rows do count: Σ_pa P(pa | e) raw(v | pa),
+            # the normalised row weighted back by its sum.
+            weights[v] = (c, Table(v, fixed, sums))
+    roots = _orient(cliques, edges)
+    memo: dict = {}
+    for clique in cliques:
+        _lay_out(clique, cliques, card, memo)
+    for clique in cliques:
+        if clique.parent >= 0:
+            _plan_messages(clique, cliques, card)
+    for c, clique in enumerate(cliques):
+        for table in clique.tables + static[c]:
+            v = table.variable
+            values = tables[v] if v in ancestral else normalised[v][0]
+            table.values, table.spread = _place(values, families[v], table.fixed, clique, card)
+    for c, table in weights.values():
+        table.values, table.spread = _place(table.values, families[table.variable][:-1],
+                                            table.fixed, cliques[c], card)
+    # Each posterior is read from the smallest set holding it: a clique, or a separator
+    # that its clique sums out for a child anyway.
+    cheapest: dict[str, tuple[int, int]] = {}
+    for i, clique in enumerate(cliques):
+        costs = dict.fromkeys(clique.variables, clique.size)
+        for k in clique.children:
+            child = cliques[k]
+            for u in _separator(child):
+                if child.separator < costs[u]:
+                    costs[u] = child.separator
+        for v, cost in costs.items():
+            known = cheapest.get(v)
+            if known is None or cost < known[0]:
+                cheapest[v] = (cost, i)
+    marginals: list[list[str]] = [[] for _ in cliques]
+    for v, (_, c) in cheapest.items():
+        if v in weights:
+            c, table = weights[v]
+            plan = _memo_sum(memo, cliques[c].shape,
+                             {i for i, u in enumerate(cliques[c].variables) if u != v})
+            cliques[c].weighted.append((v, table, plan))
+        else:
+            marginals[c].append(v)
+    for c, clique in enumerate(cliques):
+        _derive(clique, cliques, marginals[c], card, memo)
+
+    # Collect on everything no evidence reaches, once: those messages never change.
+    clean_order: list[int] = []
+    for root in roots:
+        component = _preorder(cliques, root)
+        if any(cliques[c].dirty for c in component):
+            tree.distribute += component
+            tree.collect += [c for c in reversed(component) if cliques[c].dirty]
+        else:
+            clean_order += component
+        for c in reversed(component):
+            clique = cliques[c]
+            factors = [(table.values, table.spread) for table in static[c]]
+            factors += [(cliques[k].message, cliques[k].into_parent) for k in clique.children
+                        if not cliques[k].dirty]
+            if factors:  # the first factor fills the array: no pass to write ones
+                values, spread = factors[0]
+                potential = np.empty(clique.size)
+                potential.reshape(spread.target)[...] = _operand(values, spread)
+                for values, spread in factors[1:]:
+                    potential = _times(potential, values, spread)
+            else:
+                potential = np.ones(clique.size)
+            clique.static = potential
+            if clique.parent >= 0 and not clique.dirty:
+                clique.message, clique.divisor = _message(clique, potential)
+    # Components without evidence are solved now: their posteriors are the priors.
+    tree.fixed_marginals = _distribute(tree, clean_order, {}, {}, {})
+    for c in clean_order:
+        cliques[c].static = None  # never read again
+    tree.work = {c: np.empty(cliques[c].size) for c in tree.collect}  # no pages touched yet
+    clean = [cliques[c].size for c in tree.distribute if not cliques[c].dirty]
+    tree.scratch = np.empty(max(clean)) if clean else None
+    tree.cached_bytes = (sum(c.static.nbytes for c in cliques if c.static is not None)
+                         + sum(a.nbytes for a in tree.work.values())
+                         + (tree.scratch.nbytes if tree.scratch is not None else 0))
+    return tree
+
+
+def _place(values: np.ndarray, axes: tuple[str, ...], fixed: tuple[str, ...], clique: Clique,
+           card: Mapping[str, int]) -> tuple[np.ndarray, Spread]:
+    """A table over ``axes`` transposed to (``fixed``, the rest in the clique's order),
+    and how its slices spread over the clique."""
+    free = [u for u in clique.variables if u in axes and u not in fixed]
+    order = list(map(axes.index, fixed + tuple(free)))
+    return np.ascontiguousarray(values.transpose(order)), _spread(clique, free, card)
+
+
+def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping[str, int]):
+    """(total clique entries, position, cliques, edges, home) for an elimination order."""
+    position = {v: i for i, v in enumerate(order)}
+    members, edges, home = _elimination_tree(adjacency, order, position)
+    return sum(math.prod(card[u] for u in m) for m in members), position, members, edges, home
+
+
+def _normalised(net: Network, tables: Mapping[str, np.ndarray]) -> dict:
+    """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``, cached.
+
+    The raw sums are kept where a row is off by more than INEXACT_ROWS; a table whose
+    rows all sum to exactly 1 is its own normalised form. Tables with the same number of
+    states are stacked and handled by a few numpy calls, not several per table (those
+    added up to a fifth of a first all-posteriors call on alarm).
+    """
+    found = net._cache.get("normalised tables")
+    if found is not None:
+        return found
+    found = {}
+    groups: dict[int, list[str]] = {}
+    for v, table in tables.items():
+        groups.setdefault(table.shape[-1], []).append(v)
+    for states, names in groups.items():
+        rows = np.concatenate([tables[v].reshape(-1, states) for v in names])
+        sums = np.add.reduce(rows, axis=1)
+        ends = np.cumsum([tables[v].size // states for v in names])
+        starts = np.concatenate(([0], ends[:-1]))
+        errors = np.maximum.reduceat(np.abs(sums - 1), starts).tolist()
+        scaled = rows / sums[:, None]
+        scaled.setflags(write=False)
+        for v, start, end, error in zip(names, starts.tolist(), ends.tolist(), errors):
+            table = tables[v]
+            if error == 0:
+                found[v] = (table, None)
+            else:
+                found[v] = (scaled[start:end].reshape(table.shape),
+                            sums[start:end].reshape(table.shape[:-1])
+                            if error > INEXACT_ROWS else None)
+    net._cache["normalised tables"] = found
+    return found
+
+
+def _read(net: Network) -> tuple[dict, dict, dict]:
+    """Parents, cardinality and table of every variable, in one pass over the nodes."""
+    parents, card, tables = {}, {}, {}
+    for v, data in net.graph.nodes(data=True):
+        table = data["table"]
+        if table is None or data.get("kind"):
+            net.cpt_array(v)  # a structure-only model fails here, naming the variable
+        parents[v] = data["parents"]
+        card[v] = len(data["states"])
+        tables[v] = table
+    return parents, card, tables
+
+
+def _interaction_graph(families, observed: set[str]) -> dict[str, set[str]]:
+    """Hidden variables, each linked to those it shares a table with after slicing."""
+    adjacency: dict[str, set[str]] = {}
+    for family in families:
+        free = family if observed.isdisjoint(family) else [u for u in family
+                                                            if u not in observed]
+        for u in free:
+            links = adjacency.get(u)
+            if links is None:
+                adjacency[u] = set(free)
+            else:
+                links.update(free)
+    for u, links in adjacency.items():
+        links.discard(u)
+    return adjacency
+
+
+def _elimination_tree(adjacency: Mapping[str, set[str]], order: list[str],
+                      position: Mapping[str, int]):
+    """Maximal elimination cliques, the tree edges between them, and each variable's home.
+
+    C_v = {v} ∪ N(v) when v is eliminated; its parent is the clique of the first of N(v)
+    to go. C_v is not maximal exactly when a child's N(w) equals it, and then it is
+    merged into that child. ``home[v]`` is the clique that holds C_v, hence every table
+    whose first-eliminated variable is v.
+    """
+    graph = {v: set(n) for v, n in adjacency.items()}
+    degree: dict[str, int] = {}  # |N(v)| when v is eliminated
+    children: dict[str, list[str]] = {v: [] for v in order}
+    up: dict[str, str] = {}
+    rep: dict[str, str] = {}
+    members: dict[str, tuple[str, ...]] = {}
+    at = position.__getitem__
+    for v in order:
+        n = eliminate(graph, v)
+        k = degree[v] = len(n)
+        host = next((rep[w] for w in children[v] if degree[w] == k + 1), None)
+        if host is None:
+            rep[v] = v
+            n.add(v)
+            members[v] = tuple(sorted(n, key=at))
+            n.discard(v)
+        else:
+            rep[v] = host
+        if n:
+            u = min(n, key=at)
+            children[u].append(v)
+            up[v] = u
+    index = {r: i for i, r in enumerate(members)}
+    edges = [(index[rep[v]], index[rep[u]]) for v, u in up.items() if rep[v] != rep[u]]
+    home = {v: index[rep[v]] for v in order}
+    return list(members.values()), edges, home
+
+
+def _orient(cliques: list[Clique], edges: list[tuple[int, int]]) -> list[int]:
+    """Root each component at a clique holding evidence; mark the dirty cliques.
+
+    Rooting at evidence keeps the cliques whose upward message depends on it (the
+    *dirty* ones) down to the subtree spanning the evidence tables.
+    """
+    links: list[list[int]] = [[] for _ in cliques]
+    for a, b in edges:
+        links[a].append(b)
+        links[b].append(a)
+    roots = []
+    seen = [False] * len(cliques)
+    for start in sorted(range(len(cliques)), key=lambda i: not cliques[i].tables):
+        if seen[start]:
+            continue
+        roots.append(start)
+        seen[start] = True
+        stack = [start]
+        while stack:
+            p = stack.pop()
+            for c in links[p]:
+                if not seen[c]:
+                    seen[c] = True
+                    cliques[c].parent = p
+                    cliques[p].children.append(c)
+                    stack.append(c)
+    for root in roots:
+        for c in reversed(_preorder(cliques, root)):
+            clique = cliques[c]
+            clique.dirty = bool(clique.tables) or any(cliques[k].dirty for k in clique.children)
+    return roots
+
+
+def _preorder(cliques: list[Clique], root: int) -> list[int]:
+    order = [root]
+    for c in order:  # grows while iterating: breadth first, parents before children
+        order.extend(cliques[c].children)
+    return order
+
+
+def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int],
+             memo: dict) -> None:
+    """Order a clique's axes: its own variables, then the separator with its parent,
+    each by elimination position (the order they come in); plan the sum that makes the
+    message up."""
+    if clique.parent < 0:
+        return
+    shared = set(cliques[clique.parent].variables)
+    own = [u for u in clique.variables if u not in shared]
+    separator = [u for u in clique.variables if u in shared]
+    clique.variables = tuple(own + separator)
+    clique.shape = tuple(map(card.__getitem__, clique.variables))
+    clique.separator_shape = clique.shape[len(own):]
+    clique.separator = math.prod(clique.separator_shape)
+    clique.up = _memo_sum(memo, clique.shape, set(range(len(own))))
+
+
+def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
+    """The parent side of the messages: needs the parent's final axis order."""
+    separator = _separator(clique)
+    spread = clique.into_parent = _spread(cliques[clique.parent], separator, card, flat=True)
+    # spread.perm puts the separator in the parent's order; the way down undoes it
+    if spread.perm is None:
+        clique.down_perm, clique.down_shape = None, clique.separator_shape
+    else:
+        clique.down_perm = tuple(sorted(range(len(spread.perm)), key=spread.perm.__getitem__))
+        clique.down_shape = tuple(clique.separator_shape[i] for i in spread.perm)
+
+
+def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
+            card: Mapping[str, int], memo: dict) -> None:
+    """Plan the sums of a clique's belief: each child's separator and each posterior
+    read here, each from the smallest set already summed that holds it (munin1: ten
+    children of an 8·10⁷-entry clique need four passes over it, not ten)."""
+    wanted = {}
+    for k in clique.children:
+        separator = set(_separator(cliques[k]))
+        wanted[k] = tuple(u for u in clique.variables if u in separator)
+    for v in marginals:
+        wanted[v] = (v,)
+    sized = sorted((-math.prod(map(card.__getitem__, t)), -len(t), t)
+                   for t in dict.fromkeys(wanted.values()))
+    index: dict[tuple[str, ...], int] = {}
+    summed: list[tuple[int, int, tuple[str, ...], set[str]]] = []  # size, entry, ...
+    for negative_size, _, target in sized:
+        members = set(target)
+        source, variables = -1, clique.variables
+        best = None
+        for size, entry, names, superset in summed:  # the smallest strict superset
+            if members < superset and (best is None or (size, entry) < best):
+                best, source, variables = (size, entry), entry, names
+        plan = _memo_sum(memo, tuple(map(card.__getitem__, variables)),
+                         {j for j, u in enumerate(variables) if u not in members})
+        index[target] = len(clique.derived)
+        summed.append((-negative_size, len(clique.derived), target, members))
+        clique.derived.append((source, plan))
+    for k in clique.children:
+        cliques[k].down = index[wanted[k]]
+    clique.marginals = [(v, index[(v,)]) for v in marginals]
+
+
+def _separator(clique: Clique) -> tuple[str, ...]:
+    """The variables a clique shares with its parent (its last axes)."""
+    return clique.variables[len(clique.variables) - len(clique.separator_shape):]
+
+
+def _spread(clique: Clique, operand: Sequence[str], card: Mapping[str, int],
+            flat: bool = False) -> Spread:
+    """How an array with axes ``operand`` (raveled when ``flat``) broadcasts into
+    ``clique``."""
+    covered = set(operand)
+    in_clique: list[str] = []
+    shape: list[int] = []
+    target: list[int] = []
+    previous = None
+    for u, n in zip(clique.variables, clique.shape):
+        inside = u in covered
+        if inside:
+            in_clique.append(u)
+        if inside is previous:
+            target[-1] *= n
+            if inside:
+                shape[-1] *= n
+        else:
+            target.append(n)
+            shape.append(n if inside else 1)
+            previous = inside
+    perm = tuple(map(operand.index, in_clique))
+    base, expand = tuple(shape), None
+    if len(target) > 1 and target[-1] < LONG <= clique.size:
+        tail, runs = 1, 0  # the last runs to make one run of at least LONG entries
+        while runs < len(target) and tail < LONG:
+            runs += 1
+            tail *= target[-runs]
+        copy = math.prod(shape[:len(shape) - runs]) * tail
+        if runs > 1 and copy * 8 <= clique.size:
+            expand = tuple(shape[:len(shape) - runs]) + tuple(target[len(target) - runs:])
+            shape = shape[:len(shape) - runs] + [tail]
+            target = target[:len(target) - runs] + [tail]
+    return Spread(tuple(map(card.__getitem__, operand)),
+                  None if perm == tuple(range(len(perm))) else perm,
+                  base, expand, tuple(shape), tuple(target), 1 if flat else len(operand))
