@@ -36,7 +36,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bbn.inference.elimination import check_memory, relevant_variables
-from bbn.inference.ordering import eliminate, eliminate_greedily, greedy_order
+from bbn.inference.ordering import (
+    eliminate,
+    eliminate_greedily,
+    greedy_order,
+    interaction_graph,
+)
 from bbn.inference.propagation import _distribute, _message, _operand, _times
 from bbn.inference.summing import LONG, Sum, _memo_sum
 from bbn.network import Network
@@ -159,13 +164,13 @@ def _compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str
     # the tree is big enough for propagation to outweigh a second search.
     full = net._cache.get("junction order")
     if full is None:
-        graph = _interaction_graph(families.values(), set())
+        graph = interaction_graph(families.values())
         # the sliced graph is the subgraph of the hidden variables
         adjacency = {v: links - observed_set for v, links in graph.items()
                      if v not in observed_set}
         full = net._cache["junction order"] = eliminate_greedily(graph, card, list(graph))
     else:
-        adjacency = _interaction_graph(families.values(), observed_set)
+        adjacency = interaction_graph(_hidden(families.values(), observed_set))
     best = _tree_for([v for v in full if v not in observed_set], adjacency, card)
     if observed_set and best[0] > SEARCH_AGAIN_ABOVE:
         best = min(best, _tree_for(greedy_order(adjacency, card, list(adjacency)), adjacency,
@@ -351,21 +356,11 @@ def _read(net: Network) -> tuple[dict, dict, dict]:
     return parents, card, tables
 
 
-def _interaction_graph(families, observed: set[str]) -> dict[str, set[str]]:
-    """Hidden variables, each linked to those it shares a table with after slicing."""
-    adjacency: dict[str, set[str]] = {}
+def _hidden(families, observed: set[str]):
+    """Each family's variables that are not observed (the sliced table's axes)."""
     for family in families:
-        free = family if observed.isdisjoint(family) else [u for u in family
-                                                            if u not in observed]
-        for u in free:
-            links = adjacency.get(u)
-            if links is None:
-                adjacency[u] = set(free)
-            else:
-                links.update(free)
-    for u, links in adjacency.items():
-        links.discard(u)
-    return adjacency
+        yield family if observed.isdisjoint(family) else [u for u in family
+                                                           if u not in observed]
 
 
 def _elimination_tree(adjacency: Mapping[str, set[str]], order: list[str],

@@ -25,7 +25,7 @@ from itertools import chain
 import numpy as np
 
 from bbn.errors import MemoryLimitError
-from bbn.inference.ordering import eliminate_greedily
+from bbn.inference.ordering import eliminate_greedily, interaction_graph
 
 
 class _CaseAxis:
@@ -148,19 +148,10 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
             (fixed if u in observed_set else free).append(u)
         axes = tuple(map(family.index, fixed + (free[1:] if batched else free)))
         sources.append((v, tuple(fixed), tuple(free), axes))
-    graph: dict = {v: set() for v in keep}  # the interaction graph of the sliced tables
+    kept: dict = {v: set() for v in keep}
     if batched:
-        graph[CASE] = set()
-    for source in sources:
-        free = source[2]
-        for u in free:
-            links = graph.get(u)
-            if links is None:
-                graph[u] = set(free)
-            else:
-                links.update(free)
-    for u, links in graph.items():
-        links.discard(u)
+        kept[CASE] = set()
+    graph = interaction_graph((source[2] for source in sources), kept)  # sliced tables
     if positive is not None:
         risky = [v for v in observed_set if not positive[v]]
         sources, graph = _drop_separated(sources, graph, targets, risky)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 #: With at most this many variables left to order, a scan finds the best score faster
 #: than a heap that collects an outdated entry at every update.
@@ -154,6 +154,30 @@ def eliminate_greedily(graph: dict[str, set[str]], cardinality: Mapping[str, int
             if heap is not None:
                 push(heap, entry)
     return order
+
+
+def interaction_graph(tables: Iterable[Sequence[str]],
+                      graph: dict[str, set[str]] | None = None) -> dict[str, set[str]]:
+    """Link every variable to the others it shares a table with: the interaction graph.
+
+    ``tables`` gives each table's variables; ``graph`` (extended in place and returned)
+    may already hold variables, such as queried ones that must stay even alone.
+
+    >>> graph = interaction_graph([("A", "B"), ("B", "C")])
+    >>> {v: sorted(links) for v, links in graph.items()}
+    {'A': ['B'], 'B': ['A', 'C'], 'C': ['B']}
+    """
+    graph = {} if graph is None else graph
+    for variables in tables:
+        for u in variables:
+            links = graph.get(u)
+            if links is None:
+                graph[u] = set(variables)
+            else:
+                links.update(variables)
+    for u, links in graph.items():
+        links.discard(u)
+    return graph
 
 
 def eliminate(graph: dict[str, set[str]], variable: str) -> set[str]:
