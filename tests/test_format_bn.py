@@ -406,3 +406,18 @@ def test_at_most_twenty_mistakes_are_listed():
         bn.read(text)
     assert len(caught.value.errors) == 20
     assert str(caught.value).endswith("... and 5 more problem(s)")
+
+
+def test_a_problem_the_network_finds_is_reported_in_the_phase_that_meets_it():
+    # the network is built at once; on a problem it is built again phase by phase, and
+    # the first phase with mistakes is the last one run
+    text = ("variable A { T, F }\nvariable B { T, F }\n"
+            "P(A | B) { T: 0.5, 0.5; F: 0.2, 0.8 }\nP(B | A) { T: 0.5, 0.6; F: 0.2, 0.8 }\n")
+    with pytest.raises(bbn.ParseError) as caught:
+        bn.read(text + 'variable "" { x }\n', "c.bn")
+    assert (caught.value.line, caught.value.column, caught.value.message) == (
+        5, 10, "a variable needs a non-empty name")
+    with pytest.raises(bbn.ParseError) as caught:
+        bn.read(text, "c.bn")
+    assert (caught.value.line, caught.value.column, caught.value.message) == (
+        4, 1, "making ['A'] the parents of 'B' would create the cycle B -> A -> B")

@@ -451,3 +451,29 @@ def test_no_format_writes_a_gaussian_variable(fmt, tmp_path):
     with pytest.raises(bbn.FormatError):
         bbn.save(net, target)
     assert not target.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("module, text, source, changes, message", [
+    (uai, UAI, "e.uai", [("0.6 0.4", "0.75 0.5"), ("0.35 0.65", "0.35 O.65")],
+     "e.uai:12:1: table 1: P(X1 | X0=0) sums to 1.25, not 1 (tolerance 1e-06); pass "
+     "normalize=True to rescale rows"),
+    (uai, UAI, "e.uai", [("0.6 0.4", "0.75 0.5"), ("2 0 2\n", "2 0 1\n")],
+     "e.uai:7:1: tables 1 and 2 both end with X1; each variable needs exactly one table "
+     "(its child last)"),
+    (hugin, HUGIN, "rain.net", [("(Wet | Rain)", "(Wet | Rian)"),
+                                ("discrete node Wet", "utility Wet")],
+     "rain.net:13:1: utility 'Wet': decision, utility and function nodes (influence diagrams) "
+     "are not supported; bbn reads Bayesian networks of chance nodes"),
+    (xmlbif, XMLBIF, "rain.xml", [("0.6 0.3 0.1", "0.5 0.25 0.5"),
+                                  ("<FOR>Rain</FOR>", "<FOR>Wet</FOR>")],
+     "rain.xml:18:1: <DEFINITION> for 'Wet': P(Wet | Rain=no) sums to 1.25, not 1 (tolerance "
+     "1e-06); pass normalize=True to rescale rows"),
+])
+def test_of_two_problems_the_one_met_first_when_reading_in_order_is_reported(
+        module, text, source, changes, message):
+    # the network is built at once; a problem makes the reader build it again one
+    # variable at a time, in file order, so the problem reported is the one it meets first
+    for old, new in changes:
+        assert old in text
+        text = text.replace(old, new)
+    assert _error(module, text, source) == message

@@ -57,3 +57,9 @@ def located(text: str, offset: int) -> Located:
     name = Located(text)
     name.loc = offset
     return name
+
+
+class Retry(Exception):
+    """Raised by a reader's fast path (the whole network at once with
+    :meth:`~bbn.network.Network.assemble`) on anything unusual: the reader then builds the
+    network one variable at a time, which reports each problem where it is in the file."""

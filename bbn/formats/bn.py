@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 import pyparsing as pp
 
 from bbn.errors import ModelError, ParseError, ParseErrors, suggest
-from bbn.formats._text import error_at, name_from_source
+from bbn.formats._text import Retry, error_at, name_from_source
 from bbn.network import ROW_SUM_TOLERANCE, Network
 
 # ----------------------------------------------------------------- lexical pieces
@@ -292,6 +293,19 @@ def _grammar(context: dict) -> pp.ParserElement:
     return model
 
 
+_PER_THREAD = threading.local()
+
+
+def _parser() -> tuple[pp.ParserElement, dict]:
+    """The grammar and the context its error messages are filled from, built once per
+    thread: building takes longer than reading a small model, and parsing writes to the
+    context."""
+    if not hasattr(_PER_THREAD, "parser"):
+        context: dict = {}
+        _PER_THREAD.parser = (_grammar(context), context)
+    return _PER_THREAD.parser
+
+
 class _NumberBlock(pp.Token):
     """A comma-separated list of numbers, as one token (a table may hold 100 000 of them).
 
@@ -366,11 +380,15 @@ def read(text: str, source: str = "<string>") -> Network:
     ``chair``).
     """
     text = text.removeprefix("\ufeff")
-    context = {"var": None, "family": None}
+    grammar, context = _parser()
+    context.update(var=None, family=None)
     blanked = _blank_comments(text)
     try:
-        statements = list(_grammar(context).parse_string(blanked, parse_all=False))
-        return _Builder(text, source).build(statements)
+        statements = list(grammar.parse_string(blanked, parse_all=False))
+        try:
+            return _assemble(statements, _Builder(text, source))
+        except (Retry, ModelError):  # build step by step, collecting every mistake
+            return _Builder(text, source).build(statements)
     except pp.ParseBaseException as error:
         raise _syntax_error(error, text, blanked, source, context) from None
     except _Problem as problem:
@@ -416,6 +434,36 @@ def _syntax_error(error: pp.ParseBaseException, text: str, blanked: str, source:
 
 
 # ------------------------------------------------------------- building the network
+def _assemble(statements: list, builder: _Builder) -> Network:
+    """The network of a model with no mistake, built at once with Network.assemble; Retry
+    or ModelError on any mistake, which :meth:`_Builder.build` then reports where it is.
+    ``builder`` converts the tables (its reports are only a signal here)."""
+    names = [s.name.value for s in statements if type(s) is _NetworkName]
+    if len(names) > 1:
+        raise Retry
+    states, descriptions, parents, tables = {}, {}, {}, {}
+    for s in statements:
+        if type(s) is _Variable:
+            if s.name.value in states:
+                raise Retry
+            states[s.name.value] = [state.value for state in s.states]
+            if s.description is not None:
+                descriptions[s.name.value] = s.description.value
+        elif type(s) is _Table:
+            if s.variable.value in parents:
+                raise Retry
+            parents[s.variable.value] = [p.value for p in s.parents]
+            if s.numbers is not None or s.rows is not None:
+                tables[s.variable.value] = s
+    net = Network.assemble(names[0] if names else name_from_source(builder.source), states,
+                           parents, descriptions=descriptions)
+    arrays = {variable: builder.table_array(net, table) for variable, table in tables.items()}
+    if builder.problems:
+        raise Retry
+    net.set_cpts(arrays)
+    return net
+
+
 class _Problems(Exception):
     """The mistakes found by one phase of building the network."""
 

@@ -54,7 +54,7 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Located, error_at, expected, located, name_from_source
+from bbn.formats._text import Located, Retry, error_at, expected, located, name_from_source
 from bbn.network import Network
 
 _QUOTED = r'"(?:[^"\\\n]|\\.)*"'
@@ -234,6 +234,47 @@ def read(text: str, source: str = "<string>") -> Network:
     name = name_from_source(source)
     if blocks and blocks[0].kind == "net" and "name" in blocks[0].attributes:
         name = _scalar(blocks[0], "name", fail)
+    try:
+        return _assemble(name, blocks)
+    except (Retry, BBNError):  # one node at a time, to report the first problem where it is
+        return _build(name, blocks, fail)
+
+
+def _assemble(name: str, blocks: list[_Block]) -> Network:
+    """The network of a file with no problem, built at once with Network.assemble; Retry
+    or an error on any problem (which :func:`_build` then reports with its position)."""
+    states, descriptions, parents, tables = {}, {}, {}, {}
+    for b in blocks:
+        if b.kind == "net":
+            continue
+        v = b.head[0]
+        if b.kind == "potential":
+            if len(b.head) != 1 or v in parents:
+                raise Retry
+            parents[v] = b.given
+            data = b.attributes.get("data")
+            if data is not None:
+                tables[v] = data.values if isinstance(data, _Values) else np.array(
+                    _numbers(data, b.where["data"], _retry), dtype=float)
+            continue
+        found = b.attributes.get("states")
+        label = b.attributes.get("label")
+        if (b.kind not in ("node", "discrete node") or v in states
+                or not isinstance(found, list) or any(isinstance(s, list) for s in found)
+                or isinstance(label, (list, _Values))):
+            raise Retry
+        states[v] = found
+        if label is not None:
+            descriptions[v] = str(label)
+    return Network.assemble(name, states, parents, tables, descriptions)
+
+
+def _retry(loc: int, message: str):
+    raise Retry
+
+
+def _build(name: str, blocks: list[_Block], fail) -> Network:
+    """The network one node at a time; the first problem raises a located error."""
     net = Network(name)
     for b in blocks:
         if b.kind == "net" or b.kind == "potential":

@@ -41,7 +41,7 @@ import numpy as np
 
 from bbn.errors import BBNError, ParseError
 from bbn.formats import FormatError
-from bbn.formats._text import error_at, name_from_source
+from bbn.formats._text import Retry, error_at, name_from_source
 from bbn.network import Network
 
 # "c" lines (the UAI 2016 specification) and "#" to the end of a line (pyAgrum's files)
@@ -123,7 +123,40 @@ def read(text: str, source: str = "<string>") -> Network:
         size = tokens.integer(f"the size of table {t}'s scope", 1, n)
         scopes.append([tokens.integer(f"a variable of table {t}", 0, n - 1)
                        for _ in range(size)])
-    net = Network(name_from_source(source))
+    tables_at = tokens.next
+    try:
+        net = _assemble(name_from_source(source), tokens, cards, scopes)
+    except (Retry, BBNError):  # one table at a time, to report the first problem where it is
+        tokens.next = tables_at
+        net = _build(name_from_source(source), tokens, cards, scopes, starts)
+    if tokens.next < len(tokens.tokens):
+        raise tokens.error(tokens.next, "expected the end of the file after the last table")
+    return net
+
+
+def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]]) -> Network:
+    """The network of a file with no problem, built at once with Network.assemble; Retry
+    or an error on any problem, which :func:`_build` then reports where it is."""
+    if any(len(set(scope)) != len(scope) for scope in scopes):
+        raise Retry
+    children = [f"X{scope[-1]}" for scope in scopes]
+    tables = {}
+    for child, scope in zip(children, scopes):
+        expected = math.prod(cards[v] for v in scope)
+        tokens.integer("", expected, expected)
+        tables[child] = tokens.numbers(expected, "")
+    if len(tables) != len(scopes):  # two tables for one variable
+        raise Retry
+    return Network.assemble(name, {f"X{i}": [str(s) for s in range(card)]
+                                   for i, card in enumerate(cards)},
+                            {child: [f"X{p}" for p in scope[:-1]]
+                             for child, scope in zip(children, scopes)}, tables)
+
+
+def _build(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
+           starts: list[int]) -> Network:
+    """The network one table at a time; the first problem raises a located error."""
+    net = Network(name)
     for i, card in enumerate(cards):
         net.add_variable(f"X{i}", [str(s) for s in range(card)])
     owner: dict[int, int] = {}
@@ -150,8 +183,6 @@ def read(text: str, source: str = "<string>") -> Network:
             net.set_cpt(f"X{scope[-1]}", values)
         except BBNError as error:
             raise tokens.error(at, f"table {t}: {error}", found=False) from None
-    if tokens.next < len(tokens.tokens):
-        raise tokens.error(tokens.next, "expected the end of the file after the last table")
     return net
 
 

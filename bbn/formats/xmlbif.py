@@ -44,8 +44,8 @@ import numpy as np
 
 from bbn.errors import BBNError, ParseError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import error_at
-from bbn.network import Network
+from bbn.formats._text import Retry, error_at
+from bbn.network import Network, PackedTables
 
 _DESCRIPTION = re.compile(r"\s*description\s*=\s*(.*?)\s*", re.S)
 _NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
@@ -68,7 +68,58 @@ def read(text: str, source: str = "<string>") -> Network:
 
     if network is None:
         fail(root, f"<{root.tag}>: expected <BIF> holding a <NETWORK> element")
-    net = Network(_text(network, "NAME", default="network"))
+    name = _text(network, "NAME", default="network")
+    try:
+        return _assemble(name, network)
+    except (Retry, BBNError):  # one element at a time, to report the first problem where it is
+        return _build(name, network, fail)
+
+
+def _assemble(name: str, network: ET.Element) -> Network:
+    """The network of a document with no problem, built at once with Network.assemble (all
+    tables converted by one numpy call); Retry or an error on any problem, which
+    :func:`_build` then reports at its element."""
+    states, descriptions = {}, {}
+    for element in network.findall("VARIABLE"):
+        name_of = _text(element, "NAME")
+        if not name_of or element.get("TYPE", "nature") != "nature" or name_of in states:
+            raise Retry
+        states[name_of] = [(o.text or "").strip() for o in element.findall("OUTCOME")]
+        found = [m[1] for p in element.findall("PROPERTY")
+                 if (m := _DESCRIPTION.fullmatch(p.text or ""))]
+        if found:
+            descriptions[name_of] = found[-1]
+    parents, order, texts = {}, [], []
+    for element in network.findall("DEFINITION") + network.findall("PROBABILITY"):
+        child = _text(element, "FOR")
+        if not child or child in parents:
+            raise Retry
+        parents[child] = given = [(g.text or "").strip() for g in element.findall("GIVEN")]
+        tables = element.findall("TABLE")
+        if not tables:
+            continue
+        text = tables[0].text or ""
+        try:
+            expected = math.prod(len(states[v]) for v in (*given, child))
+        except KeyError:  # an unknown variable
+            raise Retry from None
+        if len(tables) > 1 or len(text.split()) != expected:
+            raise Retry
+        order.append(child)
+        texts.append(text)
+    text = " ".join(texts)
+    if _NOT_A_NUMBER.search(text):
+        raise Retry
+    try:
+        numbers = np.array(text.split(), dtype=float)
+    except ValueError:  # a malformed number
+        raise Retry from None
+    return Network.assemble(name, states, parents, PackedTables(order, numbers), descriptions)
+
+
+def _build(name: str, network: ET.Element, fail) -> Network:
+    """The network one element at a time; the first problem raises a located error."""
+    net = Network(name)
     for i, element in enumerate(network.findall("VARIABLE"), 1):
         name = _text(element, "NAME")
         where = f"<VARIABLE> {name!r}" if name else f"<VARIABLE> number {i}"
