@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 from bbn.errors import (
     BBNError,
     DataError,
@@ -22,6 +20,7 @@ from bbn.errors import (
 )
 from bbn.factor import Factor
 from bbn.formats import FormatError, dumps, load, loads, save
+from bbn.lazy import lazy_attributes
 from bbn.network import Network
 
 __version__ = "0.1.0"
@@ -45,7 +44,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'bbn' has no attribute {name!r}")
+__getattr__ = lazy_attributes("bbn", _LAZY)

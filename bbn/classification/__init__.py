@@ -13,7 +13,7 @@ See ``docs/classification.md``. Names load on first use (as in :mod:`bbn.learnin
 
 from __future__ import annotations
 
-import importlib
+from bbn.lazy import lazy_attributes
 
 _NAMES = {
     "NaiveBayes": "bbn.classification.classifier",
@@ -32,7 +32,4 @@ _NAMES = {
 __all__ = sorted(_NAMES)
 
 
-def __getattr__(name: str):
-    if name in _NAMES:
-        return getattr(importlib.import_module(_NAMES[name]), name)
-    raise AttributeError(f"module 'bbn.classification' has no attribute {name!r}")
+__getattr__ = lazy_attributes("bbn.classification", _NAMES)

@@ -11,7 +11,7 @@ See ``docs/learning.md``. Names load on first use, so the command line can impor
 
 from __future__ import annotations
 
-import importlib
+from bbn.lazy import lazy_attributes
 
 _NAMES = {
     "learn": "bbn.learning.parameters",
@@ -26,7 +26,4 @@ _NAMES = {
 __all__ = sorted(_NAMES)
 
 
-def __getattr__(name: str):
-    if name in _NAMES:
-        return getattr(importlib.import_module(_NAMES[name]), name)
-    raise AttributeError(f"module 'bbn.learning' has no attribute {name!r}")
+__getattr__ = lazy_attributes("bbn.learning", _NAMES)
