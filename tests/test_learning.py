@@ -199,6 +199,39 @@ def test_text_columns_match_states_whatever_their_objects(dtype):
     assert codes.tolist() == expected
 
 
+@pytest.mark.parametrize("n_states", [3, 100])  # 100: past IDENTITY_UP_TO, hashing alone
+def test_shared_and_fresh_string_objects_mixed_get_the_codes_a_dict_gives(n_states):
+    """Columns that reuse a few objects per text (one per block of rows, as a CSV reader's
+    chunks give) are matched by identity; cells that are other objects of the same text,
+    numbers, missing markers and None must still be found by text. Built from a 2-D object
+    array, so each column is a strided view."""
+    rng = np.random.default_rng(11)
+    states = tuple(f"s{i}" for i in range(n_states - 1)) + ("7",)
+    # per block of 4,000 rows, one object per text (not the states' own objects)
+    shared = [{s: "".join(list(s)) for s in states} for _ in range(5)]
+    cells = []
+    for row, s in enumerate(rng.choice(states, 20_000)):
+        kind = rng.integers(6)
+        cells.append(shared[row // 4000][s] if kind < 3 else "".join(list(s)) if kind == 3
+                     else 7 if kind == 4 else rng.choice([None, "NA", "?"]))
+    grid = np.empty((20_000, 2), dtype=object)
+    grid[:, 0], grid[:, 1] = cells, cells[::-1]
+    frame = pd.DataFrame(grid, columns=["a", "b"], copy=False)
+    assert not frame["a"].to_numpy().flags.c_contiguous
+    index = {s: i for i, s in enumerate(states)}
+    for name, column in [("a", cells), ("b", cells[::-1])]:
+        expected = [MISSING if c in (None, "NA", "?") else index[str(c)] for c in column]
+        assert encode_column(frame[name], states).tolist() == expected
+
+
+def test_an_unknown_text_among_shared_objects_is_reported_at_its_row():
+    column = pd.Series(["yes", "no"] * 5000 + ["maybe"] + ["no"] * 10, name="answer")
+    with pytest.raises(DataError, match=r"column 'answer', row 10000: value 'maybe'.*"):
+        encode_column(column, ("yes", "no"))
+    codes = encode_column(column, ("yes", "no"), unknown="missing")
+    assert codes[10_000] == MISSING and codes[:10_000].tolist() == [0, 1] * 5000
+
+
 def test_learn_keeps_structure_and_states_and_the_network_is_queryable():
     net = two_node()
     learned = bbn.learn(net, TINY)

@@ -9,6 +9,7 @@ gzipped files and drawn samples are cached in a temporary directory, never in th
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import pickle
 import shutil
@@ -186,9 +187,10 @@ def sampler_name() -> str:
 
 
 def samples(name: str, n: int, seed: int = 2024) -> pd.DataFrame:
-    """``n`` rows drawn from the network (object columns of state names), cached on disk."""
+    """``n`` rows drawn from the network as ``pandas.read_csv(..., dtype=object)`` reads
+    them back from a CSV file (object columns of state names), cached on disk."""
     who = sampler_name()
-    return _cached(f"sample-{name}-{n}-{seed}-{who}", lambda: _draw(name, n, seed, who))
+    return _cached(f"sample-{name}-{n}-{seed}-{who}-csv", lambda: _draw(name, n, seed, who))
 
 
 def _draw(name: str, n: int, seed: int, who: str) -> pd.DataFrame:
@@ -203,8 +205,10 @@ def _draw(name: str, n: int, seed: int, who: str) -> pd.DataFrame:
         generator = gum.BNDatabaseGenerator(pyagrum_network(name))
         generator.drawSamples(n)
         frame = generator.to_pandas()
-    # plain string columns, as a CSV reader would give: no library gets pre-encoded data
-    return pd.DataFrame({v: frame[v].astype(str).astype(object) for v in model(name).variables})
+    # through a CSV text, so the columns are exactly what a reader gives (its own string
+    # objects, a few per text): no library gets pre-encoded or specially shared data
+    text = frame[list(model(name).variables)].to_csv(index=False)
+    return pd.read_csv(io.StringIO(text), dtype=object, keep_default_na=False)
 
 
 def evidence_cases(name: str, k: int, count: int) -> list[tuple[str, dict[str, str]]]:
