@@ -61,7 +61,7 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Located, error_at, expected, located
+from bbn.formats._text import Located, Retry, error_at, expected, located
 from bbn.network import Network, PackedTables
 
 # Possessive quantifiers (*+, ++, ?+) never give back what they matched: names, numbers and
@@ -157,10 +157,6 @@ class _Family:
 
     def __str__(self) -> str:
         return self.net.family_text(self.child)
-
-
-class _Retry(Exception):
-    """The fast path met something unusual: the next, slower layer reads it."""
 
 
 def _description(properties: str) -> str | None:
@@ -322,7 +318,7 @@ def read(text: str, source: str = "<string>") -> Network:
     try:
         # each grammar reads to the end of the text itself: parse_all would only add work
         return _assemble(*plain.parse_string(text), text, source, bare=True)
-    except (pp.ParseException, _Retry, BBNError):
+    except (pp.ParseException, Retry, BBNError):
         pass
     # Another layout, or a problem: read again keeping every position
     try:
@@ -331,25 +327,25 @@ def read(text: str, source: str = "<string>") -> Network:
         raise error_at(text, source, error.loc, expected(error)) from None
     try:
         return _assemble(name, *_declarations(blocks), text, source, bare='"' not in text)
-    except (_Retry, BBNError):
+    except (Retry, BBNError):
         # build one variable at a time, so that the first problem is reported where it is
         return _build(name, blocks, text, source)
 
 
 def _declarations(blocks: list) -> tuple[dict, dict, dict]:
     """({variable: its states}, {variable: its description}, {child: its probability
-    block}) in file order; _Retry if a count of states is wrong or a name is declared
+    block}) in file order; Retry if a count of states is wrong or a name is declared
     twice."""
     states, descriptions, definitions = {}, {}, {}
     for block in blocks:
         if type(block) is _Variable:
             if block.count != len(block.states) or block.name in states:
-                raise _Retry
+                raise Retry
             states[block.name] = block.states
             if block.description is not None:
                 descriptions[block.name] = block.description
         elif block.child in definitions:
-            raise _Retry
+            raise Retry
         else:
             definitions[block.child] = block
     return states, descriptions, definitions
@@ -357,7 +353,7 @@ def _declarations(blocks: list) -> tuple[dict, dict, dict]:
 
 def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, text: str,
               source: str, bare: bool) -> Network:
-    """The network of a file with no problem, built at once; _Retry or an error on any
+    """The network of a file with no problem, built at once; Retry or an error on any
     problem (which :func:`_build` then reports with its position). ``bare``: every name
     is a bare word (none was quoted), so a row key "a, b" can only mean states a and b."""
     parents = {}
@@ -380,12 +376,12 @@ def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, te
                 row_keys = row_keys or _RowKeys(bare)
                 configurations, keys = row_keys[tuple(map(states.__getitem__, given))]
         except KeyError:  # an unknown variable
-            raise _Retry from None
+            raise Retry from None
         if given:
             parents[child] = given
         try:
             numbers = _plain_numbers(p, card, configurations, keys)
-        except _Retry:
+        except Retry:
             unusual.append(p)
             continue
         if numbers is not None:
@@ -394,7 +390,7 @@ def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, te
     try:
         values = np.array(" ".join(texts).replace(",", " ").split(), dtype=float)
     except ValueError:  # a malformed number
-        raise _Retry from None
+        raise Retry from None
     if unusual:  # the token-level grammar reads these bodies, given the structure
         structure = Network.assemble(name, states, parents)
         tables = [values]
@@ -494,7 +490,7 @@ def _block_table(net: Network, p: _Probability, states: dict, row_keys: _RowKeys
         numbers = _plain_numbers(p, card, *row_keys[parent_states])
         return None if numbers is None else _numbers(numbers).reshape(
             *map(len, parent_states), card)
-    except _Retry:
+    except Retry:
         return _table(net, p.child, _slow_body(text, source, p), _failing(text, source),
                       p.child.loc)
 
@@ -504,7 +500,7 @@ def _plain_numbers(p: _Probability, card: int, configurations: int,
     """The numbers of a body in the common layout — rows keyed by bare words, once each in
     any order, and a ``default`` line for the configurations not listed; or one ``table``
     line — as text in the table's order (parent configurations in row-major order, the
-    last parent fastest; the child's states within each); None for an empty body; _Retry
+    last parent fastest; the child's states within each); None for an empty body; Retry
     on anything else.
 
     ``configurations`` and ``keys`` describe the parents (see _RowKeys; ``keys`` is None
@@ -513,7 +509,7 @@ def _plain_numbers(p: _Probability, card: int, configurations: int,
     if p.table is not None:
         tokens = p.table.replace(",", " ").split()
         if len(tokens) != card * configurations:
-            raise _Retry
+            raise Retry
         if configurations == 1:
             return p.table
         # JavaBayes order, the child slowest: configuration c's numbers are tokens[c::n]
@@ -523,7 +519,7 @@ def _plain_numbers(p: _Probability, card: int, configurations: int,
     if "default" in body:  # a line for the configurations not listed
         line = _DEFAULT_LINE.search(body)
         if line is None or len(line[1].replace(",", " ").split()) != card:
-            raise _Retry
+            raise Retry
         body, default = body[:line.start()] + body[line.end():], line[1]
     # [text before row 1, its key, its numbers, text before row 2, ..., text after the rows]
     parts = _rows(card).split(body)
@@ -531,7 +527,7 @@ def _plain_numbers(p: _Probability, card: int, configurations: int,
     if (keys is None or "".join(parts[0::3]).strip() or len(found) > configurations
             or len(found) < configurations and default is None):
         if found or default or body.strip():
-            raise _Retry
+            raise Retry
         return None
     if keys != tuple(found):  # rows in another order, spaced otherwise, or a default
         numbers = _ordered(found, numbers, keys, default)
@@ -541,7 +537,7 @@ def _plain_numbers(p: _Probability, card: int, configurations: int,
 def _ordered(found: list[str], numbers: list[str], keys: tuple[str, ...],
              default: str | None) -> list[str]:
     """The rows' numbers in the order of ``keys`` (``default`` for the keys not found).
-    Keys spaced otherwise ("( a,b )", as pgmpy writes them) are respelled "a, b"; _Retry
+    Keys spaced otherwise ("( a,b )", as pgmpy writes them) are respelled "a, b"; Retry
     unless each key is bare words naming one configuration, once."""
     rows = dict(zip(found, numbers))
     if len(rows) == len(found):
@@ -552,13 +548,13 @@ def _ordered(found: list[str], numbers: list[str], keys: tuple[str, ...],
     for key, row in zip(found, numbers):
         key = key.strip()
         if not _BARE_LIST.fullmatch(key):
-            raise _Retry
+            raise Retry
         rows[", ".join(key.replace(",", " ").split())] = row
     if len(rows) != len(found):  # a configuration given twice
-        raise _Retry
+        raise Retry
     ordered = list(map(rows.pop, keys, itertools.repeat(default)))
     if rows or None in ordered:  # a key that is not a configuration, or one missing
-        raise _Retry
+        raise Retry
     return ordered
 
 
@@ -589,11 +585,11 @@ class _RowKeys(dict):
 
 
 def _numbers(text: str) -> np.ndarray:
-    """Numbers separated by commas, whitespace or both; _Retry if one is malformed."""
+    """Numbers separated by commas, whitespace or both; Retry if one is malformed."""
     try:
         return np.array(text.replace(",", " ").split(), dtype=float)
     except ValueError:
-        raise _Retry from None
+        raise Retry from None
 
 
 def _slow_body(text: str, source: str, p: _Probability) -> _Body:

@@ -19,8 +19,8 @@ plans, and the evidence-free parts solved once. Propagation is in :mod:`bbn.infe
 >>> net.add_variable("A", ["a0", "a1"], table=[0.5, 0.5])
 >>> net.add_variable("B", ["b0", "b1"], parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
 >>> net.add_variable("C", ["c0", "c1"], parents=["B"], table=[[0.7, 0.3], [0.4, 0.6]])
->>> parents, card, tables = _read(net)
->>> tree = _compile_cliques(net, ["C"], parents, card, tables)
+>>> parents, card, tables = read_network(net)
+>>> tree = compile_cliques(net, ["C"], parents, card, tables)
 >>> [sorted(c.variables) for c in tree.cliques]
 [['A', 'B']]
 """
@@ -42,8 +42,8 @@ from bbn.inference.ordering import (
     greedy_order,
     interaction_graph,
 )
-from bbn.inference.propagation import _distribute, _message, _operand, _times
-from bbn.inference.summing import LONG, Sum, _memo_sum
+from bbn.inference.propagation import distribute, multiply_spread, spread_operand, upward_message
+from bbn.inference.summing import LONG, Sum, memo_sum
 from bbn.network import Network
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ class JunctionTree:
     joint: Joint | None = None  # set instead of cliques when the whole joint is small
 
 
-def _compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str, tuple[str, ...]],
+def compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str, tuple[str, ...]],
                      card: Mapping[str, int], tables: Mapping[str, np.ndarray]) -> JunctionTree:
     """Triangulate, build the tree, place the tables and solve the evidence-free parts."""
     observed_set = set(observed)
@@ -192,7 +192,7 @@ def _compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str
     # summing to 1. Files print 8 digits, so rows may sum to 1 ± 1e-7 only; such tables
     # are row-normalised here, so that they sum out to 1 as they are assumed to.
     ancestral = relevant_variables(parents, observed_set)
-    normalised = _normalised(net, tables)
+    normalised = normalised_tables(net, tables)
     static: list[list[Table]] = [[] for _ in cliques]
     weights: dict[str, tuple[int, Table]] = {}
     at = position.__getitem__
@@ -246,7 +246,7 @@ def _compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str
     for v, (_, c) in cheapest.items():
         if v in weights:
             c, table = weights[v]
-            plan = _memo_sum(memo, cliques[c].shape,
+            plan = memo_sum(memo, cliques[c].shape,
                              {i for i, u in enumerate(cliques[c].variables) if u != v})
             cliques[c].weighted.append((v, table, plan))
         else:
@@ -271,16 +271,16 @@ def _compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str
             if factors:  # the first factor fills the array: no pass to write ones
                 values, spread = factors[0]
                 potential = np.empty(clique.size)
-                potential.reshape(spread.target)[...] = _operand(values, spread)
+                potential.reshape(spread.target)[...] = spread_operand(values, spread)
                 for values, spread in factors[1:]:
-                    potential = _times(potential, values, spread)
+                    potential = multiply_spread(potential, values, spread)
             else:
                 potential = np.ones(clique.size)
             clique.static = potential
             if clique.parent >= 0 and not clique.dirty:
-                clique.message, clique.divisor = _message(clique, potential)
+                clique.message, clique.divisor = upward_message(clique, potential)
     # Components without evidence are solved now: their posteriors are the priors.
-    tree.fixed_marginals = _distribute(tree, clean_order, {}, {}, {})
+    tree.fixed_marginals = distribute(tree, clean_order, {}, {}, {})
     for c in clean_order:
         cliques[c].static = None  # never read again
     tree.work = {c: np.empty(cliques[c].size) for c in tree.collect}  # no pages touched yet
@@ -308,7 +308,7 @@ def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping
     return sum(math.prod(card[u] for u in m) for m in members), position, members, edges, home
 
 
-def _normalised(net: Network, tables: Mapping[str, np.ndarray]) -> dict:
+def normalised_tables(net: Network, tables: Mapping[str, np.ndarray]) -> dict:
     """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``, cached.
 
     The raw sums are kept where a row is off by more than INEXACT_ROWS; a table whose
@@ -343,7 +343,7 @@ def _normalised(net: Network, tables: Mapping[str, np.ndarray]) -> dict:
     return found
 
 
-def _read(net: Network) -> tuple[dict, dict, dict]:
+def read_network(net: Network) -> tuple[dict, dict, dict]:
     """Parents, cardinality and table of every variable, in one pass over the nodes."""
     parents, card, tables = {}, {}, {}
     for v, data in net.graph.nodes(data=True):
@@ -454,7 +454,7 @@ def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int],
     clique.shape = tuple(map(card.__getitem__, clique.variables))
     clique.separator_shape = clique.shape[len(own):]
     clique.separator = math.prod(clique.separator_shape)
-    clique.up = _memo_sum(memo, clique.shape, set(range(len(own))))
+    clique.up = memo_sum(memo, clique.shape, set(range(len(own))))
 
 
 def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
@@ -491,7 +491,7 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
         for size, entry, names, superset in summed:  # the smallest strict superset
             if members < superset and (best is None or (size, entry) < best):
                 best, source, variables = (size, entry), entry, names
-        plan = _memo_sum(memo, tuple(map(card.__getitem__, variables)),
+        plan = memo_sum(memo, tuple(map(card.__getitem__, variables)),
                          {j for j, u in enumerate(variables) if u not in members})
         index[target] = len(clique.derived)
         summed.append((-negative_size, len(clique.derived), target, members))

@@ -17,7 +17,7 @@ On a handful of variables this beats building and walking a tree of cliques in P
 >>> tree = junction_tree(net, ["Wet"])
 >>> tree.joint.variables
 ('Rain',)
->>> round(float(_joint_posteriors(tree, {"Wet": 0}, None)["Rain"][0]), 4)
+>>> round(float(joint_posteriors(tree, {"Wet": 0}, None)["Rain"][0]), 4)
 0.5294
 """
 
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bbn.inference.clique_tree import JunctionTree, Table, _normalised
+from bbn.inference.clique_tree import JunctionTree, Table, normalised_tables
 from bbn.inference.elimination import check_memory, relevant_variables
-from bbn.inference.propagation import _check_total, _Impossible
+from bbn.inference.propagation import ZeroProbability, checked_total
 from bbn.network import Network
 
 #: Evidence that leaves at most this many joint states of the hidden variables is
@@ -59,12 +59,12 @@ class Joint:
     weighted: list[tuple[str, Table, tuple[int, ...]]]
 
 
-def _compile_joint(net: Network, observed: Sequence[str], hidden: list[str],
+def compile_joint(net: Network, observed: Sequence[str], hidden: list[str],
                    parents: Mapping[str, tuple[str, ...]], card: Mapping[str, int],
                    tables: Mapping[str, np.ndarray]) -> JunctionTree:
     """A tree without cliques: its :class:`Joint` holds every table (the tables of
     barren variables are handled as in
-    :func:`bbn.inference.clique_tree._compile_cliques`)."""
+    :func:`bbn.inference.clique_tree.compile_cliques`)."""
     shape = tuple(map(card.__getitem__, hidden))
     size = math.prod(shape)
     tree = JunctionTree(observed=tuple(observed), cliques=[], constants=[], collect=[],
@@ -73,7 +73,7 @@ def _compile_joint(net: Network, observed: Sequence[str], hidden: list[str],
     check_memory(tree)
     observed_set = set(observed)
     ancestral = relevant_variables(parents, observed_set)
-    normalised = _normalised(net, tables)
+    normalised = normalised_tables(net, tables)
     axis = {v: i for i, v in enumerate(hidden)}
     joint = tree.joint = Joint(tuple(hidden), np.ones(shape), [], [])
     for v, table in tables.items():
@@ -102,14 +102,14 @@ def _compile_joint(net: Network, observed: Sequence[str], hidden: list[str],
     return tree
 
 
-def _joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
+def joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
                       cases: int | None) -> dict[str, np.ndarray]:
     """Every hidden posterior from the joint, P(X = x | e) = Σ_{others} Π φ / Σ_all Π φ,
     with a leading case axis when the evidence holds arrays of ``cases`` indices."""
     joint = tree.joint
     bad = None if cases is None else np.zeros(cases, dtype=bool)
     for table in tree.constants:
-        _check_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad)
+        checked_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad)
     product = joint.static
     lead: tuple[int, ...] = ()
     for i, (table, spread) in enumerate(joint.tables):
@@ -120,7 +120,7 @@ def _joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarra
             product *= values  # this call's own array
         else:
             product = product * values
-    total = _check_total(product.reshape(lead + (-1,)), bad)
+    total = checked_total(product.reshape(lead + (-1,)), bad)
     axes = range(len(lead), product.ndim)
     result = {}
     for v, a in zip(joint.variables, axes):
@@ -134,5 +134,5 @@ def _joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarra
         marginal = np.add.reduce(product * values, axis=tuple(k for k in axes if k != a))
         result[v] = marginal / np.add.reduce(marginal, axis=-1, keepdims=True)
     if bad is not None and bad.any():
-        raise _Impossible(bad)
+        raise ZeroProbability(bad)
     return result

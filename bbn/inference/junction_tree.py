@@ -51,7 +51,7 @@ from bbn.codes import distinct_rows, observed_groups
 from bbn.errors import ImpossibleEvidenceError, QueryError
 from bbn.factor import Factor
 from bbn.inference import continuous, joint_table
-from bbn.inference.clique_tree import JunctionTree, _compile_cliques, _read
+from bbn.inference.clique_tree import JunctionTree, compile_cliques, read_network
 from bbn.inference.continuous import gaussian_variables
 from bbn.inference.elimination import check_memory, get_memory_limit
 from bbn.inference.evidence import (
@@ -60,8 +60,8 @@ from bbn.inference.evidence import (
     evidence_indices,
     impossible_row,
 )
-from bbn.inference.joint_table import _compile_joint, _joint_posteriors
-from bbn.inference.propagation import _Impossible, _propagate
+from bbn.inference.joint_table import compile_joint, joint_posteriors
+from bbn.inference.propagation import ZeroProbability, collect_and_distribute
 from bbn.network import Network
 
 
@@ -114,7 +114,7 @@ def _posteriors_one(net: Network, evidence: dict) -> dict[str, Factor]:
     tree = junction_tree(net, list(indices))
     try:
         marginals = propagate(tree, indices)
-    except _Impossible:
+    except ZeroProbability:
         raise ImpossibleEvidenceError(evidence) from None
     result = {}
     for v, data in net.graph.nodes(data=True):  # the node data: no lookup per variable
@@ -174,7 +174,7 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
             try:
                 with np.errstate(invalid="ignore", divide="ignore"):  # impossible cases: 0/0
                     marginals = propagate(tree, dict(zip(observed, part.T)), cases=len(part))
-            except _Impossible as error:
+            except ZeroProbability as error:
                 bad = start + np.flatnonzero(error.rows)
                 impossible.append((int(rows[np.isin(inverse, bad)].min()), observed))
                 break
@@ -193,11 +193,11 @@ def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
     (for few hidden joint states, a tree whose :class:`~bbn.inference.joint_table.Joint`
     is the whole joint: the switch is ``bbn.inference.joint_table.DENSE_UP_TO``)."""
     observed_set = set(observed)
-    parents, card, tables = _read(net)
+    parents, card, tables = read_network(net)
     hidden = [v for v in parents if v not in observed_set]
     if math.prod(map(card.__getitem__, hidden)) <= joint_table.DENSE_UP_TO:
-        return _compile_joint(net, observed, hidden, parents, card, tables)
-    return _compile_cliques(net, observed, parents, card, tables)
+        return compile_joint(net, observed, hidden, parents, card, tables)
+    return compile_cliques(net, observed, parents, card, tables)
 
 
 def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
@@ -209,10 +209,10 @@ def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
     posterior gets a leading axis of N rows.
     """
     if tree.joint is not None:
-        return _joint_posteriors(tree, evidence, cases)
+        return joint_posteriors(tree, evidence, cases)
     if cases is None and tree.lock.acquire(blocking=False):
         try:
-            return _propagate(tree, evidence, None, tree.work, tree.scratch)
+            return collect_and_distribute(tree, evidence, None, tree.work, tree.scratch)
         finally:
             tree.lock.release()
-    return _propagate(tree, evidence, cases, {}, None)
+    return collect_and_distribute(tree, evidence, cases, {}, None)

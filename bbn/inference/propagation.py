@@ -8,18 +8,18 @@ product; the two passes make every clique's belief its posterior::
     P(X | e) = Σ_{C \\ X} β_C     for the smallest clique or separator C holding X
 
 Messages are normalised on the way up; a message or root whose sum is 0 means P(e) = 0
-(:class:`_Impossible`). Only the *dirty* cliques (some evidence in their subtree) redo
+(:class:`ZeroProbability`). Only the *dirty* cliques (some evidence in their subtree) redo
 the collect pass; the others' messages were computed when the tree was compiled
 (:mod:`bbn.inference.clique_tree`). Potentials are flat arrays, with a leading case axis
-for a batch; :func:`_times` multiplies an operand into one as its :class:`Spread` says.
+for a batch; :func:`multiply_spread` multiplies an operand into one as its :class:`Spread` says.
 
 >>> import bbn
->>> from bbn.inference.clique_tree import _compile_cliques, _read
+>>> from bbn.inference.clique_tree import compile_cliques, read_network
 >>> net = bbn.Network("rain")
 >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
 >>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
->>> tree = _compile_cliques(net, ["Wet"], *_read(net))  # cliques even for a tiny network
->>> round(float(_propagate(tree, {"Wet": 0}, None, {}, None)["Rain"][0]), 4)
+>>> tree = compile_cliques(net, ["Wet"], *read_network(net))  # cliques even for a tiny network
+>>> round(float(collect_and_distribute(tree, {"Wet": 0}, None, {}, None)["Rain"][0]), 4)
 0.5294
 """
 
@@ -30,26 +30,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bbn.inference.summing import _reduce
+from bbn.inference.summing import apply_sum
 
 if TYPE_CHECKING:
     from bbn.inference.clique_tree import Clique, JunctionTree, Spread
 
-class _Impossible(Exception):
+class ZeroProbability(Exception):
     """P(e) = 0 (for a batch, in the cases marked in ``rows``)."""
 
     def __init__(self, rows: np.ndarray | None = None):
         self.rows = rows
 
 
-def _propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
+def collect_and_distribute(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
                cases: int | None, work: Mapping[int, np.ndarray],
                scratch: np.ndarray | None) -> dict[str, np.ndarray]:
     cliques = tree.cliques
     # A batch carries on past impossible rows (their totals count as 1) to name the first.
     bad = None if cases is None else np.zeros(cases, dtype=bool)
     for table in tree.constants:
-        _check_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad)
+        checked_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad)
     potentials: dict[int, np.ndarray] = {}
     messages: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for c in tree.collect:
@@ -58,29 +58,29 @@ def _propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
         owned = False  # potential is this call's array, free to update in place
         for table in clique.tables:
             values = table.values[tuple(evidence[u] for u in table.fixed)]
-            potential = _times(potential, values, table.spread, owned, work.get(c))
+            potential = multiply_spread(potential, values, table.spread, owned, work.get(c))
             owned = True
         for k in clique.children:
             child = cliques[k]
             if child.dirty:
-                potential = _times(potential, messages[k][0], child.into_parent, owned,
+                potential = multiply_spread(potential, messages[k][0], child.into_parent, owned,
                                    work.get(c))
                 owned = True
         potentials[c] = potential
         if clique.parent >= 0:
-            messages[c] = _message(clique, potential, bad)
-    result = _distribute(tree, tree.distribute, potentials, messages, evidence, bad, scratch)
+            messages[c] = upward_message(clique, potential, bad)
+    result = distribute(tree, tree.distribute, potentials, messages, evidence, bad, scratch)
     if bad is not None and bad.any():
-        raise _Impossible(bad)
+        raise ZeroProbability(bad)
     return result
 
 
-def _times(potential: np.ndarray, operand: np.ndarray, spread: Spread,
+def multiply_spread(potential: np.ndarray, operand: np.ndarray, spread: Spread,
            in_place: bool = True, out: np.ndarray | None = None) -> np.ndarray:
     """potential × operand spread over the clique (flat, with a case axis if either has),
     in place, into ``out`` (a flat array of the clique's size, no case axis), or new."""
     lead = operand.shape[:operand.ndim - spread.rank]
-    operand = _operand(operand, spread)
+    operand = spread_operand(operand, spread)
     own_lead = potential.shape[:-1]
     view = potential.reshape(own_lead + spread.target)
     if in_place and len(own_lead) >= len(lead):
@@ -93,7 +93,7 @@ def _times(potential: np.ndarray, operand: np.ndarray, spread: Spread,
     return product.reshape(product.shape[:product.ndim - len(spread.target)] + (-1,))
 
 
-def _operand(operand: np.ndarray, spread: Spread) -> np.ndarray:
+def spread_operand(operand: np.ndarray, spread: Spread) -> np.ndarray:
     """The operand reshaped (and transposed) to broadcast against the clique's view."""
     lead = operand.shape[:operand.ndim - spread.rank]
     if spread.perm is not None:
@@ -105,32 +105,32 @@ def _operand(operand: np.ndarray, spread: Spread) -> np.ndarray:
     return operand.reshape(lead + spread.shape)
 
 
-def _message(clique: Clique, potential: np.ndarray, bad: np.ndarray | None = None):
+def upward_message(clique: Clique, potential: np.ndarray, bad: np.ndarray | None = None):
     """The normalised message up, and the unnormalised one (zeros → 1) to divide by."""
-    raw = _reduce(potential, clique.up)
-    total = _check_total(raw, bad)
+    raw = apply_sum(potential, clique.up)
+    total = checked_total(raw, bad)
     divisor = raw if raw.all() else np.where(raw > 0, raw, 1.0)
     return raw / total, divisor
 
 
-def _check_total(array: np.ndarray, bad: np.ndarray | None = None) -> np.ndarray:
-    """Σ along the last axis (kept as length 1); where it is 0, raise _Impossible, or
+def checked_total(array: np.ndarray, bad: np.ndarray | None = None) -> np.ndarray:
+    """Σ along the last axis (kept as length 1); where it is 0, raise ZeroProbability, or
     for a batch (``bad`` given) mark the row and count its total as 1."""
     total = np.add.reduce(array, axis=-1, keepdims=True)
     if total.ndim == 1:  # one case: a float comparison is cheaper than array ones
         if not total[0] > 0:
-            raise _Impossible()
+            raise ZeroProbability()
         return total
     zero = ~(total > 0)
     if zero.any():
         if bad is None:
-            raise _Impossible()
+            raise ZeroProbability()
         bad |= zero[:, 0]
         total = np.where(zero, 1.0, total)
     return total
 
 
-def _distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.ndarray],
+def distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.ndarray],
                 messages: Mapping[int, tuple[np.ndarray, np.ndarray]],
                 evidence: Mapping[str, int | np.ndarray],
                 bad: np.ndarray | None = None,
@@ -149,9 +149,9 @@ def _distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np
         potential = collected.get(c)
         if clique.parent < 0:
             if potential is None:
-                belief = clique.static / _check_total(clique.static, bad)
+                belief = clique.static / checked_total(clique.static, bad)
             else:  # this call's own array
-                potential /= _check_total(potential, bad)
+                potential /= checked_total(potential, bad)
                 belief = potential
         else:
             ratio = ratios.pop(c)
@@ -173,7 +173,7 @@ def _distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np
                         lead + (-1,))
         sums: list[np.ndarray] = []
         for source, plan in clique.derived:
-            sums.append(_reduce(belief if source < 0 else sums[source], plan))
+            sums.append(apply_sum(belief if source < 0 else sums[source], plan))
         for k in clique.children:
             child = cliques[k]
             divisor = messages[k][1] if child.dirty else child.divisor
@@ -188,6 +188,6 @@ def _distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np
             result[v] = sums[i] / np.add.reduce(sums[i], axis=-1, keepdims=True)
         for v, weight, plan in clique.weighted:
             values = weight.values[tuple(evidence[u] for u in weight.fixed)]
-            marginal = _reduce(_times(belief, values, weight.spread, False), plan)
+            marginal = apply_sum(multiply_spread(belief, values, weight.spread, False), plan)
             result[v] = marginal / np.add.reduce(marginal, axis=-1, keepdims=True)
     return result

@@ -1,7 +1,7 @@
 """Summing plans: Σ over some axes of a flat C-ordered potential, done quickly.
 
 A :class:`Sum` says which axes of an array of a given shape are summed out; it is
-planned once, when a tree is compiled, and applied at every call by :func:`_reduce`::
+planned once, when a tree is compiled, and applied at every call by :func:`apply_sum`::
 
     out[k] = Σ_{i ∈ summed axes} a[i, k]      (a viewed with the summed runs merged)
 
@@ -13,7 +13,7 @@ thread.
 
 >>> import numpy as np
 >>> plan = _sum((2, 3), {0})
->>> _reduce(np.arange(6.0), plan).tolist()
+>>> apply_sum(np.arange(6.0), plan).tolist()
 [3.0, 5.0, 7.0]
 """
 
@@ -58,7 +58,7 @@ class Sum:
     steps: list[tuple] | None = None
 
 
-def _memo_sum(memo: dict, shape: tuple[int, ...], summed: set[int]) -> Sum:
+def memo_sum(memo: dict, shape: tuple[int, ...], summed: set[int]) -> Sum:
     """:func:`_sum`, remembered in ``memo`` for the rest of one compilation (cliques
     repeat shapes: half of win95pts' sums are repeats, three quarters of andes')."""
     key = (shape, frozenset(summed))
@@ -142,7 +142,7 @@ def _rows(before: list[int], width: int) -> int:
     return rows
 
 
-def _reduce(array: np.ndarray, plan: Sum) -> np.ndarray:
+def apply_sum(array: np.ndarray, plan: Sum) -> np.ndarray:
     """Apply a :class:`Sum` to a flat array (or rows of flat arrays)."""
     lead = array.shape[:-1]
     steps = plan.steps
