@@ -59,7 +59,9 @@ def bag_of_words(texts: Sequence, vocabulary: Sequence[str] | None = None,
     Without ``vocabulary`` it is every distinct token of the documents, sorted; with it,
     tokens outside it are left out.
     """
-    tokenised = [tokenize(text, pattern) for text in texts]
+    findall = re.compile(pattern).findall  # looked up once, not once per document
+    tokenised = [findall(text.lower()) if type(text) is str else tokenize(text, pattern)
+                 for text in texts]
     lengths = np.fromiter((len(t) for t in tokenised), dtype=np.int64, count=len(tokenised))
     flat = [t for tokens in tokenised for t in tokens]
     documents = np.repeat(np.arange(len(tokenised)), lengths)

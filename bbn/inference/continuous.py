@@ -64,7 +64,7 @@ def gaussian_variables(net: Network) -> tuple[str, ...]:
     """The network's Gaussian variables (cached until the network changes)."""
     found = net._cache.get("gaussian variables")
     if found is None:
-        found = tuple(v for v in net.variables if net.is_gaussian(v))
+        found = tuple(v for v, kind in net.graph.nodes(data="kind") if kind == "gaussian")
         net._cache["gaussian variables"] = found
     return found
 

@@ -117,6 +117,53 @@ def measure(settings: Settings, run: Callable, setup: Callable | None = None,
     return Timing(statistics.median(times), len(times), min(times), max(times))
 
 
+def measure_side_by_side(settings: Settings, runs: dict[str, Callable]) -> dict[str, Timing | NA]:
+    """Median seconds of each ``runs[library]()``, the libraries taking turns.
+
+    Round after round, every library runs once (the first to go alternates), so a
+    passing disturbance — another process, the allocator returning memory — falls on all
+    of them alike and the ratios stay fair. Stops once every library has ``min_reps``
+    runs and the rounds have used ``budget`` per library (at 5× that, or ``max_reps``,
+    regardless); a library that fails drops out as NA.
+    """
+    times: dict[str, list[float]] = {library: [] for library in runs}
+    failed: dict[str, NA] = {}
+    stopped: set[str] = set()  # past the deadline after some runs: keep what it has
+    started = time.perf_counter()
+    rounds = 0
+    while True:
+        order = [lib for lib in runs if lib not in failed and lib not in stopped]
+        if not order:
+            break
+        if rounds % 2:
+            order.reverse()
+        for library in order:
+            try:
+                with deadline(settings.deadline):
+                    t0 = time.perf_counter()
+                    runs[library]()
+                    times[library].append(time.perf_counter() - t0)
+            except Deadline as error:
+                if times[library]:
+                    stopped.add(library)
+                else:
+                    failed[library] = NA(f"stopped: one run took {error}")
+            except MemoryError:
+                failed[library] = NA("MemoryError")
+            except Exception as error:  # a library's failure is a result, not a crash
+                failed[library] = NA(describe(error))
+        rounds += 1
+        spent = time.perf_counter() - started
+        budget = settings.budget * len(runs)
+        if (rounds >= settings.max_reps or spent >= 5 * budget
+                or (rounds >= settings.min_reps and spent >= budget)):
+            break
+    return {library: failed.get(library) or Timing(statistics.median(times[library]),
+                                                   len(times[library]), min(times[library]),
+                                                   max(times[library]))
+            for library in runs}
+
+
 def attempt(make: Callable, what: str = ""):
     """``(value, None)`` or ``(None, NA)`` when ``make()`` raises."""
     try:

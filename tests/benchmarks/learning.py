@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from .harness import Row, Section, Settings, attempt, measure, seconds
+from .harness import Row, Section, Settings, attempt, measure_side_by_side, seconds
 from .models import bbn_network, model, pyagrum_network, samples
 
 TITLE = "learn every table (MLE) from sampled rows in a DataFrame"
@@ -135,13 +135,15 @@ def _row(settings: Settings, name: str, n: int) -> Row:
     fits = {"bbn": lambda: bbn_learn(bbn_network(name), frame),
             "pyAgrum": lambda: pyagrum_learn(pyagrum_network(name), frame, prior),
             "pgmpy": lambda: pgmpy_learn(name, frame)}
+    runs = {}
     for library, fit in fits.items():
         result, failed = attempt(fit, f"{library}: ")
         if failed:
             row.cells[library] = failed
             continue
         learned[library] = tables(library, result, name)
-        row.cells[library] = measure(settings, fit)
+        runs[library] = fit
+    row.cells.update(measure_side_by_side(settings, runs))
     if "pyAgrum" in learned:
         row.notes.append("pyAgrum fit alone " + seconds(_pyagrum_fit_only(name, frame, prior)))
     if len(learned) > 1:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .harness import NA, Row, Section, Settings, attempt, describe, measure
+from .harness import NA, Row, Section, Settings, attempt, describe, measure_side_by_side
 from .models import SHARED
 
 TITLE = "naive Bayes fit + predict against scikit-learn"
@@ -112,14 +112,15 @@ def _row(settings: Settings, label: str, loader, fits: dict) -> Row:
         row.cells["bbn"] = row.cells["scikit-learn"] = failed
         return row
     train, test, y_train, y_test = split
-    predictions = {}
+    predictions, runs = {}, {}
     for library, fit in fits.items():
         predicted, failed = attempt(lambda fit=fit: fit(train, y_train, test))
         if failed:
             row.cells[library] = failed
             continue
         predictions[library] = np.asarray(predicted).astype(str)
-        row.cells[library] = measure(settings, lambda fit=fit: fit(train, y_train, test))
+        runs[library] = lambda fit=fit: fit(train, y_train, test)
+    row.cells.update(measure_side_by_side(settings, runs))
     truth = np.asarray(y_test).astype(str)
     accuracy = {lib: float(np.mean(p == truth)) for lib, p in predictions.items()}
     row.notes.append("accuracy " + ", ".join(f"{lib} {a:.4f}" for lib, a in accuracy.items()))
