@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .engines import difference_note, pyagrum_posterior
-from .harness import NA, Row, Section, Settings, attempt, measure
+from .harness import NA, Row, Section, Settings, Timing, attempt, measure_side_by_side
 from .models import LISTED, all_networks, bbn_network, evidence_cases, model, pyagrum_network
 
 TITLE = "posterior of every node given 3 evidence variables"
@@ -89,21 +89,20 @@ def _row(settings: Settings, name: str) -> Row:
         return row
     evidence = cases[0][1]
     variables = model(name).variables
-    answers = {}
+    answers, runs, setups = {}, {}, {}
     net, failed = attempt(lambda: bbn_network(name), "bbn: ")
     if failed:
         row.cells["bbn"] = row.cells["bbn cold"] = failed
     else:
         row.notes.append(bbn_method(net))
-        # cold first: the warm run's compilation would otherwise be on `net`
-        row.cells["bbn cold"] = measure(settings, lambda copy: bbn_all(copy, evidence),
-                                        setup=net.copy)
-        first, failed = attempt(lambda: bbn_all(net, evidence))
+        first, failed = attempt(lambda: bbn_all(net, evidence))  # also fills the cache
         if failed:
-            row.cells["bbn"] = failed
+            row.cells["bbn"] = row.cells["bbn cold"] = failed
         else:
             answers["bbn"] = [first[v] for v in variables]
-            row.cells["bbn"] = measure(settings, lambda: bbn_all(net, evidence))
+            runs["bbn"] = lambda: bbn_all(net, evidence)
+            runs["bbn cold"] = lambda copy: bbn_all(copy, evidence)  # a copy's cache is empty
+            setups["bbn cold"] = net.copy
     bn, failed = attempt(lambda: pyagrum_network(name), "pyAgrum: ")
     entries = pyagrum_tree_entries(bn) if bn is not None else 0.0
     if failed:
@@ -112,11 +111,11 @@ def _row(settings: Settings, name: str) -> Row:
         row.cells["pyAgrum"] = NA(f"not run: its junction tree has {entries:.2g} entries "
                                   f"(~{entries * 8 / 2**30:.0f} GiB); it runs out of memory")
     else:
-        timing = measure(settings, lambda: pyagrum_all(bn, evidence))
-        row.cells["pyAgrum"] = timing
-        if "bbn" in answers and not hasattr(timing, "reason"):
-            result = pyagrum_all(bn, evidence)
-            answers["pyAgrum"] = [result[v] for v in variables]
+        runs["pyAgrum"] = lambda: pyagrum_all(bn, evidence)
+    row.cells.update(measure_side_by_side(settings, runs, setups))
+    if "bbn" in answers and isinstance(row.cells.get("pyAgrum"), Timing):
+        result = pyagrum_all(bn, evidence)
+        answers["pyAgrum"] = [result[v] for v in variables]
     note, diffs = difference_note(answers)
     if note:
         row.notes.append(note)

@@ -9,6 +9,7 @@ cannot run — a missing bbn feature, a peer error, a deadline passed — become
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import platform
 import signal
@@ -89,79 +90,68 @@ def measure(settings: Settings, run: Callable, setup: Callable | None = None,
     """Median seconds of ``run(setup())`` (setup untimed), divided by ``per``.
 
     ``per`` turns the time of one repetition over ``per`` items into a time per item.
+    Repeats until ``budget`` (default: the settings') is spent, at least ``min_reps``
+    times; a slow cell stops at 5× the budget.
     """
-    budget = settings.budget if budget is None else budget
-    times: list[float] = []
-    started = time.perf_counter()
+    if budget is not None:
+        settings = dataclasses.replace(settings, budget=budget)
+    return measure_side_by_side(settings, {"cell": run}, {"cell": setup} if setup else None,
+                                per)["cell"]
+
+
+def measure_side_by_side(settings: Settings, runs: dict[str, Callable],
+                         setups: dict[str, Callable] | None = None,
+                         per: int = 1) -> dict[str, Timing | NA]:
+    """:func:`measure` for several cells at once, taking turns.
+
+    Round after round each cell runs once (the first to go alternates), so a passing
+    disturbance — another process, the allocator returning memory — falls on all of them
+    alike and their ratios stay fair. Each cell stops by :func:`measure`'s rule (its
+    ``min_reps`` and its own ``budget`` spent, or 5× that budget); ``setups[cell]``, if
+    given, makes the argument of each run untimed, as in :func:`measure`.
+    """
+    setups = setups or {}
+    times: dict[str, list[float]] = {cell: [] for cell in runs}
+    spent = dict.fromkeys(runs, 0.0)
+    result: dict[str, Timing | NA] = {}
+    rounds = 0
+    while len(result) < len(runs):
+        order = [cell for cell in runs if cell not in result]
+        for cell in order if rounds % 2 == 0 else reversed(order):
+            t0 = time.perf_counter()
+            outcome = _one_run(settings, runs[cell], setups.get(cell))
+            spent[cell] += time.perf_counter() - t0
+            if isinstance(outcome, NA):
+                result[cell] = outcome if not times[cell] else _timing(times[cell], per)
+                continue
+            times[cell].append(outcome)
+            n = len(times[cell])
+            if (n >= settings.max_reps or spent[cell] >= 5 * settings.budget
+                    or (n >= settings.min_reps and spent[cell] >= settings.budget)):
+                result[cell] = _timing(times[cell], per)
+        rounds += 1
+    return {cell: result[cell] for cell in runs}
+
+
+def _one_run(settings: Settings, run: Callable, setup: Callable | None) -> float | NA:
+    """Seconds of one ``run()`` (``run(setup())``, setup untimed), or NA on failure."""
     try:
-        while True:
-            argument = setup() if setup is not None else None
-            with deadline(settings.deadline):
-                t0 = time.perf_counter()
-                run(argument) if setup is not None else run()
-                times.append(time.perf_counter() - t0)
-            if len(times) >= settings.max_reps:
-                break
-            spent = time.perf_counter() - started
-            # enough repetitions once the budget is spent; a slow cell stops at 5× it
-            if (len(times) >= settings.min_reps and spent >= budget) or spent >= 5 * budget:
-                break
+        argument = setup() if setup is not None else None
+        with deadline(settings.deadline):
+            t0 = time.perf_counter()
+            run(argument) if setup is not None else run()
+            return time.perf_counter() - t0
     except Deadline as error:
-        if not times:
-            return NA(f"stopped: one run took {error}")
+        return NA(f"stopped: one run took {error}")
     except MemoryError:
         return NA("MemoryError")
     except Exception as error:  # a library's failure is a result, not a crash of the suite
         return NA(describe(error))
+
+
+def _timing(times: list[float], per: int) -> Timing:
     times = [t / per for t in times]
     return Timing(statistics.median(times), len(times), min(times), max(times))
-
-
-def measure_side_by_side(settings: Settings, runs: dict[str, Callable]) -> dict[str, Timing | NA]:
-    """Median seconds of each ``runs[library]()``, the libraries taking turns.
-
-    Round after round, every library runs once (the first to go alternates), so a
-    passing disturbance — another process, the allocator returning memory — falls on all
-    of them alike and the ratios stay fair. Stops once every library has ``min_reps``
-    runs and the rounds have used ``budget`` per library (at 5× that, or ``max_reps``,
-    regardless); a library that fails drops out as NA.
-    """
-    times: dict[str, list[float]] = {library: [] for library in runs}
-    failed: dict[str, NA] = {}
-    stopped: set[str] = set()  # past the deadline after some runs: keep what it has
-    started = time.perf_counter()
-    rounds = 0
-    while True:
-        order = [lib for lib in runs if lib not in failed and lib not in stopped]
-        if not order:
-            break
-        if rounds % 2:
-            order.reverse()
-        for library in order:
-            try:
-                with deadline(settings.deadline):
-                    t0 = time.perf_counter()
-                    runs[library]()
-                    times[library].append(time.perf_counter() - t0)
-            except Deadline as error:
-                if times[library]:
-                    stopped.add(library)
-                else:
-                    failed[library] = NA(f"stopped: one run took {error}")
-            except MemoryError:
-                failed[library] = NA("MemoryError")
-            except Exception as error:  # a library's failure is a result, not a crash
-                failed[library] = NA(describe(error))
-        rounds += 1
-        spent = time.perf_counter() - started
-        budget = settings.budget * len(runs)
-        if (rounds >= settings.max_reps or spent >= 5 * budget
-                or (rounds >= settings.min_reps and spent >= budget)):
-            break
-    return {library: failed.get(library) or Timing(statistics.median(times[library]),
-                                                   len(times[library]), min(times[library]),
-                                                   max(times[library]))
-            for library in runs}
 
 
 def attempt(make: Callable, what: str = ""):

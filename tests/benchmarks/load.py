@@ -6,7 +6,7 @@ bbn: ``bbn.load(path)``; pyAgrum: ``gum.loadBN(path)``; pgmpy:
 
 from __future__ import annotations
 
-from .harness import NA, Row, Section, Settings, measure
+from .harness import NA, Row, Section, Settings, measure_side_by_side
 from .models import all_networks, plain_bif
 
 TITLE = "load every shared network from BIF"
@@ -24,9 +24,13 @@ def run(settings: Settings, networks: list[str] | None = None) -> Section:
 def _row(settings: Settings, name: str, readers: dict) -> Row:
     path = str(plain_bif(name))
     row = Row("load", name)
+    runs = {}
     for library, read in readers.items():
-        row.cells[library] = read if isinstance(read, NA) else measure(
-            settings, lambda read=read: read(path))
+        if isinstance(read, NA):
+            row.cells[library] = read
+        else:
+            runs[library] = lambda read=read: read(path)
+    row.cells.update(measure_side_by_side(settings, runs))
     return row
 
 

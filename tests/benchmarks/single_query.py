@@ -14,7 +14,7 @@ sampled cases, so it is possible — and reports the median time per query.
 from __future__ import annotations
 
 from .engines import bbn_posterior, difference_note, pgmpy_posterior, pyagrum_posterior
-from .harness import Row, Section, Settings, attempt, measure
+from .harness import Row, Section, Settings, attempt, measure_side_by_side
 from .models import LISTED, bbn_network, evidence_cases, pgmpy_network, pyagrum_network
 
 TITLE = "single query P(X | e), per query, fresh peer engine each time"
@@ -42,7 +42,7 @@ def _row(settings: Settings, name: str, k: int, count: int, engines: dict) -> Ro
     if failed:
         row.cells["bbn"] = failed
         return row
-    answers = {}
+    answers, runs, setups = {}, {}, {}
     for library, ask in [("bbn", bbn_posterior), ("pyAgrum", pyagrum_posterior),
                          ("pgmpy", pgmpy_posterior)]:
         engine, failed = engines[library]
@@ -59,12 +59,12 @@ def _row(settings: Settings, name: str, k: int, count: int, engines: dict) -> Ro
             row.cells[library] = failed
             continue
         answers[library] = first
-        row.cells[library] = measure(settings, all_cases, per=len(cases))
+        runs[library] = all_cases
         if library == "bbn":
-            row.cells["bbn cold"] = measure(
-                settings,
-                lambda copies: [bbn_posterior(c, x, e) for c, (x, e) in zip(copies, cases)],
-                setup=lambda engine=engine: [engine.copy() for _ in cases], per=len(cases))
+            runs["bbn cold"] = lambda copies: [bbn_posterior(c, x, e)
+                                               for c, (x, e) in zip(copies, cases)]
+            setups["bbn cold"] = lambda engine=engine: [engine.copy() for _ in cases]
+    row.cells.update(measure_side_by_side(settings, runs, setups, per=len(cases)))
     note, diffs = difference_note(answers)
     row.notes.append(note)
     row.extra["max_abs_diff"] = diffs
