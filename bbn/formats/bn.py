@@ -13,8 +13,11 @@
     }
 
 The whole grammar, the quoting rules and the error messages are in ``docs/format.md``.
-``read`` parses with pyparsing; ``write`` produces text that ``read`` turns back into an
-equal network (floats are written with ``repr``, which round-trips every float64).
+``read`` takes each well-formed statement in one regular-expression match (the same
+lexical pieces as the grammar's); the first statement that is not well formed sends the
+file to the pyparsing grammar, which reads token by token and says what is wrong where.
+``write`` produces text that ``read`` turns back into an equal network (floats are
+written with ``repr``, which round-trips every float64).
 
 >>> net = read('variable R { yes, no }  P(R) = 0.2, 0.8', "<doc>")
 >>> net.states("R"), net.cpt_array("R").tolist()
@@ -271,7 +274,7 @@ def _grammar(context: dict) -> pp.ParserElement:
     # The fast path reads rows with one regular-expression match each (100 000 numbers
     # take a fraction of a second); where it stops short of the '}', the token-by-token
     # grammar below reads on, to say exactly what is wrong where.
-    fast_rows = _FastRows()
+    fast_rows = _Run(_rows_at, _Rows)
     key_names = (name_token("a parent state at the start of a row of <family>")
                  - pp.ZeroOrMore(pp.Suppress(",") - name_token("a parent state after ','")))
     key = pp.original_text_for(key_names)
@@ -287,7 +290,9 @@ def _grammar(context: dict) -> pp.ParserElement:
     table.set_parse_action(_table_from_tokens)
 
     statement = (network | variable | table) + pp.Opt(pp.Suppress(";"))
-    model = pp.ZeroOrMore(statement) + named(
+    # Well-formed statements are read whole, one match each; the first that is not is left
+    # to the token-by-token elements above, which say what is wrong where.
+    model = pp.ZeroOrMore(_Run(_statements_at, _Statements) | statement) + named(
         pp.StringEnd(), "a statement: 'network', 'variable' or 'P(...)'")
     model.parse_with_tabs()  # keep columns in the caller's characters, not expanded tabs
     return model
@@ -306,58 +311,144 @@ def _parser() -> tuple[pp.ParserElement, dict]:
     return _PER_THREAD.parser
 
 
-class _NumberBlock(pp.Token):
-    """A comma-separated list of numbers, as one token (a table may hold 100 000 of them).
+_NUMBER_RUN_RE = re.compile(r"[0-9eE.+\-][0-9eE.+\-, \t\r\n]*(?<=[0-9eE.+\-])")
+_NUMBERS_RE = re.compile(_NUMBERS)
+_AFTER_RUN_RE = re.compile(r"[\w.+\-,]")  # what may not follow a run that settles it
+
+
+def _numbers_at(text: str, loc: int) -> tuple[int, _Numbers] | None:
+    """A comma-separated list of numbers starting at ``loc``: (its end, the block).
 
     A run of number characters split at the commas, each part checked by ``float()``, is
     several times faster than the regular expression ``_NUMBERS``, which is used when the
     run does not settle it (a malformed number, or a row key after the last number).
     """
+    run = _NUMBER_RUN_RE.match(text, loc)
+    if run is not None and not _AFTER_RUN_RE.match(text, run.end()):
+        try:
+            for part in run.group().split(","):
+                float(part)  # the same numbers _NUMBER accepts, given the run's characters
+            return run.end(), _Numbers(run.group(), loc)
+        except ValueError:
+            pass
+    precise = _NUMBERS_RE.match(text, loc)
+    return None if precise is None else (precise.end(), _Numbers(precise.group(), loc))
 
-    _RUN = re.compile(r"[0-9eE.+\-][0-9eE.+\-, \t\r\n]*(?<=[0-9eE.+\-])")
-    _PRECISE = re.compile(_NUMBERS)
-    _STOP = re.compile(r"[\w.+\-,]")  # what may not follow a run that settles it
+
+def _rows_at(text: str, loc: int) -> tuple[int, list[_Row]]:
+    """The well-formed rows of a table body from ``loc`` on, one regular-expression match
+    each, and where they stop."""
+    rows = []
+    while (match := _ROW_RE.match(text, loc)) is not None:
+        key, key_loc = match.group("key"), match.start("key")
+        rows.append(_Row(_split_key(key, key_loc), key, key_loc,
+                         _Numbers(match.group("numbers"), match.start("numbers"))))
+        loc = match.end()
+    return loc, rows
+
+
+class _NumberBlock(pp.Token):
+    """A comma-separated list of numbers, as one token (a table may hold 100 000 of them)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.mayIndexError = False
 
     def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
-        run = self._RUN.match(instring, loc)
-        if run is not None and not self._STOP.match(instring, run.end()):
-            try:
-                for part in run.group().split(","):
-                    float(part)  # the same numbers _NUMBER accepts, given the run's characters
-                return run.end(), _Numbers(run.group(), loc)
-            except ValueError:
-                pass
-        precise = self._PRECISE.match(instring, loc)
-        if precise is None:
+        found = _numbers_at(instring, loc)
+        if found is None:
             raise pp.ParseException(instring, loc, self.errmsg, self)
-        return precise.end(), _Numbers(precise.group(), loc)
+        return found
 
 
-class _FastRows(pp.Token):
-    """One or more rows of a table body, read with one regular-expression match per row.
+class _Run(pp.Token):
+    """A run of items (table rows, whole statements) that ``read_at(text, loc)`` reads fast
+    — one regular-expression match each — as one token, ``wrap(items)``.
 
-    It stops at the first text that is not a well-formed row (fails if there is none), and
-    leaves that text to the token-by-token grammar.
+    ``read_at`` returns ``(end, items)``, stopping at the first text that is not a
+    well-formed item; the token fails when there is none, and that text is left to the
+    token-by-token grammar, which says what is wrong where.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, read_at, wrap) -> None:
         super().__init__()
         self.mayIndexError = False
+        self.read_at, self.wrap = read_at, wrap
 
     def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
-        rows = []
-        while (match := _ROW_RE.match(instring, loc)) is not None:
-            key, key_loc = match.group("key"), match.start("key")
-            rows.append(_Row(_split_key(key, key_loc), key, key_loc,
-                             _Numbers(match.group("numbers"), match.start("numbers"))))
-            loc = match.end()
-        if not rows:
+        end, items = self.read_at(instring, loc)
+        if not items:
             raise pp.ParseException(instring, loc, self.errmsg, self)
-        return loc, _Rows(rows)
+        return end, self.wrap(items)
+
+
+# Whole statements in the common layout, one match each (the names inside are re-scanned
+# by _scan_key, which unquotes them and records their positions).
+_END_OF_WORD = r"(?![\w.+\-])"  # as pp.Keyword: "variables" is not "variable"
+_NETWORK_RE = re.compile(f"network{_END_OF_WORD}{_WS}(?P<name>{_NAME}){_WS}")
+_VARIABLE_RE = re.compile(
+    f"variable{_END_OF_WORD}{_WS}(?P<name>{_NAME}){_WS}(?:(?P<description>{_QUOTED}){_WS})?"
+    f"\\{{{_WS}(?P<states>{_KEY}){_WS}\\}}{_WS}")
+_HEADER_RE = re.compile(
+    f"P{_END_OF_WORD}{_WS}\\({_WS}(?P<name>{_NAME}){_WS}"
+    f"(?:\\|{_WS}(?P<parents>{_KEY}){_WS})?\\){_WS}")
+_WS_RE = re.compile(_WS)
+_SPACE_RE = re.compile(f"{_WS}(?:;{_WS})?")  # between statements: an optional ';'
+
+
+def _statement_at(text: str, loc: int) -> tuple[int, object] | None:
+    """The statement at ``loc`` when it is well formed in the common layout, and where the
+    next one starts; None otherwise (the token-by-token grammar then reads it)."""
+    char = text[loc:loc + 1]
+    if char == "v" and (match := _VARIABLE_RE.match(text, loc)):
+        description = match.group("description")
+        statement = _Variable(
+            _scan_key(match.group("name"), match.start("name"))[0],
+            None if description is None else _Name(_unquote(description, match.start(
+                "description")), match.start("description")),
+            _scan_key(match.group("states"), match.start("states")))
+        end = match.end()
+    elif char == "P" and (match := _HEADER_RE.match(text, loc)):
+        parents = match.group("parents")
+        statement = _Table(loc, _scan_key(match.group("name"), match.start("name"))[0],
+                           [] if parents is None else _scan_key(parents, match.start("parents")))
+        end = match.end()
+        if text.startswith("=", end):
+            found = _numbers_at(text, _WS_RE.match(text, end + 1).end())
+            if found is None:
+                return None
+            end, statement.numbers = found
+            if text.startswith(",", _WS_RE.match(text, end).end()):
+                return None  # a stray ',' after the numbers: the grammar reports it
+        elif text.startswith("{", end):
+            if parents is None:
+                return None  # rows for a root: the grammar reports it
+            end, statement.rows = _rows_at(text, _WS_RE.match(text, end + 1).end())
+            if not text.startswith("}", end):
+                return None
+            statement.end = end
+            end += 1
+    elif char == "n" and (match := _NETWORK_RE.match(text, loc)):
+        statement = _NetworkName(_scan_key(match.group("name"), match.start("name"))[0])
+        end = match.end()
+    else:
+        return None
+    return _SPACE_RE.match(text, end).end(), statement
+
+
+@dataclass
+class _Statements:
+    statements: list
+
+
+def _statements_at(text: str, loc: int) -> tuple[int, list]:
+    """The statements :func:`_statement_at` reads one after the other from ``loc``, and
+    where they stop."""
+    statements = []
+    while (found := _statement_at(text, loc)) is not None:
+        loc, statement = found
+        statements.append(statement)
+    return loc, statements
 
 
 def _table_from_tokens(tokens) -> _Table:
@@ -380,11 +471,15 @@ def read(text: str, source: str = "<string>") -> Network:
     ``chair``).
     """
     text = text.removeprefix("\ufeff")
-    grammar, context = _parser()
-    context.update(var=None, family=None)
     blanked = _blank_comments(text)
+    context = {"var": None, "family": None}
     try:
-        statements = list(grammar.parse_string(blanked, parse_all=False))
+        end, statements = _statements_at(blanked, _WS_RE.match(blanked).end())
+        if end < len(blanked):  # not every statement well formed: the grammar says where
+            grammar, context = _parser()  # built on first need (it takes ~30 ms)
+            context.update(var=None, family=None)
+            statements = [s for item in grammar.parse_string(blanked, parse_all=False)
+                          for s in (item.statements if type(item) is _Statements else [item])]
         try:
             return _assemble(statements, _Builder(text, source))
         except (Retry, ModelError):  # build step by step, collecting every mistake
