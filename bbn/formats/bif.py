@@ -187,42 +187,30 @@ def _plain_blocks(text: str, loc: int) -> tuple[int, list]:
     return len(text), blocks
 
 
-class _PlainFile(pp.Token):
+def _plain_file(text: str) -> tuple | None:
     """A whole file in the common layout, read by one ``findall`` and without positions
-    (offsets are 0), as the network's name and _declarations; anything else (another
-    layout, a count of states that is wrong, a name declared twice) is for the full
-    grammar."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.set_name("a file in the common layout")
-        self.mayReturnEmpty = False
-        self.mayIndexError = False
-        self.leave_whitespace()  # the expression skips it
-
-    def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
-        header = _FAST_HEADER.match(instring, loc)
-        declared, descriptions, definitions = {}, {}, {}
-        # up to the trailing whitespace, which findall would try at every position
-        for (name, count, states, properties, child, parents, body, table,
-             _other) in _PLAIN_FILE.findall(instring, header.end(), len(instring.rstrip())):
-            if name:
-                states = tuple(states.replace(",", " ").split())
-                if int(count) != len(states) or name in declared:
-                    break
-                declared[name] = states
-                if properties and (description := _description(properties)) is not None:
-                    descriptions[name] = description
-            elif child and child not in definitions:
-                # tuple.__new__ makes the named tuple without its Python-level constructor
-                definitions[child] = tuple.__new__(_Probability, (
-                    child, parents.replace(",", " ").split(), 0, body, table or None))
-            else:
-                break
+    (offsets are 0): (the network's name, then what _declarations gives); None for
+    anything else (another layout, a count of states that is wrong, a name declared
+    twice), which the full grammar reads."""
+    header = _FAST_HEADER.match(text)
+    declared, descriptions, definitions = {}, {}, {}
+    # up to the trailing whitespace, which findall would try at every position
+    for (name, count, states, properties, child, parents, body, table,
+         _other) in _PLAIN_FILE.findall(text, header.end(), len(text.rstrip())):
+        if name:
+            states = tuple(states.replace(",", " ").split())
+            if int(count) != len(states) or name in declared:
+                return None
+            declared[name] = states
+            if properties and (description := _description(properties)) is not None:
+                descriptions[name] = description
+        elif child and child not in definitions:
+            # tuple.__new__ makes the named tuple without its Python-level constructor
+            definitions[child] = tuple.__new__(_Probability, (
+                child, parents.replace(",", " ").split(), 0, body, table or None))
         else:
-            return len(instring), [_unquote(header["name"] or "network"), declared,
-                                   descriptions, definitions]
-        raise pp.ParseException(instring, loc, self.errmsg, self)
+            return None
+    return _unquote(header["name"] or "network"), declared, descriptions, definitions
 
 
 class _PlainBlocks(pp.Token):
@@ -244,9 +232,9 @@ class _PlainBlocks(pp.Token):
 
 # ------------------------------------------------------------------ grammar
 @functools.cache
-def _grammar() -> tuple[pp.ParserElement, pp.ParserElement, pp.ParserElement]:
-    """(a file in the common layout, any file with positions, the entries of one
-    probability body), built on first use."""
+def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
+    """(any file with positions, the entries of one probability body), built on first
+    use (a file in the common layout needs neither: see :func:`_plain_file`)."""
     LBRACE, RBRACE, LPAR, RPAR, LBRACK, RBRACK, SEMI, COMMA, BAR = map(pp.Suppress,
                                                                        "{}()[];,|")
     name = pp.Regex(f"{_QUOTED}|{_WORD}").set_name("a name")
@@ -283,8 +271,6 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement, pp.ParserElement]:
     grammar = (pp.Optional(network, default="network")
                + pp.ZeroOrMore(_PlainBlocks() | variable_block | probability_block) + end)
     grammar.parse_with_tabs()
-    plain = _PlainFile()
-    plain.parse_with_tabs()
 
     number = pp.Regex(r"[^\s,;(){}]+").set_name("a number")
 
@@ -304,7 +290,7 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement, pp.ParserElement]:
         "'property ...;'")
     entries = pp.ZeroOrMore(entry) + pp.StringEnd().set_name("a row or '}'")
     entries.parse_with_tabs()
-    return plain, grammar, entries
+    return grammar, entries
 
 
 # ------------------------------------------------------------------- reading
@@ -314,13 +300,14 @@ def read(text: str, source: str = "<string>") -> Network:
         text = " " + text[1:]
     if "/" in text:
         text = _blank_comments(text, source)
-    plain, grammar, _ = _grammar()
-    try:
-        # each grammar reads to the end of the text itself: parse_all would only add work
-        return _assemble(*plain.parse_string(text), text, source, bare=True)
-    except (pp.ParseException, Retry, BBNError):
-        pass
+    plain = _plain_file(text)
+    if plain is not None:
+        try:
+            return _assemble(*plain, text, source, bare=True)
+        except (Retry, BBNError):
+            pass
     # Another layout, or a problem: read again keeping every position
+    grammar, _ = _grammar()
     try:
         name, *blocks = grammar.parse_string(text)
     except pp.ParseBaseException as error:
@@ -594,7 +581,7 @@ def _numbers(text: str) -> np.ndarray:
 
 def _slow_body(text: str, source: str, p: _Probability) -> _Body:
     """Parse a body with the token-level grammar, which says exactly what is wrong."""
-    _, _, grammar = _grammar()
+    _, grammar = _grammar()
     try:
         entries = grammar.parse_string(p.body, parse_all=True)
     except pp.ParseBaseException as error:
