@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import AWKWARD_NAMES, networks, random_network
@@ -417,10 +418,112 @@ def test_a_problem_the_network_finds_is_reported_in_the_phase_that_meets_it():
         4, 1, "making ['A'] the parents of 'B' would create the cycle B -> A -> B")
 
 
+# ------------------------------------------------------------ Gaussian variables
+PETS = """\
+variable kind { cat, dog }
+variable size { small, large }
+variable weight "kg" gaussian
+variable noise gaussian
+P(kind) = 0.4, 0.6
+P(size | kind) { cat: 0.9, 0.1; dog: 0.3, 0.7 }
+P(weight | kind, size) {
+  cat, small: N(4.0, 1.5)
+  cat, large: N(6, 2.25)
+  dog, small: N(9.5, 4)
+  dog, large: N(3e1, 36.0)
+}
+P(noise) = N(-0.5, 0.25)
+"""
+
+
+def test_gaussian_variables_read_with_one_normal_per_parent_configuration():
+    net = bn.read(PETS)
+    assert net.is_gaussian("weight") and net.is_gaussian("noise")
+    assert net.description("weight") == "kg" and net.parents("weight") == ("kind", "size")
+    mean, variance = net.gaussian_parameters("weight")
+    assert mean.tolist() == [[4.0, 6.0], [9.5, 30.0]]
+    assert variance.tolist() == [[1.5, 2.25], [4.0, 36.0]]
+    assert [a.tolist() for a in net.gaussian_parameters("noise")] == [-0.5, 0.25]
+    # P(kind=cat | weight=5) by hand: Σ_size P(kind) P(size | kind) N(5; μ, σ²)
+    def normal(x, m, v):
+        return np.exp(-(x - m) ** 2 / (2 * v)) / np.sqrt(2 * np.pi * v)
+    cat = 0.4 * (0.9 * normal(5, 4, 1.5) + 0.1 * normal(5, 6, 2.25))
+    dog = 0.6 * (0.3 * normal(5, 9.5, 4) + 0.7 * normal(5, 30, 36))
+    assert net.query("P(kind=cat | weight=5)") == pytest.approx(cat / (cat + dog), rel=1e-12)
+
+
+def test_gaussian_networks_round_trip_exactly(tmp_path):
+    net = bn.read(PETS)
+    text = bn.write(net)
+    assert "variable weight \"kg\" gaussian" in text and "P(noise) = N(-0.5, 0.25)" in text
+    assert "  dog, large: N(30.0, 36.0)" in text
+    assert bn.read(text) == net
+    net.set_gaussian("noise", 0.1 + 0.2, 1 / 3)  # floats that need all their digits
+    bbn.save(net, tmp_path / "pets.bn")
+    assert bbn.load(tmp_path / "pets.bn") == net
+    other = bn.read(PETS.replace("N(-0.5, 0.25)", "N(-0.5, 0.26)"))
+    assert other != bn.read(PETS)
+
+
+def test_a_learned_gaussian_mixture_is_saved_and_loaded(tmp_path):
+    """EXAMPLES.md §10's unsupervised naive Bayes, learned by EM, kept as a .bn file."""
+    rng = np.random.default_rng(3)
+    rows = np.concatenate([rng.normal(0.0, 0.5, 60), rng.normal(5.0, 0.5, 40)])
+    net = bbn.Network("mixture")
+    net.add_variable("cluster", ["one", "two"])
+    net.add_gaussian_variable("x", ["cluster"])
+    learned = bbn.learn(net, pd.DataFrame({"x": rows}), missing="em", seed=0)
+    bbn.save(learned, tmp_path / "mixture.bn")
+    back = bbn.load(tmp_path / "mixture.bn")
+    assert back == learned
+    assert sorted(back.gaussian_parameters("x")[0].tolist()) == pytest.approx(
+        [rows[:60].mean(), rows[60:].mean()], abs=0.05)
+
+
+GAUSSIAN_ERRORS = [
+    ("variable K { a, b }\nvariable x gaussian\nP(x | K) { a: 0.5, 0.5; b: N(1, 2) }", 3, 15,
+     "'x' is Gaussian: write N(mean, variance) where the probabilities of a discrete "
+     "variable would be"),
+    ("variable K { a, b }\nP(K) = N(0, 1)", 2, 10,
+     "N(mean, variance) is for a Gaussian variable, and 'K' is discrete"),
+    ("variable x gaussian\nP(x) = N(0, 0)", 2, 13,
+     "the variance 0 of N(x) must be a finite number > 0"),
+    ("variable K { a, b }\nvariable x gaussian\nP(x | K) { a: N(0, 1); b: N(1e999, 2) }", 3,
+     29, "the mean 1e999 of N(x | K=b) is not a finite number"),
+    ("variable K { a, b }\nvariable x gaussian\nP(x | K) = N(0, 1)", 3, 14,
+     "P(x | K): a Gaussian with parents is written as rows"),
+    ("variable K { a, b }\nvariable x gaussian\nP(x | K) = N(0, 1), N(1, 1)", 3, 21,
+     "expected the end of the table after N(mean, variance)"),
+    ("variable K { a, b }\nvariable x gaussian\nP(K | x) = 0.5, 0.5", 3, 1,
+     "'x' is continuous (Gaussian) and cannot be a parent of 'K'"),
+    ("variable x gaussian\nP(x) = N(0, 1, 2)", 2, 8,
+     "expected the probabilities of 'x' after '=' (or N(mean, variance) for a Gaussian)"),
+    ("variable K { a, b }\nvariable x gaussian\nP(x | K) { a: N(0, 1) }", 3, 23,
+     "P(x | K) has no row for K=b"),
+]
+
+
+@pytest.mark.parametrize("text, line, column, message", GAUSSIAN_ERRORS,
+                         ids=[e[3][:30] for e in GAUSSIAN_ERRORS])
+def test_every_gaussian_mistake_is_located(text, line, column, message):
+    with pytest.raises(bbn.ParseError) as caught:
+        bn.read(text, "model.bn")
+    assert message in caught.value.message
+    assert (caught.value.line, caught.value.column) == (line, column)
+
+
+def test_a_bad_variance_and_a_bad_row_are_both_reported():
+    text = "variable K { a, b }\nvariable x gaussian\nP(x | K) { a: N(0, -1); b: N(1, 0) }"
+    with pytest.raises(bbn.ParseErrors) as caught:
+        bn.read(text, "model.bn")
+    assert [(e.line, e.column) for e in caught.value.errors] == [(3, 20), (3, 33)]
+
+
 # ---------------------------------------------- the fast path reads like the grammar
 #: pieces a mutation inserts: the language's punctuation, keywords, numbers and names
 _PIECES = ["{", "}", "(", ")", ",", ";", ":", "=", "|", '"', "\\", "#", "\n", " ", "\t",
-           "P", "P(", "variable", "network", "0.5", "1e-3", "-0.1", ".", "x", "T", "F", "é"]
+           "P", "P(", "variable", "network", "0.5", "1e-3", "-0.1", ".", "x", "T", "F", "é",
+           "N", "N(", "N(0, 1)", "gaussian"]
 
 
 def _outcome(text: str):
@@ -448,9 +551,9 @@ def test_whole_statements_and_the_token_grammar_read_every_text_alike(seed, monk
     both ways."""
     rng = np.random.default_rng(seed)
     net = random_network(int(seed), max_variables=6)
-    texts = [CHAIR, bn.write(net), bn.write(net).replace("\n", " ; ", 3)]
+    texts = [CHAIR, PETS, bn.write(net), bn.write(net).replace("\n", " ; ", 3)]
     for _ in range(60):
-        text = texts[int(rng.integers(3))]
+        text = texts[int(rng.integers(4))]
         at = int(rng.integers(len(text) + 1))
         kind = rng.integers(3)
         if kind == 0:
@@ -478,6 +581,10 @@ def test_whole_statements_and_the_token_grammar_read_every_text_alike(seed, monk
     "variable X { a }\nP ( X ) = 1", "variable X{a}P(X)=1;;", "variable X{a}P(X)=1;",
     "network n network m", "variable X { a }\nP(X) = 1.0x", "variable X { a }\nP(X) = 1e",
     "variable X { a } ; P(X) = 1 ; P(X)",
+    "variable x gaussian P(x) = N(0, 1)", "variable x gaussian; P(x) = N(0 , 1 ) ;",
+    "variable x gaussian P(x) = N(0, 1),", "variable x gaussianly P(x) = N(0, 1)",
+    "variable x gaussian P(x) = N (0, 1)", "variable x gaussian P(x) = N(0 1)",
+    "variable K { a }\nvariable x gaussian P(x | K) { a: N(0, 1), }",
 ])
 def test_near_misses_of_a_statement_read_alike_both_ways(text, monkeypatch):
     assert _outcome(text) == _token_grammar_outcome(text, monkeypatch)

@@ -4,6 +4,7 @@ GaussianMixture and KMeans, and the log-likelihood written out with numpy."""
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -16,6 +17,7 @@ from sklearn.mixture import GaussianMixture
 
 import bbn
 import bbn.learning.mixture as mixture
+from bbn.cli import main
 from bbn.errors import DataError
 from bbn.learning import em
 from bbn.learning.gaussian import fit_gaussian, fit_gaussians
@@ -414,3 +416,36 @@ def test_hidden_variable_with_an_observed_parent_by_hand():
     np.testing.assert_allclose(result.network.cpt_array("cluster"),
                                [r[:2].mean(axis=0), r[2:].mean(axis=0)], rtol=1e-13)
     np.testing.assert_allclose(result.network.cpt_array("group"), [0.5, 0.5])
+
+
+def test_the_command_line_learns_a_mixture_saves_it_as_bn_and_queries_it(tmp_path, capsys):
+    """`bbn learn` with --missing em on a .bn declaring Gaussian leaves and a CSV without
+    the cluster column; the result, a .bn file, agrees with bbn.learn and answers
+    `bbn query` with numeric evidence."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": np.concatenate([rng.normal(0, 0.5, 60), rng.normal(5, 0.5, 40)]),
+                          "y": np.concatenate([rng.normal(1, 0.5, 60), rng.normal(-3, 0.5, 40)])})
+    frame.to_csv(tmp_path / "xy.csv", index=False)
+    (tmp_path / "mix.bn").write_text("variable cluster { one, two }\nvariable x gaussian\n"
+                                     "variable y gaussian\nP(x | cluster)\nP(y | cluster)\n")
+    assert main(["learn", str(tmp_path / "mix.bn"), str(tmp_path / "xy.csv"), "--missing",
+                 "em", "-o", str(tmp_path / "learned.bn")]) == 0
+    learned = bbn.load(tmp_path / "learned.bn")
+    expected = bbn.learn(bbn.load(tmp_path / "mix.bn"), frame, missing="em")
+    for v in ("x", "y"):
+        for got, want in zip(learned.gaussian_parameters(v), expected.gaussian_parameters(v)):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    capsys.readouterr()
+    assert main(["query", str(tmp_path / "learned.bn"), "P(cluster | x=4.2, y=-2)",
+                 "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["query"] == "P(cluster | x=4.2, y=-2)"
+    # by hand: P(c) Π_v N(v; μ_c, σ²_c), normalised over the two clusters
+    weights = learned.cpt_array("cluster") * np.prod(
+        [np.exp(-(value - learned.gaussian_parameters(v)[0]) ** 2
+                / (2 * learned.gaussian_parameters(v)[1]))
+         / np.sqrt(2 * np.pi * learned.gaussian_parameters(v)[1])
+         for v, value in (("x", 4.2), ("y", -2.0))], axis=0)
+    assert [row["p"] for row in printed["rows"]] == pytest.approx(
+        (weights / weights.sum()).tolist(), abs=1e-12)
+    assert max(row["p"] for row in printed["rows"]) > 0.999  # the cluster drawn at (5, -3)

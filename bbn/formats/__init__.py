@@ -70,10 +70,10 @@ def dumps(net: Network, format: str = "bn") -> str:
     """Write a network to a string in the given format."""
     module = _module(format)
     continuous = [v for v in net.variables if net.is_gaussian(v)]
-    if continuous:
+    if continuous and format != "bn":
         raise FormatError(f"the {format} format cannot express the continuous (Gaussian) "
-                          f"variable {continuous[0]!r}: no format bbn writes has continuous "
-                          "nodes; keep such a model with pickle")
+                          f"variable {continuous[0]!r}: save the model as .bn, the one "
+                          "format bbn writes that has continuous nodes")
     return module.write(net)
 
 

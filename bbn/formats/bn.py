@@ -11,6 +11,8 @@
       T: 0.9,  0.1
       F: 0.01, 0.99
     }
+    variable weight "kg" gaussian     # continuous: N(mean, variance) per parent state
+    P(weight | C) { T: N(70.0, 25.0); F: N(80.0, 36.0) }
 
 The whole grammar, the quoting rules and the error messages are in ``docs/format.md``.
 ``read`` takes each well-formed statement in one regular-expression match (the same
@@ -54,8 +56,16 @@ _NAME = f"(?:{_QUOTED}|{_PLAIN})"
 _NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?(?![\w.+\-])"
 _NUMBERS = f"{_NUMBER}(?:{_WS},{_WS}{_NUMBER})*"
 _KEY = f"{_NAME}(?:{_WS},{_WS}{_NAME})*"
+
+
+def _normal(group: str) -> str:
+    """N(mean, variance), the two numbers in group ``group``: a Gaussian's parameters."""
+    return f"N{_WS}\\({_WS}(?P<{group}>{_NUMBER}{_WS},{_WS}{_NUMBER}){_WS}\\)"
+
+
 #: a row whose numbers end in a stray ',' is left to the token grammar, to report it
-_ROW = f"(?P<key>{_KEY}){_WS}:{_WS}(?P<numbers>{_NUMBERS})(?!{_WS},){_WS}(?:;{_WS})?"
+_ROW = (f"(?P<key>{_KEY}){_WS}:{_WS}(?:(?P<numbers>{_NUMBERS})|{_normal('normal')})"
+        f"(?!{_WS},){_WS}(?:;{_WS})?")
 
 _PLAIN_RE = re.compile(_PLAIN)
 _QUOTED_RE = re.compile(_QUOTED)
@@ -63,6 +73,7 @@ _NAME_RE = re.compile(_NAME)
 _NUMBER_RE = re.compile(_NUMBER)
 _SEPARATOR_RE = re.compile(f"{_WS},{_WS}")
 _ROW_RE = re.compile(_ROW)
+_NORMAL_RE = re.compile(_normal("inside"))
 _QUOTED_OR_COMMENT_RE = re.compile(f"{_QUOTED}|#[^\n]*")
 _ESCAPE_RE = re.compile(r"\\(.)")
 
@@ -93,6 +104,7 @@ class _Name:
 class _Numbers:
     text: str
     loc: int
+    normal: bool = False  # N(mean, variance): ``text`` is "mean, variance"
 
 
 @dataclass
@@ -120,7 +132,8 @@ class _NetworkName:
 class _Variable:
     name: _Name
     description: _Name | None
-    states: list[_Name]
+    states: list[_Name]      # none for a Gaussian
+    gaussian: bool = False
 
 
 @dataclass
@@ -217,7 +230,14 @@ def _grammar(context: dict) -> pp.ParserElement:
     def numbers_token(expected: str) -> pp.ParserElement:
         block = named(_NumberBlock(), expected)
         # a ',' after the last number that _NUMBERS took means a malformed number follows
-        return block + pp.Opt(pp.Suppress(",") - named(pp.NoMatch(), "a number after ','"))
+        numbers = block + pp.Opt(pp.Suppress(",") - named(pp.NoMatch(), "a number after ','"))
+        normal = pp.Regex(_NORMAL_RE.pattern).set_parse_action(lambda s, loc, t: _Numbers(
+            *_inside(_NORMAL_RE.match(s, loc)), normal=True))
+        # one N(...) per row: "N(0, 1), N(2, 1)" is no table
+        normal += pp.Opt(pp.Suppress(",") - named(pp.NoMatch(), "the end of the table after "
+                                                  "N(mean, variance): a Gaussian with parents "
+                                                  "takes one row per parent configuration"))
+        return named(normal | numbers, expected)
 
     keyword_chars = pp.identbodychars + ".+-"
 
@@ -243,14 +263,16 @@ def _grammar(context: dict) -> pp.ParserElement:
     description = pp.Regex(_QUOTED).set_parse_action(lambda s, loc, t: _Name(
         _unquote(t[0], loc), loc))
     states = pp.Group(pp.DelimitedList(name_token("a state name of variable <var>")))
-    variable = (keyword("variable").suppress() - variable_name
-                - pp.Group(pp.Opt(description))
-                - punct("{", "'{' to open the states of variable <var> (after an optional "
-                             "\"description\")")
-                - states
+    discrete = (pp.Suppress("{") - states
                 - punct("}", "',' or '}' to close the states of variable <var>"))
-    variable.set_parse_action(lambda t: _Variable(t[0], t[1][0] if len(t[1]) else None,
-                                                  list(t[2])))
+    kind = named(keyword("gaussian") | discrete, "'{' to open the states of variable <var> "
+                                                 "(after an optional \"description\"), or "
+                                                 "'gaussian'")
+    variable = (keyword("variable").suppress() - variable_name
+                - pp.Group(pp.Opt(description)) - kind)
+    variable.set_parse_action(lambda t: _Variable(
+        t[0], t[1][0] if len(t[1]) else None, [] if t[2] == "gaussian" else list(t[2]),
+        gaussian=t[2] == "gaussian"))
 
     # P(X | A, B) [= numbers | { rows }]
     table_name = name_token("a variable name after 'P('").add_parse_action(remember_variable)
@@ -279,13 +301,15 @@ def _grammar(context: dict) -> pp.ParserElement:
                  - pp.ZeroOrMore(pp.Suppress(",") - name_token("a parent state after ','")))
     key = pp.original_text_for(key_names)
     row = (key - punct(":", "',' or ':' after the parent states of a row of <family>")
-           - numbers_token("the probabilities of <var> after ':'")
+           - numbers_token("the probabilities of <var> after ':' (or N(mean, variance) for "
+                           "a Gaussian)")
            + pp.Opt(pp.Suppress(";")))
     row.set_parse_action(lambda s, loc, t: _Row(_split_key(t[0], loc), t[0], loc, t[1]))
     body = pp.ZeroOrMore(fast_rows | row).set_parse_action(lambda t: _Rows([
         r for item in t for r in (item.rows if isinstance(item, _Rows) else [item])]))
     rows = open_rows - body - close_rows
-    flat = pp.Suppress("=") - numbers_token("the probabilities of <var> after '='")
+    flat = pp.Suppress("=") - numbers_token("the probabilities of <var> after '=' (or "
+                                            "N(mean, variance) for a Gaussian)")
     table = header + pp.Opt(rows | flat)
     table.set_parse_action(_table_from_tokens)
 
@@ -341,10 +365,17 @@ def _rows_at(text: str, loc: int) -> tuple[int, list[_Row]]:
     rows = []
     while (match := _ROW_RE.match(text, loc)) is not None:
         key, key_loc = match.group("key"), match.start("key")
-        rows.append(_Row(_split_key(key, key_loc), key, key_loc,
-                         _Numbers(match.group("numbers"), match.start("numbers"))))
+        numbers = (_Numbers(match.group("numbers"), match.start("numbers"))
+                   if match.group("numbers") is not None
+                   else _Numbers(*_inside(match, "normal"), normal=True))
+        rows.append(_Row(_split_key(key, key_loc), key, key_loc, numbers))
         loc = match.end()
     return loc, rows
+
+
+def _inside(match: re.Match, group: str = "inside") -> tuple[str, int]:
+    """The "mean, variance" of an N(...) match, and where it starts."""
+    return match.group(group), match.start(group)
 
 
 class _NumberBlock(pp.Token):
@@ -388,7 +419,7 @@ _END_OF_WORD = r"(?![\w.+\-])"  # as pp.Keyword: "variables" is not "variable"
 _NETWORK_RE = re.compile(f"network{_END_OF_WORD}{_WS}(?P<name>{_NAME}){_WS}")
 _VARIABLE_RE = re.compile(
     f"variable{_END_OF_WORD}{_WS}(?P<name>{_NAME}){_WS}(?:(?P<description>{_QUOTED}){_WS})?"
-    f"\\{{{_WS}(?P<states>{_KEY}){_WS}\\}}{_WS}")
+    f"(?:\\{{{_WS}(?P<states>{_KEY}){_WS}\\}}|(?P<gaussian>gaussian{_END_OF_WORD})){_WS}")
 _HEADER_RE = re.compile(
     f"P{_END_OF_WORD}{_WS}\\({_WS}(?P<name>{_NAME}){_WS}"
     f"(?:\\|{_WS}(?P<parents>{_KEY}){_WS})?\\){_WS}")
@@ -401,12 +432,13 @@ def _statement_at(text: str, loc: int) -> tuple[int, object] | None:
     next one starts; None otherwise (the token-by-token grammar then reads it)."""
     char = text[loc:loc + 1]
     if char == "v" and (match := _VARIABLE_RE.match(text, loc)):
-        description = match.group("description")
+        description, gaussian = match.group("description"), match.group("gaussian")
         statement = _Variable(
             _scan_key(match.group("name"), match.start("name"))[0],
             None if description is None else _Name(_unquote(description, match.start(
                 "description")), match.start("description")),
-            _scan_key(match.group("states"), match.start("states")))
+            [] if gaussian else _scan_key(match.group("states"), match.start("states")),
+            gaussian=bool(gaussian))
         end = match.end()
     elif char == "P" and (match := _HEADER_RE.match(text, loc)):
         parents = match.group("parents")
@@ -414,7 +446,10 @@ def _statement_at(text: str, loc: int) -> tuple[int, object] | None:
                            [] if parents is None else _scan_key(parents, match.start("parents")))
         end = match.end()
         if text.startswith("=", end):
-            found = _numbers_at(text, _WS_RE.match(text, end + 1).end())
+            start = _WS_RE.match(text, end + 1).end()
+            normal = _NORMAL_RE.match(text, start)
+            found = (_numbers_at(text, start) if normal is None else
+                     (normal.end(), _Numbers(*_inside(normal), normal=True)))
             if found is None:
                 return None
             end, statement.numbers = found
@@ -539,7 +574,7 @@ def _assemble(statements: list, builder: _Builder) -> Network:
     states, descriptions, parents, tables = {}, {}, {}, {}
     for s in statements:
         if type(s) is _Variable:
-            if s.name.value in states:
+            if s.name.value in states or s.gaussian:  # Gaussians: built one at a time
                 raise Retry
             states[s.name.value] = [state.value for state in s.states]
             if s.description is not None:
@@ -617,7 +652,10 @@ class _Builder:
             array = self.table_array(net, table)
             if array is not None:
                 try:
-                    net.set_cpt(table.variable.value, array)
+                    if net.is_gaussian(table.variable.value):
+                        net.set_gaussian(table.variable.value, array[:, 0], array[:, 1])
+                    else:
+                        net.set_cpt(table.variable.value, array)
                 except ModelError as error:  # anything set_cpt checks that we did not
                     self.report(str(error), table.loc)
         self.checkpoint()
@@ -636,10 +674,13 @@ class _Builder:
             seen.add(state.value)
         if len(seen) < len(variable.states):
             return
-        description = variable.description
+        description = None if variable.description is None else variable.description.value
         try:
-            net.add_variable(name, [s.value for s in variable.states],
-                             description=None if description is None else description.value)
+            if variable.gaussian:
+                net.add_gaussian_variable(name, description=description)
+            else:
+                net.add_variable(name, [s.value for s in variable.states],
+                                 description=description)
         except ModelError as error:  # an empty name or state ("")
             self.report(str(error), variable.name.loc)
             return
@@ -678,13 +719,23 @@ class _Builder:
     def table_array(self, net: Network, table: _Table) -> np.ndarray | None:
         """The table's numbers, shape (configurations, |X|); None after reporting mistakes."""
         variable = table.variable.value
-        width = net.cardinality(variable)
+        gaussian = net.is_gaussian(variable)
+        width = 2 if gaussian else net.cardinality(variable)
         configurations = int(np.prod([net.cardinality(p) for p in net.parents(variable)]))
+        blocks = [table.numbers] if table.numbers is not None else [r.numbers for r in table.rows]
+        if not all(self.check_kind(net, variable, block) for block in blocks):
+            return None
         if table.numbers is None:
-            found = self.rows_array(net, table)
+            found = self.rows_array(net, table, width)
             if found is None:
                 return None
             array, spots = found
+        elif gaussian and configurations > 1:
+            self.report(f"{net.family_text(variable)}: a Gaussian with parents is written as "
+                        "rows, one N(mean, variance) per parent configuration: "
+                        f"{_family_header(net, variable)} {{ state: N(mean, variance) ... }}",
+                        table.numbers.loc)
+            return None
         else:
             parts = _number_strings(table.numbers)
             if len(parts) != configurations * width:
@@ -693,14 +744,28 @@ class _Builder:
                 return None
             array = _floats(parts).reshape(configurations, width)
             spots = [(table.numbers, i * width) for i in range(configurations)]
-        return array if self.check_rows(net, variable, array, spots) else None
+        check = self.check_normals if gaussian else self.check_rows
+        return array if check(net, variable, array, spots) else None
 
-    def rows_array(self, net: Network,
-                   table: _Table) -> tuple[np.ndarray, list[tuple[_Numbers, int]]] | None:
-        """Place each keyed row at its parent configuration; every one exactly once."""
+    def check_kind(self, net: Network, variable: str, numbers: _Numbers) -> bool:
+        """N(mean, variance) for a Gaussian, probabilities for a discrete variable."""
+        if numbers.normal == net.is_gaussian(variable):
+            return True
+        if numbers.normal:
+            self.report(f"N(mean, variance) is for a Gaussian variable, and {variable!r} is "
+                        f"discrete: {net.family_text(variable)} takes probabilities",
+                        numbers.loc)
+        else:
+            self.report(f"{variable!r} is Gaussian: write N(mean, variance) where the "
+                        "probabilities of a discrete variable would be", numbers.loc)
+        return False
+
+    def rows_array(self, net: Network, table: _Table,
+                   width: int) -> tuple[np.ndarray, list[tuple[_Numbers, int]]] | None:
+        """Place each keyed row (``width`` numbers) at its parent configuration; every one
+        exactly once."""
         variable = table.variable.value
         parents = net.parents(variable)
-        width = net.cardinality(variable)
         family = net.family_text(variable)
         index_of = [{s: i for i, s in enumerate(net.states(p))} for p in parents]
         shape = [net.cardinality(p) for p in parents]
@@ -753,6 +818,23 @@ class _Builder:
             return None
         array = _floats(list(itertools.chain.from_iterable(parts))).reshape(-1, width)
         return array, [(row.numbers, 0) for row in rows]
+
+    def check_normals(self, net: Network, variable: str, array: np.ndarray,
+                      spots: list[tuple[_Numbers, int]]) -> bool:
+        """Every mean finite and every variance a finite number > 0; else report each bad
+        one at its number."""
+        fine = True
+        for row in np.flatnonzero(~np.isfinite(array).all(axis=1) | (array[:, 1] <= 0)):
+            (mean, mean_loc), (variance, variance_loc) = _number_positions(spots[row][0])
+            where = net.configuration_text(variable, int(row)).replace(f"P({variable}",
+                                                                      f"N({variable}", 1)
+            if not np.isfinite(array[row, 0]):
+                self.report(f"the mean {mean} of {where} is not a finite number", mean_loc)
+            else:
+                self.report(f"the variance {variance} of {where} must be a finite number > 0",
+                            variance_loc)
+            fine = False
+        return fine
 
     def check_rows(self, net: Network, variable: str, array: np.ndarray,
                    spots: list[tuple[_Numbers, int]]) -> bool:
@@ -833,11 +915,13 @@ def _declarations(net: Network) -> list[str]:
                             default=0)
     lines = []
     for variable, name, description in zip(net.variables, names, descriptions):
-        states = ", ".join(quote(s) for s in net.states(variable))
         head = name.ljust(name_width)
         if description_width:
             head += " " + description.ljust(description_width)
-        lines.append(f"variable {head} {{ {states} }}")
+        if net.is_gaussian(variable):
+            lines.append(f"variable {head} gaussian")
+        else:
+            lines.append(f"variable {head} {{ {', '.join(map(quote, net.states(variable)))} }}")
     return lines
 
 
@@ -856,10 +940,16 @@ def _family_header(net: Network, variable: str) -> str:
 
 def _table_lines(net: Network, variable: str) -> list[str]:
     header = _family_header(net, variable)
-    array = net.cpt_array(variable)
     parents = net.parents(variable)
-    width = array.shape[-1]
-    cells = np.array(list(map(repr, array.ravel().tolist())), dtype=object).reshape(-1, width)
+    if net.is_gaussian(variable):
+        array = np.stack(net.gaussian_parameters(variable), axis=-1)
+        cells = np.array([f"N({mean!r}, {variance!r})" for mean, variance
+                          in array.reshape(-1, 2).tolist()], dtype=object).reshape(-1, 1)
+    else:
+        array = net.cpt_array(variable)
+        cells = np.array(list(map(repr, array.ravel().tolist())), dtype=object).reshape(
+            -1, array.shape[-1])
+    width = cells.shape[-1]
     if not parents:
         return [f"{header} = {', '.join(cells[0])}"]
     # pad every column but the last so numbers line up; keys end with ':' aligned
