@@ -370,6 +370,32 @@ def test_bagging_is_reproducible_and_each_member_fits_its_bootstrap_sample():
     np.testing.assert_array_equal(model.estimator_weights_, np.ones(7))
 
 
+def test_bagging_with_sample_weight_weighs_each_members_draws():
+    """Member t is fitted with w_i · (times row i was drawn); integer weights equal
+    repeating the rows, and a base classifier without weights is refused."""
+    rng = np.random.default_rng(8)
+    n = 30
+    X = pd.DataFrame({"a": rng.choice(["x", "y"], n), "b": rng.choice(["u", "v", "w"], n)})
+    y = np.where(X["a"] == "x", "+", "-")
+    y[:4] = "-"
+    weights = rng.integers(0, 4, n).astype(float)
+    base = bbn.NaiveBayes(estimator="laplace", states={"a": ["x", "y"], "b": ["u", "v", "w"]})
+    model = bbn.Bagging(base, n_estimators=5, seed=3).fit(X, y, sample_weight=weights)
+    for member, rows in zip(model.estimators_, model.samples_, strict=True):
+        repeated = np.repeat(rows, weights[rows].astype(int))  # each draw, w_i times
+        own = bbn.NaiveBayes(**base.get_params()).fit(X.iloc[repeated], y[repeated])
+        assert_same_model(member, own, X)
+    unweighted = bbn.Bagging(base, n_estimators=5, seed=3).fit(X, y)
+    ones = bbn.Bagging(base, n_estimators=5, seed=3).fit(X, y, sample_weight=np.ones(n))
+    np.testing.assert_array_equal(ones.predict_proba(X), unweighted.predict_proba(X))
+    neighbors = pytest.importorskip("sklearn.neighbors")
+    with pytest.raises(bbn.DataError, match="KNeighborsClassifier.fit does not"):
+        bbn.Bagging(neighbors.KNeighborsClassifier()).fit(X.assign(a=0, b=1), y,
+                                                           sample_weight=weights)
+    with pytest.raises(bbn.DataError, match="X has 30 rows but sample_weight has 2"):
+        bbn.Bagging(base).fit(X, y, sample_weight=[1, 2])
+
+
 def test_bagging_a_classifier_without_weights_fits_the_drawn_rows():
     neighbors = pytest.importorskip("sklearn.neighbors")
     rng = np.random.default_rng(1)

@@ -206,7 +206,9 @@ class Bagging(_Ensemble):
     how many times each row was drawn — which is the same fit (frequency weights) except
     that every state and class of the whole training set stays declared, so each member
     can classify any row the ensemble is asked about. Otherwise C_t is fitted on the
-    drawn rows themselves.
+    drawn rows themselves. Given ``sample_weight`` w, member t is fitted with weights
+    w_i · (times row i was drawn), as scikit-learn's ``BaggingClassifier`` does (the draw
+    itself stays uniform); that needs a base classifier that takes weights.
 
     Parameters
     ----------
@@ -231,17 +233,27 @@ class Bagging(_Ensemble):
         self.n_estimators = n_estimators
         self.seed = seed
 
-    def fit(self, X, y) -> Bagging:
-        """Fit ``n_estimators`` copies of ``estimator`` on bootstrap samples of X, y."""
+    def fit(self, X, y, sample_weight=None) -> Bagging:
+        """Fit ``n_estimators`` copies of ``estimator`` on bootstrap samples of X, y
+        (each row's draws weighted by ``sample_weight`` when given)."""
         rounds = self._check_n_estimators()
         labels, _ = self._targets(X, y)
         n = len(labels)
-        samples = np.random.default_rng(self.seed).integers(0, n, size=(rounds, n))
+        given = check_sample_weight(sample_weight, n)
         weighted = self._takes_weights()
-        self.estimators_ = [
-            self._new_member().fit(X, y, sample_weight=np.bincount(rows, minlength=n))
-            if weighted else self._new_member().fit(_take(X, rows), labels[rows])
-            for rows in samples]
+        if given is not None and not weighted:
+            raise DataError(f"sample_weight needs a base classifier whose fit takes "
+                            f"sample_weight; {type(self._base()).__name__}.fit does not")
+        samples = np.random.default_rng(self.seed).integers(0, n, size=(rounds, n))
+        self.estimators_ = []
+        for rows in samples:
+            member = self._new_member()
+            if weighted:
+                draws = np.bincount(rows, minlength=n)
+                member.fit(X, y, sample_weight=draws if given is None else draws * given)
+            else:
+                member.fit(_take(X, rows), labels[rows])
+            self.estimators_.append(member)
         self.samples_ = samples
         self.estimator_weights_ = np.ones(rounds)
         return self
