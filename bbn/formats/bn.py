@@ -723,7 +723,9 @@ class _Builder:
         width = 2 if gaussian else net.cardinality(variable)
         configurations = int(np.prod([net.cardinality(p) for p in net.parents(variable)]))
         blocks = [table.numbers] if table.numbers is not None else [r.numbers for r in table.rows]
-        if not all(self.check_kind(net, variable, block) for block in blocks):
+        wrong_kind = next((block for block in blocks if block.normal != gaussian), None)
+        if wrong_kind is not None:
+            self.report_kind(net, variable, wrong_kind)
             return None
         if table.numbers is None:
             found = self.rows_array(net, table, width)
@@ -747,10 +749,8 @@ class _Builder:
         check = self.check_normals if gaussian else self.check_rows
         return array if check(net, variable, array, spots) else None
 
-    def check_kind(self, net: Network, variable: str, numbers: _Numbers) -> bool:
-        """N(mean, variance) for a Gaussian, probabilities for a discrete variable."""
-        if numbers.normal == net.is_gaussian(variable):
-            return True
+    def report_kind(self, net: Network, variable: str, numbers: _Numbers) -> None:
+        """Report N(mean, variance) on a discrete variable, or probabilities on a Gaussian."""
         if numbers.normal:
             self.report(f"N(mean, variance) is for a Gaussian variable, and {variable!r} is "
                         f"discrete: {net.family_text(variable)} takes probabilities",
@@ -758,7 +758,6 @@ class _Builder:
         else:
             self.report(f"{variable!r} is Gaussian: write N(mean, variance) where the "
                         "probabilities of a discrete variable would be", numbers.loc)
-        return False
 
     def rows_array(self, net: Network, table: _Table,
                    width: int) -> tuple[np.ndarray, list[tuple[_Numbers, int]]] | None:
