@@ -9,6 +9,7 @@ batched form must equal the one-case form row by row; impossible evidence must r
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import json
 import math
@@ -35,6 +36,16 @@ EXACT = 1e-12
 def _cliques_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Answer even tiny networks with cliques, not from their joint table."""
     monkeypatch.setattr(joint_table, "DENSE_UP_TO", 0)
+
+
+@contextlib.contextmanager
+def _sometimes_cliques_only(data):
+    """For a property test: with a drawn boolean, answer with cliques even when the joint
+    is small."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        if data.draw(st.booleans(), label="cliques even when the joint is small"):
+            _cliques_only(monkeypatch)
+        yield
 
 
 @pytest.fixture(params=["joint", "cliques"])
@@ -68,9 +79,7 @@ def test_chair_priors(chair, both_ways):
 @PROPERTY
 @given(data=st.data(), net=networks())
 def test_every_posterior_equals_brute_force_and_elimination(data, net):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        if data.draw(st.booleans(), label="cliques even when the joint is small"):
-            _cliques_only(monkeypatch)
+    with _sometimes_cliques_only(data):
         _every_posterior_equals_brute_force_and_elimination(data, net)
 
 
@@ -101,9 +110,7 @@ def _every_posterior_equals_brute_force_and_elimination(data, net):
 @PROPERTY
 @given(data=st.data(), net=networks(max_variables=7))
 def test_batch_equals_one_case_at_a_time(data, net):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        if data.draw(st.booleans(), label="cliques even when the joint is small"):
-            _cliques_only(monkeypatch)
+    with _sometimes_cliques_only(data):
         _batch_equals_one_case_at_a_time(data, net)
 
 

@@ -138,15 +138,20 @@ def blobs(n: int, seed: int) -> np.ndarray:
     return centres[rng.integers(3, size=n)] + rng.normal(size=(n, 3)) * [1.0, 0.7, 1.3]
 
 
+def em_and_sklearn(X, names, weights, means, variances, reg, iterations):
+    """bbn's EM and scikit-learn's GaussianMixture from the same start, for ``iterations``
+    steps, with scikit-learn's reg_covar = ``reg`` as bbn's ε."""
+    start = mixture_network(names, len(weights), weights, means, variances)
+    result = em(start, pd.DataFrame(X, columns=names), initial=start, max_iter=iterations,
+                tol=0, var_smoothing=reg / X.var(axis=0).max())  # ε = reg_covar
+    return result, sklearn_mixture(X, weights, means, variances, reg, iterations)
+
+
 def test_agrees_with_scikit_learn_gaussian_mixture(both_paths):
     X = blobs(300, seed=0)
     names = ["x0", "x1", "x2"]
     weights, means, variances = np.array([0.2, 0.3, 0.5]), X[:3], np.tile(X.var(axis=0), (3, 1))
-    start = mixture_network(names, 3, weights, means, variances)
-    reg, iterations = 1e-6, 40
-    result = em(start, pd.DataFrame(X, columns=names), initial=start, max_iter=iterations,
-                tol=0, var_smoothing=reg / X.var(axis=0).max())  # ε = reg_covar
-    reference = sklearn_mixture(X, weights, means, variances, reg, iterations)
+    result, reference = em_and_sklearn(X, names, weights, means, variances, 1e-6, 40)
     learned_means, learned_variances = parameters(result.network, names)
     np.testing.assert_allclose(result.network.cpt_array("cluster"), reference.weights_,
                                atol=1e-12)
@@ -165,11 +170,7 @@ def test_digits_mixture_agrees_with_scikit_learn():
     names = [f"pixel{j}" for j in range(64)]
     rows = np.random.default_rng(0).choice(len(X), size=10, replace=False)
     weights, means, variances = np.full(10, 0.1), X[rows], np.tile(X.var(axis=0) + 0.1, (10, 1))
-    start = mixture_network(names, 10, weights, means, variances)
-    reg, iterations = 1e-2, 15
-    result = em(start, pd.DataFrame(X, columns=names), initial=start, max_iter=iterations,
-                tol=0, var_smoothing=reg / X.var(axis=0).max())
-    reference = sklearn_mixture(X, weights, means, variances, reg, iterations)
+    result, reference = em_and_sklearn(X, names, weights, means, variances, 1e-2, 15)
     learned_means, learned_variances = parameters(result.network, names)
     np.testing.assert_allclose(result.network.cpt_array("cluster"), reference.weights_,
                                atol=1e-10)
