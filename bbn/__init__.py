@@ -21,6 +21,7 @@ from bbn.errors import (
 from bbn.factor import Factor
 from bbn.formats import FormatError, dumps, load, loads, save
 from bbn.lazy import lazy_attributes
+from bbn.memory import get_memory_limit, set_memory_limit
 from bbn.network import Network
 
 __version__ = "0.1.0"
@@ -40,7 +41,7 @@ _LAZY = {
 __all__ = [
     "BBNError", "DataError", "Factor", "FormatError", "ImpossibleEvidenceError",
     "MemoryLimitError", "ModelError", "Network", "ParseError", "ParseErrors", "QueryError",
-    "dumps", "load", "loads", "save", *_LAZY,
+    "dumps", "get_memory_limit", "load", "loads", "save", "set_memory_limit", *_LAZY,
 ]
 
 

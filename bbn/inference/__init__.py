@@ -29,9 +29,7 @@ from bbn.inference.elimination import (
     Plan,
     check_memory,
     compile_plan,
-    get_memory_limit,
     run_plan,
-    set_memory_limit,
     slice_tables,
     trace_back,
 )
@@ -43,6 +41,7 @@ from bbn.inference.evidence import (
     refuse_continuous_columns,
     state_index,
 )
+from bbn.memory import get_memory_limit, set_memory_limit
 from bbn.network import Network
 
 __all__ = [

@@ -26,6 +26,7 @@ import numpy as np
 
 from bbn.errors import MemoryLimitError
 from bbn.inference.ordering import eliminate_greedily, interaction_graph
+from bbn.memory import format_bytes, get_memory_limit
 
 
 class _CaseAxis:
@@ -38,24 +39,11 @@ class _CaseAxis:
 #: Name of the batch axis in plans.
 CASE = _CaseAxis()
 
-#: Largest intermediate table, in bytes, that inference may build (see set_memory_limit).
-_memory_limit = {"bytes": 1 << 30}
-
-
 #: Products of at least this many entries are contracted pairwise along a cached path.
 _PAIRWISE_FROM = 1 << 16
 
 #: Distinct subscripts einsum accepts; plans with more variables number them per step.
 _LETTERS = 52
-
-
-def set_memory_limit(limit_bytes: int) -> None:
-    """Refuse (with MemoryLimitError) eliminations whose largest table exceeds this."""
-    _memory_limit["bytes"] = int(limit_bytes)
-
-
-def get_memory_limit() -> int:
-    return _memory_limit["bytes"]
 
 
 @dataclass(slots=True)
@@ -251,21 +239,13 @@ def _relabel(step: Step) -> None:
 def check_memory(plan: Plan, cases: int = 1) -> None:
     """Raise MemoryLimitError if the plan's largest table would exceed the limit."""
     estimated = plan.largest_table * max(cases, 1) * 8
-    if estimated > _memory_limit["bytes"]:
+    if estimated > get_memory_limit():
         raise MemoryLimitError(
-            f"exact inference would build a table of about {_format_bytes(estimated)} "
+            f"exact inference would build a table of about {format_bytes(estimated)} "
             f"(induced width {plan.width}), above the memory limit of "
-            f"{_format_bytes(_memory_limit['bytes'])}; raise it with "
-            "bbn.inference.set_memory_limit(bytes), query fewer variables at once, "
+            f"{format_bytes(get_memory_limit())}; raise it with "
+            "bbn.set_memory_limit(bytes), query fewer variables at once, "
             "or add evidence")
-
-
-def _format_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} PiB"  # pragma: no cover
 
 
 def slice_tables(plan: Plan, tables: Sequence[np.ndarray],

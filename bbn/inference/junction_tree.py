@@ -53,7 +53,7 @@ from bbn.factor import Factor
 from bbn.inference import continuous, joint_table
 from bbn.inference.clique_tree import JunctionTree, compile_cliques, read_network
 from bbn.inference.continuous import gaussian_variables
-from bbn.inference.elimination import check_memory, get_memory_limit
+from bbn.inference.elimination import check_memory
 from bbn.inference.evidence import (
     check_variables,
     evidence_codes,
@@ -62,6 +62,7 @@ from bbn.inference.evidence import (
 )
 from bbn.inference.joint_table import compile_joint, joint_posteriors
 from bbn.inference.propagation import ZeroProbability, collect_and_distribute
+from bbn.memory import get_memory_limit
 from bbn.network import Network
 
 
