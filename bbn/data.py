@@ -48,7 +48,7 @@ def read_data(data, columns: Sequence[str] | None = None,
     states (and the missing markers), which spares a second hashing pass.
     """
     if isinstance(data, pd.DataFrame):
-        frame = data if columns is None else _renamed(data, columns)
+        frame = named_columns(data) if columns is None else _renamed(data, columns)
         return frame, "data"
     if isinstance(data, (str, os.PathLike)):
         frame = _read_csv(data, states if columns is None else None)
@@ -69,6 +69,10 @@ def read_data(data, columns: Sequence[str] | None = None,
 def _read_csv(path, states: Mapping[str, Sequence[str]] | None) -> pd.DataFrame:
     options = dict(keep_default_na=False, na_filter=False, skipinitialspace=True)
     try:
+        # header=None: the names as written (read_csv would rename a second 'x' to 'x.1').
+        written = pd.read_csv(path, nrows=1, header=None, dtype=str, **options)
+        _refuse_duplicates([str(c).strip() for c in written.iloc[0]] if len(written) else [],
+                           str(path))
         header = pd.read_csv(path, nrows=0, **options).columns
         dtypes = {c: str for c in header}
         for c in header:
@@ -95,11 +99,39 @@ def _read_csv(path, states: Mapping[str, Sequence[str]] | None) -> pd.DataFrame:
     return frame
 
 
+def named_columns(frame: pd.DataFrame, source: str = "data") -> pd.DataFrame:
+    """``frame`` with every column named by its text (``0`` → ``"0"``: variables and
+    features are named by strings), refusing two columns of one name.
+
+    >>> named_columns(pd.DataFrame([[1, 2]])).columns.tolist()
+    ['0', '1']
+    """
+    names = [str(c) for c in frame.columns]
+    _refuse_duplicates(names, source)
+    if all(type(c) is str for c in frame.columns):
+        return frame
+    frame = frame.copy(deep=False)  # a new header, the same column data
+    frame.columns = names
+    return frame
+
+
+def _refuse_duplicates(names: Sequence[str], source: str) -> None:
+    """DataError naming the first column name that occurs twice."""
+    index = pd.Index(names)
+    if index.has_duplicates:
+        name = index[index.duplicated()][0]
+        positions = [j + 1 for j, n in enumerate(names) if n == name]
+        raise DataError(f"{source}: two columns are named {name!r} (columns "
+                        f"{' and '.join(map(str, positions[:2]))}): every column needs its "
+                        "own name")
+
+
 def _renamed(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     columns = [str(c) for c in columns]
     if len(columns) != frame.shape[1]:
         raise DataError(f"columns= names {len(columns)} columns but the data has "
                         f"{frame.shape[1]}")
+    _refuse_duplicates(columns, "columns=")
     frame = frame.copy(deep=False)
     frame.columns = columns
     return frame

@@ -88,6 +88,14 @@ class DataError(BBNError, ValueError):
     """Training or classification data that does not match the network."""
 
 
+class NotFittedError(BBNError, ValueError, AttributeError):
+    """A classifier asked to predict (or describe its model) before ``fit``.
+
+    Also an ``AttributeError``, as scikit-learn's own ``NotFittedError`` is, so its
+    tools (``check_is_fitted``, ``hasattr``-style probes) read it the same way.
+    """
+
+
 def suggest(name: str, choices: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest matches of ``name``, or ``""``.
 

@@ -61,13 +61,13 @@ def test_minimum_risk_through_the_classifier_and_the_network():
     X = pd.DataFrame({"x": ["a"] * 5 + ["b"] * 5})
     y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 1])
     question = pd.DataFrame({"x": ["a"]})
-    model = bbn.NaiveBayes().fit(X, y)
+    model = bbn.NaiveBayes(estimator="mle").fit(X, y)
     assert model.predict_proba(question)[0, 1] == pytest.approx(0.2)
     assert model.predict(question).tolist() == [0]
-    risky = bbn.NaiveBayes(decision="risk", loss=LOSS).fit(X, y)
+    risky = bbn.NaiveBayes(estimator="mle", decision="risk", loss=LOSS).fit(X, y)
     assert risky.predict(question).tolist() == [1]
     np.testing.assert_allclose(risky.expected_risk(question), [[2.0, 0.8]])
-    net = model.network
+    net = model.network_
     assert net.predict(question, "class").tolist() == ["0"]
     assert net.predict(question, "class", decision="risk", loss=LOSS).tolist() == ["1"]
     ml = bbn.NaiveBayes(decision="ml").fit(X, y)  # P(a | 0) = 1 > P(a | 1) = 1/6

@@ -12,12 +12,12 @@ import pytest
 
 import bbn
 from bbn.classification import ensemble
-from bbn.errors import DataError
+from bbn.errors import DataError, NotFittedError
 
 
 def network_tables(model: bbn.NaiveBayes) -> dict[str, tuple[np.ndarray, ...]]:
     """Every table of a fitted naive Bayes: CPTs, and (μ, σ²) of Gaussian nodes."""
-    net = model.network
+    net = model.network_
     return {v: net.gaussian_parameters(v) if net.is_gaussian(v) else (net.cpt_array(v),)
             for v in net.variables}
 
@@ -103,7 +103,7 @@ def test_sparse_word_counts_take_weights_too():
     b = bbn.NaiveBayes(**params).fit(counts, y, sample_weight=weights)
     assert_same_model(a, b, counts)
     # n_k(c) = Σ_d w_d · count of k in d, by hand for word 0 of class 0
-    table = a.network.cpt_array("word")
+    table = a.network_.cpt_array("word")
     n = counts[y == 0].T @ weights[y == 0]
     assert table[0, 0] == pytest.approx((n[0] + 1) / (n.sum() + 6))
 
@@ -111,17 +111,17 @@ def test_sparse_word_counts_take_weights_too():
 def test_maximum_likelihood_ignores_the_scale_of_the_weights():
     X, y, _ = _categorical()
     weights = np.array([1.0, 2, 0.5, 1, 4, 1, 1, 3])
-    a = bbn.NaiveBayes().fit(X, y, sample_weight=weights)
-    b = bbn.NaiveBayes().fit(X, y, sample_weight=weights / 64)
+    a = bbn.NaiveBayes(estimator="mle").fit(X, y, sample_weight=weights)
+    b = bbn.NaiveBayes(estimator="mle").fit(X, y, sample_weight=weights / 64)
     assert_same_model(a, b, X.iloc[[0, 1, 2]])
     # P(colour = red | a) = Σ w over class-a rows with red / Σ w over class-a rows seen
     is_a = y == "a"
     seen = X["colour"].notna().to_numpy()
     red = (X["colour"] == "red").to_numpy()
     expected = weights[is_a & red].sum() / weights[is_a & seen].sum()
-    states = a.network.states("colour")
-    assert a.network.cpt_array("colour")[0, states.index("red")] == pytest.approx(expected)
-    assert a.network.cpt_array("class")[0] == pytest.approx(weights[is_a].sum() / weights.sum())
+    states = a.network_.states("colour")
+    assert a.network_.cpt_array("colour")[0, states.index("red")] == pytest.approx(expected)
+    assert a.network_.cpt_array("class")[0] == pytest.approx(weights[is_a].sum() / weights.sum())
 
 
 def test_a_zero_weight_row_adds_nothing():
@@ -159,7 +159,7 @@ HAND = pd.DataFrame([("p", "r", "yes"), ("p", "r", "no"), ("q", "r", "yes"),
 
 def test_boosting_two_rounds_by_hand():
     X, y = HAND[["a", "b"]], HAND["y"]
-    model = bbn.Boosting(bbn.NaiveBayes(), n_estimators=2).fit(X, y)
+    model = bbn.Boosting(bbn.NaiveBayes(estimator="mle"), n_estimators=2).fit(X, y)
     first, second = model.estimators_
     # Round 1, w_i = 1/8: P(yes) = 6/8, P(p|yes) = 5/6, P(r|yes) = 2/6; P(no) = 2/8,
     # P(p|no) = 1/2, P(r|no) = 1, P(s|no) = 0. Scores yes : no per cell:
@@ -181,7 +181,7 @@ def test_boosting_two_rounds_by_hand():
     # Round 2: Σw(yes) = 5·1/12 + 1/4 = 2/3, Σw(no) = 1/4 + 1/12 = 1/3;
     # P(p|yes) = (5/12)/(2/3) = 5/8, P(r|yes) = (1/12 + 1/4)/(2/3) = 1/2,
     # P(p|no) = (1/4)/(1/3) = 3/4, P(r|no) = 1.
-    net = second.network
+    net = second.network_
     assert net.cpt_array("y").tolist() == pytest.approx([1 / 3, 2 / 3])   # classes no, yes
     assert net.cpt_array("a")[:, 0].tolist() == pytest.approx([3 / 4, 5 / 8])  # P(p | c)
     assert net.cpt_array("b")[:, 0].tolist() == pytest.approx([1, 1 / 2])      # P(r | c)
@@ -254,10 +254,11 @@ def test_boosting_learns_xor_that_naive_bayes_cannot():
     cells = np.repeat([[0, 0], [0, 1], [1, 0], [1, 1]], [7, 3, 2, 2], axis=0)
     X = pd.DataFrame(cells, columns=["a", "b"])
     y = cells[:, 0] ^ cells[:, 1]
-    assert bbn.NaiveBayes().fit(X, y).score(X, y) == 10 / 14
-    model = bbn.Boosting(n_estimators=4).fit(X, y)
+    mle = bbn.NaiveBayes(estimator="mle")
+    assert mle.fit(X, y).score(X, y) == 10 / 14
+    model = bbn.Boosting(mle, n_estimators=4).fit(X, y)
     assert model.score(X, y) == 1.0
-    assert bbn.Boosting(n_estimators=1).fit(X, y).score(X, y) == 10 / 14
+    assert bbn.Boosting(mle, n_estimators=1).fit(X, y).score(X, y) == 10 / 14
 
 
 def test_multiclass_boosting_follows_the_notes():
@@ -302,7 +303,7 @@ class Recording(bbn.NaiveBayes):
 def _xor_cells():
     cells = np.repeat([[0, 0], [0, 1], [1, 0], [1, 1]], [7, 3, 2, 2], axis=0)
     new = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
-    return cells, cells[:, 0] ^ cells[:, 1], {}, new
+    return cells, cells[:, 0] ^ cells[:, 1], {"estimator": "mle"}, new
 
 
 def _mixed_binary():
@@ -310,11 +311,12 @@ def _mixed_binary():
     n = 120
     X = np.column_stack([rng.integers(0, 3, n), rng.normal(size=n), rng.normal(size=n)])
     y = np.where(np.hypot(X[:, 1], X[:, 2]) < 1 + 0.3 * X[:, 0], "in", "out")
-    # ddof=0: the weighted Gaussian is then invariant to the weights' scale, as
-    # scikit-learn's weights sum to 1 where bbn's sum to N
+    # ddof=0 and MLE: the weighted Gaussian and tables are then invariant to the weights'
+    # scale, as scikit-learn's weights sum to 1 where bbn's sum to N
     line = np.linspace(-2, 2, 50)
     new = np.column_stack([np.repeat([0, 1, 2], 50), np.tile(line, 3), np.tile(line[::-1], 3)])
-    return X, y, {"features": ["categorical", "gaussian", "gaussian"], "ddof": 0}, new
+    return X, y, {"features": ["categorical", "gaussian", "gaussian"], "ddof": 0,
+                  "estimator": "mle"}, new
 
 
 @pytest.mark.parametrize("make", [_xor_cells, _mixed_binary])
@@ -426,10 +428,10 @@ def test_ensembles_follow_the_scikit_learn_protocol():
     assert copy.estimator.alpha == 2.0 and model.estimator.alpha == 1.0
     with pytest.raises(ValueError, match="invalid parameter 'n_estimator'.*n_estimators"):
         copy.set_params(n_estimator=2)
-    bagging = bbn.Bagging(seed=1).set_params(estimator__estimator="laplace")
+    bagging = bbn.Bagging(seed=1).set_params(estimator__estimator="m-estimate")
     assert isinstance(bagging.estimator, bbn.NaiveBayes)
-    assert bagging.estimator.estimator == "laplace"
-    assert repr(bagging) == "Bagging(estimator=NaiveBayes(estimator='laplace'), seed=1)"
+    assert bagging.estimator.estimator == "m-estimate"
+    assert repr(bagging) == "Bagging(estimator=NaiveBayes(estimator='m-estimate'), seed=1)"
     X = pd.DataFrame({"a": list("xyxyxyxyzz" * 3), "b": list("uuvvuvuvuv" * 3)})
     y = np.array(list("+-+--+-+-+" * 3))
     scores = cross_val_score(model, X, y, cv=3)
@@ -438,8 +440,10 @@ def test_ensembles_follow_the_scikit_learn_protocol():
 
 def test_ensemble_errors_are_clear():
     X, y = HAND[["a", "b"]], HAND["y"]
-    with pytest.raises(DataError, match="not fitted yet"):
-        bbn.Boosting().predict(X)
+    for unfitted in (bbn.Boosting(), bbn.Bagging()):
+        for method in (unfitted.predict, unfitted.predict_proba):
+            with pytest.raises(NotFittedError, match="not fitted yet"):
+                method(X)
     with pytest.raises(DataError, match="n_estimators must be a positive integer, got 0"):
         bbn.Bagging(n_estimators=0).fit(X, y)
     with pytest.raises(DataError, match="X has 8 rows but y has 3 labels"):
@@ -487,9 +491,9 @@ def test_docstring_examples():
 
 def test_nested_parameters_and_their_errors():
     boosting = bbn.Boosting(n_estimators=2)
-    boosting.set_params(estimator__estimator="laplace", estimator__alpha=2.0)
+    boosting.set_params(estimator__estimator="bayes", estimator__alpha=2.0)
     assert boosting.get_params()["estimator__alpha"] == 2.0
-    assert repr(boosting) == "Boosting(estimator=NaiveBayes(estimator='laplace', alpha=2.0), " \
+    assert repr(boosting) == "Boosting(estimator=NaiveBayes(estimator='bayes', alpha=2.0), " \
                              "n_estimators=2)"
     with pytest.raises(ValueError, match="'alpha__x' for NaiveBayes: alpha has no parameters"):
         bbn.NaiveBayes().set_params(alpha__x=1)

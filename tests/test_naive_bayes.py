@@ -11,7 +11,7 @@ import pytest
 
 import bbn
 from bbn.classification.text import WORD_PATTERN
-from bbn.errors import DataError, ImpossibleEvidenceError
+from bbn.errors import DataError, ImpossibleEvidenceError, NotFittedError
 
 PLAY_TENNIS = """sunny,hot,high,false,no
 sunny,hot,high,true,no
@@ -41,8 +41,8 @@ NEW_DAY = pd.DataFrame([["sunny", "cool", "high", "true"]], columns=FEATURES)
 
 # ------------------------------------------------------------- EXAMPLES.md §4
 def test_play_tennis_tables_scores_class_and_posterior(tennis):
-    model = bbn.NaiveBayes().fit(tennis[FEATURES], tennis["play"])
-    net = model.network
+    model = bbn.NaiveBayes(estimator="mle").fit(tennis[FEATURES], tennis["play"])
+    net = model.network_
     assert net.parents("outlook") == ("play",) and net.variables[0] == "play"
     prior = net.cpt("play").to_dict()
     assert prior["yes"] == pytest.approx(9 / 14) and prior["no"] == pytest.approx(5 / 14)
@@ -63,7 +63,7 @@ def test_play_tennis_tables_scores_class_and_posterior(tennis):
 
 
 def test_play_tennis_through_the_network(tennis):
-    net = bbn.NaiveBayes().fit(tennis[FEATURES], tennis["play"]).network
+    net = bbn.NaiveBayes(estimator="mle").fit(tennis[FEATURES], tennis["play"]).network_
     day = {"outlook": "sunny", "temperature": "cool", "humidity": "high", "windy": "true"}
     assert net.probability({"play": "yes", **day}) == pytest.approx(0.005291005291005291)
     assert net.probability({"play": "no", **day}) == pytest.approx(0.02057142857142857)
@@ -121,8 +121,9 @@ QUESTION = pd.DataFrame([["medium", "red", "circle"]], columns=["size", "color",
 
 
 def test_examples_6_mle_zero_probability_is_a_clear_error():
-    model = bbn.NaiveBayes(states=DECLARED).fit(SMALL[list(DECLARED)], SMALL["class"])
-    np.testing.assert_allclose(model.network.cpt_array("size")[:, 1], [0, 0])
+    model = bbn.NaiveBayes(estimator="mle", states=DECLARED).fit(SMALL[list(DECLARED)],
+                                                                 SMALL["class"])
+    np.testing.assert_allclose(model.network_.cpt_array("size")[:, 1], [0, 0])
     with pytest.raises(ImpossibleEvidenceError) as error:
         model.predict_proba(QUESTION)
     message = str(error.value)
@@ -132,9 +133,9 @@ def test_examples_6_mle_zero_probability_is_a_clear_error():
         with pytest.raises(ImpossibleEvidenceError):
             method(QUESTION)
     with pytest.raises(ImpossibleEvidenceError):  # the same network, asked by the engine
-        model.network.query("P(class | size=medium, color=red, shape=circle)")
+        model.network_.query("P(class | size=medium, color=red, shape=circle)")
     with pytest.raises(ImpossibleEvidenceError, match="size=medium"):
-        model.network.predict(QUESTION, "class")
+        model.network_.predict(QUESTION, "class")
 
 
 def test_examples_6_smoothing_gives_answers():
@@ -143,7 +144,7 @@ def test_examples_6_smoothing_gives_answers():
         proba = model.fit(SMALL[list(DECLARED)], SMALL["class"]).predict_proba(QUESTION)
         assert np.all(np.isfinite(proba)) and proba.sum() == pytest.approx(1.0)
     model = bbn.NaiveBayes(estimator="m-estimate", m=1, states=DECLARED)
-    size = model.fit(SMALL[list(DECLARED)], SMALL["class"]).network.cpt_array("size")
+    size = model.fit(SMALL[list(DECLARED)], SMALL["class"]).network_.cpt_array("size")
     # two examples per class, p = 1/3: (n_c + 1/3) / (2 + 1)
     np.testing.assert_allclose(size, [[(1 + 1 / 3) / 3, (1 / 3) / 3, (1 + 1 / 3) / 3]] * 2)
 
@@ -168,13 +169,13 @@ def test_digits_laplace_equals_categorical_nb(digits):
     np.testing.assert_allclose(model.predict_proba(X_test), reference.predict_proba(X_test),
                                atol=1e-12)
     assert round(model.score(X_test, y_test), 4) == 0.9130
-    assert model.network.states("x0") == tuple(str(v) for v in range(17))
+    assert model.network_.states("x0") == tuple(str(v) for v in range(17))
 
 
 def test_digits_m_estimate_accuracy_is_491_of_540(digits):
     X_train, X_test, y_train, y_test = digits
     model = bbn.NaiveBayes(estimator="m-estimate", m=1, states=range(17)).fit(X_train, y_train)
-    np.testing.assert_allclose(model.network.cpt_array("x0")[0].sum(), 1.0)
+    np.testing.assert_allclose(model.network_.cpt_array("x0")[0].sum(), 1.0)
     assert int(np.sum(model.predict(X_test) == y_test)) == 491 and len(y_test) == 540
 
 
@@ -186,7 +187,7 @@ def test_digits_gaussian_equals_gaussian_nb(digits):
     reference = GaussianNB(var_smoothing=1e-9).fit(X_train, y_train)
     assert np.array_equal(model.predict(X_test), reference.predict(X_test))
     assert round(model.score(X_test, y_test), 4) == 0.8481
-    mean, variance = model.network.gaussian_parameters("x10")
+    mean, variance = model.network_.gaussian_parameters("x10")
     np.testing.assert_allclose(mean, reference.theta_[:, 10])
     np.testing.assert_allclose(variance, reference.var_[:, 10])
 
@@ -194,12 +195,12 @@ def test_digits_gaussian_equals_gaussian_nb(digits):
 def test_gaussian_default_is_the_sample_variance_with_a_floor(digits):
     X_train, _, y_train, _ = digits
     model = bbn.NaiveBayes(features="gaussian").fit(X_train, y_train)
-    mean, variance = model.network.gaussian_parameters("x20")
+    mean, variance = model.network_.gaussian_parameters("x20")
     for c, label in enumerate(model.classes_):
         column = X_train[y_train == label, 20]
         assert mean[c] == pytest.approx(column.mean())
         assert variance[c] == pytest.approx(column.var(ddof=1))
-    _, variance = model.network.gaussian_parameters("x0")  # pixel 0 is always 0
+    _, variance = model.network_.gaussian_parameters("x0")  # pixel 0 is always 0
     floor = 1e-9 * X_train.var(axis=0).max()
     np.testing.assert_allclose(variance, floor)
 
@@ -261,8 +262,8 @@ def test_sms_spam_multinomial_accuracy(spam):
     assert np.array_equal(predicted, reference.predict(vectorizer.transform(X_test)))
     assert np.sum(predicted == y_test) == 1647  # 0.98446, the course's reference 0.9845
     # the word node: class → word, with the vocabulary as its states
-    word = model.network.cpt_array("word")
-    assert model.network.parents("word") == ("class",) and word.shape == (2, len(
+    word = model.network_.cpt_array("word")
+    assert model.network_.parents("word") == ("class",) and word.shape == (2, len(
         model.vocabulary_))
 
 
@@ -273,7 +274,7 @@ def test_learn_naive_bayes_text_formula():
                            token_pattern=WORD_PATTERN).fit(texts, labels)
     vocabulary = model.vocabulary_
     assert vocabulary == ("at", "free", "lunch", "money", "now", "prize", "see", "you")
-    table = model.network.cpt("word").to_dict()
+    table = model.network_.cpt("word").to_dict()
     # each class has n = 6 word positions; "free" occurs 3 times in spam, never in ham
     assert table[("spam", "free")] == pytest.approx((3 + 1) / (6 + 8))
     assert table[("ham", "free")] == pytest.approx((0 + 1) / (6 + 8))
@@ -311,7 +312,7 @@ def test_unseen_value_error_or_ignore(tennis):
     without = NEW_DAY.assign(outlook=None)
     np.testing.assert_allclose(ignoring.predict_proba(foggy), model.predict_proba(without))
     # a missing feature is summed out: the network's posterior without that evidence
-    expected = model.network.posterior(["play"], {"temperature": "cool", "humidity": "high",
+    expected = model.network_.posterior(["play"], {"temperature": "cool", "humidity": "high",
                                                   "windy": "true"})
     np.testing.assert_allclose(model.predict_proba(without)[0],
                                [expected.to_dict()[c] for c in model.classes_])
@@ -334,7 +335,7 @@ def test_mixed_features_agree_with_the_network_posterior():
                       "height": rng.normal(np.select([label == "a", label == "b"], [1.0, 2.0],
                                                      3.0), 0.7)})
     model = bbn.NaiveBayes(features={"height": "gaussian"}, estimator="laplace").fit(X, label)
-    net = model.network
+    net = model.network_
     assert net.is_gaussian("height") and not net.is_gaussian("colour")
     rows = X.iloc[:5]
     proba = model.predict_proba(rows)
@@ -369,15 +370,20 @@ def test_scikit_learn_protocol(digits):
     fitted = model.fit(X_train, y_train)
     restored = pickle.loads(pickle.dumps(fitted))
     assert np.array_equal(restored.predict(X_test), fitted.predict(X_test))
-    assert restored.network == fitted.network
+    assert restored.network_ == fitted.network_
     assert repr(model) == "NaiveBayes(estimator='m-estimate', m=2, states=range(0, 17))"
 
 
 def test_unfitted_model_and_mismatched_columns_say_so(tennis):
-    with pytest.raises(DataError, match="not fitted"):
-        bbn.NaiveBayes().predict([[1, 2]])
+    calls = {"predict": ([[1, 2]],), "predict_proba": ([[1, 2]],), "score": ([[1, 2]], ["a"]),
+             "loss_matrix": ()}
+    for method, arguments in calls.items():
+        # scikit-learn's NotFittedError contract: a ValueError and an AttributeError
+        with pytest.raises(NotFittedError, match="not fitted") as error:
+            getattr(bbn.NaiveBayes(), method)(*arguments)
+        assert isinstance(error.value, ValueError) and isinstance(error.value, AttributeError)
     model = bbn.NaiveBayes(estimator="laplace").fit(np.array([[0, 1], [1, 0]]), ["a", "b"])
-    with pytest.raises(DataError, match="X has 1 features, the model was fitted on 2"):
+    with pytest.raises(DataError, match="X has 1 features, but NaiveBayes is expecting 2"):
         model.predict(np.array([[1]]))
     model = bbn.NaiveBayes(estimator="laplace").fit(tennis[FEATURES], tennis["play"])
     with pytest.raises(DataError, match="no column 'windy' .*did you mean 'wind'"):
@@ -424,9 +430,9 @@ def test_mixed_kinds_keep_column_order_in_the_network():
     y = rng.choice(["p", "q"], n)
     model = bbn.NaiveBayes(features={"size": "gaussian", "lit": "bernoulli"},
                            estimator="laplace").fit(X, y)
-    assert model.network.variables == ("class", "size", "colour", "lit", "shape")
+    assert model.network_.variables == ("class", "size", "colour", "lit", "shape")
     counts = pd.crosstab(y, X["shape"]).to_numpy() + 1.0  # Laplace, α = 1
-    np.testing.assert_allclose(model.network.cpt_array("shape"),
+    np.testing.assert_allclose(model.network_.cpt_array("shape"),
                                counts / counts.sum(axis=1, keepdims=True))
     np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
 

@@ -16,6 +16,7 @@ among the sorted distinct labels — the ``classes_`` order of scikit-learn:
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -27,8 +28,6 @@ class Classifier:
     """scikit-learn's estimator protocol for bbn's classifiers."""
 
     _estimator_type = "classifier"
-    #: Whether X may be one text per row (a 1-D list) instead of a table.
-    _one_d_input = False
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -67,14 +66,19 @@ class Classifier:
         """The object whose parameters ``name__...`` set."""
         return getattr(self, name)
 
+    def _input_tags(self) -> dict:
+        """What X may hold, as scikit-learn's ``InputTags`` fields (a classifier of
+        categorical features by default: any values, strings, missing ones)."""
+        return dict(categorical=True, string=True, allow_nan=True, sparse=False)
+
     def __sklearn_tags__(self):
-        # Only scikit-learn calls this, so importing it here adds no runtime dependency.
+        # Only scikit-learn calls this (scikit-learn ≥ 1.6's tag protocol), so importing
+        # it here adds no runtime dependency.
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
                     classifier_tags=ClassifierTags(),
-                    input_tags=InputTags(categorical=True, string=True, allow_nan=True,
-                                         sparse=True, one_d_array=self._one_d_input))
+                    input_tags=InputTags(**self._input_tags()))
 
     def __repr__(self) -> str:
         defaults = inspect.signature(type(self).__init__).parameters
@@ -83,16 +87,71 @@ class Classifier:
         return f"{type(self).__name__}(" + ", ".join(shown) + ")"
 
 
+class DataConversionWarning(UserWarning):
+    """y given as a column (shape (n, 1)) and read as one label per row — the warning
+    scikit-learn's own estimators give (same name, so its checks recognise it)."""
+
+
 def check_labels(y, n_rows: int | None) -> np.ndarray:
-    """y as a 1-D array of labels; with ``n_rows`` (fitting), one per row and none missing."""
-    labels = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
+    """y as a 1-D array of class labels; with ``n_rows`` (fitting), one per row and none
+    missing. Labels are texts, booleans or whole numbers, not a mix of texts and numbers
+    (``"1"`` and ``1`` would be one state name) and not measurements (continuous y).
+
+    >>> check_labels([0, 1.0, 2], 3).tolist()
+    [0.0, 1.0, 2.0]
+    """
+    if y is None:
+        raise DataError("this classifier requires y to be passed, but the target y is None")
+    if isinstance(y, (pd.Series, pd.DataFrame)):
+        y = y.to_numpy()
+    elif not isinstance(y, np.ndarray) and n_rows is not None:
+        # A list: numpy would turn [1, "1"] into ["1", "1"], merging two labels unseen.
+        given = np.asarray(y, dtype=object)
+        if given.ndim and _mixed(given.ravel()):
+            y = given
+    labels = np.asarray(y)
+    if labels.ndim == 2 and labels.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape "
+                      f"{labels.shape} is read as one label per row", DataConversionWarning,
+                      stacklevel=3)
+        labels = labels[:, 0]
     if labels.ndim != 1:
         raise DataError(f"y must be one label per row, got shape {labels.shape}")
     if n_rows is not None and len(labels) != n_rows:
         raise DataError(f"X has {n_rows} rows but y has {len(labels)} labels")
-    if n_rows is not None and pd.isna(labels).any():
-        raise DataError(f"y has a missing label in row {int(np.flatnonzero(pd.isna(labels))[0])}")
+    if n_rows is None:
+        return labels
+    if labels.dtype.kind == "c":
+        raise DataError("Complex data not supported: y holds complex numbers, not class labels")
+    kind = labels.dtype.kind if labels.dtype != object else pd.api.types.infer_dtype(
+        labels, skipna=True)
+    if _mixed(labels):  # texts and numbers: sorting and naming fail
+        numbers = [v for v in labels if isinstance(v, (int, float, np.number))]
+        texts = [v for v in labels if isinstance(v, str)]
+        shown = f" ({texts[0]!r} and {numbers[0]!r})" if numbers and texts else ""
+        raise DataError(f"Unknown label type: y mixes texts and numbers{shown}; give every "
+                        "label as a text, or every label as a number")
+    missing = pd.isna(labels)
+    if missing.any():
+        raise DataError(f"y has a missing label in row {int(np.flatnonzero(missing)[0])}")
+    if kind in ("f", "floating", "mixed-integer-float", "decimal"):
+        values = labels.astype(float)
+        if not np.isfinite(values).all():
+            row = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise DataError(f"y has the label {values[row]} in row {row}: class labels must "
+                            "be finite")
+        if (values != np.round(values)).any():
+            row = int(np.flatnonzero(values != np.round(values))[0])
+            raise DataError(f"Unknown label type: y is continuous ({values[row]:g} in row {row}):"
+                            " a classifier needs class labels (texts or whole numbers); "
+                            "for a measurement, bin it first (pandas.cut)")
     return labels
+
+
+def _mixed(labels: np.ndarray) -> bool:
+    """Whether an object array mixes texts and numbers (or other kinds of value)."""
+    return labels.dtype == object and pd.api.types.infer_dtype(labels, skipna=True) in (
+        "mixed", "mixed-integer")
 
 
 def class_codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

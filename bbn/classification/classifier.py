@@ -46,13 +46,14 @@ from bbn.classification.text import (
 from bbn.data import (
     encode_column,
     encode_matrix,
+    named_columns,
     numeric_column,
     read_data,
     row_label,
     state_texts,
     states_from_values,
 )
-from bbn.errors import DataError, ImpossibleEvidenceError, suggest
+from bbn.errors import DataError, ImpossibleEvidenceError, NotFittedError, suggest
 from bbn.learning.counting import family_counts
 from bbn.learning.estimators import check_estimator
 from bbn.learning.gaussian import (
@@ -153,9 +154,7 @@ class NaiveBayes(Classifier):
         ``WORD_PATTERN`` for words only, as scikit-learn's ``r"\b\\w+\b"``).
     """
 
-    _one_d_input = True  # one text per row
-
-    def __init__(self, features=None, estimator: str = "mle", m: float = 1.0, prior=None,
+    def __init__(self, features=None, estimator: str = "laplace", m: float = 1.0, prior=None,
                  alpha: float = 1.0, ess: float = 1.0, states=None, class_prior=None,
                  ddof: int = 1, var_smoothing: float = 0.0, binarize: float = 0.0,
                  unseen: str = "error", decision: str = "map", loss=None,
@@ -194,6 +193,7 @@ class NaiveBayes(Classifier):
         if self.unseen not in ("error", "ignore"):
             raise DataError(f"unseen must be 'error' or 'ignore', got {self.unseen!r}")
         inputs = _Inputs.of(X)
+        inputs.require_data()
         labels = check_labels(y, inputs.n_rows)
         weights = check_sample_weight(sample_weight, inputs.n_rows)
         self.classes_, y_codes = class_codes(labels)
@@ -251,8 +251,22 @@ class NaiveBayes(Classifier):
             np.bincount(y_codes, weights=weights, minlength=n_classes), class_states))
         self.class_variable_ = class_name
         self.vocabulary_ = vocabulary
-        self.network = net
+        self.network_ = net
         return self
+
+    def _input_tags(self) -> dict:
+        """scikit-learn's input tags for this instance's kind of features: raw text is one
+        string per row (a 1-D X), word counts may be sparse and are non-negative, and
+        numbers read as Bernoulli or Gaussian features are not categories."""
+        kind = self.features if isinstance(self.features, str) else None
+        if kind == "text":
+            return dict(one_d_array=True, two_d_array=False, string=True, allow_nan=True)
+        if kind == "multinomial":
+            return dict(positive_only=True, sparse=True, allow_nan=False)
+        if kind in ("gaussian", "bernoulli"):
+            return dict(categorical=False, allow_nan=True)
+        # categorical (None: also a sparse matrix of word counts, read as multinomial)
+        return dict(super()._input_tags(), sparse=self.features is None)
 
     def _feature_states(self, column: str, kind: str, inputs) -> tuple[str, ...]:
         if kind == "bernoulli":
@@ -307,8 +321,8 @@ class NaiveBayes(Classifier):
 
     # ----------------------------------------------------------- predicting
     def _check_fitted(self) -> None:
-        if not hasattr(self, "network"):
-            raise DataError("this NaiveBayes is not fitted yet: call fit(X, y) first")
+        if not hasattr(self, "network_"):
+            raise NotFittedError("this NaiveBayes is not fitted yet: call fit(X, y) first")
 
     def joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c) + Σ_i log P(x_i | c) for every row and class: shape (rows, classes).
@@ -324,11 +338,11 @@ class NaiveBayes(Classifier):
         return joint
 
     def _log_terms(self, X):
-        net, kinds, nodes = self.network, self.feature_kinds_, self.nodes_
+        net, kinds, nodes = self.network_, self.feature_kinds_, self.nodes_
         inputs = _Inputs.of(X)
         if not inputs.named and len(inputs.names) != self.n_features_in_:
-            raise DataError(f"X has {len(inputs.names)} features, the model was fitted on "
-                            f"{self.n_features_in_}")
+            raise DataError(f"X has {len(inputs.names)} features, but NaiveBayes is expecting "
+                            f"{self.n_features_in_} features as input")
         if inputs.named or hasattr(self, "feature_names_in_"):  # else both are x0, x1, ...
             present = set(inputs.names)
             missing = [c for c in kinds if c not in present]
@@ -359,7 +373,7 @@ class NaiveBayes(Classifier):
     def _gaussian_terms(self, inputs, columns) -> np.ndarray:
         """Σ_g log N(x_g; μ_gc, σ²_gc) for every row and class, missing x_g skipped."""
         x = inputs.numbers(columns)
-        params = [self.network.gaussian_parameters(self.nodes_[c]) for c in columns]
+        params = [self.network_.gaussian_parameters(self.nodes_[c]) for c in columns]
         mean = np.array([p[0] for p in params]).T  # (classes, features)
         variance = np.array([p[1] for p in params]).T
         log_norm = np.log(2.0 * np.pi * variance)
@@ -382,7 +396,7 @@ class NaiveBayes(Classifier):
     def _impossible(self, inputs, rows: np.ndarray) -> ImpossibleEvidenceError:
         """The error for rows of probability 0, naming the feature values responsible."""
         row = int(rows[0])
-        net, nodes = self.network, self.nodes_
+        net, nodes = self.network_, self.nodes_
         single = inputs.take(row)
         classes = net.states(self.class_variable_)
         discrete = _discrete(self._columns)
@@ -452,7 +466,7 @@ class NaiveBayes(Classifier):
         self._check_fitted()
         if self.loss is None:
             raise DataError("no loss matrix: set loss=... (rows predicted, columns true class)")
-        return loss_matrix(self.loss, self.network.states(self.class_variable_))
+        return loss_matrix(self.loss, self.network_.states(self.class_variable_))
 
     def score(self, X, y) -> float:
         """The accuracy: the fraction of rows whose prediction equals y."""
@@ -466,21 +480,31 @@ WORD_KEY = "\0word"
 class _Inputs:
     """X as named columns: a DataFrame, a numeric 2-D array, or a sparse word-count matrix."""
 
-    def __init__(self, names, frame=None, array=None, matrix=None, named=False):
+    def __init__(self, names, frame=None, array=None, matrix=None, named=False,
+                 one_d=False):
         self.names, self.frame, self.array, self.matrix, self.named = (names, frame, array,
                                                                        matrix, named)
+        self.one_d = one_d  # a 1-D X: one text per row
 
     @classmethod
     def of(cls, X) -> _Inputs:
         if isinstance(X, pd.DataFrame):
-            return cls([str(c) for c in X.columns], frame=X, named=True)
-        if hasattr(X, "tocoo") and getattr(X, "ndim", 2) == 2:
+            frame = named_columns(X, "X")
+            if any(dtype.kind == "c" for dtype in frame.dtypes):
+                raise DataError("Complex data not supported: X has a column of complex numbers")
+            return cls(list(frame.columns), frame=frame, named=True)
+        if hasattr(X, "tocoo"):
+            if getattr(X, "ndim", 2) != 2:
+                raise DataError(f"a sparse X must be 2-D (documents × words), got shape "
+                                f"{X.shape}")
             return cls(_generated_names(X.shape[1]), matrix=X)
         if isinstance(X, pd.Series):
-            return cls([WORD], frame=X.to_frame(WORD))
-        array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+            return cls([WORD], frame=X.to_frame(WORD), one_d=True)
+        array = X if isinstance(X, np.ndarray) else _as_array(X)
+        if array.dtype.kind == "c":
+            raise DataError("Complex data not supported: X holds complex numbers")
         if array.ndim == 1:
-            return cls([WORD], frame=pd.DataFrame({WORD: array}))
+            return cls([WORD], frame=pd.DataFrame({WORD: array}), one_d=True)
         if array.ndim != 2:
             raise DataError(f"X must be a 2-D table, a list of texts or a sparse matrix, got "
                             f"shape {array.shape}")
@@ -495,6 +519,15 @@ class _Inputs:
             if data is not None:
                 return data.shape[0]
         return 0
+
+    def require_data(self) -> None:
+        """Refuse X with no rows or no columns: there is nothing to learn from."""
+        if self.n_rows == 0:
+            raise DataError(f"X has 0 rows (shape=(0, {len(self.names)})): there is nothing to "
+                            "learn from")
+        if not self.names:
+            raise DataError(f"X has 0 feature(s) (shape=({self.n_rows}, 0)) while a minimum of "
+                            "1 is required.")
 
     def column(self, name: str) -> pd.Series:
         if self.array is not None:
@@ -534,6 +567,16 @@ class _Inputs:
 
     def row_name(self, row: int):
         return self.frame.index[row] if self.frame is not None else row
+
+
+def _as_array(X) -> np.ndarray:
+    """A list (or anything array-like) as an array: numbers as numbers, anything else as
+    objects (numpy would turn [[1, "a"]] into the texts "1" and "a")."""
+    try:
+        array = np.asarray(X)
+    except ValueError:  # ragged rows
+        return np.asarray(X, dtype=object)
+    return array if array.dtype.kind in "biufc" else np.asarray(X, dtype=object)
 
 
 @functools.lru_cache(maxsize=8)
@@ -581,10 +624,17 @@ def _seen(weights: np.ndarray | None, seen: np.ndarray) -> np.ndarray | None:
 def _kinds(features, inputs: _Inputs) -> dict[str, str]:
     """The kind of every input column."""
     names = inputs.names
+    if inputs.one_d and features not in (None, "text"):
+        raise DataError(f"X is 1-D, one value per row, which only text features are; for "
+                        f"{features!r} features pass a 2-D table (X.reshape(-1, 1) for one "
+                        "feature)")
     if features is None:
-        default = "multinomial" if inputs.matrix is not None else (
-            "text" if names == [WORD] and inputs.frame[WORD].map(
-                lambda v: isinstance(v, str)).all() else "categorical")
+        if inputs.one_d and pd.api.types.infer_dtype(inputs.frame[WORD], skipna=True) not in (
+                "string", "empty"):
+            raise DataError("X is 1-D, one value per row, but not texts: pass a 2-D table "
+                            "(X.reshape(-1, 1) for one feature), or texts for a bag of words")
+        default = ("multinomial" if inputs.matrix is not None else
+                   "text" if inputs.one_d else "categorical")
         kinds = dict.fromkeys(names, default)
     elif isinstance(features, str):
         kinds = dict.fromkeys(names, features)
@@ -605,7 +655,9 @@ def _kinds(features, inputs: _Inputs) -> dict[str, str]:
         raise DataError(f"column {column!r}: unknown feature kind {kind!r}; kinds are "
                         f"{', '.join(KINDS)}{suggest(str(kind), KINDS)}")
     if inputs.matrix is not None and used != {"multinomial"}:
-        raise DataError("a sparse matrix X holds word counts: its features must be multinomial")
+        raise DataError(f"sparse input is not supported for {', '.join(sorted(used))} "
+                        "features: a sparse matrix X holds word counts, so its features must "
+                        "be multinomial")
     return kinds
 
 

@@ -20,7 +20,8 @@ class's share of the vote, Σ_t v_t δ(c, C_t(x)) / Σ_t v_t, so ``predict`` is 
 
 >>> import pandas as pd
 >>> X = pd.DataFrame({"a": list("pp" "qq" "pp"), "b": list("rr" "rr" "ss")})
->>> model = Boosting(n_estimators=2).fit(X, ["yes", "no", "yes", "no", "yes", "yes"])
+>>> mle = NaiveBayes(estimator="mle")
+>>> model = Boosting(mle, n_estimators=2).fit(X, ["yes", "no", "yes", "no", "yes", "yes"])
 >>> model.estimator_errors_.round(4).tolist()  # C_1 gets rows 2 and 3 wrong, C_2 rows 1 and 4
 [0.3333, 0.25]
 >>> model.predict(X).tolist()                  # α_2 = ½ ln 3 > α_1 = ½ ln 2: C_2 wins
@@ -37,12 +38,17 @@ import pandas as pd
 
 from bbn.classification.base import Classifier, check_labels, class_codes
 from bbn.classification.classifier import NaiveBayes, check_sample_weight
-from bbn.errors import DataError
+from bbn.errors import DataError, NotFittedError
 
 
 class _Ensemble(Classifier):
     """What boosting and bagging share: parameters (scikit-learn's protocol), cloning the
     base classifier, and the weighted vote."""
+
+    def _input_tags(self) -> dict:
+        """The base classifier's: the members see X as it is given."""
+        return self._base()._input_tags() if hasattr(self._base(), "_input_tags") else (
+            super()._input_tags())
 
     def _nested(self, name: str):
         if name == "estimator" and self.estimator is None:  # the default, made explicit
@@ -69,9 +75,18 @@ class _Ensemble(Classifier):
 
     def _targets(self, X, y) -> tuple[np.ndarray, np.ndarray]:
         """The labels of y (checked against X's rows) and their codes; sets ``classes_``."""
-        labels = check_labels(y, X.shape[0] if hasattr(X, "shape") else len(X))
+        n_rows = X.shape[0] if hasattr(X, "shape") else len(X) if hasattr(X, "__len__") else (
+            np.asarray(X).shape[0])  # anything with only __array__
+        labels = check_labels(y, n_rows)
         self.classes_, codes = class_codes(labels)
         return labels, codes
+
+    def _describe_inputs(self) -> None:
+        """``n_features_in_`` (and ``feature_names_in_``) as the members saw X."""
+        first = self.estimators_[0]
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(first, name):
+                setattr(self, name, getattr(first, name))
 
     def _codes(self, predicted) -> np.ndarray:
         """Each predicted label's index in ``classes_``."""
@@ -81,8 +96,8 @@ class _Ensemble(Classifier):
     def votes(self, X) -> np.ndarray:
         """Σ_t v_t δ(c, C_t(x)) for every row and class, columns in ``classes_`` order."""
         if not hasattr(self, "estimators_"):
-            raise DataError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) "
-                            "first")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call "
+                                 "fit(X, y) first")
         total = None
         for member, weight in zip(self.estimators_, self._vote_weights()):
             codes = self._codes(member.predict(X))
@@ -140,7 +155,8 @@ class Boosting(_Ensemble):
 
     >>> import pandas as pd
     >>> X = pd.DataFrame({"a": list("ppqqpp"), "b": list("rrrrss")})
-    >>> model = Boosting(n_estimators=2).fit(X, ["yes", "no", "yes", "no", "yes", "yes"])
+    >>> model = Boosting(NaiveBayes(estimator="mle"), n_estimators=2)
+    >>> model = model.fit(X, ["yes", "no", "yes", "no", "yes", "yes"])
     >>> model.sample_weights_[1].round(4).tolist()  # wrong rows 2 and 3 share ½
     [0.125, 0.25, 0.25, 0.125, 0.125, 0.125]
     >>> bool(np.isclose(model.alphas_[0], 0.5 * np.log((1 - 1/3) / (1/3))))
@@ -188,6 +204,7 @@ class Boosting(_Ensemble):
         self.alphas_ = self.estimator_weights_ = np.array(alphas)
         self.estimator_errors_ = np.array(errors)
         self.sample_weights_ = np.array(weights)
+        self._describe_inputs()
         return self
 
     def _vote_weights(self) -> np.ndarray:
@@ -256,6 +273,7 @@ class Bagging(_Ensemble):
             self.estimators_.append(member)
         self.samples_ = samples
         self.estimator_weights_ = np.ones(rounds)
+        self._describe_inputs()
         return self
 
     def _vote_weights(self) -> np.ndarray:

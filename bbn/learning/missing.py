@@ -116,6 +116,8 @@ def em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
     present = [v for v in variables if v in set(map(str, frame.columns))]
     if not present:
         require_columns(frame, variables, source)
+    if len(frame) == 0:  # as bbn.learn: EM on no rows would return its start unchanged
+        raise DataError(f"{source}: no rows to learn from")
     codes = np.full((len(frame), len(variables)), MISSING, dtype=np.int64)
     position = {v: j for j, v in enumerate(variables)}
     codes[:, [position[v] for v in present]] = encode(frame, present,
