@@ -140,7 +140,7 @@ def test_a_zero_weight_row_adds_nothing():
                                 "non-negative"),
     ([1, 1, 1, np.nan, 1, 1, 1, 1], "row 3 is nan"),
     ([1, 1, 1, 1, np.inf, 1, 1, 1], "row 4 is inf"),
-    (np.zeros(8), "0 for every row"),
+    (np.zeros(8), "zero for every row"),
     (["a"] * 8, "must be numbers"),
 ])
 def test_bad_sample_weights_are_clear_errors(weights, message):

@@ -15,13 +15,15 @@ among the sorted distinct labels — the ``classes_`` order of scikit-learn:
 
 from __future__ import annotations
 
+import functools
 import inspect
+import sys
 import warnings
 
 import numpy as np
 import pandas as pd
 
-from bbn.errors import DataError, suggest
+from bbn.errors import DataError, NotFittedError, suggest
 
 
 class Classifier:
@@ -71,13 +73,22 @@ class Classifier:
         categorical features by default: any values, strings, missing ones)."""
         return dict(categorical=True, string=True, allow_nan=True, sparse=False)
 
+    def _poor_score(self) -> bool:
+        """Whether scikit-learn should not expect 83 % training accuracy on its blobs."""
+        return False
+
+    def _not_fitted(self) -> NotFittedError:
+        """The error of a method that needs ``fit`` first."""
+        return sklearn_compatible(NotFittedError, "sklearn.exceptions", "NotFittedError")(
+            f"this {type(self).__name__} is not fitted yet: call fit(X, y) first")
+
     def __sklearn_tags__(self):
         # Only scikit-learn calls this (scikit-learn ≥ 1.6's tag protocol), so importing
         # it here adds no runtime dependency.
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(),
+                    classifier_tags=ClassifierTags(poor_score=self._poor_score()),
                     input_tags=InputTags(**self._input_tags()))
 
     def __repr__(self) -> str:
@@ -90,6 +101,24 @@ class Classifier:
 class DataConversionWarning(UserWarning):
     """y given as a column (shape (n, 1)) and read as one label per row — the warning
     scikit-learn's own estimators give (same name, so its checks recognise it)."""
+
+
+@functools.cache
+def _combined(ours: type, theirs: type) -> type:
+    return type(ours.__name__, (ours, theirs), {"__module__": ours.__module__})
+
+
+def sklearn_compatible(ours: type, module: str, name: str) -> type:
+    """``ours``, or — when the program has already imported scikit-learn — a subclass of
+    both it and scikit-learn's class of that name, so that ``except NotFittedError`` and
+    warning filters written for scikit-learn catch bbn's too. scikit-learn is never
+    imported here: bbn does not depend on it.
+
+    >>> sklearn_compatible(DataConversionWarning, "no.such.module", "X") is DataConversionWarning
+    True
+    """
+    theirs = getattr(sys.modules.get(module), name, None)
+    return ours if theirs is None or issubclass(ours, theirs) else _combined(ours, theirs)
 
 
 def check_labels(y, n_rows: int | None) -> np.ndarray:
@@ -112,8 +141,9 @@ def check_labels(y, n_rows: int | None) -> np.ndarray:
     labels = np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape "
-                      f"{labels.shape} is read as one label per row", DataConversionWarning,
-                      stacklevel=3)
+                      f"{labels.shape} is read as one label per row",
+                      sklearn_compatible(DataConversionWarning, "sklearn.exceptions",
+                                         "DataConversionWarning"), stacklevel=3)
         labels = labels[:, 0]
     if labels.ndim != 1:
         raise DataError(f"y must be one label per row, got shape {labels.shape}")

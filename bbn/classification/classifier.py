@@ -53,7 +53,7 @@ from bbn.data import (
     state_texts,
     states_from_values,
 )
-from bbn.errors import DataError, ImpossibleEvidenceError, NotFittedError, suggest
+from bbn.errors import DataError, ImpossibleEvidenceError, suggest
 from bbn.learning.counting import family_counts
 from bbn.learning.estimators import check_estimator
 from bbn.learning.gaussian import (
@@ -261,12 +261,16 @@ class NaiveBayes(Classifier):
         kind = self.features if isinstance(self.features, str) else None
         if kind == "text":
             return dict(one_d_array=True, two_d_array=False, string=True, allow_nan=True)
-        if kind == "multinomial":
-            return dict(positive_only=True, sparse=True, allow_nan=False)
-        if kind in ("gaussian", "bernoulli"):
-            return dict(categorical=False, allow_nan=True)
+        if kind == "multinomial":  # a missing count (NaN) counts no word
+            return dict(positive_only=True, sparse=True, string=True, allow_nan=True)
+        if kind in ("gaussian", "bernoulli"):  # numbers, also written as texts ("3.5")
+            return dict(categorical=False, string=True, allow_nan=True)
         # categorical (None: also a sparse matrix of word counts, read as multinomial)
         return dict(super()._input_tags(), sparse=self.features is None)
+
+    def _poor_score(self) -> bool:
+        # Word counts of continuous blobs (scikit-learn's test data) are no bag of words.
+        return self.features == "multinomial"
 
     def _feature_states(self, column: str, kind: str, inputs) -> tuple[str, ...]:
         if kind == "bernoulli":
@@ -322,7 +326,7 @@ class NaiveBayes(Classifier):
     # ----------------------------------------------------------- predicting
     def _check_fitted(self) -> None:
         if not hasattr(self, "network_"):
-            raise NotFittedError("this NaiveBayes is not fitted yet: call fit(X, y) first")
+            raise self._not_fitted()
 
     def joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c) + Σ_i log P(x_i | c) for every row and class: shape (rows, classes).
@@ -340,6 +344,9 @@ class NaiveBayes(Classifier):
     def _log_terms(self, X):
         net, kinds, nodes = self.network_, self.feature_kinds_, self.nodes_
         inputs = _Inputs.of(X)
+        if inputs.one_d and self._columns["text"] != list(kinds):
+            raise DataError(_one_d_message(f"the model was fitted on {self.n_features_in_} "
+                                           "features, not texts"))
         if not inputs.named and len(inputs.names) != self.n_features_in_:
             raise DataError(f"X has {len(inputs.names)} features, but NaiveBayes is expecting "
                             f"{self.n_features_in_} features as input")
@@ -612,7 +619,7 @@ def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray | None:
         raise DataError(f"sample_weight of row {row} is {weights[row]:g}: weights must be "
                         "finite and non-negative")
     if not weights.any():
-        raise DataError("sample_weight is 0 for every row: there is nothing to learn from")
+        raise DataError("sample_weight is zero for every row: there is nothing to learn from")
     return weights
 
 
@@ -625,14 +632,11 @@ def _kinds(features, inputs: _Inputs) -> dict[str, str]:
     """The kind of every input column."""
     names = inputs.names
     if inputs.one_d and features not in (None, "text"):
-        raise DataError(f"X is 1-D, one value per row, which only text features are; for "
-                        f"{features!r} features pass a 2-D table (X.reshape(-1, 1) for one "
-                        "feature)")
+        raise DataError(_one_d_message(f"only text features are one per row, not {features!r}"))
     if features is None:
         if inputs.one_d and pd.api.types.infer_dtype(inputs.frame[WORD], skipna=True) not in (
                 "string", "empty"):
-            raise DataError("X is 1-D, one value per row, but not texts: pass a 2-D table "
-                            "(X.reshape(-1, 1) for one feature), or texts for a bag of words")
+            raise DataError(_one_d_message("but not texts (for a bag of words)"))
         default = ("multinomial" if inputs.matrix is not None else
                    "text" if inputs.one_d else "categorical")
         kinds = dict.fromkeys(names, default)
@@ -659,6 +663,11 @@ def _kinds(features, inputs: _Inputs) -> dict[str, str]:
                         "features: a sparse matrix X holds word counts, so its features must "
                         "be multinomial")
     return kinds
+
+
+def _one_d_message(why: str) -> str:
+    return (f"X is 1-D, one value per row, {why}: Reshape your data with X.reshape(-1, 1) "
+            "for one feature, or X.reshape(1, -1) for one row")
 
 
 def _columns_by_kind(kinds: Mapping[str, str]) -> dict[str, list[str]]:

@@ -38,7 +38,7 @@ import pandas as pd
 
 from bbn.classification.base import Classifier, check_labels, class_codes
 from bbn.classification.classifier import NaiveBayes, check_sample_weight
-from bbn.errors import DataError, NotFittedError
+from bbn.errors import DataError
 
 
 class _Ensemble(Classifier):
@@ -49,6 +49,9 @@ class _Ensemble(Classifier):
         """The base classifier's: the members see X as it is given."""
         return self._base()._input_tags() if hasattr(self._base(), "_input_tags") else (
             super()._input_tags())
+
+    def _poor_score(self) -> bool:
+        return self._base()._poor_score() if hasattr(self._base(), "_poor_score") else False
 
     def _nested(self, name: str):
         if name == "estimator" and self.estimator is None:  # the default, made explicit
@@ -77,6 +80,8 @@ class _Ensemble(Classifier):
         """The labels of y (checked against X's rows) and their codes; sets ``classes_``."""
         n_rows = X.shape[0] if hasattr(X, "shape") else len(X) if hasattr(X, "__len__") else (
             np.asarray(X).shape[0])  # anything with only __array__
+        if n_rows == 0:
+            raise DataError("X has 0 rows: there is nothing to learn from")
         labels = check_labels(y, n_rows)
         self.classes_, codes = class_codes(labels)
         return labels, codes
@@ -96,8 +101,7 @@ class _Ensemble(Classifier):
     def votes(self, X) -> np.ndarray:
         """Σ_t v_t δ(c, C_t(x)) for every row and class, columns in ``classes_`` order."""
         if not hasattr(self, "estimators_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call "
-                                 "fit(X, y) first")
+            raise self._not_fitted()
         total = None
         for member, weight in zip(self.estimators_, self._vote_weights()):
             codes = self._codes(member.predict(X))
@@ -125,8 +129,10 @@ class Boosting(_Ensemble):
     """AdaBoost as the course gives it (seed 000), for two classes or more.
 
     Round t trains a fresh copy of ``estimator`` on the instance weights w^t, passed as
-    ``sample_weight = N · w^t`` (frequency weights of mean 1: round 1 is the ordinary
-    fit, and smoothing estimators and the Gaussian N − 1 see the data's own size), then
+    ``sample_weight = W · w^t`` with W = Σ_i sample_weight_i (N without ``sample_weight``):
+    frequency weights of the data's own total, so round 1 is the ordinary (weighted) fit,
+    the same as on the rows repeated, and smoothing estimators and the Gaussian N − 1 see
+    the data's own size. Then
 
         ε_t = Σ_{wrong} w_i^t / Σ_i w_i^t,   α_t = ½ ln((1 − ε_t) / ε_t),
         w_i^{t+1} ∝ w_i^t e^{∓α_t} (− if right, + if wrong),   Σ_i w_i^{t+1} = 1,
@@ -176,10 +182,11 @@ class Boosting(_Ensemble):
         labels, codes = self._targets(X, y)
         n = len(labels)
         given = check_sample_weight(sample_weight, n)
-        w = np.full(n, 1.0 / n) if given is None else given / given.sum()
+        total = n if given is None else given.sum()
+        w = np.full(n, 1.0 / n) if given is None else given / total
         members, alphas, errors, weights = [], [], [], []
         for t in range(rounds):
-            member = self._new_member().fit(X, y, sample_weight=n * w)
+            member = self._new_member().fit(X, y, sample_weight=total * w)
             wrong = self._codes(member.predict(X)) != codes
             error = w[wrong].sum() / w.sum()
             if error >= 0.5:

@@ -99,7 +99,8 @@ def bag_from_matrix(matrix, n_words: int | None = None) -> Bag:
         raise DataError(f"word counts have {shape[1]} columns, the model's vocabulary "
                         f"{n_words} words")
     if np.any(values < 0) or not np.all(np.isfinite(values)):
-        raise DataError("word counts must be finite and non-negative")
+        raise DataError("Negative values in data, or infinite ones: word counts must be "
+                        "finite and non-negative")
     # No merging of repeated (document, word) pairs (a non-canonical sparse matrix may
     # hold some): every use of a Bag is a weighted bincount, which sums them anyway.
     nonzero = values != 0
