@@ -300,3 +300,48 @@ def test_a_failed_gaussian_variable_leaves_nothing_behind():
     assert net.variables == ("A", "x")
     net.add_gaussian_variable("y", ["A"], mean=[0.0, 0.0], variance=[1.0, 2.0])  # free again
     assert net.variables == ("A", "x", "y")
+
+
+# ------------------------------------------- the data edge (issue 11, item 12)
+@pytest.mark.parametrize("missing", ["error", "drop", "em"])
+def test_cli_learn_refuses_a_header_only_csv_for_every_missing_policy(
+        tmp_path, capsys, chair_file, missing):
+    data = tmp_path / "empty.csv"
+    data.write_text("C,S,W,B,A\n")
+    out = tmp_path / "learned.bn"
+    assert main(["learn", str(chair_file), str(data), "--missing", missing, "-o", str(out)]) == 2
+    assert f"{data}: no rows to learn from" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_em_refuses_a_frame_without_rows(chair):
+    from bbn.learning.missing import em
+
+    with pytest.raises(DataError, match="no rows to learn from"):
+        em(chair, pd.DataFrame({v: pd.Series([], dtype=str) for v in chair.variables}))
+
+
+def test_duplicated_column_names_are_refused_at_the_data_edge(tmp_path, chair):
+    data = tmp_path / "twice.csv"
+    data.write_text("C,S,W,B,A,S\nT,T,T,T,T,F\n")
+    with pytest.raises(DataError, match=r"twice.csv: two columns are named 'S' \(columns 2 "
+                                        r"and 6\)"):
+        bbn.learn(chair, data)
+    frame = pd.DataFrame([["T"] * 6], columns=["C", "S", "W", "B", "A", "A"])
+    for call in (lambda: bbn.learn(chair, frame), lambda: chair.predict(frame, "C"),
+                 lambda: bbn.learn(chair, frame, missing="em")):
+        with pytest.raises(DataError, match="two columns are named 'A'"):
+            call()
+    with pytest.raises(DataError, match="columns=: two columns are named 'x'"):
+        bbn.learn(chair, np.array([["T"] * 5]), columns=["C", "S", "x", "x", "A"])
+
+
+def test_integer_column_names_reach_the_variables(chair):
+    net = bbn.Network("ints")
+    net.add_variable("0", ["a", "b"])
+    net.add_variable("1", ["a", "b"], parents=["0"])
+    frame = pd.DataFrame({0: ["a", "a", "b", "b"], 1: ["a", "b", "b", "b"]})
+    learned = bbn.learn(net, frame)
+    np.testing.assert_allclose(learned.cpt_array("1"), [[0.5, 0.5], [0.0, 1.0]])
+    np.testing.assert_allclose(learned.predict_proba(frame.drop(columns=[1]), "1").to_numpy(),
+                               [[0.5, 0.5], [0.5, 0.5], [0.0, 1.0], [0.0, 1.0]])

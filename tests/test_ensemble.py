@@ -499,3 +499,43 @@ def test_nested_parameters_and_their_errors():
         bbn.NaiveBayes().set_params(alpha__x=1)
     with pytest.raises(ValueError, match="'n_estimator' for Bagging.*did you mean 'n_estimators'"):
         bbn.Bagging().set_params(n_estimator=3)
+
+
+class _OnlyAnArray:
+    """An array-like with ``__array__`` only (no ``len``, no ``shape``), as scikit-learn's
+    ``_NotAnArray``."""
+
+    def __init__(self, data):
+        self.data = np.asarray(data)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+
+def test_ensembles_describe_their_inputs_and_take_any_array_like():
+    X, y = HAND[["a", "b"]], HAND["y"]
+    for model in (bbn.Boosting(n_estimators=2), bbn.Bagging(n_estimators=3, seed=0)):
+        model.fit(X, y)
+        assert model.n_features_in_ == 2 and model.feature_names_in_.tolist() == ["a", "b"]
+        codes = np.column_stack([(X["a"] == "p"), (X["b"] == "r")]).astype(int)
+        fitted = model.fit(_OnlyAnArray(codes), _OnlyAnArray(y.to_numpy()))
+        assert fitted.n_features_in_ == 2 and not hasattr(fitted, "feature_names_in_")
+        np.testing.assert_array_equal(fitted.predict(_OnlyAnArray(codes)),
+                                      model.fit(codes, y).predict(codes))
+
+
+def test_boosting_with_integer_weights_equals_boosting_on_repeated_rows():
+    # Round t passes W·w^t, W = Σ sample_weight: Laplace smoothing sees the same counts as
+    # on the rows repeated, so every round — not only the first — is the same.
+    X, y = HAND[["a", "b"]], HAND["y"]
+    weights = np.array([1, 2, 1, 3, 1, 1, 2, 1])
+    repeated = np.repeat(np.arange(8), weights)
+    weighted = bbn.Boosting(n_estimators=3).fit(X, y, sample_weight=weights)
+    copies = bbn.Boosting(n_estimators=3).fit(X.iloc[repeated], y.iloc[repeated])
+    np.testing.assert_allclose(weighted.estimator_errors_, copies.estimator_errors_, rtol=1e-12)
+    np.testing.assert_allclose(weighted.alphas_, copies.alphas_, rtol=1e-12)
+    np.testing.assert_allclose(weighted.predict_proba(X), copies.predict_proba(X), rtol=1e-12)
+    first = weighted.estimators_[0].network_
+    np.testing.assert_allclose(first.cpt_array("a"),  # Laplace: (n(a, c) + 1)/(n(c) + 2)
+                               [[(2 + 1) / (3 + 2), (1 + 1) / (3 + 2)],
+                                [(8 + 1) / (9 + 2), (1 + 1) / (9 + 2)]])

@@ -442,3 +442,138 @@ def test_a_frame_fitted_model_checks_names_even_for_an_array():
     model = bbn.NaiveBayes(estimator="laplace").fit(X, ["u", "v", "v", "u"])
     with pytest.raises(DataError, match="no column 'a'"):
         model.predict(np.array([[0, 1]]))
+
+
+# -------------------------------------------- inputs at the edge (issue 11, item 12-14)
+def test_integer_column_names_in_fit_and_predict():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((20, 3)))              # columns 0, 1, 2 (integers)
+    y = rng.integers(0, 2, 20)
+    model = bbn.NaiveBayes().fit(X, y)
+    named = bbn.NaiveBayes().fit(X.rename(columns=str), y)
+    assert model.network_.variables == ("class", "0", "1", "2")
+    np.testing.assert_array_equal(model.predict_proba(X), named.predict_proba(X))
+    # every training value is its own state: each row's values point to its own class
+    assert model.score(X, y) == 1.0 and model.n_features_in_ == 3
+    assert not hasattr(model, "feature_names_in_")  # as scikit-learn: names not all text
+    assert named.feature_names_in_.tolist() == ["0", "1", "2"]
+    assert not hasattr(named.fit(X, y), "feature_names_in_")  # refitted: none any more
+    mixed = bbn.NaiveBayes(features={1: "gaussian"}, states={0: X[0].tolist() + [2.5]}).fit(X, y)
+    assert mixed.feature_kinds_ == {"0": "categorical", "1": "gaussian", "2": "categorical"}
+    assert "2.5" in mixed.network_.states("0")
+
+
+def test_duplicated_column_names_are_refused():
+    X = pd.DataFrame([[0, 1], [1, 0]], columns=["a", "a"])
+    with pytest.raises(DataError, match=r"two columns are named 'a' \(columns 1 and 2\)"):
+        bbn.NaiveBayes().fit(X, ["u", "v"])
+    X = pd.DataFrame([[0, 1], [1, 0]], columns=[0, "0"])  # one name once read as text
+    with pytest.raises(DataError, match="two columns are named '0'"):
+        bbn.NaiveBayes().fit(X, ["u", "v"])
+    model = bbn.NaiveBayes().fit(pd.DataFrame({"a": [0, 1], "b": [1, 0]}), ["u", "v"])
+    with pytest.raises(DataError, match="two columns are named 'b'"):
+        model.predict(pd.DataFrame([[0, 1, 1]], columns=["a", "b", "b"]))
+
+
+@pytest.mark.parametrize("labels", [["1", 1, "1", 1], np.array(["1", 1, "1", 1], dtype=object),
+                                    pd.Series(["1", 1, "1", 1])])
+def test_labels_mixing_texts_and_numbers_are_refused(labels):
+    X = np.array([[0], [1], [0], [1]])
+    for model in (bbn.NaiveBayes(), bbn.Boosting(), bbn.Bagging()):
+        with pytest.raises(DataError, match=r"mixes texts and numbers \('1' and 1\)"):
+            model.fit(X, labels)
+
+
+def test_continuous_and_infinite_labels_are_refused_whole_floats_kept():
+    X = np.array([[0], [1], [0], [1]])
+    with pytest.raises(DataError, match=r"Unknown label type: y is continuous \(0.5 in row 1\)"):
+        bbn.NaiveBayes().fit(X, [0.0, 0.5, 1.0, 1.0])
+    with pytest.raises(DataError, match="label inf in row 2: class labels must be finite"):
+        bbn.NaiveBayes().fit(X, [0.0, 1.0, np.inf, 1.0])
+    model = bbn.NaiveBayes().fit(X, [0.0, 1.0, 0.0, 1.0])
+    assert model.classes_.tolist() == [0.0, 1.0] and model.predict(X).tolist() == [0, 1, 0, 1]
+
+
+def test_column_vector_y_warns_and_fits_as_one_label_per_row():
+    from bbn.classification.base import DataConversionWarning
+
+    X = np.array([[0, 1], [1, 1], [0, 0], [1, 0], [1, 1]])
+    y = np.array(["a", "b", "a", "b", "b"])
+    with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
+        column = bbn.NaiveBayes().fit(X, y[:, None])
+    flat = bbn.NaiveBayes().fit(X, y)
+    np.testing.assert_array_equal(column.predict_proba(X), flat.predict_proba(X))
+    with pytest.raises(DataError, match=r"one label per row, got shape \(5, 2\)"):
+        bbn.NaiveBayes().fit(X, np.column_stack([y, y]))
+    with pytest.raises(DataError, match="requires y to be passed"):
+        bbn.NaiveBayes().fit(X, None)
+
+
+def test_complex_empty_and_one_dimensional_numbers_are_refused():
+    with pytest.raises(DataError, match="Complex data not supported"):
+        bbn.NaiveBayes().fit(np.array([[1 + 1j], [2 + 0j]]), ["a", "b"])
+    with pytest.raises(DataError, match="Complex data not supported"):
+        bbn.NaiveBayes().fit(pd.DataFrame({"z": [1 + 1j, 2]}), ["a", "b"])
+    with pytest.raises(DataError, match=r"X has 0 rows \(shape=\(0, 3\)\)"):
+        bbn.NaiveBayes().fit(np.empty((0, 3)), [])
+    with pytest.raises(DataError, match=r"0 feature\(s\) \(shape=\(2, 0\)\)"):
+        bbn.NaiveBayes().fit(np.empty((2, 0)), ["a", "b"])
+    with pytest.raises(DataError, match="1-D, one value per row, but not texts.*reshape"):
+        bbn.NaiveBayes().fit(np.array([0.5, 1.5]), ["a", "b"])
+    with pytest.raises(DataError, match="only text features are one per row, not 'gaussian'"):
+        bbn.NaiveBayes(features="gaussian").fit(np.array([0.5, 1.5]), ["a", "b"])
+    model = bbn.NaiveBayes().fit(np.array([[0, 1], [1, 0]]), ["a", "b"])
+    with pytest.raises(DataError, match="fitted on 2 features, not texts: Reshape your data"):
+        model.predict(np.array([0, 1]))
+
+
+def test_sparse_input_for_other_kinds_says_sparse():
+    sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(DataError, match="sparse input is not supported for gaussian features"):
+        bbn.NaiveBayes(features="gaussian").fit(sparse.csr_matrix(np.eye(2)), ["a", "b"])
+
+
+def test_laplace_is_the_default_and_unseen_words_are_skipped():
+    assert bbn.NaiveBayes().estimator == "laplace"
+    texts = ["free money now", "free free prize", "see you at lunch", "lunch now"]
+    labels = ["spam", "spam", "ham", "ham"]
+    model = bbn.NaiveBayes(token_pattern=WORD_PATTERN).fit(texts, labels)  # raw texts
+    # only new words: skipped, so the posterior is the prior (2 spam, 2 ham)
+    np.testing.assert_allclose(model.predict_proba(["zebra quagga"]), [[0.5, 0.5]])
+    # "prize" (spam only): P(prize | spam) = (1 + 1)/(6 + 8), P(prize | ham) = 1/(6 + 8),
+    # and the unseen "zebra" adds nothing: P(spam | prize, zebra) = 2/3
+    proba = model.predict_proba(["prize zebra"])
+    assert proba[0, model.classes_.tolist().index("spam")] == pytest.approx(2 / 3, abs=1e-12)
+    assert model.predict(["prize zebra", "lunch with you"]).tolist() == ["spam", "ham"]
+    with pytest.raises(ImpossibleEvidenceError, match="word=lunch has probability 0 given "
+                                                      "class=spam; word=prize .* class=ham"):
+        # the old default: the word "prize" has P = 0 in ham, "lunch" in spam
+        bbn.NaiveBayes(estimator="mle", token_pattern=WORD_PATTERN).fit(texts, labels) \
+            .predict_proba(["prize lunch"])
+
+
+def test_bbn_learn_keeps_maximum_likelihood_as_its_default(tennis):
+    net = bbn.naive_bayes("play", FEATURES, tennis)
+    learned = bbn.learn(net, tennis)
+    assert learned.cpt("outlook").to_dict()[("no", "overcast")] == 0.0  # 0/5: MLE
+    assert learned.cpt("outlook").to_dict()[("yes", "sunny")] == pytest.approx(2 / 9)
+
+
+def test_cross_val_score_on_digits_gives_real_accuracies():
+    datasets = pytest.importorskip("sklearn.datasets")
+    from sklearn.model_selection import cross_val_score
+
+    X, y = datasets.load_digits(return_X_y=True)
+    for model in (bbn.NaiveBayes(states=range(17)), bbn.NaiveBayes(unseen="ignore")):
+        scores = cross_val_score(model, X, y, cv=3)
+        assert np.all(scores > 0.8), scores
+    # under MLE every fold has a test image with a pixel value P = 0 in every class
+    with pytest.warns(UserWarning):
+        scores = cross_val_score(bbn.NaiveBayes(estimator="mle", states=range(17)), X, y, cv=3)
+    assert np.isnan(scores).all()
+
+
+def test_an_unseen_value_error_says_how_to_accept_it():
+    model = bbn.NaiveBayes().fit(np.array([[0], [1]]), ["a", "b"])
+    with pytest.raises(DataError, match="value '2' is not a state.*unseen='ignore' skips"):
+        model.predict(np.array([[2]]))

@@ -133,7 +133,10 @@ class NaiveBayes(Classifier):
         a sparse matrix → ``multinomial``), one kind for all, ``{column: kind}`` (others
         categorical) or a list with one kind per column. Kinds: ``KINDS``.
     estimator, m, prior, alpha, ess : how the feature tables are estimated — as in
-        :func:`bbn.learn` (``mle``, ``m-estimate``, ``laplace``, ``bayes``).
+        :func:`bbn.learn` (``mle``, ``m-estimate``, ``laplace``, ``bayes``). The default
+        is ``laplace`` with α = 1, as scikit-learn's naive Bayes, so that a word or value
+        seen with some classes only never gets probability 0 (:func:`bbn.learn` keeps
+        ``mle``).
     states : the states of categorical features: one list for all, or ``{column: states}``;
         otherwise the values seen in training.
     class_prior : P(class); None estimates it by relative frequency (the course's
@@ -204,8 +207,11 @@ class NaiveBayes(Classifier):
         self.feature_kinds_ = kinds
         self._columns = columns = _columns_by_kind(kinds)
         self.n_features_in_ = len(inputs.names)
-        if inputs.frame is not None and inputs.named:
+        self._named = inputs.named  # columns matched by name at predict
+        if inputs.named and all(isinstance(c, str) for c in X.columns):  # as scikit-learn
             self.feature_names_in_ = np.array(inputs.names, dtype=object)
+        else:
+            vars(self).pop("feature_names_in_", None)  # from an earlier fit
         class_name = self.class_variable or (getattr(y, "name", None)
                                              if isinstance(getattr(y, "name", None), str)
                                              else None) or "class"
@@ -220,7 +226,10 @@ class NaiveBayes(Classifier):
             values = inputs.numbers(continuous)
             epsilon, floor = variance_epsilon(values, self.var_smoothing, weights)
         discrete = _discrete(columns)
-        states = {c: self._feature_states(c, kinds[c], inputs) for c in discrete}
+        declared = self.states
+        if isinstance(declared, Mapping):  # column 0 is named "0"
+            declared = {str(c): s for c, s in declared.items()}
+        states = {c: self._feature_states(c, kinds[c], inputs, declared) for c in discrete}
         codes = self._discrete_codes(inputs, discrete, states, "error")
         for column in columns["own node"]:  # network nodes in column order
             node = nodes[column]
@@ -272,10 +281,9 @@ class NaiveBayes(Classifier):
         # Word counts of continuous blobs (scikit-learn's test data) are no bag of words.
         return self.features == "multinomial"
 
-    def _feature_states(self, column: str, kind: str, inputs) -> tuple[str, ...]:
+    def _feature_states(self, column: str, kind: str, inputs, declared) -> tuple[str, ...]:
         if kind == "bernoulli":
             return ("0", "1")
-        declared = self.states
         if isinstance(declared, Mapping):
             declared = declared.get(column)
         if declared is None:
@@ -350,7 +358,7 @@ class NaiveBayes(Classifier):
         if not inputs.named and len(inputs.names) != self.n_features_in_:
             raise DataError(f"X has {len(inputs.names)} features, but NaiveBayes is expecting "
                             f"{self.n_features_in_} features as input")
-        if inputs.named or hasattr(self, "feature_names_in_"):  # else both are x0, x1, ...
+        if inputs.named or self._named:  # else both are x0, x1, ...
             present = set(inputs.names)
             missing = [c for c in kinds if c not in present]
             if missing:
@@ -361,8 +369,12 @@ class NaiveBayes(Classifier):
         total = np.zeros((inputs.n_rows, len(self.classes_)))
         unknown = "missing" if self.unseen == "ignore" else "error"
         discrete = _discrete(self._columns)
-        codes = self._discrete_codes(inputs, discrete,
-                                     {c: net.states(nodes[c]) for c in discrete}, unknown)
+        try:
+            codes = self._discrete_codes(inputs, discrete,
+                                         {c: net.states(nodes[c]) for c in discrete}, unknown)
+        except DataError as error:  # a value no training row had
+            raise DataError(f"{error}; unseen='ignore' skips such a value, states=... "
+                            "declares every value a feature can take") from None
         tables = [_log_rows(net.cpt_array(nodes[c])) for c in discrete]
         for start in range(0, inputs.n_rows if discrete else 0, _BLOCK):  # blocks: in cache
             block = total[start:start + _BLOCK]
@@ -643,7 +655,8 @@ def _kinds(features, inputs: _Inputs) -> dict[str, str]:
     elif isinstance(features, str):
         kinds = dict.fromkeys(names, features)
     elif isinstance(features, Mapping):
-        unknown = [f for f in features if str(f) not in names]
+        features = {str(f): kind for f, kind in features.items()}  # column 0 is named "0"
+        unknown = [f for f in features if f not in names]
         if unknown:
             raise DataError(f"features names column {unknown[0]!r}, which X does not have"
                             f"{suggest(str(unknown[0]), names)}")

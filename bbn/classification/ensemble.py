@@ -92,6 +92,8 @@ class _Ensemble(Classifier):
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(first, name):
                 setattr(self, name, getattr(first, name))
+            else:
+                vars(self).pop(name, None)  # from an earlier fit
 
     def _codes(self, predicted) -> np.ndarray:
         """Each predicted label's index in ``classes_``."""
@@ -237,8 +239,8 @@ class Bagging(_Ensemble):
     Parameters
     ----------
     estimator : the base classifier (default ``NaiveBayes()``; with categorical features
-        prefer a smoothing estimator, ``NaiveBayes(estimator="laplace")``: a value that
-        no drawn row of any class has would otherwise have probability 0).
+        keep its smoothing Laplace estimator: under ``estimator="mle"`` a value that no
+        drawn row of any class has would have probability 0).
     n_estimators : T.
     seed : makes the samples reproducible (anything ``numpy.random.default_rng`` takes).
 
