@@ -133,11 +133,10 @@ def check_labels(y, n_rows: int | None) -> np.ndarray:
         raise DataError("this classifier requires y to be passed, but the target y is None")
     if isinstance(y, (pd.Series, pd.DataFrame)):
         y = y.to_numpy()
-    elif not isinstance(y, np.ndarray) and n_rows is not None:
+    elif isinstance(y, (list, tuple)) and n_rows is not None and (
+            pd.api.types.infer_dtype(y, skipna=True) in _MIXED):
         # A list: numpy would turn [1, "1"] into ["1", "1"], merging two labels unseen.
-        given = np.asarray(y, dtype=object)
-        if given.ndim and _mixed(given.ravel()):
-            y = given
+        y = np.asarray(y, dtype=object)
     labels = np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape "
@@ -155,7 +154,7 @@ def check_labels(y, n_rows: int | None) -> np.ndarray:
         raise DataError("Complex data not supported: y holds complex numbers, not class labels")
     kind = labels.dtype.kind if labels.dtype != object else pd.api.types.infer_dtype(
         labels, skipna=True)
-    if _mixed(labels):  # texts and numbers: sorting and naming fail
+    if kind in _MIXED:  # texts and numbers: sorting and naming fail
         numbers = [v for v in labels if isinstance(v, (int, float, np.number))]
         texts = [v for v in labels if isinstance(v, str)]
         shown = f" ({texts[0]!r} and {numbers[0]!r})" if numbers and texts else ""
@@ -178,10 +177,8 @@ def check_labels(y, n_rows: int | None) -> np.ndarray:
     return labels
 
 
-def _mixed(labels: np.ndarray) -> bool:
-    """Whether an object array mixes texts and numbers (or other kinds of value)."""
-    return labels.dtype == object and pd.api.types.infer_dtype(labels, skipna=True) in (
-        "mixed", "mixed-integer")
+#: The kinds of ``pandas.api.types.infer_dtype`` that mix texts and numbers (or others).
+_MIXED = frozenset({"mixed", "mixed-integer"})
 
 
 def class_codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
