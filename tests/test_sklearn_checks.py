@@ -73,3 +73,18 @@ def test_every_inapplicable_check_is_documented(models):
     for checks in INAPPLICABLE.values():
         for name in checks:
             assert f"`{name}`" in text, name
+
+
+def test_not_fitted_is_scikit_learns_error_too_once_it_is_imported():
+    from sklearn.exceptions import NotFittedError as TheirNotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    from bbn.errors import NotFittedError
+
+    for model in (bbn.NaiveBayes(), bbn.Boosting(), bbn.Bagging()):
+        with pytest.raises(TheirNotFittedError) as error:
+            model.predict([[0, 1]])
+        assert isinstance(error.value, NotFittedError) and isinstance(error.value, bbn.BBNError)
+        with pytest.raises(TheirNotFittedError):
+            check_is_fitted(model)  # no attribute ending in "_" before fit
+        check_is_fitted(model.fit([[0, 1], [1, 0]], ["a", "b"]))

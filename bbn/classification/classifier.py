@@ -290,12 +290,19 @@ class NaiveBayes(Classifier):
             return states_from_values(inputs.column(column))
         return tuple(state_texts(s)[0] for s in declared)
 
-    def _discrete_codes(self, inputs, columns, states, unknown) -> dict[str, np.ndarray]:
-        """State codes of the categorical and Bernoulli columns (−1: skipped)."""
+    def _discrete_codes(self, inputs, columns, states, unknown,
+                        hint: str = "") -> dict[str, np.ndarray]:
+        """State codes of the categorical and Bernoulli columns (−1: skipped); ``hint``
+        ends the message of a categorical value that is no state."""
         kinds = self.feature_kinds_
         bernoulli = [c for c in columns if kinds[c] == "bernoulli"]
         categorical = [c for c in columns if kinds[c] == "categorical"]
-        codes = inputs.codes(categorical, [states[c] for c in categorical], unknown)
+        try:
+            codes = inputs.codes(categorical, [states[c] for c in categorical], unknown)
+        except DataError as error:
+            if not hint:
+                raise
+            raise DataError(f"{error}{hint}") from None
         if bernoulli:
             x = inputs.numbers(bernoulli)
             present = np.where(np.isnan(x), -1, (x > self.binarize)).astype(np.int8)
@@ -356,8 +363,8 @@ class NaiveBayes(Classifier):
             raise DataError(_one_d_message(f"the model was fitted on {self.n_features_in_} "
                                            "features, not texts"))
         if not inputs.named and len(inputs.names) != self.n_features_in_:
-            raise DataError(f"X has {len(inputs.names)} features, but NaiveBayes is expecting "
-                            f"{self.n_features_in_} features as input")
+            raise DataError(f"X has {len(inputs.names)} features, but {type(self).__name__} is "
+                            f"expecting {self.n_features_in_} features as input")
         if inputs.named or self._named:  # else both are x0, x1, ...
             present = set(inputs.names)
             missing = [c for c in kinds if c not in present]
@@ -369,12 +376,10 @@ class NaiveBayes(Classifier):
         total = np.zeros((inputs.n_rows, len(self.classes_)))
         unknown = "missing" if self.unseen == "ignore" else "error"
         discrete = _discrete(self._columns)
-        try:
-            codes = self._discrete_codes(inputs, discrete,
-                                         {c: net.states(nodes[c]) for c in discrete}, unknown)
-        except DataError as error:  # a value no training row had
-            raise DataError(f"{error}; unseen='ignore' skips such a value, states=... "
-                            "declares every value a feature can take") from None
+        codes = self._discrete_codes(inputs, discrete,
+                                     {c: net.states(nodes[c]) for c in discrete}, unknown,
+                                     hint="; unseen='ignore' skips such a value, states=... "
+                                          "declares every value a feature can take")
         tables = [_log_rows(net.cpt_array(nodes[c])) for c in discrete]
         for start in range(0, inputs.n_rows if discrete else 0, _BLOCK):  # blocks: in cache
             block = total[start:start + _BLOCK]
