@@ -206,8 +206,9 @@ def test_xmlbif_writes_what_pgmpy_and_weka_read():
     (("<OUTCOME>damp</OUTCOME>", "<OUTCOME>dry</OUTCOME>"),
      "rain.xml:11:1: <VARIABLE> 'Wet': variable 'Wet' lists state(s) ['dry'] more than once"),
     (("0.6 0.3 0.1", "0.5 0.25 0.5"), "rain.xml:18:1: <DEFINITION> for 'Wet': P(Wet | Rain=no) "
-                                      "sums to 1.25, not 1 (tolerance 1e-06); pass "
-                                      "normalize=True to rescale rows"),
+                                      "sums to 1.25, not 1 (tolerance 2.5e-06); pass "
+                                      "normalize=True (--normalize on the command line) to "
+                                      "rescale rows"),
 ])
 def test_xmlbif_errors_name_the_element_and_its_line(change, message):
     old, new = change
@@ -357,7 +358,8 @@ def test_uai_writes_the_child_last_and_fastest():
     (("2 2 2 2", "2 2 x 2"), "e.uai:3:5: expected the number of states of X2 (an integer ≥ 1), "
                              "found 'x'"),
     (("0.6 0.4", "0.75 0.5"), "e.uai:12:1: table 1: P(X1 | X0=0) sums to 1.25, not 1 "
-                              "(tolerance 1e-06); pass normalize=True to rescale rows"),
+                              "(tolerance 2e-06); pass normalize=True (--normalize on the "
+                              "command line) to rescale rows"),
     (("0.6 0.4", "1e999 0.4"), "e.uai:13:1: expected a finite number in table 1, found "
                                "'1e999'"),
 ])
@@ -457,8 +459,8 @@ def test_no_exchange_format_writes_a_gaussian_variable(fmt, tmp_path):
 
 @pytest.mark.parametrize("module, text, source, changes, message", [
     (uai, UAI, "e.uai", [("0.6 0.4", "0.75 0.5"), ("0.35 0.65", "0.35 O.65")],
-     "e.uai:12:1: table 1: P(X1 | X0=0) sums to 1.25, not 1 (tolerance 1e-06); pass "
-     "normalize=True to rescale rows"),
+     "e.uai:12:1: table 1: P(X1 | X0=0) sums to 1.25, not 1 (tolerance 2e-06); pass "
+     "normalize=True (--normalize on the command line) to rescale rows"),
     (uai, UAI, "e.uai", [("0.6 0.4", "0.75 0.5"), ("2 0 2\n", "2 0 1\n")],
      "e.uai:7:1: tables 1 and 2 both end with X1; each variable needs exactly one table "
      "(its child last)"),
@@ -469,7 +471,7 @@ def test_no_exchange_format_writes_a_gaussian_variable(fmt, tmp_path):
     (xmlbif, XMLBIF, "rain.xml", [("0.6 0.3 0.1", "0.5 0.25 0.5"),
                                   ("<FOR>Rain</FOR>", "<FOR>Wet</FOR>")],
      "rain.xml:18:1: <DEFINITION> for 'Wet': P(Wet | Rain=no) sums to 1.25, not 1 (tolerance "
-     "1e-06); pass normalize=True to rescale rows"),
+     "2.5e-06); pass normalize=True (--normalize on the command line) to rescale rows"),
 ])
 def test_of_two_problems_the_one_met_first_when_reading_in_order_is_reported(
         module, text, source, changes, message):

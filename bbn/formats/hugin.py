@@ -217,8 +217,9 @@ def _grammar() -> pp.ParserElement:
 
 
 # ------------------------------------------------------------------- reading
-def read(text: str, source: str = "<string>") -> Network:
-    """Parse a Hugin ``.net`` document into a :class:`Network`."""
+def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
+    """Parse a Hugin ``.net`` document into a :class:`Network`; ``normalize`` rescales every
+    row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
     if "%" in text:
@@ -235,12 +236,12 @@ def read(text: str, source: str = "<string>") -> Network:
     if blocks and blocks[0].kind == "net" and "name" in blocks[0].attributes:
         name = _scalar(blocks[0], "name", fail)
     try:
-        return _assemble(name, blocks)
+        return _assemble(name, blocks, normalize)
     except (Retry, BBNError):  # one node at a time, to report the first problem where it is
-        return _build(name, blocks, fail)
+        return _build(name, blocks, fail, normalize)
 
 
-def _assemble(name: str, blocks: list[_Block]) -> Network:
+def _assemble(name: str, blocks: list[_Block], normalize: bool) -> Network:
     """The network of a file with no problem, built at once with Network.assemble; Retry
     or an error on any problem (which :func:`_build` then reports with its position)."""
     states, descriptions, parents, tables = {}, {}, {}, {}
@@ -266,14 +267,14 @@ def _assemble(name: str, blocks: list[_Block]) -> Network:
         states[v] = found
         if label is not None:
             descriptions[v] = str(label)
-    return Network.assemble(name, states, parents, tables, descriptions)
+    return Network.assemble(name, states, parents, tables, descriptions, normalize)
 
 
 def _retry(loc: int, message: str):
     raise Retry
 
 
-def _build(name: str, blocks: list[_Block], fail) -> Network:
+def _build(name: str, blocks: list[_Block], fail, normalize: bool) -> Network:
     """The network one node at a time; the first problem raises a located error."""
     net = Network(name)
     for b in blocks:
@@ -301,11 +302,11 @@ def _build(name: str, blocks: list[_Block], fail) -> Network:
     defined: dict[str, int] = {}
     for b in blocks:
         if b.kind == "potential":
-            _define(net, b, defined, fail)
+            _define(net, b, defined, fail, normalize)
     return net
 
 
-def _define(net: Network, b: _Block, defined: dict[str, int], fail) -> None:
+def _define(net: Network, b: _Block, defined: dict[str, int], fail, normalize: bool) -> None:
     if len(b.head) != 1:
         fail(b.head[1].loc, "a potential with several head variables is not a conditional "
                             "probability table of one node; not supported")
@@ -332,7 +333,7 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail) -> None:
         fail(b.where["data"], f"the data of {net.family_text(child)} has {values.size} "
                               f"numbers, expected {expected}")
     try:
-        net.set_cpt(child, values)
+        net.set_cpt(child, values, normalize=normalize)
     except BBNError as error:
         fail(b.where["data"], str(error))
 

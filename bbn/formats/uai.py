@@ -100,8 +100,9 @@ def _is_number(token: str) -> bool:
     return re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", token) is not None
 
 
-def read(text: str, source: str = "<string>") -> Network:
-    """Parse a UAI ``BAYES`` file into a :class:`Network` named after the file."""
+def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
+    """Parse a UAI ``BAYES`` file into a :class:`Network` named after the file;
+    ``normalize`` rescales every row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
     if "#" in text or "c" in text:
@@ -125,16 +126,17 @@ def read(text: str, source: str = "<string>") -> Network:
                        for _ in range(size)])
     tables_at = tokens.next
     try:
-        net = _assemble(name_from_source(source), tokens, cards, scopes)
+        net = _assemble(name_from_source(source), tokens, cards, scopes, normalize)
     except (Retry, BBNError):  # one table at a time, to report the first problem where it is
         tokens.next = tables_at
-        net = _build(name_from_source(source), tokens, cards, scopes, starts)
+        net = _build(name_from_source(source), tokens, cards, scopes, starts, normalize)
     if tokens.next < len(tokens.tokens):
         raise tokens.error(tokens.next, "expected the end of the file after the last table")
     return net
 
 
-def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]]) -> Network:
+def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
+              normalize: bool) -> Network:
     """The network of a file with no problem, built at once with Network.assemble; Retry
     or an error on any problem, which :func:`_build` then reports where it is."""
     if any(len(set(scope)) != len(scope) for scope in scopes):
@@ -150,11 +152,12 @@ def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[in
     return Network.assemble(name, {f"X{i}": [str(s) for s in range(card)]
                                    for i, card in enumerate(cards)},
                             {child: [f"X{p}" for p in scope[:-1]]
-                             for child, scope in zip(children, scopes)}, tables)
+                             for child, scope in zip(children, scopes)}, tables,
+                            normalize=normalize)
 
 
 def _build(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
-           starts: list[int]) -> Network:
+           starts: list[int], normalize: bool) -> Network:
     """The network one table at a time; the first problem raises a located error."""
     net = Network(name)
     for i, card in enumerate(cards):
@@ -180,7 +183,7 @@ def _build(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]]
         tokens.integer(f"the number of entries of table {t}", expected, expected)
         values = tokens.numbers(expected, f"table {t}")
         try:
-            net.set_cpt(f"X{scope[-1]}", values)
+            net.set_cpt(f"X{scope[-1]}", values, normalize=normalize)
         except BBNError as error:
             raise tokens.error(at, f"table {t}: {error}", found=False) from None
     return net
