@@ -69,8 +69,8 @@ def loads(text: str, format: str = "bn", source: str = "<string>",
     of every table to sum 1 (for files whose numbers were rounded harder than six
     decimals; a row summing to 0 is still an error).
 
-    >>> loads("BAYES 1 2 1 1 0 2 0.2 0.7", "uai", normalize=True).cpt_array("X0").tolist()
-    [0.22222222222222224, 0.7777777777777778]
+    >>> loads("BAYES 1 2 1 1 0 2 0.25 0.5", "uai", normalize=True).cpt_array("X0").tolist()
+    [0.3333333333333333, 0.6666666666666666]
     """
     return _module(format).read(text, source, normalize)
 

@@ -61,7 +61,7 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Located, Retry, error_at, expected, located
+from bbn.formats._text import Located, Retry, error_at, expected, located, number_texts
 from bbn.network import Network, PackedTables
 
 # Possessive quantifiers (*+, ++, ?+) never give back what they matched: names, numbers and
@@ -683,7 +683,8 @@ def _row_index(net: Network, child: str, body: _Body, problem, fail) -> list[int
 
 # ------------------------------------------------------------------- writing
 def write(net: Network) -> str:
-    """The network as BIF text; numbers are written with ``repr`` (exact float64).
+    """The network as BIF text; numbers are written exactly, in fixed-point
+    (:func:`~bbn.formats._text.number_texts`).
 
     Rows are listed for every parent configuration (last parent fastest); a root's table
     is one ``table`` line; a variable without a table gets an empty probability block.
@@ -703,14 +704,14 @@ def write(net: Network) -> str:
         given = f" | {', '.join(words[p] for p in parents)}" if parents else ""
         out.append(f"probability ( {words[v]}{given} ) {{")
         if net.has_cpt(v):
-            rows = net.cpt_array(v).reshape(-1, net.cardinality(v)).tolist()
+            card, texts = net.cardinality(v), number_texts(net.cpt_array(v))
+            rows = [", ".join(texts[i:i + card]) for i in range(0, len(texts), card)]
             if not parents:
-                out.append(f"  table {', '.join(map(repr, rows[0]))};")
+                out.append(f"  table {rows[0]};")
             else:
                 keys = itertools.product(*([_word(s, "") for s in net.states(p)]
                                            for p in parents))
-                out.extend(f"  ({', '.join(key)}) {', '.join(map(repr, row))};"
-                           for key, row in zip(keys, rows))
+                out.extend(f"  ({', '.join(key)}) {row};" for key, row in zip(keys, rows))
         out.append("}")
     return "\n".join(out) + "\n"
 

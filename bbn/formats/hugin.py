@@ -54,14 +54,22 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Located, Retry, error_at, expected, located, name_from_source
+from bbn.formats._text import (
+    Located,
+    Retry,
+    error_at,
+    expected,
+    located,
+    name_from_source,
+    number_texts,
+)
 from bbn.network import Network
 
 _QUOTED = r'"(?:[^"\\\n]|\\.)*"'
 _WORD = r'[^\s(){}=;|"%]+'
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_COMMENT = re.compile(rf"{_QUOTED}|%[^\n]*")
+_COMMENT = re.compile(rf"{_QUOTED}|%[^\n]*|//[^\n]*")
 _DATA = r"\([\s0-9.eE+\-()]*\)"  # a nested list of plain numbers
 # a whole word (the lookahead stops the regex engine from splitting it in two on failure)
 _WHOLE_WORD = rf"{_WORD}(?![^\s(){{}}=;|\"%])"
@@ -222,7 +230,7 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
-    if "%" in text:
+    if "%" in text or "//" in text:  # "//" to the end of a line: GeNIe's "///" headers
         text = _COMMENT.sub(lambda m: m[0] if m[0][0] == '"' else " " * len(m[0]), text)
     try:
         blocks = _grammar().parse_string(text, parse_all=True)
@@ -362,7 +370,8 @@ def _scalar(b: _Block, attribute: str, fail) -> str:
 
 # ------------------------------------------------------------------- writing
 def write(net: Network) -> str:
-    """The network as a Hugin ``.net`` file; numbers are written with ``repr``."""
+    """The network as a Hugin ``.net`` file; numbers are written exactly, in fixed-point
+    (:func:`~bbn.formats._text.number_texts`)."""
     out = ["net", "{", f"    name = {_string(net.name, 'the network name')};", "}"]
     for v in net.variables:
         if not _IDENTIFIER.fullmatch(v):
@@ -377,16 +386,20 @@ def write(net: Network) -> str:
         parents = net.parents(v)
         out += ["", f"potential ({v}{' | ' + ' '.join(parents) if parents else ''})", "{"]
         if net.has_cpt(v):
-            out.append(f"    data = {_nested(net.cpt_array(v), ' ' * 12)};")
+            array = net.cpt_array(v)
+            out.append(f"    data = {_nested(number_texts(array), array.shape, ' ' * 12)};")
         out.append("}")
     return "\n".join(out) + "\n"
 
 
-def _nested(array: np.ndarray, indent: str) -> str:
-    """``((0.1 0.9)\\n (0.2 0.8))``: one parenthesised row per parent configuration."""
-    if array.ndim == 1:
-        return "(" + " ".join(map(repr, array.tolist())) + ")"
-    return "(" + f"\n{indent}".join(_nested(a, indent + " ") for a in array) + ")"
+def _nested(texts: list[str], shape: tuple[int, ...], indent: str) -> str:
+    """``((0.1 0.9)\\n (0.2 0.8))``: one parenthesised row per parent configuration
+    (``texts``: the numbers' texts in row-major order, ``shape``: the table's)."""
+    if len(shape) == 1:
+        return "(" + " ".join(texts) + ")"
+    step = len(texts) // shape[0]
+    return "(" + f"\n{indent}".join(_nested(texts[i:i + step], shape[1:], indent + " ")
+                                    for i in range(0, len(texts), step)) + ")"
 
 
 def _string(text: str, what: str) -> str:

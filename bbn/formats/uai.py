@@ -41,7 +41,7 @@ import numpy as np
 
 from bbn.errors import BBNError, ParseError
 from bbn.formats import FormatError
-from bbn.formats._text import Retry, error_at, name_from_source
+from bbn.formats._text import Retry, error_at, name_from_source, number_texts
 from bbn.network import Network
 
 # "c" lines (the UAI 2016 specification) and "#" to the end of a line (pyAgrum's files)
@@ -201,7 +201,7 @@ def write(net: Network) -> str:
     out += [" ".join(map(str, [len(net.parents(v)) + 1, *(index[p] for p in net.parents(v)),
                                index[v]])) for v in net.variables]
     for v in net.variables:
-        rows = net.cpt_array(v).reshape(-1, net.cardinality(v)).tolist()
-        out += ["", str(len(rows) * net.cardinality(v))]
-        out += [" " + " ".join(map(repr, row)) for row in rows]
+        card, texts = net.cardinality(v), number_texts(net.cpt_array(v))
+        out += ["", str(len(texts))]
+        out += [" " + " ".join(texts[i:i + card]) for i in range(0, len(texts), card)]
     return "\n".join(out) + "\n"

@@ -44,7 +44,7 @@ import numpy as np
 
 from bbn.errors import BBNError, ParseError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Retry, error_at
+from bbn.formats._text import Retry, error_at, number_texts
 from bbn.network import Network, PackedTables
 
 _DESCRIPTION = re.compile(r"\s*description\s*=\s*(.*?)\s*", re.S)
@@ -220,7 +220,8 @@ def _is_number(token: str) -> bool:
 
 
 def write(net: Network) -> str:
-    """The network as XMLBIF 0.3; numbers are written with ``repr`` (exact float64)."""
+    """The network as XMLBIF 0.3; numbers are written exactly, in fixed-point
+    (:func:`~bbn.formats._text.number_texts`)."""
     root = ET.Element("BIF", VERSION="0.3")
     network = ET.SubElement(root, "NETWORK")
     ET.SubElement(network, "NAME").text = _checked(net.name, "the network name")
@@ -238,8 +239,7 @@ def write(net: Network) -> str:
         for p in net.parents(v):
             ET.SubElement(element, "GIVEN").text = p
         if net.has_cpt(v):
-            ET.SubElement(element, "TABLE").text = " ".join(
-                map(repr, net.cpt_array(v).ravel().tolist()))
+            ET.SubElement(element, "TABLE").text = " ".join(number_texts(net.cpt_array(v)))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
 
