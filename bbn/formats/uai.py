@@ -47,6 +47,8 @@ from bbn.network import Network
 # "c" lines (the UAI 2016 specification) and "#" to the end of a line (pyAgrum's files)
 _NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
 _COMMENT = re.compile(r"#[^\n]*|^[ \t]*c(?:[ \t][^\n]*)?$", re.M)
+# a scope line with a "# name" comment, as pyAgrum writes every one of them
+_PYAGRUM_SCOPE = re.compile(r"^[ \t]*\d+(?:[ \t]+\d+)+[ \t]+#", re.M)
 
 
 class _Tokens:
@@ -105,6 +107,7 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     ``normalize`` rescales every row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
+    scope_comments = len(_PYAGRUM_SCOPE.findall(text)) if "#" in text else 0
     if "#" in text or "c" in text:
         text = _COMMENT.sub(lambda m: " " * len(m[0]), text)
     tokens = _Tokens(text, source)
@@ -125,18 +128,36 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
         scopes.append([tokens.integer(f"a variable of table {t}", 0, n - 1)
                        for _ in range(size)])
     tables_at = tokens.next
+    pyagrum = scope_comments == n  # pyAgrum's comment on every scope line: _from_pyagrum
     try:
-        net = _assemble(name_from_source(source), tokens, cards, scopes, normalize)
+        net = _assemble(name_from_source(source), tokens, cards, scopes, normalize, pyagrum)
     except (Retry, BBNError):  # one table at a time, to report the first problem where it is
         tokens.next = tables_at
-        net = _build(name_from_source(source), tokens, cards, scopes, starts, normalize)
+        net = _build(name_from_source(source), tokens, cards, scopes, starts, normalize,
+                     pyagrum)
     if tokens.next < len(tokens.tokens):
         raise tokens.error(tokens.next, "expected the end of the file after the last table")
     return net
 
 
+def _from_pyagrum(values: np.ndarray, scope: list[int], cards: list[int]) -> np.ndarray:
+    """A table of a file pyAgrum wrote, in the specification's order.
+
+    pyAgrum (checked with 3.3.1) lists P(X | P1, ..., Pk) with X fastest, then P1, ...,
+    Pk slowest: the row-major order of (Pk, ..., P1, X), not of the scope (P1, ..., Pk, X)
+    as the specification and the UAI competitions' files have it. The two agree for one
+    parent or none. bbn recognises pyAgrum's files by the ``# name`` comment pyAgrum
+    writes after every scope line.
+    """
+    k = len(scope) - 1
+    if k < 2:
+        return values
+    shape = [cards[v] for v in reversed(scope[:-1])] + [cards[scope[-1]]]
+    return values.reshape(shape).transpose([*range(k - 1, -1, -1), k]).reshape(-1)
+
+
 def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
-              normalize: bool) -> Network:
+              normalize: bool, pyagrum: bool) -> Network:
     """The network of a file with no problem, built at once with Network.assemble; Retry
     or an error on any problem, which :func:`_build` then reports where it is."""
     if any(len(set(scope)) != len(scope) for scope in scopes):
@@ -147,6 +168,8 @@ def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[in
         expected = math.prod(cards[v] for v in scope)
         tokens.integer("", expected, expected)
         tables[child] = tokens.numbers(expected, "")
+        if pyagrum:
+            tables[child] = _from_pyagrum(tables[child], scope, cards)
     if len(tables) != len(scopes):  # two tables for one variable
         raise Retry
     return Network.assemble(name, {f"X{i}": [str(s) for s in range(card)]
@@ -157,7 +180,7 @@ def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[in
 
 
 def _build(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
-           starts: list[int], normalize: bool) -> Network:
+           starts: list[int], normalize: bool, pyagrum: bool) -> Network:
     """The network one table at a time; the first problem raises a located error."""
     net = Network(name)
     for i, card in enumerate(cards):
@@ -182,6 +205,8 @@ def _build(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]]
         at = tokens.next
         tokens.integer(f"the number of entries of table {t}", expected, expected)
         values = tokens.numbers(expected, f"table {t}")
+        if pyagrum:
+            values = _from_pyagrum(values, scope, cards)
         try:
             net.set_cpt(f"X{scope[-1]}", values, normalize=normalize)
         except BBNError as error:
