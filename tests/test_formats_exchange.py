@@ -656,3 +656,12 @@ def test_pgmpy_parses_every_number_bbn_writes_in_uai(shared, tmp_path):
     model = readwrite.UAIReader(str(tmp_path / "roots.uai")).get_model()
     assert model.get_cpds("var_0").values.tolist() == [1e-05, 1 - 1e-05]
     assert model.get_cpds("var_1").values.tolist() == [0.2, 0.3, 0.5]
+
+
+def test_hugin_reads_numbers_as_state_names_as_pyagrum_writes_them():
+    # pyAgrum 3.3.1 writes munin's R_APB_FORCE so; the list of numbers is not 'data'
+    text = ("node A { states = (5 4 3 2 1 0 ); position = (10 20); }\n"
+            "potential (A) { data = (0.1 0.1 0.1 0.1 0.1 0.5); }")
+    net = hugin.read(text)
+    assert net.states("A") == ("5", "4", "3", "2", "1", "0")
+    assert net.cpt_array("A").tolist() == [0.1] * 5 + [0.5]

@@ -145,14 +145,15 @@ class _PlainBlocks(pp.Token):
             attributes, where = {}, {}
             for a in _ATTRIBUTE.finditer(m["attributes"]):
                 at = m.start("attributes") + a.start("attribute")
-                if a["data"] is not None:
+                if a["data"] is not None and a["attribute"] == "data":
                     value = _numbers_of(a["data"], m.start("attributes") + a.start("data"))
                     if value is None:
                         break
-                elif a["value"][0] == "(":
-                    start = m.start("attributes") + a.start("value")
+                elif (a["value"] or a["data"])[0] == "(":  # pyAgrum: states = (5 4 3 );
+                    group = "value" if a["value"] else "data"
+                    start = m.start("attributes") + a.start(group)
                     value = [_item(i.group(), start + i.start())
-                             for i in _ITEM.finditer(a["value"], 1)]
+                             for i in _ITEM.finditer(a[group], 1)]
                 else:
                     value = _item(a["value"], m.start("attributes") + a.start("value"))
                 attributes[a["attribute"]], where[a["attribute"]] = value, at
