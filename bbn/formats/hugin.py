@@ -24,7 +24,8 @@ header (the first slowest), and X innermost: the row-major order of bbn's arrays
 parentheses group rows for the reader's eye; only their balance is checked. A node's
 ``label`` is its description; other attributes (``position``, ``HR_*``, ``subtype``, ...)
 are read and ignored, and so is every attribute of ``net`` but ``name``. ``%`` starts a
-comment. Decision, utility, function and continuous nodes, potentials with several head
+comment, and so does ``//`` outside a string (GeNIe's files open with ``///`` lines).
+Decision, utility, function and continuous nodes, potentials with several head
 variables, and object-oriented ``class`` files are refused with an error at their line.
 A potential without ``data`` gives the parents only.
 

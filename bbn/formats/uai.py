@@ -17,13 +17,16 @@
      ...
 
 Each table lists its numbers in the row-major order of its scope (last variable fastest),
-the child being the scope's last variable: exactly bbn's array layout. Tokens are
+the child being the scope's last variable: exactly bbn's array layout, as the UAI 2008
+specification says and the UAI 2014 files confirm (docs/formats.md). Tokens are
 separated by any whitespace; lines starting with ``c`` are comments (the UAI 2016
-specification), and so is ``#`` to the end of the line (pyAgrum writes them).
+specification), and so is ``#`` to the end of the line. pyAgrum writes a ``# name`` after
+every scope line, and its tables with two parents or more in another order: such files
+are read in pyAgrum's order (:func:`_from_pyagrum`).
 
 UAI stores no names: variables are read as ``X0``, ``X1``, ... (in file order), states as
 ``0``, ``1``, ..., and the network is named after the file. Writing keeps the variable
-order, the parents and every number (``repr``, exact float64) but loses the network name,
+order, the parents and every number (exact float64, in fixed-point) but loses the network name,
 variable and state names and descriptions: ``load(save(net))`` equals ``net`` up to names.
 ``MARKOV`` (undirected) models are refused, as are networks with a variable lacking a table.
 
