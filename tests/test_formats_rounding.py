@@ -149,3 +149,16 @@ def test_every_command_that_reads_a_model_takes_normalize(capsys, rounded, comma
         assert out.split()[-4:] == ["a0", "0.333333", "a1", "0.666667"]
     if command[0] == "convert":
         assert bbn.load(rounded.parent / "out.net").cpt_array("A").tolist() == [1 / 3, 2 / 3]
+
+
+def test_each_row_gets_the_tolerance_of_its_width_when_tables_are_validated_together():
+    states = {"A": ["a", "b"], "B": ["x", "y", "z"]}
+    off = {"A": np.array([0.5, 0.5]), "B": np.array([0.5, 0.25, 0.2499978] * 2)}  # 2.2e-6
+    net = bbn.Network.assemble("n", states, {"B": ["A"]}, off)  # 3 numbers: 2.5e-6
+    assert net.cpt_array("B")[1].tolist() == [0.5, 0.25, 0.2499978]
+    with pytest.raises(bbn.ModelError, match=r"P\(A\) sums to 0\.999997.*tolerance 2e-06"):
+        bbn.Network.assemble("n", states, {"B": ["A"]},
+                             {"A": np.array([0.5, 0.4999978]), "B": off["B"]})
+    with pytest.raises(bbn.ModelError, match=r"P\(B \| A=a\) sums to .*tolerance 2\.5e-06"):
+        bbn.Network.assemble("n", states, {"B": ["A"]},
+                             {"A": off["A"], "B": np.array([0.5, 0.25, 0.249997] * 2)})
