@@ -33,7 +33,7 @@ def add_query_arguments(parser: argparse.ArgumentParser) -> None:
 def run_query(args: argparse.Namespace) -> int:
     from bbn.query import parse_query
 
-    net = bbn.load(args.model)
+    net = bbn.load(args.model, normalize=args.normalize)
     parsed = parse_query(args.query, net)
     result = parsed.answer(net)
     if args.json:
@@ -49,7 +49,7 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    net = bbn.load(args.model)
+    net = bbn.load(args.model, normalize=args.normalize)
     print(f"network {net.name!r}: {len(net.variables)} variables, "
           f"{net.graph.number_of_edges()} arcs")
     rows = [("variable", "states", "parents")]
@@ -68,7 +68,7 @@ def run_info(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ check
 def run_check(args: argparse.Namespace) -> int:
-    net = bbn.load(args.model)
+    net = bbn.load(args.model, normalize=args.normalize)
     problems = net.validate()
     if problems:
         for problem in problems:
@@ -87,7 +87,7 @@ def add_convert_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_convert(args: argparse.Namespace) -> int:
-    bbn.save(bbn.load(args.input), args.output)
+    bbn.save(bbn.load(args.input, normalize=args.normalize), args.output)
     print(f"wrote {args.output}")
     return EXIT_OK
 
@@ -110,9 +110,9 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
 def run_render(args: argparse.Namespace) -> int:
     from bbn.rendering import render
 
-    graph = render(bbn.load(args.model), args.output, tables=args.tables,
-                   evidence=args.evidence, posteriors=args.posteriors, rankdir=args.rankdir,
-                   max_rows=args.max_rows)
+    net = bbn.load(args.model, normalize=args.normalize)
+    graph = render(net, args.output, tables=args.tables, evidence=args.evidence,
+                   posteriors=args.posteriors, rankdir=args.rankdir, max_rows=args.max_rows)
     if args.output is None:
         print(graph.source, end="")
     else:
@@ -135,6 +135,14 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
 }
 
 
+def add_normalize_argument(parser: argparse.ArgumentParser) -> None:
+    """``--normalize``, on every command (each one reads a model): rows of the model's
+    tables are rescaled to sum 1 as they are read (``bbn.load(path, normalize=True)``)."""
+    parser.add_argument("--normalize", action="store_true",
+                        help="rescale each row of the model's tables to sum 1 as it is read "
+                             "(for files whose numbers were rounded)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bbn", description="Discrete Bayesian networks.")
     parser.add_argument("--version", action="version", version=f"bbn {bbn.__version__}")
@@ -142,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (help_text, add_arguments, run) in COMMANDS.items():
         sub = subparsers.add_parser(name, help=help_text, description=help_text)
         add_arguments(sub)
+        add_normalize_argument(sub)
         sub.set_defaults(run=run)
     return parser
 

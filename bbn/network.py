@@ -28,8 +28,27 @@ import numpy as np
 from bbn.errors import ModelError, suggest
 from bbn.factor import Factor
 
-#: A row of a table must sum to 1 within this tolerance.
+#: A row of a table must sum to 1 within this tolerance, plus ROUNDING_PER_ENTRY per entry
+#: (see :func:`row_tolerance`).
 ROW_SUM_TOLERANCE = 1e-6
+#: Half a unit of the sixth decimal: a number printed with six decimals is at most this far
+#: from the number it rounds, so a row of n such numbers sums to 1 within n × 5e-7.
+ROUNDING_PER_ENTRY = 5e-7
+
+
+def row_tolerance(width: int) -> float:
+    """How far from 1 the sum of a row of ``width`` probabilities may be:
+    ``1e-6 + width × 5e-7``.
+
+    Files round their numbers: UAI 2014's BN_71 writes rows as ``0.999999 0.000000``
+    (off by 1e-6 + 3e-17 after parsing), others ``0.333333 0.333333 0.333333``. Every row
+    of numbers printed with six decimals or more is accepted as written; rows rounded
+    harder need ``normalize=True``.
+
+    >>> row_tolerance(2)
+    2e-06
+    """
+    return ROW_SUM_TOLERANCE + width * ROUNDING_PER_ENTRY
 
 
 class Network:
@@ -72,10 +91,12 @@ class Network:
     def assemble(cls, name: str, states: Mapping[str, Sequence],
                  parents: Mapping[str, Sequence[str]] | None = None,
                  tables: Mapping[str, object] | PackedTables | None = None,
-                 descriptions: Mapping[str, str | None] | None = None) -> Network:
+                 descriptions: Mapping[str, str | None] | None = None,
+                 normalize: bool = False) -> Network:
         """A whole network at once: ``states`` names the variables, in order, with their
         states; ``parents``, ``tables`` (or :class:`PackedTables`) and ``descriptions`` give
-        them for the variables that have them, in any order.
+        them for the variables that have them, in any order; ``normalize`` rescales every
+        row of every table (as set_cpt does).
 
         The result and the checks are those of add_variable for every variable, then
         set_parents, set_cpt and set_description for each, but the graph is built once,
@@ -93,7 +114,7 @@ class Network:
         """
         parents, tables, descriptions = parents or {}, tables or {}, descriptions or {}
         net = cls(name)
-        if net._add_all(states, parents, tables, descriptions):
+        if net._add_all(states, parents, tables, descriptions, normalize):
             return net
         net = cls(name)
         for variable, names in states.items():
@@ -101,13 +122,13 @@ class Network:
         for variable, given in parents.items():
             net.set_parents(variable, given)
         for variable, table in net._unpacked(tables).items():
-            net.set_cpt(variable, table)
+            net.set_cpt(variable, table, normalize=normalize)
         for variable, description in descriptions.items():
             net.set_description(variable, description)
         return net
 
     def _add_all(self, states: Mapping, parents: Mapping, tables: Mapping | PackedTables,
-                 descriptions: Mapping) -> bool:
+                 descriptions: Mapping, normalize: bool = False) -> bool:
         """Add every variable with its parents, table and description if nothing is wrong
         and the tables are packed or numpy arrays of the right sizes; False (and a graph to
         throw away) otherwise. One pass fills the graph's node attributes in place."""
@@ -140,7 +161,7 @@ class Network:
             nodes[name] = attributes
         if (not parents.keys() <= states.keys() or not descriptions.keys() <= states.keys()
                 or backward and not all(parent in nodes for parent, _ in edges)  # unknown
-                or tables and not _set_all(tables, nodes)):
+                or tables and not _set_all(tables, nodes, normalize)):
             return False
         graph.add_edges_from(edges)
         if backward:
@@ -231,9 +252,10 @@ class Network:
             parent) or a tuple of states (several parents), covering every configuration;
           * a :class:`Factor` over the parents and the variable (any axis order).
 
-        Rows must be non-negative and sum to 1 within ``ROW_SUM_TOLERANCE``; with
-        ``normalize=True`` each row is divided by its sum instead (a zero row is still an
-        error, since it cannot be normalised).
+        Rows must be non-negative and sum to 1 within :func:`row_tolerance` (which allows
+        numbers rounded to six decimals); with ``normalize=True`` each row is divided by
+        its sum instead (a row summing to 0 is still an error, since it cannot be
+        normalised).
         """
         if self._require(variable).get("kind"):
             raise ModelError(f"{variable!r} is continuous (Gaussian): give its mean and "
@@ -246,16 +268,16 @@ class Network:
                                  f"{shape} ({int(np.prod(shape))} numbers), got "
                                  f"{array.shape} ({array.size} numbers)")
             array = array.reshape(shape)
-        if normalize:
+        if normalize:  # a row that cannot be rescaled (sum ≤ 0) is kept, and reported
             sums = array.sum(axis=-1, keepdims=True)
-            array = np.divide(array, sums, out=np.zeros_like(array), where=sums > 0)
+            array = np.divide(array, sums, out=array.astype(float), where=sums > 0)
         # Two reductions decide the common case (a valid table): NaN and ±inf fail them.
         smallest = array.min()
-        if not (smallest >= 0 and _worst_row_error(array) <= ROW_SUM_TOLERANCE):
+        if not (smallest >= 0 and _worst_row_error(array) <= row_tolerance(shape[-1])):
             if not np.all(np.isfinite(array)):
                 raise ModelError(f"the table of {self.family_text(variable)} holds a "
                                  "non-finite number")
-            problems = self._table_problems(variable, array)
+            problems = self._table_problems(variable, array, normalize)
             raise ModelError(problems[0] + (f" (and {len(problems) - 1} more problem(s))"
                                             if len(problems) > 1 else ""))
         array.setflags(write=False)
@@ -264,7 +286,8 @@ class Network:
         self.graph.nodes[variable]["positive"] = bool(smallest > 0)
         self._cache.clear()
 
-    def set_cpts(self, tables: Mapping[str, object] | PackedTables) -> None:
+    def set_cpts(self, tables: Mapping[str, object] | PackedTables,
+                 normalize: bool = False) -> None:
         """Set several tables: the same as set_cpt for each in turn, with the same errors,
         but numpy arrays (of the right size) or :class:`PackedTables` are validated
         together, by a few numpy reductions over all their numbers at once (row sums by
@@ -278,11 +301,11 @@ class Network:
         >>> net.cpt_array("B")[1].tolist()
         [0.5, 0.5]
         """
-        if _set_all(tables, self.graph.nodes):
+        if _set_all(tables, self.graph.nodes, normalize):
             self._cache.clear()
             return
         for variable, table in self._unpacked(tables).items():  # one at a time says what
-            self.set_cpt(variable, table)                        # is wrong
+            self.set_cpt(variable, table, normalize)             # is wrong
 
     def _unpacked(self, tables: Mapping[str, object] | PackedTables) -> Mapping[str, object]:
         """{variable: its table}; packed tables are cut by the sizes of the tables."""
@@ -611,8 +634,10 @@ class Network:
             array[index] = row
         return array
 
-    def _table_problems(self, variable: str, array: np.ndarray) -> list[str]:
-        if array.min() >= 0 and _worst_row_error(array) <= ROW_SUM_TOLERANCE:
+    def _table_problems(self, variable: str, array: np.ndarray,
+                        normalize: bool = False) -> list[str]:
+        tolerance = row_tolerance(array.shape[-1])
+        if array.min() >= 0 and _worst_row_error(array) <= tolerance:
             return []
         problems = []
         negative = np.argwhere(array < 0)
@@ -622,12 +647,15 @@ class Network:
                             f"entry {float(array[position])!r} for state "
                             f"{self.states(variable)[position[-1]]!r}")
         sums = array.sum(axis=-1)
-        bad = np.argwhere(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
+        bad = np.argwhere(np.abs(sums - 1.0) > tolerance)
         for position in bad[:5]:
             position = tuple(int(i) for i in position)
-            problems.append(f"{self.configuration_text(variable, position)} sums to "
-                            f"{float(sums[position])!r}, not 1 (tolerance {ROW_SUM_TOLERANCE}); "
-                            "pass normalize=True to rescale rows")
+            where = (f"{self.configuration_text(variable, position)} sums to "
+                     f"{float(sums[position])!r}")
+            problems.append(f"{where}: only a row with a positive sum can be normalised"
+                            if normalize else
+                            f"{where}, not 1 (tolerance {tolerance:.2g}); pass normalize=True "
+                            "(--normalize on the command line) to rescale rows")
         if len(bad) > 5:
             problems.append(f"... {len(bad) - 5} more rows of {self.family_text(variable)} "
                             "do not sum to 1")
@@ -650,12 +678,14 @@ class PackedTables(NamedTuple):
     numbers: np.ndarray | Sequence[float]
 
 
-def _set_all(tables: Mapping[str, object] | PackedTables, nodes: Mapping[str, dict]) -> bool:
+def _set_all(tables: Mapping[str, object] | PackedTables, nodes: Mapping[str, dict],
+             normalize: bool = False) -> bool:
     """Put each table in its node's attributes (``nodes``: name → attribute dict) if all
     are packed, or each is a numpy array with as many numbers as its variable's table
     (reshaped as set_cpt does), and all are valid; False (and nothing set) otherwise.
 
-    Valid: P ≥ 0 and |Σ_x P(x | pa) − 1| ≤ ROW_SUM_TOLERANCE on every row, checked on one
+    Valid: P ≥ 0 and |Σ_x P(x | pa) − 1| ≤ row_tolerance(|X|) on every row (with
+    ``normalize``: Σ_x P(x | pa) > 0, and each row is divided by its sum), checked on one
     array of all the tables with a few numpy calls, however many tables there are (row
     sums by ``np.add.reduceat``): small networks are dominated by per-call costs.
     """
@@ -691,17 +721,33 @@ def _set_all(tables: Mapping[str, object] | PackedTables, nodes: Mapping[str, di
     if not all(map((0.0).__le__, smallest)):
         return False
     # where every row starts (one range when all rows are as wide, as in small networks)
-    rows = (range(0, ends[-1], cards[0]) if len(set(cards)) == 1
+    same = len(set(cards)) == 1
+    rows = (range(0, ends[-1], cards[0]) if same
             else itertools.chain.from_iterable(map(range, starts, ends, cards)))
-    sums = np.add.reduceat(flat, list(rows)).tolist()  # no NaN here; +inf fails the bound
-    if not (min(sums) >= 1.0 - ROW_SUM_TOLERANCE and max(sums) <= 1.0 + ROW_SUM_TOLERANCE):
-        return False
+    sums = np.add.reduceat(flat, list(rows))  # no NaN here; +inf fails the bounds
+    if normalize:
+        if not (sums.min() > 0 and np.isfinite(sums).all()):
+            return False
+        flat = (flat.reshape(-1, cards[0]) / sums[:, None]).reshape(-1) if same else (
+            flat / np.repeat(sums, _row_widths(sizes, cards)))
+    else:
+        listed = sums.tolist()  # Python's min and max: faster than numpy's on few rows
+        tight = row_tolerance(min(cards))  # the narrowest rows' bound decides most files
+        if not (min(listed) >= 1.0 - tight and max(listed) <= 1.0 + tight) and (
+                same or not np.all(np.abs(sums - 1.0)
+                                   <= row_tolerance(_row_widths(sizes, cards)))):
+            return False
     flat.setflags(write=False)
     for variable, shape, start, end, low in zip(variables, shapes, starts, ends, smallest):
         node = nodes[variable]
         node["table"] = flat[start:end] if len(shape) == 1 else flat[start:end].reshape(shape)
         node["positive"] = low > 0
     return True
+
+
+def _row_widths(sizes: list[int], cards: list[int]) -> np.ndarray:
+    """The width of every row of tables of these sizes and numbers of states, in order."""
+    return np.repeat(cards, [size // card for size, card in zip(sizes, cards)])
 
 
 def _worst_row_error(array: np.ndarray) -> float:

@@ -281,7 +281,7 @@ ERRORS = [
      "a second P(W ...) statement; the first is at line 3"),
     (DECLARED + "P(W | C)\nP(C | W)", 4, 1, "would create the cycle C -> W -> C"),
     (DECLARED + "P(C) { 0.5, 0.5 }", 3, 6, "P(C) has no parents, so its table is one row"),
-    (DECLARED + "P(C) = 0.8, 0.3", 3, 8, "P(C) sums to 1.1, not 1 (tolerance 1e-06)"),
+    (DECLARED + "P(C) = 0.8, 0.3", 3, 8, "P(C) sums to 1.1, not 1 (tolerance 2e-06)"),
     (DECLARED + "P(C) = 0.8, 0.1, 0.1", 3, 18,
      "P(C) needs 2 probabilities (one for each state: T, F), got 3"),
     (DECLARED + "P(C) = 1", 3, 8, "P(C) needs 2 probabilities (one for each state: T, F), got 1"),
@@ -299,7 +299,7 @@ ERRORS = [
     (DECLARED + "P(W | C) {\n  T: 0.9, 0.1\n  F: 0.5, 0.5, 0.1\n}", 5, 16,
      "P(W | C=F) needs 2 probabilities (one for each state of 'W': T, F), got 3"),
     (DECLARED + "P(W | C) {\n  T: 0.9, 0.1\n  F: 0.6, 0.5\n}", 5, 6,
-     "P(W | C=F) sums to 1.1, not 1 (tolerance 1e-06)"),
+     "P(W | C=F) sums to 1.1, not 1 (tolerance 2e-06)"),
     (DECLARED + "P(W | C) {\n  T: 0.9, 0.1\n  F: 1.5, -0.5\n}", 5, 11,
      "-0.5 in P(W | C=F) is negative"),
     (DECLARED + "P(W | C) {\n  T: 0.9 0.1\n  F: 0.5, 0.5\n}", 4, 10,
@@ -336,7 +336,7 @@ def test_error_message_shows_the_line_and_a_caret():
     with pytest.raises(bbn.ParseError) as caught:
         bn.read(DECLARED + "P(W | C) { T: 0.9, 0.1;  F: 0.01, 0.98 }", "chair.bn")
     assert str(caught.value) == (
-        "chair.bn:3:29: P(W | C=F) sums to 0.99, not 1 (tolerance 1e-06)\n"
+        "chair.bn:3:29: P(W | C=F) sums to 0.99, not 1 (tolerance 2e-06)\n"
         "    P(W | C) { T: 0.9, 0.1;  F: 0.01, 0.98 }\n"
         "                                ^")
 
@@ -368,8 +368,8 @@ def test_every_mistake_of_meaning_is_reported_not_just_the_first():
     error = caught.value
     assert isinstance(error, bbn.ParseError)
     assert [(e.line, e.column, e.message) for e in error.errors] == [
-        (3, 8, "P(C) sums to 1.1, not 1 (tolerance 1e-06)"),
-        (4, 15, "P(A | C=T) sums to 1.1, not 1 (tolerance 1e-06)"),
+        (3, 8, "P(C) sums to 1.1, not 1 (tolerance 2e-06)"),
+        (4, 15, "P(A | C=T) sums to 1.1, not 1 (tolerance 2e-06)"),
         (4, 28, "-0.1 in P(A | C=F) is negative"),
     ]
     assert (error.line, error.column) == (3, 8)     # it reads as the first one

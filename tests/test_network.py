@@ -170,11 +170,16 @@ def test_row_not_summing_to_one_names_configuration_and_sum():
     assert not net.has_cpt("B")
 
 
-def test_row_sum_tolerance_is_1e_6():
+def test_row_sum_tolerance_is_1e_6_plus_half_a_sixth_decimal_per_entry():
     net = Network()
-    net.add_variable("X", TF, table=[0.5, 0.5 + 5e-7])
-    with pytest.raises(ModelError, match="sums to"):
-        net.set_cpt("X", [0.5, 0.5 + 2e-6])
+    net.add_variable("X", TF, table=[0.999999, 0.0])  # off by 1e-6 + 3e-17: accepted
+    net.add_variable("Y", ["a", "b", "c"], table=[0.333333, 0.333333, 0.333333])
+    net.set_cpt("X", [0.5, 0.5 + 1.9e-6])  # 2 entries: tolerance 2e-6
+    with pytest.raises(ModelError, match=r"sums to 1\.0000021.*tolerance 2e-06"):
+        net.set_cpt("X", [0.5, 0.5 + 2.1e-6])
+    with pytest.raises(ModelError, match=r"tolerance 2\.5e-06"):
+        net.set_cpt("Y", [0.333333, 0.333333, 0.33333])
+    assert net.cpt_array("X").tolist() == [0.5, 0.5 + 1.9e-6]  # kept as given
 
 
 def test_several_bad_rows_are_counted():

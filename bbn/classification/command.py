@@ -38,7 +38,7 @@ def run_classify(args: argparse.Namespace) -> int:
     from bbn.errors import DataError
     from bbn.formats import write_atomically
 
-    net = bbn.load(args.model)
+    net = bbn.load(args.model, normalize=args.normalize)
     rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)
     check_target(net, args.target)  # before reading the data
     frame, source = read_data(args.data, states={v: net.states(v) for v in net.variables

@@ -7,7 +7,8 @@ Each format is a module of this package with two functions::
 
 ``load``/``save`` choose the module by the file's extension (a trailing ``.gz`` means
 gzip, transparently) and ``save`` writes through a temporary file and a rename, so a
-failure never leaves a half-written model behind.
+failure never leaves a half-written model behind (:func:`write_atomically`, which every
+file bbn writes goes through).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import gzip
 import importlib
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -61,9 +63,16 @@ def _module(fmt: str):
     return sys.modules.get(name) or importlib.import_module(name)
 
 
-def loads(text: str, format: str = "bn", source: str = "<string>") -> Network:
-    """Parse a network from a string in the given format."""
-    return _module(format).read(text, source)
+def loads(text: str, format: str = "bn", source: str = "<string>",
+          normalize: bool = False) -> Network:
+    """Parse a network from a string in the given format; ``normalize`` rescales every row
+    of every table to sum 1 (for files whose numbers were rounded harder than six
+    decimals; a row summing to 0 is still an error).
+
+    >>> loads("BAYES 1 2 1 1 0 2 0.25 0.5", "uai", normalize=True).cpt_array("X0").tolist()
+    [0.3333333333333333, 0.6666666666666666]
+    """
+    return _module(format).read(text, source, normalize)
 
 
 def dumps(net: Network, format: str = "bn") -> str:
@@ -106,20 +115,24 @@ def read_text(path: str | os.PathLike) -> str:
     return text
 
 
-def load(path: str | os.PathLike, format: str | None = None) -> Network:
-    """Read a network from a file; the format comes from the extension unless given."""
+def load(path: str | os.PathLike, format: str | None = None,
+         normalize: bool = False) -> Network:
+    """Read a network from a file; the format comes from the extension unless given;
+    ``normalize`` rescales every row of every table to sum 1 (see :func:`loads`)."""
     fmt = format or format_of(path)
     module = _module(fmt)
-    return module.read(read_text(path), str(path))
+    return module.read(read_text(path), str(path), normalize)
 
 
 def write_atomically(path: str | os.PathLike, content: str | bytes) -> None:
     """Write ``content`` to ``path`` via a temporary file in the same folder and a rename.
 
-    Text is encoded as UTF-8 and gzipped when the name ends in ``.gz``. The file gets
-    the permissions a plain ``open`` would give it (the umask applies).
+    Text is encoded as UTF-8 and gzipped when the name ends in ``.gz``. A file that
+    exists keeps its permissions (a 0600 model stays private); a new one gets those a
+    plain ``open`` would give it (the umask applies). A symbolic link is followed: its
+    target is replaced and the link stays, as ``open(path, "w")`` would do.
     """
-    path = Path(path)
+    path = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise FileNotFoundError(f"no folder {str(directory)!r} to write {path.name!r} in")
@@ -132,17 +145,21 @@ def write_atomically(path: str | os.PathLike, content: str | bytes) -> None:
                     zipped.write(data)
             else:
                 raw.write(data)
-        os.chmod(temporary, 0o666 & ~_umask())
+        os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _mode_for(path: Path) -> int:
+    """The permissions of the file at ``path`` if there is one, else 0666 less the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def save(net: Network, path: str | os.PathLike, format: str | None = None) -> None:

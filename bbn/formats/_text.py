@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+import numpy as np
+
 from bbn.errors import ParseError
 
 
@@ -30,6 +32,24 @@ def expected(error) -> str:
     found = error.pstr[error.loc:error.loc + 20].split("\n")[0].strip()
     found = repr(found) if found else "the end of the file"
     return f"expected {message[len('Expected '):]}, found {found}"
+
+
+def number_texts(values) -> list[str]:
+    """Each number as the shortest decimal that reads back as the same float64, in
+    fixed-point: ``repr`` except that ``1e-05`` is written ``0.00001``.
+
+    The exchange formats' readers all accept fixed-point, but not all accept exponents
+    (pgmpy's UAI reader stops at ``1e-05``); a number below 1e-4 (where ``repr`` turns to
+    exponents) is rare in a table, so the longer text costs little.
+
+    >>> number_texts([0.25, 1e-05, 1.0, 3e-20])
+    ['0.25', '0.00001', '1.0', '0.00000000000000000003']
+    """
+    texts = list(map(repr, np.asarray(values, dtype=float).reshape(-1).tolist()))
+    if "e" in "".join(texts):  # rare: found by one string search, then fixed one by one
+        texts = [np.format_float_positional(float(t), unique=True, trim="0") if "e" in t
+                 else t for t in texts]
+    return texts
 
 
 def name_from_source(source: str, default: str = "network") -> str:

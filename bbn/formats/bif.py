@@ -61,7 +61,7 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Located, Retry, error_at, expected, located
+from bbn.formats._text import Located, Retry, error_at, expected, located, number_texts
 from bbn.network import Network, PackedTables
 
 # Possessive quantifiers (*+, ++, ?+) never give back what they matched: names, numbers and
@@ -294,8 +294,9 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
 
 
 # ------------------------------------------------------------------- reading
-def read(text: str, source: str = "<string>") -> Network:
-    """Parse a BIF document into a :class:`Network`; errors name ``source:line:col``."""
+def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
+    """Parse a BIF document into a :class:`Network`; errors name ``source:line:col``;
+    ``normalize`` rescales every row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
     if "/" in text:
@@ -303,7 +304,7 @@ def read(text: str, source: str = "<string>") -> Network:
     plain = _plain_file(text)
     if plain is not None:
         try:
-            return _assemble(*plain, text, source, bare=True)
+            return _assemble(*plain, text, source, bare=True, normalize=normalize)
         except (Retry, BBNError):
             pass
     # Another layout, or a problem: read again keeping every position
@@ -313,10 +314,11 @@ def read(text: str, source: str = "<string>") -> Network:
     except pp.ParseBaseException as error:
         raise error_at(text, source, error.loc, expected(error)) from None
     try:
-        return _assemble(name, *_declarations(blocks), text, source, bare='"' not in text)
+        return _assemble(name, *_declarations(blocks), text, source, bare='"' not in text,
+                         normalize=normalize)
     except (Retry, BBNError):
         # build one variable at a time, so that the first problem is reported where it is
-        return _build(name, blocks, text, source)
+        return _build(name, blocks, text, source, normalize)
 
 
 def _declarations(blocks: list) -> tuple[dict, dict, dict]:
@@ -339,7 +341,7 @@ def _declarations(blocks: list) -> tuple[dict, dict, dict]:
 
 
 def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, text: str,
-              source: str, bare: bool) -> Network:
+              source: str, bare: bool, normalize: bool = False) -> Network:
     """The network of a file with no problem, built at once; Retry or an error on any
     problem (which :func:`_build` then reports with its position). ``bare``: every name
     is a bare word (none was quoted), so a row key "a, b" can only mean states a and b."""
@@ -388,10 +390,11 @@ def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, te
                 order.append(p.child)
                 tables.append(table.reshape(-1))
         values = np.concatenate(tables)
-    return Network.assemble(name, states, parents, PackedTables(order, values), descriptions)
+    return Network.assemble(name, states, parents, PackedTables(order, values), descriptions,
+                            normalize)
 
 
-def _build(name: str, blocks: list, text: str, source: str) -> Network:
+def _build(name: str, blocks: list, text: str, source: str, normalize: bool) -> Network:
     """The network one variable at a time; the first problem raises a located error."""
     net = Network(name)
     fail = _failing(text, source)
@@ -425,7 +428,7 @@ def _build(name: str, blocks: list, text: str, source: str) -> Network:
         table = _block_table(net, p, states, row_keys, text, source)
         if table is not None:
             try:
-                net.set_cpt(p.child, table)
+                net.set_cpt(p.child, table, normalize=normalize)
             except BBNError as error:
                 fail(p.child.loc, str(error))
     return net
@@ -680,7 +683,8 @@ def _row_index(net: Network, child: str, body: _Body, problem, fail) -> list[int
 
 # ------------------------------------------------------------------- writing
 def write(net: Network) -> str:
-    """The network as BIF text; numbers are written with ``repr`` (exact float64).
+    """The network as BIF text; numbers are written exactly, in fixed-point
+    (:func:`~bbn.formats._text.number_texts`).
 
     Rows are listed for every parent configuration (last parent fastest); a root's table
     is one ``table`` line; a variable without a table gets an empty probability block.
@@ -700,14 +704,14 @@ def write(net: Network) -> str:
         given = f" | {', '.join(words[p] for p in parents)}" if parents else ""
         out.append(f"probability ( {words[v]}{given} ) {{")
         if net.has_cpt(v):
-            rows = net.cpt_array(v).reshape(-1, net.cardinality(v)).tolist()
+            card, texts = net.cardinality(v), number_texts(net.cpt_array(v))
+            rows = [", ".join(texts[i:i + card]) for i in range(0, len(texts), card)]
             if not parents:
-                out.append(f"  table {', '.join(map(repr, rows[0]))};")
+                out.append(f"  table {rows[0]};")
             else:
                 keys = itertools.product(*([_word(s, "") for s in net.states(p)]
                                            for p in parents))
-                out.extend(f"  ({', '.join(key)}) {', '.join(map(repr, row))};"
-                           for key, row in zip(keys, rows))
+                out.extend(f"  ({', '.join(key)}) {row};" for key, row in zip(keys, rows))
         out.append("}")
     return "\n".join(out) + "\n"
 

@@ -40,7 +40,7 @@ import pyparsing as pp
 
 from bbn.errors import ModelError, ParseError, ParseErrors, suggest
 from bbn.formats._text import Retry, error_at, name_from_source
-from bbn.network import ROW_SUM_TOLERANCE, Network
+from bbn.network import Network, row_tolerance
 
 # ----------------------------------------------------------------- lexical pieces
 # The same regular expressions serve the pyparsing grammar and the fast scanners of table
@@ -496,8 +496,9 @@ def _table_from_tokens(tokens) -> _Table:
 
 
 # ------------------------------------------------------------------------ reader
-def read(text: str, source: str = "<string>") -> Network:
+def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse a ``.bn`` model; errors raise :class:`bbn.ParseError` at ``source:line:col``.
+    ``normalize`` rescales every row of every table to sum 1.
 
     A syntax error stops the reader; mistakes of meaning (unknown names, bad rows...) are
     collected, and several of them raise :class:`ParseErrors`, which lists them all.
@@ -516,9 +517,9 @@ def read(text: str, source: str = "<string>") -> Network:
             statements = [s for item in grammar.parse_string(blanked, parse_all=False)
                           for s in (item.statements if type(item) is _Statements else [item])]
         try:
-            return _assemble(statements, _Builder(text, source))
+            return _assemble(statements, _Builder(text, source, normalize))
         except (Retry, ModelError):  # build step by step, collecting every mistake
-            return _Builder(text, source).build(statements)
+            return _Builder(text, source, normalize).build(statements)
     except pp.ParseBaseException as error:
         raise _syntax_error(error, text, blanked, source, context) from None
     except _Problem as problem:
@@ -612,9 +613,10 @@ class _Builder:
 
     LIMIT = 20  # mistakes reported at most
 
-    def __init__(self, text: str, source: str):
+    def __init__(self, text: str, source: str, normalize: bool = False):
         self.text = text
         self.source = source
+        self.normalize = normalize  # rescale rows (check_rows does it)
         self.problems: list[_Problem] = []
         self.dropped = 0
 
@@ -842,7 +844,8 @@ class _Builder:
         ``spots[i][0]`` from its ``spots[i][1]``-th number on."""
         entries = ~np.isfinite(array) | (array < 0)
         sums = array.sum(axis=1)
-        off = np.abs(sums - 1.0) > ROW_SUM_TOLERANCE
+        tolerance = row_tolerance(array.shape[1])
+        off = ~(sums > 0) if self.normalize else np.abs(sums - 1.0) > tolerance
         bad_rows = np.flatnonzero(entries.any(axis=1) | off)
         positions: dict[int, list[tuple[str, int]]] = {}  # per block, found once
         for row in bad_rows.tolist():
@@ -856,9 +859,14 @@ class _Builder:
                 text, loc = numbers[first + column]
                 kind = "negative" if np.isfinite(array[row, column]) else "not a finite number"
                 self.report(f"{text} in {where} is {kind}", loc)
+            elif self.normalize:
+                self.report(f"{where} sums to {float(sums[row])!r}: only a row with a "
+                            "positive sum can be normalised", numbers[first][1])
             else:
                 self.report(f"{where} sums to {float(sums[row])!r}, not 1 (tolerance "
-                            f"{ROW_SUM_TOLERANCE})", numbers[first][1])
+                            f"{tolerance:.2g})", numbers[first][1])
+        if self.normalize and not len(bad_rows):
+            array /= sums[:, None]
         return not len(bad_rows)
 
 

@@ -24,7 +24,8 @@ header (the first slowest), and X innermost: the row-major order of bbn's arrays
 parentheses group rows for the reader's eye; only their balance is checked. A node's
 ``label`` is its description; other attributes (``position``, ``HR_*``, ``subtype``, ...)
 are read and ignored, and so is every attribute of ``net`` but ``name``. ``%`` starts a
-comment. Decision, utility, function and continuous nodes, potentials with several head
+comment, and so does ``//`` outside a string (GeNIe's files open with ``///`` lines).
+Decision, utility, function and continuous nodes, potentials with several head
 variables, and object-oriented ``class`` files are refused with an error at their line.
 A potential without ``data`` gives the parents only.
 
@@ -54,14 +55,22 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Located, Retry, error_at, expected, located, name_from_source
+from bbn.formats._text import (
+    Located,
+    Retry,
+    error_at,
+    expected,
+    located,
+    name_from_source,
+    number_texts,
+)
 from bbn.network import Network
 
 _QUOTED = r'"(?:[^"\\\n]|\\.)*"'
 _WORD = r'[^\s(){}=;|"%]+'
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_COMMENT = re.compile(rf"{_QUOTED}|%[^\n]*")
+_COMMENT = re.compile(rf"{_QUOTED}|%[^\n]*|//[^\n]*")
 _DATA = r"\([\s0-9.eE+\-()]*\)"  # a nested list of plain numbers
 # a whole word (the lookahead stops the regex engine from splitting it in two on failure)
 _WHOLE_WORD = rf"{_WORD}(?![^\s(){{}}=;|\"%])"
@@ -137,14 +146,15 @@ class _PlainBlocks(pp.Token):
             attributes, where = {}, {}
             for a in _ATTRIBUTE.finditer(m["attributes"]):
                 at = m.start("attributes") + a.start("attribute")
-                if a["data"] is not None:
+                if a["data"] is not None and a["attribute"] == "data":
                     value = _numbers_of(a["data"], m.start("attributes") + a.start("data"))
                     if value is None:
                         break
-                elif a["value"][0] == "(":
-                    start = m.start("attributes") + a.start("value")
+                elif (a["value"] or a["data"])[0] == "(":  # pyAgrum: states = (5 4 3 );
+                    group = "value" if a["value"] else "data"
+                    start = m.start("attributes") + a.start(group)
                     value = [_item(i.group(), start + i.start())
-                             for i in _ITEM.finditer(a["value"], 1)]
+                             for i in _ITEM.finditer(a[group], 1)]
                 else:
                     value = _item(a["value"], m.start("attributes") + a.start("value"))
                 attributes[a["attribute"]], where[a["attribute"]] = value, at
@@ -217,11 +227,12 @@ def _grammar() -> pp.ParserElement:
 
 
 # ------------------------------------------------------------------- reading
-def read(text: str, source: str = "<string>") -> Network:
-    """Parse a Hugin ``.net`` document into a :class:`Network`."""
+def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
+    """Parse a Hugin ``.net`` document into a :class:`Network`; ``normalize`` rescales every
+    row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
-    if "%" in text:
+    if "%" in text or "//" in text:  # "//" to the end of a line: GeNIe's "///" headers
         text = _COMMENT.sub(lambda m: m[0] if m[0][0] == '"' else " " * len(m[0]), text)
     try:
         blocks = _grammar().parse_string(text, parse_all=True)
@@ -235,12 +246,12 @@ def read(text: str, source: str = "<string>") -> Network:
     if blocks and blocks[0].kind == "net" and "name" in blocks[0].attributes:
         name = _scalar(blocks[0], "name", fail)
     try:
-        return _assemble(name, blocks)
+        return _assemble(name, blocks, normalize)
     except (Retry, BBNError):  # one node at a time, to report the first problem where it is
-        return _build(name, blocks, fail)
+        return _build(name, blocks, fail, normalize)
 
 
-def _assemble(name: str, blocks: list[_Block]) -> Network:
+def _assemble(name: str, blocks: list[_Block], normalize: bool) -> Network:
     """The network of a file with no problem, built at once with Network.assemble; Retry
     or an error on any problem (which :func:`_build` then reports with its position)."""
     states, descriptions, parents, tables = {}, {}, {}, {}
@@ -266,14 +277,14 @@ def _assemble(name: str, blocks: list[_Block]) -> Network:
         states[v] = found
         if label is not None:
             descriptions[v] = str(label)
-    return Network.assemble(name, states, parents, tables, descriptions)
+    return Network.assemble(name, states, parents, tables, descriptions, normalize)
 
 
 def _retry(loc: int, message: str):
     raise Retry
 
 
-def _build(name: str, blocks: list[_Block], fail) -> Network:
+def _build(name: str, blocks: list[_Block], fail, normalize: bool) -> Network:
     """The network one node at a time; the first problem raises a located error."""
     net = Network(name)
     for b in blocks:
@@ -301,11 +312,11 @@ def _build(name: str, blocks: list[_Block], fail) -> Network:
     defined: dict[str, int] = {}
     for b in blocks:
         if b.kind == "potential":
-            _define(net, b, defined, fail)
+            _define(net, b, defined, fail, normalize)
     return net
 
 
-def _define(net: Network, b: _Block, defined: dict[str, int], fail) -> None:
+def _define(net: Network, b: _Block, defined: dict[str, int], fail, normalize: bool) -> None:
     if len(b.head) != 1:
         fail(b.head[1].loc, "a potential with several head variables is not a conditional "
                             "probability table of one node; not supported")
@@ -332,7 +343,7 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail) -> None:
         fail(b.where["data"], f"the data of {net.family_text(child)} has {values.size} "
                               f"numbers, expected {expected}")
     try:
-        net.set_cpt(child, values)
+        net.set_cpt(child, values, normalize=normalize)
     except BBNError as error:
         fail(b.where["data"], str(error))
 
@@ -361,7 +372,8 @@ def _scalar(b: _Block, attribute: str, fail) -> str:
 
 # ------------------------------------------------------------------- writing
 def write(net: Network) -> str:
-    """The network as a Hugin ``.net`` file; numbers are written with ``repr``."""
+    """The network as a Hugin ``.net`` file; numbers are written exactly, in fixed-point
+    (:func:`~bbn.formats._text.number_texts`)."""
     out = ["net", "{", f"    name = {_string(net.name, 'the network name')};", "}"]
     for v in net.variables:
         if not _IDENTIFIER.fullmatch(v):
@@ -376,16 +388,20 @@ def write(net: Network) -> str:
         parents = net.parents(v)
         out += ["", f"potential ({v}{' | ' + ' '.join(parents) if parents else ''})", "{"]
         if net.has_cpt(v):
-            out.append(f"    data = {_nested(net.cpt_array(v), ' ' * 12)};")
+            array = net.cpt_array(v)
+            out.append(f"    data = {_nested(number_texts(array), array.shape, ' ' * 12)};")
         out.append("}")
     return "\n".join(out) + "\n"
 
 
-def _nested(array: np.ndarray, indent: str) -> str:
-    """``((0.1 0.9)\\n (0.2 0.8))``: one parenthesised row per parent configuration."""
-    if array.ndim == 1:
-        return "(" + " ".join(map(repr, array.tolist())) + ")"
-    return "(" + f"\n{indent}".join(_nested(a, indent + " ") for a in array) + ")"
+def _nested(texts: list[str], shape: tuple[int, ...], indent: str) -> str:
+    """``((0.1 0.9)\\n (0.2 0.8))``: one parenthesised row per parent configuration
+    (``texts``: the numbers' texts in row-major order, ``shape``: the table's)."""
+    if len(shape) == 1:
+        return "(" + " ".join(texts) + ")"
+    step = len(texts) // shape[0]
+    return "(" + f"\n{indent}".join(_nested(texts[i:i + step], shape[1:], indent + " ")
+                                    for i in range(0, len(texts), step)) + ")"
 
 
 def _string(text: str, what: str) -> str:

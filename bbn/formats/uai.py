@@ -17,13 +17,16 @@
      ...
 
 Each table lists its numbers in the row-major order of its scope (last variable fastest),
-the child being the scope's last variable: exactly bbn's array layout. Tokens are
+the child being the scope's last variable: exactly bbn's array layout, as the UAI 2008
+specification says and the UAI 2014 files confirm (docs/formats.md). Tokens are
 separated by any whitespace; lines starting with ``c`` are comments (the UAI 2016
-specification), and so is ``#`` to the end of the line (pyAgrum writes them).
+specification), and so is ``#`` to the end of the line. pyAgrum writes a ``# name`` after
+every scope line, and its tables with two parents or more in another order: such files
+are read in pyAgrum's order (:func:`_from_pyagrum`).
 
 UAI stores no names: variables are read as ``X0``, ``X1``, ... (in file order), states as
 ``0``, ``1``, ..., and the network is named after the file. Writing keeps the variable
-order, the parents and every number (``repr``, exact float64) but loses the network name,
+order, the parents and every number (exact float64, in fixed-point) but loses the network name,
 variable and state names and descriptions: ``load(save(net))`` equals ``net`` up to names.
 ``MARKOV`` (undirected) models are refused, as are networks with a variable lacking a table.
 
@@ -41,12 +44,14 @@ import numpy as np
 
 from bbn.errors import BBNError, ParseError
 from bbn.formats import FormatError
-from bbn.formats._text import Retry, error_at, name_from_source
+from bbn.formats._text import Retry, error_at, name_from_source, number_texts
 from bbn.network import Network
 
 # "c" lines (the UAI 2016 specification) and "#" to the end of a line (pyAgrum's files)
 _NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
 _COMMENT = re.compile(r"#[^\n]*|^[ \t]*c(?:[ \t][^\n]*)?$", re.M)
+# a scope line with a "# name" comment, as pyAgrum writes every one of them
+_PYAGRUM_SCOPE = re.compile(r"^[ \t]*\d+(?:[ \t]+\d+)+[ \t]+#", re.M)
 
 
 class _Tokens:
@@ -100,10 +105,12 @@ def _is_number(token: str) -> bool:
     return re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", token) is not None
 
 
-def read(text: str, source: str = "<string>") -> Network:
-    """Parse a UAI ``BAYES`` file into a :class:`Network` named after the file."""
+def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
+    """Parse a UAI ``BAYES`` file into a :class:`Network` named after the file;
+    ``normalize`` rescales every row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
+    scope_comments = len(_PYAGRUM_SCOPE.findall(text)) if "#" in text else 0
     if "#" in text or "c" in text:
         text = _COMMENT.sub(lambda m: " " * len(m[0]), text)
     tokens = _Tokens(text, source)
@@ -124,17 +131,36 @@ def read(text: str, source: str = "<string>") -> Network:
         scopes.append([tokens.integer(f"a variable of table {t}", 0, n - 1)
                        for _ in range(size)])
     tables_at = tokens.next
+    pyagrum = scope_comments == n  # pyAgrum's comment on every scope line: _from_pyagrum
     try:
-        net = _assemble(name_from_source(source), tokens, cards, scopes)
+        net = _assemble(name_from_source(source), tokens, cards, scopes, normalize, pyagrum)
     except (Retry, BBNError):  # one table at a time, to report the first problem where it is
         tokens.next = tables_at
-        net = _build(name_from_source(source), tokens, cards, scopes, starts)
+        net = _build(name_from_source(source), tokens, cards, scopes, starts, normalize,
+                     pyagrum)
     if tokens.next < len(tokens.tokens):
         raise tokens.error(tokens.next, "expected the end of the file after the last table")
     return net
 
 
-def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]]) -> Network:
+def _from_pyagrum(values: np.ndarray, scope: list[int], cards: list[int]) -> np.ndarray:
+    """A table of a file pyAgrum wrote, in the specification's order.
+
+    pyAgrum (checked with 3.3.1) lists P(X | P1, ..., Pk) with X fastest, then P1, ...,
+    Pk slowest: the row-major order of (Pk, ..., P1, X), not of the scope (P1, ..., Pk, X)
+    as the specification and the UAI competitions' files have it. The two agree for one
+    parent or none. bbn recognises pyAgrum's files by the ``# name`` comment pyAgrum
+    writes after every scope line.
+    """
+    k = len(scope) - 1
+    if k < 2:
+        return values
+    shape = [cards[v] for v in reversed(scope[:-1])] + [cards[scope[-1]]]
+    return values.reshape(shape).transpose([*range(k - 1, -1, -1), k]).reshape(-1)
+
+
+def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
+              normalize: bool, pyagrum: bool) -> Network:
     """The network of a file with no problem, built at once with Network.assemble; Retry
     or an error on any problem, which :func:`_build` then reports where it is."""
     if any(len(set(scope)) != len(scope) for scope in scopes):
@@ -145,16 +171,19 @@ def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[in
         expected = math.prod(cards[v] for v in scope)
         tokens.integer("", expected, expected)
         tables[child] = tokens.numbers(expected, "")
+        if pyagrum:
+            tables[child] = _from_pyagrum(tables[child], scope, cards)
     if len(tables) != len(scopes):  # two tables for one variable
         raise Retry
     return Network.assemble(name, {f"X{i}": [str(s) for s in range(card)]
                                    for i, card in enumerate(cards)},
                             {child: [f"X{p}" for p in scope[:-1]]
-                             for child, scope in zip(children, scopes)}, tables)
+                             for child, scope in zip(children, scopes)}, tables,
+                            normalize=normalize)
 
 
 def _build(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
-           starts: list[int]) -> Network:
+           starts: list[int], normalize: bool, pyagrum: bool) -> Network:
     """The network one table at a time; the first problem raises a located error."""
     net = Network(name)
     for i, card in enumerate(cards):
@@ -179,8 +208,10 @@ def _build(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]]
         at = tokens.next
         tokens.integer(f"the number of entries of table {t}", expected, expected)
         values = tokens.numbers(expected, f"table {t}")
+        if pyagrum:
+            values = _from_pyagrum(values, scope, cards)
         try:
-            net.set_cpt(f"X{scope[-1]}", values)
+            net.set_cpt(f"X{scope[-1]}", values, normalize=normalize)
         except BBNError as error:
             raise tokens.error(at, f"table {t}: {error}", found=False) from None
     return net
@@ -198,7 +229,7 @@ def write(net: Network) -> str:
     out += [" ".join(map(str, [len(net.parents(v)) + 1, *(index[p] for p in net.parents(v)),
                                index[v]])) for v in net.variables]
     for v in net.variables:
-        rows = net.cpt_array(v).reshape(-1, net.cardinality(v)).tolist()
-        out += ["", str(len(rows) * net.cardinality(v))]
-        out += [" " + " ".join(map(repr, row)) for row in rows]
+        card, texts = net.cardinality(v), number_texts(net.cpt_array(v))
+        out += ["", str(len(texts))]
+        out += [" " + " ".join(texts[i:i + card]) for i in range(0, len(texts), card)]
     return "\n".join(out) + "\n"

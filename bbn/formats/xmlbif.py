@@ -44,7 +44,7 @@ import numpy as np
 
 from bbn.errors import BBNError, ParseError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Retry, error_at
+from bbn.formats._text import Retry, error_at, number_texts
 from bbn.network import Network, PackedTables
 
 _DESCRIPTION = re.compile(r"\s*description\s*=\s*(.*?)\s*", re.S)
@@ -52,8 +52,9 @@ _NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def read(text: str, source: str = "<string>") -> Network:
-    """Parse an XMLBIF document into a :class:`Network`."""
+def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
+    """Parse an XMLBIF document into a :class:`Network`; ``normalize`` rescales every row of
+    every table to sum 1."""
     text = text.removeprefix("\ufeff")  # a byte-order mark, as Windows tools write
     try:
         root = ET.fromstring(text)
@@ -70,12 +71,12 @@ def read(text: str, source: str = "<string>") -> Network:
         fail(root, f"<{root.tag}>: expected <BIF> holding a <NETWORK> element")
     name = _text(network, "NAME", default="network")
     try:
-        return _assemble(name, network)
+        return _assemble(name, network, normalize)
     except (Retry, BBNError):  # one element at a time, to report the first problem where it is
-        return _build(name, network, fail)
+        return _build(name, network, fail, normalize)
 
 
-def _assemble(name: str, network: ET.Element) -> Network:
+def _assemble(name: str, network: ET.Element, normalize: bool) -> Network:
     """The network of a document with no problem, built at once with Network.assemble (all
     tables converted by one numpy call); Retry or an error on any problem, which
     :func:`_build` then reports at its element."""
@@ -114,10 +115,11 @@ def _assemble(name: str, network: ET.Element) -> Network:
         numbers = np.array(text.split(), dtype=float)
     except ValueError:  # a malformed number
         raise Retry from None
-    return Network.assemble(name, states, parents, PackedTables(order, numbers), descriptions)
+    return Network.assemble(name, states, parents, PackedTables(order, numbers), descriptions,
+                            normalize)
 
 
-def _build(name: str, network: ET.Element, fail) -> Network:
+def _build(name: str, network: ET.Element, fail, normalize: bool) -> Network:
     """The network one element at a time; the first problem raises a located error."""
     net = Network(name)
     for i, element in enumerate(network.findall("VARIABLE"), 1):
@@ -174,7 +176,7 @@ def _build(name: str, network: ET.Element, fail) -> Network:
             fail(tables[0], f"the <TABLE> of {net.family_text(child)} holds a malformed "
                             f"number {bad!r}")
         try:
-            net.set_cpt(child, np.array(tokens, dtype=float))
+            net.set_cpt(child, np.array(tokens, dtype=float), normalize=normalize)
         except BBNError as error:
             fail(element, f"{where}: {error}")
     return net
@@ -218,7 +220,8 @@ def _is_number(token: str) -> bool:
 
 
 def write(net: Network) -> str:
-    """The network as XMLBIF 0.3; numbers are written with ``repr`` (exact float64)."""
+    """The network as XMLBIF 0.3; numbers are written exactly, in fixed-point
+    (:func:`~bbn.formats._text.number_texts`)."""
     root = ET.Element("BIF", VERSION="0.3")
     network = ET.SubElement(root, "NETWORK")
     ET.SubElement(network, "NAME").text = _checked(net.name, "the network name")
@@ -236,8 +239,7 @@ def write(net: Network) -> str:
         for p in net.parents(v):
             ET.SubElement(element, "GIVEN").text = p
         if net.has_cpt(v):
-            ET.SubElement(element, "TABLE").text = " ".join(
-                map(repr, net.cpt_array(v).ravel().tolist()))
+            ET.SubElement(element, "TABLE").text = " ".join(number_texts(net.cpt_array(v)))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
 

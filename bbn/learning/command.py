@@ -38,7 +38,7 @@ def run_learn(args: argparse.Namespace) -> int:
     from bbn.learning.missing import em
     from bbn.learning.parameters import learn
 
-    net = bbn.load(args.structure)
+    net = bbn.load(args.structure, normalize=args.normalize)
     options = dict(m=args.m, alpha=args.alpha, ess=args.ess)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
