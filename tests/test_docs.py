@@ -2,11 +2,13 @@
 
 A document's ``python`` blocks run in order in one namespace; its ``sh``/``console``
 blocks, and ``text`` blocks whose lines start with ``$ ``, run their ``bbn`` commands, and
-where a block shows what a command prints, the output (stdout and stderr, white space
-normalised) must be exactly that. Everything runs in a temporary copy of ``models/``
-(with ``../shared`` linked beside it when present), so nothing is written into the
-project. A block preceded by ``<!-- no-run: reason -->`` is not run (an installation, a
-benchmark, a synopsis); blocks without a language are model files and printed output.
+where a block shows what a command prints, the output (stdout and stderr as a terminal
+interleaves them, white space normalised) must be exactly that. Everything runs in a
+temporary copy of ``models/`` (with ``../shared`` linked beside it when present), so
+nothing is written into the project; what the examples write must be ignored by git. A
+block preceded by ``<!-- no-run: reason -->`` is not run (an installation, a signature);
+fenced blocks without a language, and indented ones, are model files, formulas and
+printed output.
 """
 
 from __future__ import annotations
@@ -75,11 +77,13 @@ def run_command(command: str, cwd: Path) -> str:
         "<!-- no-run: reason --> if it cannot")
     if argv[0] == "bbn":
         argv = [sys.executable, "-m", "bbn.cli", *argv[1:]]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get(
-        "PYTHONPATH", "")])}
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
-    assert "Traceback" not in done.stderr, done.stderr
-    return done.stdout + done.stderr
+    # unbuffered, stderr into stdout: the lines in the order a terminal shows them
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=120, env=env)
+    assert "Traceback" not in done.stdout, done.stdout
+    return done.stdout
 
 
 @pytest.fixture
@@ -97,10 +101,24 @@ def _needs_shared(path: Path) -> bool:
     return "../shared" in path.read_text(encoding="utf-8")
 
 
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def _in_git_checkout() -> bool:
+    try:
+        return _git("rev-parse", "--is-inside-work-tree").stdout.strip() == "true"
+    except OSError:  # no git
+        return False
+
+
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)
 def test_code_blocks_run_as_written(path, workspace, memory_limit):  # limit restored after
     if _needs_shared(path) and not SHARED.is_dir():
         pytest.skip("../shared is absent")
+    if "render(" in path.read_text(encoding="utf-8") and shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is absent")
     namespace: dict = {"__name__": "__doc__"}
     for line, language, code in code_blocks(path):
         where = f"{path.name}:{line}"
@@ -115,6 +133,13 @@ def test_code_blocks_run_as_written(path, workspace, memory_limit):  # limit res
             if shown is not None:
                 assert _words(printed) == _words(shown), (
                     f"{where}: $ {command}\nprinted:\n{printed}\ndocumented:\n{shown}")
+    # what the examples write, a user running them in the project has git ignore
+    written = [str(p.relative_to(workspace)) for p in workspace.rglob("*")
+               if p.is_file() and p.parent != workspace / "models"]
+    if written and _in_git_checkout():
+        ignored = _git("check-ignore", *written).stdout.split()
+        assert sorted(ignored) == sorted(written), "add to .gitignore: " + ", ".join(
+            sorted(set(written) - set(ignored)))
 
 
 def test_documents_have_blocks_and_few_exceptions():
@@ -164,3 +189,26 @@ def test_booleans_read_by_read_csv_match_the_states_true_and_false(models):
     structure = bbn.load(models / "tennis.bn")
     learned = bbn.learn(structure, days)                       # declared states true, false
     assert learned.cpt_array("windy")[0].tolist() == pytest.approx([3 / 9, 6 / 9])
+
+
+# ------------------------------------------------------- a clean working tree
+def test_running_tests_and_commands_leaves_the_tree_as_it_was():
+    """Hypothesis tests and the README's read-only commands write nothing into the project
+    (not even ignored files): git status, ignored files included, is unchanged."""
+    if not _in_git_checkout():
+        pytest.skip("not in a git checkout")
+    status = ["status", "--porcelain", "--ignored", "--untracked-files=all"]
+    before = _git(*status).stdout
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get(
+        "PYTHONPATH", "")])}
+    runs = [[sys.executable, "-m", "pytest", "-q", "tests/test_codes.py"],  # hypothesis
+            [sys.executable, "-m", "bbn.cli", "query", "models/chair.bn", "P(C | A=T)"],
+            [sys.executable, "-m", "bbn.cli", "info", "models/chair.bn"],
+            [sys.executable, "-m", "bbn.cli", "check", "models/chair.bn"]]
+    for argv in runs:
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                              env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+    after = _git(*status).stdout
+    new = sorted(set(after.splitlines()) - set(before.splitlines()))
+    assert all(line.startswith("!! ") and "__pycache__/" in line for line in new), new  # bytecode
