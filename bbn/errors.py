@@ -7,7 +7,6 @@ file, line and column, or the variable and state — and, where one exists, a su
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -102,6 +101,8 @@ def suggest(name: str, choices: Iterable[str]) -> str:
     >>> suggest("qurey", ["query", "info"]), suggest("xyz", ["C"])
     (" (did you mean 'query'?)", '')
     """
+    import difflib  # only when there is a mistake to name: not on every command's start
+
     lowered: dict[str, str] = {}
     for choice in map(str, choices):
         lowered.setdefault(choice.lower(), choice)
