@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +16,8 @@ from hypothesis import strategies as st
 
 from bbn import query as query_language
 from bbn.errors import ParseError
+
+ROOT = Path(__file__).resolve().parents[1]  # the cwd of the runs: its bbn is imported
 
 NOT_FOR_A_QUERY = ("pyparsing", "pandas", "graphviz", "scipy", "sklearn",
                    "bbn.learning.parameters", "bbn.classification.classifier", "bbn.rendering")
@@ -25,7 +28,7 @@ def test_query_on_a_bn_file_imports_no_heavy_module(chair_file):
             f"code = main(['query', {str(chair_file)!r}, 'P(C | A=T)']); "
             f"print(sorted(m for m in {NOT_FOR_A_QUERY!r} if m in sys.modules), code)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[] 0"
 
@@ -36,7 +39,7 @@ def test_an_ill_formed_file_or_query_still_gets_the_grammar(tmp_path):
     code = ("import sys; from bbn.cli import main; "
             f"main(['query', {str(bad)!r}, 'P(C)']); print('pyparsing' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, cwd=ROOT)
     assert "bad.bn:2:1: expected ',' or '}'" in done.stderr
     assert done.stdout.strip() == "True"
 

@@ -35,7 +35,7 @@ def run(settings: Settings, networks: list[str] | None = None) -> Section:
         "PYTHONPATH", "")])}
 
     def process(argv: list[str]):
-        return lambda: subprocess.run([sys.executable, *argv], env=env, check=True,
+        return lambda: subprocess.run([sys.executable, *argv], env=env, check=True, cwd=REPO,
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     for case, argv in COMMANDS.items():
