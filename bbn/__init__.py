@@ -1,9 +1,11 @@
 """bbn — exact discrete Bayesian networks: model, query, learn, classify, draw.
 
 >>> import bbn
->>> net = bbn.load("models/chair.bn")          # doctest: +SKIP
->>> net.query("P(C | A=T)").to_dict()         # doctest: +SKIP
-{'T': 0.886749..., 'F': 0.113250...}
+>>> net = bbn.load("models/chair.bn")
+>>> print(net.query("P(C | A=T)").to_text())
+  C   probability
+  T   0.886749
+  F   0.113251
 """
 
 from __future__ import annotations

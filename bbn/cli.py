@@ -2,22 +2,26 @@
 
 Each subcommand is a function ``run_NAME(args) -> int`` registered in ``COMMANDS``
 with a function that adds its arguments. Errors derived from :class:`bbn.BBNError`
-are printed to stderr without a traceback.
+and a file the system cannot read or write (OSError) are printed to stderr without a
+traceback; any other exception is a bug in bbn and keeps its traceback.
 
 Exit codes: 0 success; 1 a well-formed question that cannot be answered (impossible
-evidence); 2 bad usage, an unreadable or invalid model, a malformed query.
+evidence, and only that); 2 everything else that is wrong with the input: bad usage
+(with close subcommands and options suggested), an unreadable or invalid model or data
+file, a malformed query, a model too large for the memory limit.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 
 import bbn
 from bbn.classification.command import add_classify_arguments, run_classify
-from bbn.errors import BBNError, ImpossibleEvidenceError
+from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
 from bbn.learning.command import add_learn_arguments, run_learn
 
 EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
@@ -143,8 +147,44 @@ def add_normalize_argument(parser: argparse.ArgumentParser) -> None:
                              "(for files whose numbers were rounded)")
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors suggest a close subcommand, choice or option
+    (``bbn qurey`` → "did you mean 'query'?"), as Python 3.12's ``suggest_on_error``
+    does for choices; bbn supports 3.10."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._argv = list(sys.argv[1:] if args is None else args)  # for error(): the command
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str):
+        super().error(message + self._suggestion(message))
+
+    def _suggestion(self, message: str) -> str:
+        choice = re.search(r"argument (.+?): invalid choice: '([^']*)'", message)
+        if choice:
+            for action in self._actions:
+                if action.choices is not None and choice[1] in (
+                        action.metavar, action.dest, "/".join(action.option_strings)):
+                    return suggest(choice[2], action.choices)
+            return ""
+        unknown = re.search(r"unrecognized arguments: (\S+)", message)
+        if unknown and unknown[1].startswith("-"):
+            return suggest(unknown[1], self._options())
+        return ""
+
+    def _options(self) -> list[str]:
+        """This parser's options and those of the subcommand on the command line."""
+        options = [o for action in self._actions for o in action.option_strings]
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                named = [action.choices[a] for a in getattr(self, "_argv", ())
+                         if a in action.choices][:1]
+                options += [o for sub in named for a in sub._actions for o in a.option_strings]
+        return options
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bbn", description="Discrete Bayesian networks.")
+    parser = ArgumentParser(prog="bbn", description="Discrete Bayesian networks.")
     parser.add_argument("--version", action="version", version=f"bbn {bbn.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (help_text, add_arguments, run) in COMMANDS.items():
@@ -164,6 +204,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNANSWERABLE
     except BBNError as error:
         print(f"bbn {args.command}: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as error:  # a file the system refuses: no such file, permission, a folder
+        where = f"{error.filename}: " if error.filename is not None else ""
+        print(f"bbn {args.command}: {where}{error.strerror or error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130

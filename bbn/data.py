@@ -12,10 +12,10 @@ one column per variable, with ``MISSING`` (−1) where the value is missing.
 [[0, 1], [1, 0], [-1, 1]]
 
 A cell matches a state when its text equals the state's name; numbers that are whole are
-written without a fraction (``3.0`` matches state ``3``) and booleans also match their
-lower- and upper-case names (``True`` matches ``true`` and ``TRUE``, which
-``pandas.read_csv`` reads as booleans). Missing are: NaN/None, and the texts in
-``MISSING_TEXT`` unless the variable has a state of that name.
+written without a fraction (``3.0`` matches state ``3``); booleans (``pandas.read_csv``
+reads ``true``, ``True`` and ``TRUE`` as booleans) are named ``true``/``false`` and match
+those three spellings, as does the text ``true`` a state ``True``. Missing are:
+NaN/None, and the texts in ``MISSING_TEXT`` unless the variable has a state of that name.
 """
 
 from __future__ import annotations
@@ -148,8 +148,10 @@ def require_columns(frame: pd.DataFrame, variables: Sequence[str], source: str =
 
 def state_texts(value) -> tuple[str, ...]:
     """The state names a cell may stand for, best first (see the module docstring)."""
-    if isinstance(value, (bool, np.bool_)):
-        return (str(bool(value)), str(bool(value)).lower(), str(bool(value)).upper())
+    if isinstance(value, (bool, np.bool_)):  # lower case first: the CSV's true/false
+        return (str(bool(value)).lower(), str(bool(value)), str(bool(value)).upper())
+    if isinstance(value, str) and value.lower() in ("true", "false"):  # one boolean, 3 ways
+        return (value, value.lower(), value.capitalize(), value.upper())
     if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
         return (str(int(value)), str(value))
     if isinstance(value, (int, np.integer)):

@@ -7,7 +7,6 @@ file, line and column, or the variable and state — and, where one exists, a su
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -99,12 +98,29 @@ class NotFittedError(BBNError, ValueError, AttributeError):
 def suggest(name: str, choices: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest matches of ``name``, or ``""``.
 
+    Close spellings come first (difflib, case-insensitive), then the choices that are a
+    prefix of ``name`` or that ``name`` begins: difflib's ratio misses ``Chair`` → ``C``
+    (2·1/6 = 0.33 < 0.6), which a reader means all the same. At most three are named.
+
     >>> suggest("Smoker", ["smoke", "either"])
     " (did you mean 'smoke'?)"
+    >>> suggest("Chair", ["C", "S", "A"]), suggest("sp", ["sport", "smoke"])
+    (" (did you mean 'C'?)", " (did you mean 'sport'?)")
+    >>> suggest("qurey", ["query", "info"]), suggest("xyz", ["C"])
+    (" (did you mean 'query'?)", '')
     """
-    choices = [str(c) for c in choices]
-    lowered = {c.lower(): c for c in choices}
-    matches = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.6)
+    import difflib  # only when there is a mistake to name: not on every command's start
+
+    lowered: dict[str, str] = {}
+    for choice in map(str, choices):
+        lowered.setdefault(choice.lower(), choice)
+    key = name.lower()
+    matches = difflib.get_close_matches(key, list(lowered), n=3, cutoff=0.6)
+    # a shorter or a longer spelling of a choice, the nearest in length first
+    spelled = sorted((c for c in lowered if key and c and c not in matches
+                      and (key.startswith(c) or c.startswith(key))),
+                     key=lambda c: abs(len(c) - len(key)))
+    matches = (matches + spelled)[:3]
     if not matches:
         return ""
     return " (did you mean " + " or ".join(repr(lowered[m]) for m in matches) + "?)"

@@ -5,10 +5,10 @@ A factor φ(X1, ..., Xk) is a numpy array with one axis per variable, in the ord
 tables, intermediate results of inference, learned counts and posteriors are all
 factors: this one type is what inference, learning and classification exchange.
 
->>> f = Factor(["A"], {"A": ["T", "F"]}, [0.2, 0.8])
->>> g = Factor(["A", "B"], {"A": ["T", "F"], "B": ["T", "F"]}, [[0.9, 0.1], [0.3, 0.7]])
->>> (f * g).sum_out(["A"]).to_dict()
-{'T': 0.42, 'F': 0.58}
+>>> f = Factor(["A"], {"A": ["T", "F"]}, [0.25, 0.75])
+>>> g = Factor(["A", "B"], {"A": ["T", "F"], "B": ["T", "F"]}, [[0.5, 0.5], [0.25, 0.75]])
+>>> (f * g).sum_out(["A"]).to_dict()      # Σ_a f(a) g(a, B): 1/8 + 3/16, 1/8 + 9/16
+{'T': 0.3125, 'F': 0.6875}
 """
 
 from __future__ import annotations

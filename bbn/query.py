@@ -22,31 +22,45 @@ state of every other variable.
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from dataclasses import dataclass
-
-import pyparsing as pp
 
 from bbn.errors import ParseError, QueryError
 from bbn.factor import Factor
 
-_NAME = (pp.QuotedString('"', esc_char="\\") | pp.QuotedString("'", esc_char="\\")
-         | pp.Regex(r"""[^\s,()|="']+""")).set_name("a name")
-_ITEM = pp.Group(_NAME("variable") + pp.Optional(pp.Suppress("=") - _NAME("state")))
-# `-` stops backtracking: after a comma or a bar, a missing item is reported right there.
-_ITEM_LIST = _ITEM + pp.ZeroOrMore(pp.Suppress(",") - _ITEM)
-_ITEMS = pp.Group(_ITEM_LIST)
-_EVIDENCE = pp.Group(pp.Optional(_ITEM_LIST))
-_LP, _RP, _BAR = (pp.Suppress(c) for c in "()|")
-_PROB = pp.CaselessKeyword("P")("kind") + _LP + _ITEMS("targets") + pp.Optional(
-    _BAR - _ITEMS("evidence")) + _RP
-_MAP = pp.CaselessKeyword("MAP")("kind") + _LP + _ITEMS("targets") + pp.Optional(
-    _BAR - _ITEMS("evidence")) + _RP
-_MPE = pp.CaselessKeyword("MPE")("kind") + _LP + pp.Optional(_BAR) + _EVIDENCE("evidence") + _RP
-_ITEM.set_name("a variable")
-_QUERY = ((_MAP | _MPE | _PROB).set_name("P(...), MAP(...) or MPE(...)")
-          + pp.StringEnd()).parse_with_tabs()
-_EVIDENCE_LIST = (_EVIDENCE("evidence") + pp.StringEnd()).parse_with_tabs()
+
+@functools.cache
+def _grammars() -> dict:
+    """The pyparsing grammars, built on first need: a query that the scanner below reads
+    (bare names, the usual case) needs neither them nor pyparsing (~40 ms to import)."""
+    import pyparsing as pp
+
+    name = (pp.QuotedString('"', esc_char="\\") | pp.QuotedString("'", esc_char="\\")
+            | pp.Regex(r"""[^\s,()|="']+""")).set_name("a name")
+    item = pp.Group(name("variable") + pp.Optional(pp.Suppress("=") - name("state")))
+    # `-` stops backtracking: after a comma or a bar, a missing item is reported right there.
+    item_list = item + pp.ZeroOrMore(pp.Suppress(",") - item)
+    items = pp.Group(item_list)
+    evidence = pp.Group(pp.Optional(item_list))
+    lp, rp, bar = (pp.Suppress(c) for c in "()|")
+    prob = pp.CaselessKeyword("P")("kind") + lp + items("targets") + pp.Optional(
+        bar - items("evidence")) + rp
+    map_ = pp.CaselessKeyword("MAP")("kind") + lp + items("targets") + pp.Optional(
+        bar - items("evidence")) + rp
+    mpe = pp.CaselessKeyword("MPE")("kind") + lp + pp.Optional(bar) + evidence("evidence") + rp
+    item.set_name("a variable")
+    return {"query": ((map_ | mpe | prob).set_name("P(...), MAP(...) or MPE(...)")
+                      + pp.StringEnd()).parse_with_tabs(),
+            "evidence": (evidence("evidence") + pp.StringEnd()).parse_with_tabs(),
+            "error": pp.ParseBaseException}
+
+
+# The scanner: the grammar above for bare names, with pyparsing's white space (" \t\r\n").
+_S = r"[ \t\r\n]*"
+_BARE_ITEM = re.compile(f"{_S}([^\\s,()|=\"']+){_S}(?:={_S}([^\\s,()|=\"']+){_S})?")
+_SHAPE = re.compile(f"{_S}(P|MAP|MPE){_S}\\(([^()]*)\\){_S}", re.IGNORECASE)
 
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -63,15 +77,53 @@ def _items(group) -> tuple[tuple[str, str | None], ...]:
     return tuple((item["variable"], item.get("state")) for item in group)
 
 
-def _parse(grammar: pp.ParserElement, text: str, source: str):
+def _scan_items(text: str, optional: bool = False):
+    """``((variable, state or None), ...)`` of "A=T, S" with bare names, or None."""
+    if optional and not text.strip(" \t\r\n"):
+        return ()
+    items = [_BARE_ITEM.fullmatch(part) for part in text.split(",")]
+    return None if None in items else tuple((m[1], m[2]) for m in items)
+
+
+def _scan(text: str, which: str) -> dict | None:
+    """What the grammar ``which`` reads from ``text`` when its names are bare; None for
+    anything else (quoted names, mistakes: the grammar reads those and locates errors)."""
+    if which == "evidence":
+        evidence = _scan_items(text, optional=True)
+        return None if evidence is None else {"evidence": evidence}
+    shape = _SHAPE.fullmatch(text)
+    if shape is None or any(q in text for q in "\"'"):
+        return None
+    kind, parts = shape[1].upper(), shape[2].split("|")
+    if kind == "MPE":
+        if len(parts) > 2 or (len(parts) == 2 and parts[0].strip(" \t\r\n")):
+            return None
+        evidence = _scan_items(parts[-1], optional=True)
+        return None if evidence is None else {"kind": kind, "evidence": evidence}
+    if len(parts) > 2:
+        return None
+    found = {"kind": kind, "targets": _scan_items(parts[0])}
+    if len(parts) == 2:
+        found["evidence"] = _scan_items(parts[1])
+    return None if None in found.values() else found
+
+
+def _parse(which: str, text: str, source: str) -> dict:
+    """``{"kind", "targets", "evidence"}`` read by grammar ``which`` ("query", "evidence")."""
+    scanned = _scan(text, which)
+    if scanned is not None:
+        return scanned
+    grammars = _grammars()
     try:
-        return grammar.parse_string(text, parse_all=True)
-    except pp.ParseBaseException as error:
+        result = grammars[which].parse_string(text, parse_all=True)
+    except grammars["error"] as error:
         raise ParseError(f"malformed query: expected {_expected(error)}", source,
                          error.lineno, error.col, error.line) from None
+    return {key: result[key] if key == "kind" else _items(result[key])
+            for key in ("kind", "targets", "evidence") if key in result}
 
 
-def _expected(error: pp.ParseBaseException) -> str:
+def _expected(error) -> str:
     message = str(error.msg)
     if message.startswith("Expected "):
         message = message[len("Expected "):]
@@ -178,9 +230,9 @@ def _is_finite_number(text: str) -> bool:
 
 def parse_query(text: str, net=None, source: str = "<query>") -> Query:
     """Parse a query; with ``net``, also check its variables and states."""
-    result = _parse(_QUERY, text, source)
-    query = Query(kind=result["kind"].upper(), targets=_items(result.get("targets", [])),
-                  evidence=_items(result.get("evidence", [])))
+    result = _parse("query", text, source)
+    query = Query(kind=result["kind"].upper(), targets=result.get("targets", ()),
+                  evidence=result.get("evidence", ()))
     if net is not None:
         query.validate(net)
     return query
@@ -188,7 +240,7 @@ def parse_query(text: str, net=None, source: str = "<query>") -> Query:
 
 def parse_evidence(text: str, net=None, source: str = "<evidence>") -> dict[str, str]:
     """Parse ``"A=T, S=F"`` into ``{"A": "T", "S": "F"}`` (checked against ``net``)."""
-    query = Query("P", (), _items(_parse(_EVIDENCE_LIST, text, source)["evidence"]))
+    query = Query("P", (), _parse("evidence", text, source)["evidence"])
     if net is not None:
         query.validate(net)
     elif any(s is None for _, s in query.evidence):

@@ -9,20 +9,28 @@ limit for one test.
 Support modules: ``example_networks.py`` (networks built in Python), ``strategies.py``
 (random networks and evidence for property tests), ``brute_force.py`` (answers read off
 the full joint table).
+
+Running the tests writes nothing into the project: hypothesis keeps its example
+database and caches in the system's temporary folder (``bbn-hypothesis``).
 """
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
 from example_networks import chair_network
+from hypothesis.configuration import set_hypothesis_home_dir
 
 import bbn
 from bbn.inference import get_memory_limit, set_memory_limit
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "bbn-hypothesis")
+
 
 
 @pytest.fixture(scope="session")

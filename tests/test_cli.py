@@ -192,6 +192,83 @@ def test_usage_errors_exit_2(capsys, chair_file):
         assert "usage: bbn" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, expected", [
+    (["qurey", "m.bn", "P(C)"], "(did you mean 'query'?)"),
+    (["chek", "m.bn"], "(did you mean 'check'?)"),
+    (["query", "m.bn", "P(C)", "--jsn"], "(did you mean '--json'?)"),
+    (["learn", "m.bn", "d.csv", "--estimator", "lapace"], "(did you mean 'laplace'?)"),
+    (["render", "m.bn", "--rankdir", "lr"], "(did you mean 'LR'?)"),
+])
+def test_usage_errors_suggest_commands_choices_and_options(capsys, argv, expected):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith(expected), err
+
+
+def test_usage_errors_suggest_only_the_chosen_commands_options(capsys):
+    # --tables is an option of render, not of query: nothing close to suggest
+    with pytest.raises(SystemExit):
+        main(["query", "m.bn", "P(C)", "--tabls"])
+    assert capsys.readouterr().err.rstrip().endswith("unrecognized arguments: --tabls")
+
+
+# every BBNError exits 2, impossible evidence (only) exits 1, an OSError is a clean 2
+@pytest.mark.parametrize("error, code", [
+    (bbn.ParseError("bad token", "m.bn", 3, 7), 2),
+    (bbn.ModelError("a cycle"), 2),
+    (bbn.QueryError("unknown variable"), 2),
+    (bbn.DataError("bad cell"), 2),
+    (bbn.MemoryLimitError("needs 16.0 GiB"), 2),
+    (bbn.FormatError("unknown format"), 2),
+    (bbn.ImpossibleEvidenceError({"A": "T"}), 1),
+    (FileNotFoundError(2, "No such file or directory", "gone.csv"), 2),
+    (PermissionError(13, "Permission denied", "locked.bn"), 2),
+    (IsADirectoryError(21, "Is a directory", "folder.bn"), 2),
+])
+def test_exit_code_of_every_error(capsys, monkeypatch, chair_file, error, code):
+    def fail(*args, **kwargs):
+        raise error
+    monkeypatch.setattr(bbn, "load", fail)
+    for argv in (("query", chair_file, "P(C)"), ("info", chair_file),
+                 ("learn", chair_file, "data.csv"), ("classify", chair_file, "d.csv",
+                                                      "--target", "C")):
+        err = failed(capsys, code, *argv)
+        message = f"{error.filename}: {error.strerror}" if isinstance(error, OSError) else error
+        assert err == f"bbn {argv[0]}: {message}\n"
+
+
+def test_a_bug_keeps_its_traceback(monkeypatch, chair_file):
+    def bug(*args, **kwargs):
+        raise ZeroDivisionError("a bug in bbn")
+    monkeypatch.setattr(bbn, "load", bug)
+    with pytest.raises(ZeroDivisionError):
+        main(["query", str(chair_file), "P(C)"])
+
+
+def test_console_script_exit_codes_of_model_and_data_errors(tmp_path, chair_file):
+    cyclic = tmp_path / "cyclic.bn"
+    cyclic.write_text("variable A { T, F }\nvariable B { T, F }\n"
+                      "P(A | B) { T: 0.5, 0.5; F: 0.5, 0.5 }\n"
+                      "P(B | A) { T: 0.5, 0.5; F: 0.5, 0.5 }\n")
+    data = tmp_path / "data.csv"
+    data.write_text("C,A\nT,maybe\n")
+    folder = tmp_path / "folder.bn"
+    folder.mkdir()
+    cases = [
+        (["info", cyclic], "cycle"),
+        (["learn", chair_file, data], "no column for variable 'S'"),
+        (["info", folder], "folder.bn"),
+        (["qurey", chair_file, "P(C)"], "did you mean 'query'?"),
+    ]
+    for argv, expected in cases:
+        done = subprocess.run([_console_script(), *map(str, argv)], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 2, (argv, done.stderr)
+        assert expected in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
 # ------------------------------------------------------------------ info/check
 def test_info(capsys, chair_file):
     code, out, err = run(capsys, "info", chair_file)

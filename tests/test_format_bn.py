@@ -191,9 +191,10 @@ def test_floats_round_trip_to_the_last_bit():
 def test_shipped_models_round_trip(models, tmp_path):
     paths = sorted(models.glob("*.bn"))
     assert {p.name for p in paths} >= {"chair.bn", "monty_hall.bn", "shapes.bn"}
+    structure_only = {"tennis.bn", "clusters.bn"}  # docs/learning.md learns their tables
     for path in paths:
         net = bbn.load(path)
-        assert net.is_complete and net.validate() == []
+        assert (net.is_complete and net.validate() == []) != (path.name in structure_only)
         assert bbn.loads(bbn.dumps(net)) == net
         copy = tmp_path / (path.stem + ".bn.gz")
         bbn.save(net, copy)

@@ -30,17 +30,22 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
+import sys
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyparsing as pp
 
 from bbn.errors import ModelError, ParseError, ParseErrors, suggest
 from bbn.formats._text import Retry, error_at, name_from_source
 from bbn.network import Network, row_tolerance
+
+if TYPE_CHECKING:  # pyparsing loads with the grammar, on an ill-formed statement only
+    import pyparsing as pp
 
 # ----------------------------------------------------------------- lexical pieces
 # The same regular expressions serve the pyparsing grammar and the fast scanners of table
@@ -217,6 +222,10 @@ def _blank_comments(text: str) -> str:
 # Elements are named after what a reader should have written; "<var>" and "<family>"
 # are filled in from the statement being parsed when an error is reported.
 def _grammar(context: dict) -> pp.ParserElement:
+    import pyparsing as pp
+
+    number_block, run = _tokens()
+
     def named(element: pp.ParserElement, expected: str) -> pp.ParserElement:
         return element.set_name(expected)
 
@@ -228,7 +237,7 @@ def _grammar(context: dict) -> pp.ParserElement:
             lambda s, loc, t: _Name(_unquote(t[0], loc), loc))
 
     def numbers_token(expected: str) -> pp.ParserElement:
-        block = named(_NumberBlock(), expected)
+        block = named(number_block(), expected)
         # a ',' after the last number that _NUMBERS took means a malformed number follows
         numbers = block + pp.Opt(pp.Suppress(",") - named(pp.NoMatch(), "a number after ','"))
         normal = pp.Regex(_NORMAL_RE.pattern).set_parse_action(lambda s, loc, t: _Numbers(
@@ -296,7 +305,7 @@ def _grammar(context: dict) -> pp.ParserElement:
     # The fast path reads rows with one regular-expression match each (100 000 numbers
     # take a fraction of a second); where it stops short of the '}', the token-by-token
     # grammar below reads on, to say exactly what is wrong where.
-    fast_rows = _Run(_rows_at, _Rows)
+    fast_rows = run(_rows_at, _Rows)
     key_names = (name_token("a parent state at the start of a row of <family>")
                  - pp.ZeroOrMore(pp.Suppress(",") - name_token("a parent state after ','")))
     key = pp.original_text_for(key_names)
@@ -316,7 +325,7 @@ def _grammar(context: dict) -> pp.ParserElement:
     statement = (network | variable | table) + pp.Opt(pp.Suppress(";"))
     # Well-formed statements are read whole, one match each; the first that is not is left
     # to the token-by-token elements above, which say what is wrong where.
-    model = pp.ZeroOrMore(_Run(_statements_at, _Statements) | statement) + named(
+    model = pp.ZeroOrMore(run(_statements_at, _Statements) | statement) + named(
         pp.StringEnd(), "a statement: 'network', 'variable' or 'P(...)'")
     model.parse_with_tabs()  # keep columns in the caller's characters, not expanded tabs
     return model
@@ -378,39 +387,45 @@ def _inside(match: re.Match, group: str = "inside") -> tuple[str, int]:
     return match.group(group), match.start(group)
 
 
-class _NumberBlock(pp.Token):
-    """A comma-separated list of numbers, as one token (a table may hold 100 000 of them)."""
+@functools.cache
+def _tokens() -> tuple[type, type]:
+    """The grammar's two custom tokens, made with the grammar (pyparsing loads then)."""
+    import pyparsing as pp
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.mayIndexError = False
+    class _NumberBlock(pp.Token):
+        """A comma-separated list of numbers, as one token (a table may hold 100 000 of them)."""
 
-    def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
-        found = _numbers_at(instring, loc)
-        if found is None:
-            raise pp.ParseException(instring, loc, self.errmsg, self)
-        return found
+        def __init__(self) -> None:
+            super().__init__()
+            self.mayIndexError = False
 
+        def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
+            found = _numbers_at(instring, loc)
+            if found is None:
+                raise pp.ParseException(instring, loc, self.errmsg, self)
+            return found
 
-class _Run(pp.Token):
-    """A run of items (table rows, whole statements) that ``read_at(text, loc)`` reads fast
-    — one regular-expression match each — as one token, ``wrap(items)``.
+    class _Run(pp.Token):
+        """A run of items (table rows, whole statements) that ``read_at(text, loc)`` reads fast
+        — one regular-expression match each — as one token, ``wrap(items)``.
 
-    ``read_at`` returns ``(end, items)``, stopping at the first text that is not a
-    well-formed item; the token fails when there is none, and that text is left to the
-    token-by-token grammar, which says what is wrong where.
-    """
+        ``read_at`` returns ``(end, items)``, stopping at the first text that is not a
+        well-formed item; the token fails when there is none, and that text is left to the
+        token-by-token grammar, which says what is wrong where.
+        """
 
-    def __init__(self, read_at, wrap) -> None:
-        super().__init__()
-        self.mayIndexError = False
-        self.read_at, self.wrap = read_at, wrap
+        def __init__(self, read_at, wrap) -> None:
+            super().__init__()
+            self.mayIndexError = False
+            self.read_at, self.wrap = read_at, wrap
 
-    def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
-        end, items = self.read_at(instring, loc)
-        if not items:
-            raise pp.ParseException(instring, loc, self.errmsg, self)
-        return end, self.wrap(items)
+        def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
+            end, items = self.read_at(instring, loc)
+            if not items:
+                raise pp.ParseException(instring, loc, self.errmsg, self)
+            return end, self.wrap(items)
+
+    return _NumberBlock, _Run
 
 
 # Whole statements in the common layout, one match each (the names inside are re-scanned
@@ -520,7 +535,7 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
             return _assemble(statements, _Builder(text, source, normalize))
         except (Retry, ModelError):  # build step by step, collecting every mistake
             return _Builder(text, source, normalize).build(statements)
-    except pp.ParseBaseException as error:
+    except _grammar_errors() as error:
         raise _syntax_error(error, text, blanked, source, context) from None
     except _Problem as problem:
         raise error_at(text, source, problem.loc, problem.message) from None
@@ -529,6 +544,12 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
         if len(errors) == 1:
             raise errors[0] from None
         raise ParseErrors(errors, found.dropped) from None
+
+
+def _grammar_errors() -> tuple[type, ...]:
+    """pyparsing's error class once the grammar has run (before, nothing can raise it)."""
+    pp = sys.modules.get("pyparsing")
+    return (pp.ParseBaseException,) if pp is not None else ()
 
 
 _MISSING_COMMA_RE = re.compile(f"{_NUMBER}[ \\t]+(?P<second>{_NUMBER})[ \\t]*\\Z")
@@ -621,7 +642,7 @@ class _Builder:
         self.dropped = 0
 
     def line(self, loc: int) -> int:
-        return pp.lineno(loc, self.text)
+        return self.text.count("\n", 0, loc) + 1  # as pyparsing's lineno
 
     def report(self, message: str, loc: int) -> None:
         if len(self.problems) < self.LIMIT:
