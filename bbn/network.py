@@ -508,6 +508,12 @@ class Network:
         from bbn.inference import probability
         return probability(self, dict(assignment), dict(evidence or {}))
 
+    def log_probability(self, evidence: Mapping[str, str]) -> float:
+        """log P(evidence), natural logarithm: exact also below 1e-308, where
+        :meth:`probability` rounds to 0; −inf only when P(evidence) = 0 exactly."""
+        from bbn.inference import log_probability
+        return log_probability(self, dict(evidence))
+
     def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None):
         """The most probable joint state of ``variables`` given ``evidence``.
 

@@ -15,6 +15,7 @@ forms take a :class:`pandas.DataFrame` with one row per case instead.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -29,8 +30,7 @@ from bbn.inference.elimination import (
     Plan,
     check_memory,
     compile_plan,
-    run_plan,
-    slice_tables,
+    evaluate,
     trace_back,
 )
 from bbn.inference.evidence import (
@@ -46,7 +46,7 @@ from bbn.network import Network
 
 __all__ = [
     "CASE", "check_variables", "evidence_codes", "evidence_indices", "impossible_row",
-    "state_index", "get_memory_limit", "map_query", "posterior", "posterior_batch",
+    "state_index", "get_memory_limit", "log_probability", "map_query", "posterior", "posterior_batch",
     "posterior_codes", "posteriors", "probability", "probability_of_evidence",
     "set_memory_limit",
 ]
@@ -92,10 +92,17 @@ def _structure(net: Network) -> tuple[dict, dict, dict]:
 
 
 def _execute(net: Network, plan: Plan, evidence: Mapping[str, int | np.ndarray], cases: int = 1):
+    """(table, log scale, MAP choices): the plan's result is table × exp(log scale)."""
     check_memory(plan, cases)
     if plan.tables is None:  # cpt_array names a variable a structure-only model lacks
         plan.tables = [net.cpt_array(source[0]) for source in plan.sources]
-    return run_plan(plan, slice_tables(plan, plan.tables, evidence))
+    return evaluate(plan, plan.tables, evidence)
+
+
+def _weight(net: Network, indices: Mapping[str, int]) -> tuple[float, float]:
+    """P(e) as (mantissa, log scale): P(e) = mantissa × exp(scale), mantissa 0 iff P(e) = 0."""
+    table, scale, _ = _execute(net, _plan(net, [], list(indices), prune=False), indices)
+    return float(table), float(scale)
 
 
 # ------------------------------------------------------------------ queries
@@ -116,7 +123,7 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str
     indices = evidence_indices(net, evidence)
     free = [v for v in variables if v not in indices]
     plan = _plan(net, free, list(indices))
-    table, _ = _execute(net, plan, indices)
+    table, _, _ = _execute(net, plan, indices)
     total = table.sum()
     if not total > 0:
         raise ImpossibleEvidenceError(dict(evidence))
@@ -132,11 +139,29 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str
 
 
 def probability_of_evidence(net: Network, evidence: Mapping[str, str]) -> float:
-    """P(e) = Σ over all unobserved variables of the joint, at the observed states."""
+    """P(e) = Σ over all unobserved variables of the joint, at the observed states.
+
+    Below about 1e-308 this rounds to 0.0; :func:`log_probability` gives its logarithm.
+    """
     indices = evidence_indices(net, evidence)
-    net = _discrete(net)
-    table, _ = _execute(net, _plan(net, [], list(indices), prune=False), indices)
-    return float(table)
+    mantissa, scale = _weight(_discrete(net), indices)
+    return mantissa * math.exp(scale) if mantissa else 0.0
+
+
+def log_probability(net: Network, evidence: Mapping[str, str]) -> float:
+    """log P(e), the natural logarithm, exact far below the smallest double (P(e) =
+    1e-4000 gives −9210.34); −inf only when P(e) = 0 exactly.
+
+    >>> import bbn
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["t", "f"], table=[1e-300, 1 - 1e-300])
+    >>> net.add_variable("B", ["t", "f"], parents=["A"], table=[[1e-300, 1 - 1e-300], [0.5, 0.5]])
+    >>> round(log_probability(net, {"A": "t", "B": "t"}) / math.log(10), 6)
+    -600.0
+    """
+    indices = evidence_indices(net, evidence)
+    mantissa, scale = _weight(_discrete(net), indices)
+    return math.log(mantissa) + scale if mantissa else -math.inf
 
 
 def probability(net: Network, assignment: Mapping[str, str],
@@ -146,14 +171,16 @@ def probability(net: Network, assignment: Mapping[str, str],
     An assignment that contradicts the evidence has probability 0.
     """
     evidence = dict(evidence or {})
-    evidence_indices(net, evidence)
-    evidence_indices(net, assignment)
-    marginal = probability_of_evidence(net, evidence) if evidence else 1.0
+    indices = evidence_indices(net, evidence)
+    both = evidence_indices(net, assignment)
+    net = _discrete(net)
+    marginal, scale = _weight(net, indices) if evidence else (1.0, 0.0)
     if not marginal > 0:
         raise ImpossibleEvidenceError(evidence)
     if any(v in evidence and str(evidence[v]) != str(s) for v, s in assignment.items()):
         return 0.0
-    return probability_of_evidence(net, {**evidence, **assignment}) / marginal
+    joint, joint_scale = _weight(net, {**indices, **both})
+    return joint / marginal * math.exp(joint_scale - scale) if joint else 0.0
 
 
 def map_query(net: Network, variables: Sequence[str],
@@ -167,17 +194,17 @@ def map_query(net: Network, variables: Sequence[str],
     check_variables(net, variables)
     indices = evidence_indices(net, evidence)
     net = _discrete(net, variables)
-    p_evidence = probability_of_evidence(net, evidence)
+    p_evidence, scale = _weight(net, indices)
     if not p_evidence > 0:
         raise ImpossibleEvidenceError(dict(evidence))
     free = [v for v in variables if v not in indices]
     # No d-separation pruning here: max Σ P(m, h, e) must be divided by the full P(e).
     plan = _plan(net, [], list(indices), maximize=free, prune=False)
-    best, choices = _execute(net, plan, indices)
+    best, best_scale, choices = _execute(net, plan, indices)
     chosen = trace_back(choices)
     assignment = {v: net.states(v)[indices[v]] if v in indices else net.states(v)[chosen[v]]
                   for v in variables}
-    return assignment, float(best) / p_evidence
+    return assignment, float(best) / p_evidence * math.exp(float(best_scale) - scale)
 
 
 # ------------------------------------------------------------------ batches
@@ -225,7 +252,7 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
         whole = len(rows) == len(matrix) and pattern.all()
         distinct, inverse = distinct_rows(matrix if whole else matrix[np.ix_(rows, pattern)])
         plan = _plan(net, variables, observed, batched=True)
-        table, _ = _execute(net, plan, dict(zip(observed, distinct.T)), cases=len(distinct))
+        table, _, _ = _execute(net, plan, dict(zip(observed, distinct.T)), cases=len(distinct))
         if plan.result_variables[:1] != (CASE,):  # the evidence says nothing about the query
             table = np.broadcast_to(table, (len(distinct),) + shape)
         totals = table.reshape(len(distinct), -1).sum(axis=1)
