@@ -34,20 +34,22 @@ from bbn.inference.elimination import (
     trace_back,
 )
 from bbn.inference.evidence import (
+    check_impossible,
     check_variables,
     evidence_codes,
     evidence_indices,
     impossible_row,
     refuse_continuous_columns,
     state_index,
+    warn_impossible,
 )
 from bbn.memory import get_memory_limit, set_memory_limit
 from bbn.network import Network
 
 __all__ = [
     "CASE", "check_variables", "evidence_codes", "evidence_indices", "impossible_row",
-    "state_index", "get_memory_limit", "log_probability", "map_query", "posterior", "posterior_batch",
-    "posterior_codes", "posteriors", "probability", "probability_of_evidence",
+    "state_index", "get_memory_limit", "log_probability", "map_query", "posterior",
+    "posterior_batch", "posterior_codes", "posteriors", "probability", "probability_of_evidence",
     "set_memory_limit",
 ]
 
@@ -208,26 +210,44 @@ def map_query(net: Network, variables: Sequence[str],
 
 
 # ------------------------------------------------------------------ batches
-def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndarray:
+def posterior_batch(net: Network, variables: Sequence[str], evidence,
+                    impossible: str = "raise") -> np.ndarray:
     """P(variables | e_i) for every row e_i of a DataFrame, as one batched elimination.
 
     Returns an array of shape ``(N, |X1|, ..., |Xk|)``; see :func:`posterior_codes`.
+    With ``impossible="nan"``, rows whose evidence is impossible are NaN (and a
+    RuntimeWarning says how many) instead of raising ImpossibleEvidenceError.
+
+    >>> import bbn, pandas as pd, warnings
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["t", "f"], table=[1.0, 0.0])
+    >>> net.add_variable("B", ["t", "f"], parents=["A"], table=[[0.9, 0.1], [0.5, 0.5]])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     rows = posterior_batch(net, ["B"], pd.DataFrame({"A": ["t", "f"]}), impossible="nan")
+    >>> rows.tolist(), str(caught[0].message)[:40]
+    ([[0.9, 0.1], [nan, nan]], '1 of 2 case(s) have impossible evidence')
     """
-    return posterior_codes(net, variables, evidence_codes(net, evidence), evidence.index,
-                           cases=len(evidence))
+    check_impossible(impossible)
+    result = posterior_codes(net, variables, evidence_codes(net, evidence), evidence.index,
+                             cases=len(evidence), impossible=impossible)
+    warn_impossible(result)
+    return result
 
 
 def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, np.ndarray],
-                    row_names=None, cases: int | None = None) -> np.ndarray:
+                    row_names=None, cases: int | None = None,
+                    impossible: str = "raise") -> np.ndarray:
     """P(variables | e_i) for N cases given as state indices ``{variable: (N,) ints}``.
 
     −1 marks a missing value: that variable is summed out for that case. Cases are
     grouped by which variables they observe and, within a group, by their distinct
     evidence — each distinct case is answered once, all of a group in one pass of the
     batched elimination. A case whose evidence is impossible raises
-    :class:`ImpossibleEvidenceError` naming it (by ``row_names`` when given). With no
-    evidence columns at all, ``cases`` says how many copies of the prior to return.
+    :class:`ImpossibleEvidenceError` naming it (by ``row_names`` when given), or with
+    ``impossible="nan"`` gets a row of NaN. With no evidence columns at all, ``cases``
+    says how many copies of the prior to return.
     """
+    check_impossible(impossible)
     variables = list(variables)
     check_variables(net, variables)
     columns = list(codes)
@@ -256,21 +276,25 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
         if plan.result_variables[:1] != (CASE,):  # the evidence says nothing about the query
             table = np.broadcast_to(table, (len(distinct),) + shape)
         totals = table.reshape(len(distinct), -1).sum(axis=1)
-        if not np.all(totals > 0):
-            case = int(np.flatnonzero(~(totals > 0))[0])
-            row = int(rows[int(np.flatnonzero(inverse.ravel() == case)[0])])
-            raise impossible_row(net, matrix, columns, observed, row, row_names)
+        zero = ~(totals > 0)
+        if zero.any():
+            if impossible == "raise":
+                case = int(np.flatnonzero(zero)[0])
+                row = int(rows[int(np.flatnonzero(inverse.ravel() == case)[0])])
+                raise impossible_row(net, matrix, columns, observed, row, row_names)
+            totals[zero] = np.nan
         normalised = table / totals.reshape((-1,) + (1,) * len(shape))
         result[rows] = normalised[inverse.ravel()]
     return result
 
 
-def posteriors(net: Network, evidence=None) -> dict:
+def posteriors(net: Network, evidence=None, impossible: str = "raise") -> dict:
     """P(X | e) for every variable X, by one junction-tree propagation (two passes over
     the cliques instead of one elimination per variable).
 
     A dict of evidence gives ``{variable: Factor}``; a DataFrame (one case per row)
-    gives ``{variable: array of shape (N, |X|)}``. See :mod:`bbn.inference.junction_tree`.
+    gives ``{variable: array of shape (N, |X|)}`` (``impossible="nan"``: NaN rows for
+    impossible cases, as :func:`posterior_batch`). See :mod:`bbn.inference.junction_tree`.
     """
     from bbn.inference.junction_tree import posteriors as all_posteriors
-    return all_posteriors(net, evidence)
+    return all_posteriors(net, evidence, impossible)
