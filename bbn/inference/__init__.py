@@ -66,6 +66,17 @@ def _discrete(net: Network, variables: Sequence[str] = ()) -> Network:
     return continuous_part.discrete_part(net)
 
 
+#: numpy arrays have at most 64 axes: one per query variable (and one for a batch's cases).
+MAX_AXES = 64
+
+
+def _check_dimensions(variables: Sequence[str], batched: bool = False) -> None:
+    if len(variables) + batched > MAX_AXES:
+        raise QueryError(f"a joint posterior of {len(variables)} variables needs an array of "
+                         f"{len(variables) + batched} axes, numpy's limit is {MAX_AXES}: ask "
+                         "for fewer variables at once")
+
+
 # --------------------------------------------------------------- machinery
 def _plan(net: Network, query: Sequence[str], observed: Sequence[str], batched: bool = False,
           maximize: Sequence[str] = (), prune: bool = True) -> Plan:
@@ -120,6 +131,7 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str
     if len(set(variables)) != len(variables):
         raise QueryError(f"a query variable is named twice: {variables}")
     check_variables(net, variables)
+    _check_dimensions(variables)
     if gaussian_variables(net):  # continuous leaves: their evidence weighs the answer
         return continuous_part.posterior(net, variables, evidence)
     indices = evidence_indices(net, evidence)
@@ -250,6 +262,7 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
     check_impossible(impossible)
     variables = list(variables)
     check_variables(net, variables)
+    _check_dimensions(variables, batched=True)
     columns = list(codes)
     check_variables(net, columns, role="evidence")
     refuse_continuous_columns(net, columns)

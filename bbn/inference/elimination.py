@@ -338,7 +338,7 @@ def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False) -> tuple[n
         elif log:
             axes = step.output + [u for u in dict.fromkeys(chain.from_iterable(step.subscripts))
                                   if u not in step.output]
-            factors.append(_log_sum(_log_product(operands, step.subscripts, axes),
+            factors.append(_log_sum(_spread_product(operands, step.subscripts, axes, log=True),
                                     tuple(range(len(step.output), len(axes)))))
         else:
             # Small products: one pass of einsum's own loop beats planning a path.
@@ -380,20 +380,27 @@ def contract(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
             pairs.append((kept, contract([a for _, a in group], [s for s, _ in group], kept)))
         operands = [np.array(scalar)] + [a for _, a in pairs]
         subscripts = [[]] + [s for s, _ in pairs]
+    used = list(dict.fromkeys(chain(output, chain.from_iterable(subscripts))))
+    if len(used) > _LETTERS:  # only with one-state variables: a table of 2^53 is refused
+        axes = list(output) + used[len(output):]
+        return np.add.reduce(_spread_product(operands, subscripts, axes),
+                             axis=tuple(range(len(output), len(axes))))
     args = []
     for array, subscript in zip(operands, subscripts):
         args += [array, subscript]
     return np.einsum(*args, output, optimize=path or False)
 
 
-def _log_product(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
-                 axes: list[int]) -> np.ndarray:
-    """Σ_i log φi, laid out on ``axes`` (the logs ``operands`` broadcast together)."""
-    total = np.zeros(())
+def _spread_product(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
+                    axes: list[int], log: bool = False) -> np.ndarray:
+    """Π_i φi (Σ_i log φi when ``log``), laid out on ``axes``: the operands broadcast
+    together."""
+    total = np.zeros(()) if log else np.ones(())
     for array, subscript in zip(operands, subscripts):
         present = [u for u in axes if u in subscript]
         shape = [array.shape[subscript.index(u)] if u in subscript else 1 for u in axes]
-        total = total + _align(array, subscript, present).reshape(shape)
+        spread = _align(array, subscript, present).reshape(shape)
+        total = total + spread if log else total * spread
     return total
 
 
@@ -414,7 +421,7 @@ def _max_product(operands: list[np.ndarray], step: Step,
     eliminated = next(u for s in step.subscripts for u in s if u not in step.output)
     axes = step.output + [eliminated]
     if log:
-        product = _log_product(operands, step.subscripts, axes)
+        product = _spread_product(operands, step.subscripts, axes, log=True)
     elif len(operands) > 1:
         product = contract(operands, step.subscripts, axes)
     else:
