@@ -75,6 +75,7 @@ class Step:
     maximize: bool = False  # max-product (MAP) instead of sum-product
     size: int = 1  # entries of the product of the inputs (without the batch axis)
     path: list | None = None  # einsum's contraction path, found on the first run
+    wide: bool = False  # over 52 distinct subscripts (one-state variables): beyond einsum
 
 
 @dataclass
@@ -252,6 +253,7 @@ def _relabel(step: Step) -> None:
     letter = dict(zip(used, range(len(used)))).__getitem__
     step.subscripts = [list(map(letter, s)) for s in step.subscripts]
     step.output = list(map(letter, step.output))
+    step.wide = len(used) > _LETTERS
 
 
 def check_memory(plan: Plan, cases: int = 1) -> None:
@@ -294,9 +296,10 @@ def evaluate(plan: Plan, tables: Sequence[np.ndarray],
     """
     table, choices = run_plan(plan, slice_tables(plan, tables, evidence))
     batched = plan.result_variables[:1] == (CASE,)
-    peak = table.reshape(len(table), -1).max(axis=1) if batched else np.max(table)
-    low = ~(peak >= TRUSTED)
-    if not low.any():
+    if not batched and table.max() >= TRUSTED:  # the common case, first
+        return table, 0.0, choices
+    low = ~(table.reshape(len(table), -1).max(axis=1) >= TRUSTED) if batched else True
+    if batched and not low.any():
         return table, 0.0, choices
     if plan.log_tables is None:
         with np.errstate(divide="ignore"):
@@ -340,30 +343,32 @@ def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False) -> tuple[n
                                   if u not in step.output]
             factors.append(_log_sum(_spread_product(operands, step.subscripts, axes, log=True),
                                     tuple(range(len(step.output), len(axes)))))
+        elif len(operands) > _OPERANDS or step.wide:
+            factors.append(contract(operands, step.subscripts, step.output, wide=step.wide))
         else:
+            args = []
+            for array, subscript in zip(operands, step.subscripts):
+                args += [array, subscript]
             # Small products: one pass of einsum's own loop beats planning a path.
-            if (2 < len(operands) <= _OPERANDS and step.size > _PAIRWISE_FROM
-                    and step.path is None):
-                args = []
-                for array, subscript in zip(operands, step.subscripts):
-                    args += [array, subscript]
+            if len(operands) > 2 and step.size > _PAIRWISE_FROM and step.path is None:
                 step.path = np.einsum_path(*args, step.output, optimize="greedy")[0]
-            factors.append(contract(operands, step.subscripts, step.output,
-                                    step.path if len(operands) <= _OPERANDS else None))
+            factors.append(np.einsum(*args, step.output, optimize=step.path or False))
         for i in step.inputs:
             factors[i] = None  # free memory as soon as a table is consumed
     return factors[-1], choices
 
 
 def contract(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
-             output: list[int], path: list | None = None) -> np.ndarray:
+             output: list[int], path: list | None = None, wide: bool = False) -> np.ndarray:
     """``numpy.einsum`` of any number of operands: Σ over the subscripts not in ``output``
     of the product of the operands.
 
     einsum takes at most 63 operands: with more, the 0-d ones (observed roots, fully
     observed tables) are multiplied first, and the rest contracted in groups of
     neighbours (sorted by subscripts), each group keeping the subscripts that later
-    groups or the output still need.
+    groups or the output still need. ``wide``: more than 52 distinct subscripts, which
+    einsum cannot number (only one-state variables make such a product small enough):
+    the operands are broadcast together instead.
 
     >>> contract([np.full(2, 0.5)] * 100, [[0]] * 100, [0]).tolist() == [0.5 ** 100] * 2
     True
@@ -377,12 +382,12 @@ def contract(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
             needed = set(output).union(*(s for s, _ in pairs))
             kept = [u for u in dict.fromkeys(chain.from_iterable(s for s, _ in group))
                     if u in needed]
-            pairs.append((kept, contract([a for _, a in group], [s for s, _ in group], kept)))
+            pairs.append((kept, contract([a for _, a in group], [s for s, _ in group], kept,
+                                         wide=wide)))
         operands = [np.array(scalar)] + [a for _, a in pairs]
         subscripts = [[]] + [s for s, _ in pairs]
-    used = list(dict.fromkeys(chain(output, chain.from_iterable(subscripts))))
-    if len(used) > _LETTERS:  # only with one-state variables: a table of 2^53 is refused
-        axes = list(output) + used[len(output):]
+    if wide:
+        axes = list(dict.fromkeys(chain(output, chain.from_iterable(subscripts))))
         return np.add.reduce(_spread_product(operands, subscripts, axes),
                              axis=tuple(range(len(output), len(axes))))
     args = []
@@ -423,7 +428,7 @@ def _max_product(operands: list[np.ndarray], step: Step,
     if log:
         product = _spread_product(operands, step.subscripts, axes, log=True)
     elif len(operands) > 1:
-        product = contract(operands, step.subscripts, axes)
+        product = contract(operands, step.subscripts, axes, wide=step.wide)
     else:
         product = _align(operands[0], step.subscripts[0], axes)
     return product.max(axis=-1), product.argmax(axis=-1)
