@@ -10,6 +10,7 @@ go down to 1e-250, so that products underflow).
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -336,10 +337,10 @@ def test_tiny_tables_agree_with_brute_force_in_logs(data, power):
 
 @pytest.fixture(scope="module")
 def sharp(shared):
-    """munin and pathfinder with their rows sharpened (t^25, t^35, normalised): a row of
+    """munin and pathfinder with their rows sharpened (t^25, t^20, normalised): a row of
     unlikely states has P down to 1e-4000."""
     return {name: sharpened(bbn.load(shared / "networks" / f"{name}.bif.gz"), power)
-            for name, power in [("munin", 25), ("pathfinder", 35)]}
+            for name, power in [("munin", 25), ("pathfinder", 20)]}
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[
@@ -356,7 +357,9 @@ def test_log_probability_equals_the_chain_rule_down_to_1e_minus_4000(sharp, seed
     terms = []
     for v, s in evidence.items():
         p = net.posterior([v], seen).to_dict()[s]
-        assume(p > 0)  # a term below 1e-308 cannot be a normalised posterior
+        # below 2.2e-308 a double has fewer digits (3.7e-319 has 4): such a term can
+        # be a normalised posterior only roughly
+        assume(p >= sys.float_info.min)
         terms.append(math.log(p))
         seen[v] = s
     expected = math.fsum(terms)

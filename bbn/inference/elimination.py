@@ -62,6 +62,9 @@ _OPERANDS = 63
 #: A result whose largest entry is at least this lost nothing to underflow that matters.
 TRUSTED = 1e-200
 
+#: Entries below this may hold denormal (imprecise) parts: 1e-310 has 13 digits, 1e-320 3.
+SHARP = 1e-280
+
 
 @dataclass(slots=True)
 class Step:
@@ -291,16 +294,22 @@ def evaluate(plan: Plan, tables: Sequence[np.ndarray],
 
     Returns ``(table, log_scale, choices)``: the result is ``table × exp(log_scale)``
     (``log_scale`` per case, an array, for a batched result; else a float). A result
-    whose largest entry is below TRUSTED (per case) is computed again in logs; it then
-    comes back with largest entry 1, or all zeros when it is 0 exactly.
+    whose largest entry is below TRUSTED, or which holds an entry in (0, SHARP), (per
+    case) is computed again in logs; it then comes back with largest entry 1, or all
+    zeros when it is 0 exactly.
     """
     table, choices = run_plan(plan, slice_tables(plan, tables, evidence))
     batched = plan.result_variables[:1] == (CASE,)
-    if not batched and table.max() >= TRUSTED:  # the common case, first
-        return table, 0.0, choices
-    low = ~(table.reshape(len(table), -1).max(axis=1) >= TRUSTED) if batched else True
-    if batched and not low.any():
-        return table, 0.0, choices
+    if not batched and table.max() >= TRUSTED and (table.min() >= SHARP
+                                                   or not _blurred(table).any()):
+        return table, 0.0, choices  # the common case, first
+    if batched:
+        flat = table.reshape(len(table), -1)
+        low = ~(flat.max(axis=1) >= TRUSTED)
+        if flat.min() < SHARP:
+            low |= _blurred(flat).any(axis=1)
+        if not low.any():
+            return table, 0.0, choices
     if plan.log_tables is None:
         with np.errstate(divide="ignore"):
             plan.log_tables = [np.log(t) for t in tables]
@@ -320,6 +329,12 @@ def evaluate(plan: Plan, tables: Sequence[np.ndarray],
     scale = np.zeros(len(table))
     scale[rows] = top
     return table, scale, choices
+
+
+def _blurred(table: np.ndarray) -> np.ndarray:
+    """Entries in (0, SHARP): tiny beside the largest, and perhaps imprecise — redone in logs
+    so that even P(x | e) = 1e-250 comes out to the last digits."""
+    return (table > 0) & (table < SHARP)
 
 
 def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False) -> tuple[np.ndarray, list]:
