@@ -414,24 +414,34 @@ def contract(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
 def _spread_product(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
                     axes: list[int], log: bool = False) -> np.ndarray:
     """Π_i φi (Σ_i log φi when ``log``), laid out on ``axes``: the operands broadcast
-    together."""
-    total = np.zeros(()) if log else np.ones(())
+    together into one new array (the step's product, as large as the plan said)."""
+    spreads = []
+    shape = [1] * len(axes)
     for array, subscript in zip(operands, subscripts):
         present = [u for u in axes if u in subscript]
-        shape = [array.shape[subscript.index(u)] if u in subscript else 1 for u in axes]
-        spread = _align(array, subscript, present).reshape(shape)
-        total = total + spread if log else total * spread
+        layout = [array.shape[subscript.index(u)] if u in subscript else 1 for u in axes]
+        shape = [max(a, b) for a, b in zip(shape, layout)]
+        spreads.append(_align(array, subscript, present).reshape(layout))
+    total = np.zeros(shape) if log else np.ones(shape)
+    for spread in spreads:
+        if log:
+            total += spread
+        else:
+            total *= spread
     return total
 
 
 def _log_sum(logs: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """log Σ exp(logs) over ``axes``, shifted by the maximum so nothing underflows."""
+    """log Σ exp(logs) over ``axes``, shifted by the maximum so nothing underflows
+    (``logs`` is overwritten)."""
     if not axes:
         return logs
     top = np.max(logs, axis=axes, keepdims=True)
     top[~np.isfinite(top)] = 0.0  # all −inf: the sum is 0, its log −inf
+    logs -= top
+    np.exp(logs, out=logs)
     with np.errstate(divide="ignore"):
-        return np.log(np.add.reduce(np.exp(logs - top), axis=axes)) + np.squeeze(top, axes)
+        return np.log(np.add.reduce(logs, axis=axes)) + np.squeeze(top, axes)
 
 
 def _max_product(operands: list[np.ndarray], step: Step,
