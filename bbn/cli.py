@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -32,6 +33,9 @@ def add_query_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", help="model file (.bn, .bif, .xmlbif, .net, .uai; optionally .gz)")
     parser.add_argument("query", help='e.g. "P(C | A=T)", "P(C=T | A=T)", "MAP(C, S | A=T)"')
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    parser.add_argument("--log", action="store_true",
+                        help="print the natural log of a probability such as P(A=T, S=F) "
+                        "(exact below 1e-308, where the probability prints as 0)")
 
 
 def run_query(args: argparse.Namespace) -> int:
@@ -39,6 +43,14 @@ def run_query(args: argparse.Namespace) -> int:
 
     net = bbn.load(args.model, normalize=args.normalize)
     parsed = parse_query(args.query, net)
+    if args.log:
+        value = parsed.log_answer(net)
+        if args.json:  # JSON has no -Infinity: P = 0 is null
+            print(json.dumps({"query": parsed.text(),
+                              "log_p": value if value > -math.inf else None}))
+        else:
+            print(f"log {parsed.text()} = {value:.6f}")
+        return EXIT_OK
     result = parsed.answer(net)
     if args.json:
         print(json.dumps(parsed.to_json(result)))

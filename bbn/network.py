@@ -502,34 +502,46 @@ class Network:
         from bbn.query import answer
         return answer(self, text)
 
-    def posterior(self, variables: Sequence[str] | str, evidence=None):
+    def posterior(self, variables: Sequence[str] | str, evidence=None,
+                  impossible: str = "raise"):
         """P(variables | evidence) as a normalised :class:`Factor` (joint when several).
 
         With a :class:`pandas.DataFrame` as ``evidence`` (one case per row, missing
         cells allowed) the answer for every row comes from one batched elimination, as
-        an array of shape ``(N, |X1|, ..., |Xk|)``.
+        an array of shape ``(N, |X1|, ..., |Xk|)``; a row with impossible evidence
+        raises ImpossibleEvidenceError, or with ``impossible="nan"`` is NaN (a warning
+        counts such rows).
         """
         from bbn.inference import posterior, posterior_batch
+        from bbn.inference.evidence import check_impossible
+        check_impossible(impossible)
         if isinstance(variables, str):
             variables = [variables]
         if hasattr(evidence, "columns") and hasattr(evidence, "iloc"):
-            return posterior_batch(self, list(variables), evidence)
+            return posterior_batch(self, list(variables), evidence, impossible)
         return posterior(self, list(variables), dict(evidence or {}))
 
-    def posteriors(self, evidence=None) -> dict:
+    def posteriors(self, evidence=None, impossible: str = "raise") -> dict:
         """P(X | evidence) for every variable X, from one junction-tree propagation.
 
         Returns ``{variable: Factor}``; with a :class:`pandas.DataFrame` as ``evidence``
-        (one case per row), ``{variable: array of shape (N, |X|)}``.
+        (one case per row), ``{variable: array of shape (N, |X|)}`` (``impossible="nan"``:
+        NaN rows for impossible cases, as in :meth:`posterior`).
         """
         from bbn.inference import posteriors
-        return posteriors(self, evidence)
+        return posteriors(self, evidence, impossible)
 
     def probability(self, assignment: Mapping[str, str],
                     evidence: Mapping[str, str] | None = None) -> float:
         """P(assignment | evidence); with no evidence, the probability of the assignment."""
         from bbn.inference import probability
         return probability(self, dict(assignment), dict(evidence or {}))
+
+    def log_probability(self, evidence: Mapping[str, str]) -> float:
+        """log P(evidence), natural logarithm: exact also below 1e-308, where
+        :meth:`probability` rounds to 0; −inf only when P(evidence) = 0 exactly."""
+        from bbn.inference import log_probability
+        return log_probability(self, dict(evidence))
 
     def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None):
         """The most probable joint state of ``variables`` given ``evidence``.

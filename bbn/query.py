@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from bbn.errors import ParseError, QueryError
+from bbn.errors import ImpossibleEvidenceError, ParseError, QueryError
 from bbn.factor import Factor
 
 
@@ -197,6 +197,26 @@ class Query:
             return float(net.posterior(list(assigned), evidence).reduce(assigned).values)
         joint = net.posterior(free + list(assigned), evidence)
         return joint.reduce(assigned) if assigned else joint
+
+    def log_answer(self, net) -> float:
+        """log P(targets | evidence), the natural logarithm, for a query of one number
+        (every target assigned): exact where the probability is below 1e-308 and prints
+        as 0; −inf when it is 0. What ``bbn query --log`` prints."""
+        self.validate(net)
+        if self.kind != "P" or any(s is None for _, s in self.targets):
+            raise QueryError(f"--log needs the probability of an assignment, as in P(A=T, S=F) "
+                             f"or P(C=T | A=T); {self.text()} is not one")
+        evidence = self.evidence_dict
+        assigned = {v: s for v, s in self.targets}
+        if any(v in evidence and evidence[v] != s for v, s in assigned.items()):
+            return -math.inf
+        joint = net.log_probability({**evidence, **assigned})
+        if not evidence:
+            return joint
+        marginal = net.log_probability(evidence)
+        if marginal == -math.inf:
+            raise ImpossibleEvidenceError(evidence)
+        return joint - marginal
 
     def to_json(self, result) -> dict:
         """The JSON document ``bbn query --json`` prints for ``result``."""

@@ -15,6 +15,7 @@ forms take a :class:`pandas.DataFrame` with one row per case instead.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -29,25 +30,26 @@ from bbn.inference.elimination import (
     Plan,
     check_memory,
     compile_plan,
-    run_plan,
-    slice_tables,
+    evaluate,
     trace_back,
 )
 from bbn.inference.evidence import (
+    check_impossible,
     check_variables,
     evidence_codes,
     evidence_indices,
     impossible_row,
     refuse_continuous_columns,
     state_index,
+    warn_impossible,
 )
 from bbn.memory import get_memory_limit, set_memory_limit
 from bbn.network import Network
 
 __all__ = [
     "CASE", "check_variables", "evidence_codes", "evidence_indices", "impossible_row",
-    "state_index", "get_memory_limit", "map_query", "posterior", "posterior_batch",
-    "posterior_codes", "posteriors", "probability", "probability_of_evidence",
+    "state_index", "get_memory_limit", "log_probability", "map_query", "posterior",
+    "posterior_batch", "posterior_codes", "posteriors", "probability", "probability_of_evidence",
     "set_memory_limit",
 ]
 
@@ -62,6 +64,17 @@ def _discrete(net: Network, variables: Sequence[str] = ()) -> Network:
         raise QueryError(f"{continuous[0]!r} is continuous: it can be evidence, not the "
                          "subject of a query")
     return continuous_part.discrete_part(net)
+
+
+#: numpy arrays have at most 64 axes: one per query variable (and one for a batch's cases).
+MAX_AXES = 64
+
+
+def _check_dimensions(variables: Sequence[str], batched: bool = False) -> None:
+    if len(variables) + batched > MAX_AXES:
+        raise QueryError(f"a joint posterior of {len(variables)} variables needs an array of "
+                         f"{len(variables) + batched} axes, numpy's limit is {MAX_AXES}: ask "
+                         "for fewer variables at once")
 
 
 # --------------------------------------------------------------- machinery
@@ -92,10 +105,17 @@ def _structure(net: Network) -> tuple[dict, dict, dict]:
 
 
 def _execute(net: Network, plan: Plan, evidence: Mapping[str, int | np.ndarray], cases: int = 1):
+    """(table, log scale, MAP choices): the plan's result is table × exp(log scale)."""
     check_memory(plan, cases)
     if plan.tables is None:  # cpt_array names a variable a structure-only model lacks
         plan.tables = [net.cpt_array(source[0]) for source in plan.sources]
-    return run_plan(plan, slice_tables(plan, plan.tables, evidence))
+    return evaluate(plan, plan.tables, evidence)
+
+
+def _weight(net: Network, indices: Mapping[str, int]) -> tuple[float, float]:
+    """P(e) as (mantissa, log scale): P(e) = mantissa × exp(scale), mantissa 0 iff P(e) = 0."""
+    table, scale, _ = _execute(net, _plan(net, [], list(indices), prune=False), indices)
+    return float(table), float(scale)
 
 
 # ------------------------------------------------------------------ queries
@@ -111,12 +131,13 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str
     if len(set(variables)) != len(variables):
         raise QueryError(f"a query variable is named twice: {variables}")
     check_variables(net, variables)
+    _check_dimensions(variables)
     if gaussian_variables(net):  # continuous leaves: their evidence weighs the answer
         return continuous_part.posterior(net, variables, evidence)
     indices = evidence_indices(net, evidence)
     free = [v for v in variables if v not in indices]
     plan = _plan(net, free, list(indices))
-    table, _ = _execute(net, plan, indices)
+    table, _, _ = _execute(net, plan, indices)
     total = table.sum()
     if not total > 0:
         raise ImpossibleEvidenceError(dict(evidence))
@@ -132,11 +153,29 @@ def posterior(net: Network, variables: Sequence[str], evidence: Mapping[str, str
 
 
 def probability_of_evidence(net: Network, evidence: Mapping[str, str]) -> float:
-    """P(e) = Σ over all unobserved variables of the joint, at the observed states."""
+    """P(e) = Σ over all unobserved variables of the joint, at the observed states.
+
+    Below about 1e-308 this rounds to 0.0; :func:`log_probability` gives its logarithm.
+    """
     indices = evidence_indices(net, evidence)
-    net = _discrete(net)
-    table, _ = _execute(net, _plan(net, [], list(indices), prune=False), indices)
-    return float(table)
+    mantissa, scale = _weight(_discrete(net), indices)
+    return mantissa * math.exp(scale) if mantissa else 0.0
+
+
+def log_probability(net: Network, evidence: Mapping[str, str]) -> float:
+    """log P(e), the natural logarithm, exact far below the smallest double (P(e) =
+    1e-4000 gives −9210.34); −inf only when P(e) = 0 exactly.
+
+    >>> import bbn
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["t", "f"], table=[1e-300, 1 - 1e-300])
+    >>> net.add_variable("B", ["t", "f"], parents=["A"], table=[[1e-300, 1 - 1e-300], [0.5, 0.5]])
+    >>> round(log_probability(net, {"A": "t", "B": "t"}) / math.log(10), 6)
+    -600.0
+    """
+    indices = evidence_indices(net, evidence)
+    mantissa, scale = _weight(_discrete(net), indices)
+    return math.log(mantissa) + scale if mantissa else -math.inf
 
 
 def probability(net: Network, assignment: Mapping[str, str],
@@ -146,14 +185,16 @@ def probability(net: Network, assignment: Mapping[str, str],
     An assignment that contradicts the evidence has probability 0.
     """
     evidence = dict(evidence or {})
-    evidence_indices(net, evidence)
-    evidence_indices(net, assignment)
-    marginal = probability_of_evidence(net, evidence) if evidence else 1.0
+    indices = evidence_indices(net, evidence)
+    both = evidence_indices(net, assignment)
+    net = _discrete(net)
+    marginal, scale = _weight(net, indices) if evidence else (1.0, 0.0)
     if not marginal > 0:
         raise ImpossibleEvidenceError(evidence)
     if any(v in evidence and str(evidence[v]) != str(s) for v, s in assignment.items()):
         return 0.0
-    return probability_of_evidence(net, {**evidence, **assignment}) / marginal
+    joint, joint_scale = _weight(net, {**indices, **both})
+    return joint / marginal * math.exp(joint_scale - scale) if joint else 0.0
 
 
 def map_query(net: Network, variables: Sequence[str],
@@ -167,42 +208,62 @@ def map_query(net: Network, variables: Sequence[str],
     check_variables(net, variables)
     indices = evidence_indices(net, evidence)
     net = _discrete(net, variables)
-    p_evidence = probability_of_evidence(net, evidence)
+    p_evidence, scale = _weight(net, indices)
     if not p_evidence > 0:
         raise ImpossibleEvidenceError(dict(evidence))
     free = [v for v in variables if v not in indices]
     # No d-separation pruning here: max Σ P(m, h, e) must be divided by the full P(e).
     plan = _plan(net, [], list(indices), maximize=free, prune=False)
-    best, choices = _execute(net, plan, indices)
+    best, best_scale, choices = _execute(net, plan, indices)
     chosen = trace_back(choices)
     assignment = {v: net.states(v)[indices[v]] if v in indices else net.states(v)[chosen[v]]
                   for v in variables}
-    return assignment, float(best) / p_evidence
+    return assignment, float(best) / p_evidence * math.exp(float(best_scale) - scale)
 
 
 # ------------------------------------------------------------------ batches
-def posterior_batch(net: Network, variables: Sequence[str], evidence) -> np.ndarray:
+def posterior_batch(net: Network, variables: Sequence[str], evidence,
+                    impossible: str = "raise") -> np.ndarray:
     """P(variables | e_i) for every row e_i of a DataFrame, as one batched elimination.
 
     Returns an array of shape ``(N, |X1|, ..., |Xk|)``; see :func:`posterior_codes`.
+    With ``impossible="nan"``, rows whose evidence is impossible are NaN (and a
+    RuntimeWarning says how many) instead of raising ImpossibleEvidenceError.
+
+    >>> import bbn, pandas as pd, warnings
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["t", "f"], table=[1.0, 0.0])
+    >>> net.add_variable("B", ["t", "f"], parents=["A"], table=[[0.9, 0.1], [0.5, 0.5]])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rows = posterior_batch(net, ["B"], pd.DataFrame({"A": ["t", "f"]}), impossible="nan")
+    >>> rows.tolist(), str(caught[0].message)[:39]
+    ([[0.9, 0.1], [nan, nan]], '1 of 2 case(s) have impossible evidence')
     """
-    return posterior_codes(net, variables, evidence_codes(net, evidence), evidence.index,
-                           cases=len(evidence))
+    check_impossible(impossible)
+    result = posterior_codes(net, variables, evidence_codes(net, evidence), evidence.index,
+                             cases=len(evidence), impossible=impossible)
+    warn_impossible(result)
+    return result
 
 
 def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, np.ndarray],
-                    row_names=None, cases: int | None = None) -> np.ndarray:
+                    row_names=None, cases: int | None = None,
+                    impossible: str = "raise") -> np.ndarray:
     """P(variables | e_i) for N cases given as state indices ``{variable: (N,) ints}``.
 
     −1 marks a missing value: that variable is summed out for that case. Cases are
     grouped by which variables they observe and, within a group, by their distinct
     evidence — each distinct case is answered once, all of a group in one pass of the
     batched elimination. A case whose evidence is impossible raises
-    :class:`ImpossibleEvidenceError` naming it (by ``row_names`` when given). With no
-    evidence columns at all, ``cases`` says how many copies of the prior to return.
+    :class:`ImpossibleEvidenceError` naming it (by ``row_names`` when given), or with
+    ``impossible="nan"`` gets a row of NaN. With no evidence columns at all, ``cases``
+    says how many copies of the prior to return.
     """
+    check_impossible(impossible)
     variables = list(variables)
     check_variables(net, variables)
+    _check_dimensions(variables, batched=True)
     columns = list(codes)
     check_variables(net, columns, role="evidence")
     refuse_continuous_columns(net, columns)
@@ -225,25 +286,29 @@ def posterior_codes(net: Network, variables: Sequence[str], codes: Mapping[str, 
         whole = len(rows) == len(matrix) and pattern.all()
         distinct, inverse = distinct_rows(matrix if whole else matrix[np.ix_(rows, pattern)])
         plan = _plan(net, variables, observed, batched=True)
-        table, _ = _execute(net, plan, dict(zip(observed, distinct.T)), cases=len(distinct))
+        table, _, _ = _execute(net, plan, dict(zip(observed, distinct.T)), cases=len(distinct))
         if plan.result_variables[:1] != (CASE,):  # the evidence says nothing about the query
             table = np.broadcast_to(table, (len(distinct),) + shape)
         totals = table.reshape(len(distinct), -1).sum(axis=1)
-        if not np.all(totals > 0):
-            case = int(np.flatnonzero(~(totals > 0))[0])
-            row = int(rows[int(np.flatnonzero(inverse.ravel() == case)[0])])
-            raise impossible_row(net, matrix, columns, observed, row, row_names)
+        zero = ~(totals > 0)
+        if zero.any():
+            if impossible == "raise":
+                case = int(np.flatnonzero(zero)[0])
+                row = int(rows[int(np.flatnonzero(inverse.ravel() == case)[0])])
+                raise impossible_row(net, matrix, columns, observed, row, row_names)
+            totals[zero] = np.nan
         normalised = table / totals.reshape((-1,) + (1,) * len(shape))
         result[rows] = normalised[inverse.ravel()]
     return result
 
 
-def posteriors(net: Network, evidence=None) -> dict:
+def posteriors(net: Network, evidence=None, impossible: str = "raise") -> dict:
     """P(X | e) for every variable X, by one junction-tree propagation (two passes over
     the cliques instead of one elimination per variable).
 
     A dict of evidence gives ``{variable: Factor}``; a DataFrame (one case per row)
-    gives ``{variable: array of shape (N, |X|)}``. See :mod:`bbn.inference.junction_tree`.
+    gives ``{variable: array of shape (N, |X|)}`` (``impossible="nan"``: NaN rows for
+    impossible cases, as :func:`posterior_batch`). See :mod:`bbn.inference.junction_tree`.
     """
     from bbn.inference.junction_tree import posteriors as all_posteriors
-    return all_posteriors(net, evidence)
+    return all_posteriors(net, evidence, impossible)

@@ -13,6 +13,17 @@ Sum-product elimination of X from the factors φ1..φk that mention it::
 A batch of N evidence rows is the same plan run with arrays of state indices instead
 of single indices: sliced tables gain a leading case axis ``CASE`` that is never
 summed out, so N rows cost one pass.
+
+Underflow: products of many small entries fall below the smallest double (1e-308) and
+read as 0. A result whose largest entry (per case) is at least TRUSTED = 1e-200 cannot
+have lost anything that matters (a lost term is < 1e-308, below 1e-108 of it); any other
+result — P(e) = 1e-4000, or a false 0 — is computed again in logs (:func:`evaluate`)::
+
+    log ψ(N(X)) = log Σ_x exp(Σ_i log φi)      (max and argmax for MAP steps)
+
+and returned as a mantissa (largest entry 1) times exp(log scale), so that 0 means
+P = 0 exactly. einsum takes at most 63 operands: a step with more multiplies its 0-d
+factors first and contracts the rest in groups (:func:`contract`).
 """
 
 from __future__ import annotations
@@ -45,6 +56,15 @@ _PAIRWISE_FROM = 1 << 16
 #: Distinct subscripts einsum accepts; plans with more variables number them per step.
 _LETTERS = 52
 
+#: Operands one einsum call takes: numpy's NPY_MAXARGS (64) counts the output too.
+_OPERANDS = 63
+
+#: A result whose largest entry is at least this lost nothing to underflow that matters.
+TRUSTED = 1e-200
+
+#: Entries below this may hold denormal (imprecise) parts: 1e-310 has 13 digits, 1e-320 3.
+SHARP = 1e-280
+
 
 @dataclass(slots=True)
 class Step:
@@ -58,6 +78,7 @@ class Step:
     maximize: bool = False  # max-product (MAP) instead of sum-product
     size: int = 1  # entries of the product of the inputs (without the batch axis)
     path: list | None = None  # einsum's contraction path, found on the first run
+    wide: bool = False  # over 52 distinct subscripts (one-state variables): beyond einsum
 
 
 @dataclass
@@ -79,6 +100,7 @@ class Plan:
     # The network's tables of ``sources``, kept by the first run: the plan lives in the
     # network's cache, which every change to a table clears.
     tables: list[np.ndarray] | None = None
+    log_tables: list[np.ndarray] | None = None  # their logs, made when first needed
 
 
 def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]) -> set[str]:
@@ -234,6 +256,7 @@ def _relabel(step: Step) -> None:
     letter = dict(zip(used, range(len(used)))).__getitem__
     step.subscripts = [list(map(letter, s)) for s in step.subscripts]
     step.output = list(map(letter, step.output))
+    step.wide = len(used) > _LETTERS
 
 
 def check_memory(plan: Plan, cases: int = 1) -> None:
@@ -264,8 +287,58 @@ def slice_tables(plan: Plan, tables: Sequence[np.ndarray],
     return arrays
 
 
-def run_plan(plan: Plan, arrays: list[np.ndarray]) -> tuple[np.ndarray, list]:
-    """Execute the plan's steps.
+def evaluate(plan: Plan, tables: Sequence[np.ndarray],
+             evidence: Mapping[str, int | np.ndarray]) -> tuple[np.ndarray, np.ndarray | float,
+                                                                  list]:
+    """Run the plan on ``tables`` sliced by ``evidence``, safe from underflow.
+
+    Returns ``(table, log_scale, choices)``: the result is ``table × exp(log_scale)``
+    (``log_scale`` per case, an array, for a batched result; else a float). A result
+    whose largest entry is below TRUSTED, or which holds an entry in (0, SHARP), (per
+    case) is computed again in logs; it then comes back with largest entry 1, or all
+    zeros when it is 0 exactly.
+    """
+    table, choices = run_plan(plan, slice_tables(plan, tables, evidence))
+    batched = plan.result_variables[:1] == (CASE,)
+    if not batched and table.max() >= TRUSTED and (table.min() >= SHARP
+                                                   or not _blurred(table).any()):
+        return table, 0.0, choices  # the common case, first
+    if batched:
+        flat = table.reshape(len(table), -1)
+        low = ~(flat.max(axis=1) >= TRUSTED)
+        if flat.min() < SHARP:
+            low |= _blurred(flat).any(axis=1)
+        if not low.any():
+            return table, 0.0, choices
+    if plan.log_tables is None:
+        with np.errstate(divide="ignore"):
+            plan.log_tables = [np.log(t) for t in tables]
+    if not batched:
+        logs, choices = run_plan(plan, slice_tables(plan, plan.log_tables, evidence), log=True)
+        top = float(np.max(logs))
+        if top == -np.inf:
+            return np.zeros_like(logs), 0.0, choices
+        return np.exp(logs - top), top, choices
+    rows = np.flatnonzero(low)
+    part = {u: e[rows] for u, e in evidence.items()}
+    logs, _ = run_plan(plan, slice_tables(plan, plan.log_tables, part), log=True)
+    top = logs.reshape(len(rows), -1).max(axis=1)
+    top[top == -np.inf] = 0.0  # P = 0 exactly: exp(−inf) = 0 stays
+    table = np.array(table)  # einsum may return a view of a table
+    table[rows] = np.exp(logs - top.reshape((-1,) + (1,) * (logs.ndim - 1)))
+    scale = np.zeros(len(table))
+    scale[rows] = top
+    return table, scale, choices
+
+
+def _blurred(table: np.ndarray) -> np.ndarray:
+    """Entries in (0, SHARP): tiny beside the largest, and perhaps imprecise — redone in logs
+    so that even P(x | e) = 1e-250 comes out to the last digits."""
+    return (table > 0) & (table < SHARP)
+
+
+def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False) -> tuple[np.ndarray, list]:
+    """Execute the plan's steps (on the logs of the tables when ``log``).
 
     Returns the final array (axes ``result_variables``) and, for every max step, the
     argmax table needed to trace the MAP assignment back (see :func:`trace_back`).
@@ -275,11 +348,18 @@ def run_plan(plan: Plan, arrays: list[np.ndarray]) -> tuple[np.ndarray, list]:
     for step in plan.steps:
         operands = [factors[i] for i in step.inputs]
         if step.maximize:
-            table, best = _max_product(operands, step)
+            table, best = _max_product(operands, step, log)
             factors.append(table)
             choices.append((step, best))
         elif not operands:
-            factors.append(np.ones(()))
+            factors.append(np.zeros(()) if log else np.ones(()))
+        elif log:
+            axes = step.output + [u for u in dict.fromkeys(chain.from_iterable(step.subscripts))
+                                  if u not in step.output]
+            factors.append(_log_sum(_spread_product(operands, step.subscripts, axes, log=True),
+                                    tuple(range(len(step.output), len(axes)))))
+        elif len(operands) > _OPERANDS or step.wide:
+            factors.append(contract(operands, step.subscripts, step.output, wide=step.wide))
         else:
             args = []
             for array, subscript in zip(operands, step.subscripts):
@@ -293,15 +373,89 @@ def run_plan(plan: Plan, arrays: list[np.ndarray]) -> tuple[np.ndarray, list]:
     return factors[-1], choices
 
 
-def _max_product(operands: list[np.ndarray], step: Step) -> tuple[np.ndarray, np.ndarray]:
-    """Π operands over (output axes..., eliminated axis); max and argmax over the last."""
+def contract(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
+             output: list[int], path: list | None = None, wide: bool = False) -> np.ndarray:
+    """``numpy.einsum`` of any number of operands: Σ over the subscripts not in ``output``
+    of the product of the operands.
+
+    einsum takes at most 63 operands: with more, the 0-d ones (observed roots, fully
+    observed tables) are multiplied first, and the rest contracted in groups of
+    neighbours (sorted by subscripts), each group keeping the subscripts that later
+    groups or the output still need. ``wide``: more than 52 distinct subscripts, which
+    einsum cannot number (only one-state variables make such a product small enough):
+    the operands are broadcast together instead.
+
+    >>> contract([np.full(2, 0.5)] * 100, [[0]] * 100, [0]).tolist() == [0.5 ** 100] * 2
+    True
+    """
+    if len(operands) > _OPERANDS:
+        scalar = math.prod(float(a) for a in operands if a.ndim == 0)
+        pairs = sorted(((s, a) for a, s in zip(operands, subscripts) if a.ndim),
+                       key=lambda pair: pair[0])
+        while len(pairs) + 1 > _OPERANDS:
+            group, pairs = pairs[:_OPERANDS], pairs[_OPERANDS:]
+            needed = set(output).union(*(s for s, _ in pairs))
+            kept = [u for u in dict.fromkeys(chain.from_iterable(s for s, _ in group))
+                    if u in needed]
+            pairs.append((kept, contract([a for _, a in group], [s for s, _ in group], kept,
+                                         wide=wide)))
+        operands = [np.array(scalar)] + [a for _, a in pairs]
+        subscripts = [[]] + [s for s, _ in pairs]
+    if wide:
+        axes = list(dict.fromkeys(chain(output, chain.from_iterable(subscripts))))
+        return np.add.reduce(_spread_product(operands, subscripts, axes),
+                             axis=tuple(range(len(output), len(axes))))
+    args = []
+    for array, subscript in zip(operands, subscripts):
+        args += [array, subscript]
+    return np.einsum(*args, output, optimize=path or False)
+
+
+def _spread_product(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
+                    axes: list[int], log: bool = False) -> np.ndarray:
+    """Π_i φi (Σ_i log φi when ``log``), laid out on ``axes``: the operands broadcast
+    together into one new array (the step's product, as large as the plan said)."""
+    spreads = []
+    shape = [1] * len(axes)
+    for array, subscript in zip(operands, subscripts):
+        present = [u for u in axes if u in subscript]
+        layout = [array.shape[subscript.index(u)] if u in subscript else 1 for u in axes]
+        shape = [max(a, b) for a, b in zip(shape, layout)]
+        spreads.append(_align(array, subscript, present).reshape(layout))
+    total = np.zeros(shape) if log else np.ones(shape)
+    for spread in spreads:
+        if log:
+            total += spread
+        else:
+            total *= spread
+    return total
+
+
+def _log_sum(logs: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """log Σ exp(logs) over ``axes``, shifted by the maximum so nothing underflows
+    (``logs`` is overwritten)."""
+    if not axes:
+        return logs
+    top = np.max(logs, axis=axes, keepdims=True)
+    top[~np.isfinite(top)] = 0.0  # all −inf: the sum is 0, its log −inf
+    logs -= top
+    np.exp(logs, out=logs)
+    with np.errstate(divide="ignore"):
+        return np.log(np.add.reduce(logs, axis=axes)) + np.squeeze(top, axes)
+
+
+def _max_product(operands: list[np.ndarray], step: Step,
+                 log: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Π operands (Σ of their logs when ``log``) over (output axes..., eliminated axis);
+    max and argmax over the last."""
     eliminated = next(u for s in step.subscripts for u in s if u not in step.output)
     axes = step.output + [eliminated]
-    args = []
-    for array, subscript in zip(operands, step.subscripts):
-        args += [array, subscript]
-    product = np.einsum(*args, axes) if len(operands) > 1 else _align(operands[0],
-                                                                       step.subscripts[0], axes)
+    if log:
+        product = _spread_product(operands, step.subscripts, axes, log=True)
+    elif len(operands) > 1:
+        product = contract(operands, step.subscripts, axes, wide=step.wide)
+    else:
+        product = _align(operands[0], step.subscripts[0], axes)
     return product.max(axis=-1), product.argmax(axis=-1)
 
 

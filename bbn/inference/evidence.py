@@ -7,6 +7,7 @@ cell and suggest close matches.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -64,6 +65,28 @@ def refuse_continuous_columns(net: Network, columns: Sequence[str]) -> None:
     if continuous:
         raise QueryError(f"{continuous[0]!r} is continuous: for batches with continuous "
                          "evidence use net.predict_proba(data, target)")
+
+
+#: What a batch does with a case whose evidence is impossible (P(e_i) = 0).
+IMPOSSIBLE = ("raise", "nan")
+
+
+def check_impossible(impossible: str) -> None:
+    """QueryError unless ``impossible`` is one of IMPOSSIBLE."""
+    if impossible not in IMPOSSIBLE:
+        raise QueryError(f"impossible must be 'raise' or 'nan', got {impossible!r}"
+                         f"{suggest(str(impossible), IMPOSSIBLE)}")
+
+
+def warn_impossible(answer: np.ndarray, stacklevel: int = 4) -> None:
+    """Warn how many cases (rows of ``answer``, NaN where the evidence is impossible)
+    have impossible evidence; ``stacklevel`` 4 names the caller of a public method that
+    calls the function calling this one."""
+    first = answer[(slice(None),) + (0,) * (answer.ndim - 1)]
+    count = int(np.isnan(first).sum())
+    if count:
+        warnings.warn(f"{count} of {len(first)} case(s) have impossible evidence "
+                      "(P(e) = 0): their rows are NaN", RuntimeWarning, stacklevel=stacklevel)
 
 
 def impossible_row(net: Network, matrix: np.ndarray, columns: Sequence[str],

@@ -31,7 +31,7 @@ import numpy as np
 
 from bbn.inference.clique_tree import JunctionTree, Table, normalised_tables
 from bbn.inference.elimination import check_memory, relevant_variables
-from bbn.inference.propagation import ZeroProbability, checked_total
+from bbn.inference.propagation import SMALLEST, ZeroProbability, checked_total
 from bbn.network import Network
 
 #: Evidence that leaves at most this many joint states of the hidden variables is
@@ -109,7 +109,8 @@ def joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray
     joint = tree.joint
     bad = None if cases is None else np.zeros(cases, dtype=bool)
     for table in tree.constants:
-        checked_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad)
+        checked_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad,
+                      least=SMALLEST)
     product = joint.static
     lead: tuple[int, ...] = ()
     for i, (table, spread) in enumerate(joint.tables):
@@ -134,5 +135,5 @@ def joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray
         marginal = np.add.reduce(product * values, axis=tuple(k for k in axes if k != a))
         result[v] = marginal / np.add.reduce(marginal, axis=-1, keepdims=True)
     if bad is not None and bad.any():
-        raise ZeroProbability(bad)
+        raise ZeroProbability(bad, result)
     return result

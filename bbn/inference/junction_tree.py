@@ -55,10 +55,12 @@ from bbn.inference.clique_tree import JunctionTree, compile_cliques, read_networ
 from bbn.inference.continuous import gaussian_variables
 from bbn.inference.elimination import check_memory
 from bbn.inference.evidence import (
+    check_impossible,
     check_variables,
     evidence_codes,
     evidence_indices,
     impossible_row,
+    warn_impossible,
 )
 from bbn.inference.joint_table import compile_joint, joint_posteriors
 from bbn.inference.propagation import ZeroProbability, collect_and_distribute
@@ -66,14 +68,15 @@ from bbn.memory import get_memory_limit
 from bbn.network import Network
 
 
-def posteriors(net: Network, evidence=None):
+def posteriors(net: Network, evidence=None, impossible: str = "raise"):
     """P(X | e) for every variable X of the network.
 
     ``evidence`` is a dict ``{variable: state}`` (or None): the result is
     ``{variable: Factor}`` in declaration order, observed variables one-hot. A
     :class:`pandas.DataFrame` with one row per case (missing cells allowed) gives
     ``{variable: array of shape (N, |X|)}`` instead. Raises ImpossibleEvidenceError
-    when P(e) = 0 (for a batch, naming the first such row), MemoryLimitError when the
+    when P(e) = 0 (for a batch, naming the first such row; with ``impossible="nan"``
+    such rows are NaN instead, and a warning counts them), MemoryLimitError when the
     largest clique would exceed the memory limit. A network with Gaussian leaves is
     answered one discrete variable at a time by :func:`bbn.inference.posterior`.
     """
@@ -87,8 +90,11 @@ def posteriors(net: Network, evidence=None):
                              "network without Gaussian variables; pass one case at a time")
         return {v: continuous.posterior(net, [v], dict(evidence or {})) for v in net.variables
                 if not net.is_gaussian(v)}
+    check_impossible(impossible)
     if batch:
-        return _posteriors_batch(net, evidence)
+        result = _posteriors_batch(net, evidence, impossible)
+        warn_impossible(next(iter(result.values())), stacklevel=5)
+        return result
     return _posteriors_one(net, dict(evidence or {}))
 
 
@@ -115,8 +121,12 @@ def _posteriors_one(net: Network, evidence: dict) -> dict[str, Factor]:
     tree = junction_tree(net, list(indices))
     try:
         marginals = propagate(tree, indices)
-    except ZeroProbability:
-        raise ImpossibleEvidenceError(evidence) from None
+    except ZeroProbability:  # P(e) = 0, or a sum too small to trust: eliminate in logs
+        hidden = [v for v in net.variables if v not in indices]
+        marginals = {v: p[0] for v, p in by_elimination(
+            net, hidden, {u: np.array([i]) for u, i in indices.items()}).items()}
+        if not hidden or np.isnan(marginals[hidden[0]][0]):  # only constants: P(e) = 0
+            raise ImpossibleEvidenceError(evidence) from None
     result = {}
     for v, data in net.graph.nodes(data=True):  # the node data: no lookup per variable
         states = data["states"]
@@ -131,19 +141,36 @@ def _posteriors_one(net: Network, evidence: dict) -> dict[str, Factor]:
     return result
 
 
-def _posteriors_batch(net: Network, frame) -> dict[str, np.ndarray]:
-    return posteriors_codes(net, evidence_codes(net, frame), frame.index, len(frame))
+def by_elimination(net: Network, hidden: Sequence[str],
+                   codes: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """P(X | e_i) for each X in ``hidden`` and the cases ``codes`` (state indices), one
+    batched elimination per variable (in logs where underflow threatens, see
+    :func:`bbn.inference.elimination.evaluate`); NaN rows where P(e_i) = 0.
+
+    What a propagation falls back to when a sum in it is below TRUSTED (1e-200): 0, or
+    too small for the products in the cliques to be trusted.
+    """
+    from bbn.inference import posterior_codes
+    return {v: posterior_codes(net, [v], codes, impossible="nan") for v in hidden}
+
+
+def _posteriors_batch(net: Network, frame, impossible: str = "raise") -> dict[str, np.ndarray]:
+    return posteriors_codes(net, evidence_codes(net, frame), frame.index, len(frame),
+                            impossible)
 
 
 def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=None,
-                     cases: int | None = None) -> dict[str, np.ndarray]:
+                     cases: int | None = None, impossible: str = "raise") -> dict[str, np.ndarray]:
     """P(X | e_i) for every variable X and N cases given as state indices.
 
     ``codes`` is ``{variable: (N,) ints}``, −1 where a case does not observe it (``cases``
     gives N when there are no columns). Cases are grouped by which variables they
     observe and, within a group, by their distinct evidence; each group of distinct
-    cases is one batched propagation. Returns ``{variable: (N, |X|) array}``.
+    cases is one batched propagation. Returns ``{variable: (N, |X|) array}``. A case with
+    P(e_i) = 0 raises ImpossibleEvidenceError (``impossible="raise"``) or gets NaN rows
+    (``impossible="nan"``).
     """
+    check_impossible(impossible)
     columns = list(codes)
     check_variables(net, columns, role="evidence")
     if columns:
@@ -156,7 +183,7 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
     result = {v: np.empty((n, net.cardinality(v))) for v in net.variables}
     if n == 0:
         return result
-    impossible = []  # (row, observed columns): the first impossible row of each group
+    impossible_rows = []  # (row, observed columns): the first impossible row of each group
     for rows, pattern in observed_groups(matrix >= 0):
         observed = [c for c, seen in zip(columns, pattern) if seen]
         for j, c in enumerate(columns):
@@ -168,23 +195,37 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
         tree = junction_tree(net, observed)
         hidden = [v for v in net.variables if v not in observed]
         answers = {v: np.empty((len(distinct), net.cardinality(v))) for v in hidden}
+        zero = np.zeros(len(distinct), dtype=bool)  # P(e) = 0
         chunk = max(1, get_memory_limit() // (8 * max(tree.total_entries, 1)))
         for start in range(0, len(distinct), chunk):
             part = distinct[start:start + chunk]
             check_memory(tree, len(part))
+            flagged = np.zeros(0, dtype=np.intp)
             try:
                 with np.errstate(invalid="ignore", divide="ignore"):  # impossible cases: 0/0
                     marginals = propagate(tree, dict(zip(observed, part.T)), cases=len(part))
-            except ZeroProbability as error:
-                bad = start + np.flatnonzero(error.rows)
-                impossible.append((int(rows[np.isin(inverse, bad)].min()), observed))
-                break
+            except ZeroProbability as error:  # P(e) = 0 or too small: eliminate in logs
+                flagged = np.flatnonzero(error.rows)
+                marginals = error.result
             for v in hidden:
                 answers[v][start:start + chunk] = marginals.get(v, tree.fixed_marginals.get(v))
+            if len(flagged):
+                redone = by_elimination(net, hidden, dict(zip(observed, part[flagged].T)))
+                for v in hidden:
+                    answers[v][start + flagged] = redone[v]
+                zero[start + flagged] = (np.isnan(redone[hidden[0]][:, 0]) if hidden
+                                         else True)
+            if zero.any() and impossible == "raise":
+                impossible_rows.append((int(rows[np.isin(inverse, np.flatnonzero(zero))].min()),
+                                        observed))
+                break
         for v in hidden:
             result[v][rows] = answers[v][inverse]
-    if impossible:
-        row, observed = min(impossible)
+        if zero.any():
+            for v in observed:  # no answer at all for an impossible case
+                result[v][rows[zero[inverse.ravel()]]] = np.nan
+    if impossible_rows:
+        row, observed = min(impossible_rows)
         raise impossible_row(net, matrix, columns, observed, row, row_names)
     return result
 

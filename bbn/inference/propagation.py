@@ -7,11 +7,13 @@ product; the two passes make every clique's belief its posterior::
     distribute (root → leaves):  β_c = ψ_c Π_k μ_{k→c} · P(S | e) / μ_{c→p}(S)
     P(X | e) = Σ_{C \\ X} β_C     for the smallest clique or separator C holding X
 
-Messages are normalised on the way up; a message or root whose sum is 0 means P(e) = 0
-(:class:`ZeroProbability`). Only the *dirty* cliques (some evidence in their subtree) redo
-the collect pass; the others' messages were computed when the tree was compiled
-(:mod:`bbn.inference.clique_tree`). Potentials are flat arrays, with a leading case axis
-for a batch; :func:`multiply_spread` multiplies an operand into one as its :class:`Spread` says.
+Messages are normalised on the way up; a message or root whose sum is 0 — or below
+TRUSTED = 1e-200, where underflow may have lost what matters — stops with
+:class:`ZeroProbability`, and the caller answers by elimination in logs instead. Only
+the *dirty* cliques (some evidence in their subtree) redo the collect pass; the others'
+messages were computed when the tree was compiled (:mod:`bbn.inference.clique_tree`).
+Potentials are flat arrays, with a leading case axis for a batch; :func:`multiply_spread`
+multiplies an operand into one as its :class:`Spread` says.
 
 >>> import bbn
 >>> from bbn.inference.clique_tree import compile_cliques, read_network
@@ -30,16 +32,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bbn.inference.elimination import TRUSTED
 from bbn.inference.summing import apply_sum
+
+#: The smallest positive double: a sum at least this is not 0.
+SMALLEST = float(np.finfo(float).smallest_subnormal)
 
 if TYPE_CHECKING:
     from bbn.inference.clique_tree import Clique, JunctionTree, Spread
 
 class ZeroProbability(Exception):
-    """P(e) = 0 (for a batch, in the cases marked in ``rows``)."""
+    """P(e) = 0, or a sum too small to trust (for a batch, in the cases marked in
+    ``rows``; ``result`` then holds the posteriors of the other cases)."""
 
-    def __init__(self, rows: np.ndarray | None = None):
+    def __init__(self, rows: np.ndarray | None = None, result: dict | None = None):
         self.rows = rows
+        self.result = result
 
 
 def collect_and_distribute(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
@@ -49,7 +57,8 @@ def collect_and_distribute(tree: JunctionTree, evidence: Mapping[str, int | np.n
     # A batch carries on past impossible rows (their totals count as 1) to name the first.
     bad = None if cases is None else np.zeros(cases, dtype=bool)
     for table in tree.constants:
-        checked_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad)
+        checked_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad,
+                      least=SMALLEST)  # a constant factor: multiplies nothing, only 0 counts
     potentials: dict[int, np.ndarray] = {}
     messages: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for c in tree.collect:
@@ -71,7 +80,7 @@ def collect_and_distribute(tree: JunctionTree, evidence: Mapping[str, int | np.n
             messages[c] = upward_message(clique, potential, bad)
     result = distribute(tree, tree.distribute, potentials, messages, evidence, bad, scratch)
     if bad is not None and bad.any():
-        raise ZeroProbability(bad)
+        raise ZeroProbability(bad, result)
     return result
 
 
@@ -113,15 +122,17 @@ def upward_message(clique: Clique, potential: np.ndarray, bad: np.ndarray | None
     return raw / total, divisor
 
 
-def checked_total(array: np.ndarray, bad: np.ndarray | None = None) -> np.ndarray:
-    """Σ along the last axis (kept as length 1); where it is 0, raise ZeroProbability, or
-    for a batch (``bad`` given) mark the row and count its total as 1."""
+def checked_total(array: np.ndarray, bad: np.ndarray | None = None,
+                  least: float = TRUSTED) -> np.ndarray:
+    """Σ along the last axis (kept as length 1); where it is below ``least`` (0, or too
+    small to trust), raise ZeroProbability, or for a batch (``bad`` given) mark the row
+    and count its total as 1."""
     total = np.add.reduce(array, axis=-1, keepdims=True)
     if total.ndim == 1:  # one case: a float comparison is cheaper than array ones
-        if not total[0] > 0:
+        if not total[0] >= least:
             raise ZeroProbability()
         return total
-    zero = ~(total > 0)
+    zero = ~(total >= least)
     if zero.any():
         if bad is None:
             raise ZeroProbability()
