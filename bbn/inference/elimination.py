@@ -13,6 +13,16 @@ Sum-product elimination of X from the factors φ1..φk that mention it::
 A batch of N evidence rows is the same plan run with arrays of state indices instead
 of single indices: sliced tables gain a leading case axis ``CASE`` that is never
 summed out, so N rows cost one pass.
+
+Memory is checked against the limit before anything is allocated, on the peak of
+everything alive at once (:class:`Cost`), not on the largest table alone. Replaying the
+plan's steps on sizes, the peak is the largest, over steps, of::
+
+    alive (sliced tables, unconsumed step outputs, argmax tables of max steps)
+    + the step's product Π_{U ∈ inputs} |U|  (einsum's pairwise intermediates, or the
+      product a max step materialises) + its output (twice for a max step: max, argmax)
+
+with the entries over the case axis counted N times for a batch of N cases.
 """
 
 from __future__ import annotations
@@ -24,9 +34,8 @@ from itertools import chain
 
 import numpy as np
 
-from bbn.errors import MemoryLimitError
 from bbn.inference.ordering import eliminate_greedily, interaction_graph
-from bbn.memory import format_bytes, get_memory_limit
+from bbn.memory import ENTRY_BYTES, check_allocation, format_bytes, get_memory_limit
 
 
 class _CaseAxis:
@@ -44,6 +53,23 @@ _PAIRWISE_FROM = 1 << 16
 
 #: Distinct subscripts einsum accepts; plans with more variables number them per step.
 _LETTERS = 52
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """Entries (float64) alive at once at the peak of a computation: ``fixed`` ones plus
+    ``per_case`` for each case of a batch (an upper bound: the two maxima may come from
+    different moments); ``largest`` is the largest single table and ``width`` the induced
+    width, for the message."""
+
+    fixed: int
+    per_case: int
+    largest: int
+    width: int
+
+    def entries(self, cases: int = 1) -> int:
+        """Entries alive at the peak for ``cases`` cases."""
+        return self.fixed + max(cases, 1) * self.per_case
 
 
 @dataclass(slots=True)
@@ -76,6 +102,7 @@ class Plan:
     result_variables: tuple[str, ...] = ()
     largest_table: int = 0  # entries, without the batch axis
     width: int = 0  # induced width: largest number of variables in one table, minus one
+    cost: Cost = Cost(0, 0, 0, 0)  # the peak of the run (see check_memory)
     # The network's tables of ``sources``, kept by the first run: the plan lives in the
     # network's cache, which every change to a table clears.
     tables: list[np.ndarray] | None = None
@@ -100,7 +127,8 @@ def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]
 def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[str, int],
                  query: Sequence[str], observed: Sequence[str], batched: bool = False,
                  maximize: Sequence[str] = (),
-                 positive: Mapping[str, bool] | None = None) -> Plan:
+                 positive: Mapping[str, bool] | None = None,
+                 order: Sequence[str] | None = None) -> Plan:
     """Plan the elimination of everything but ``query`` given ``observed`` variables.
 
     The result factor is over ``(CASE,) + query`` when batched, else ``query``. The
@@ -117,6 +145,9 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     out children first gives Π row sums = 1, and the component's sum is at least the
     product of the smallest entries of its observed variables' tables. Leave
     ``positive`` out when the caller needs P(e) itself.
+
+    ``order`` replaces the greedy elimination order: the variables to eliminate are taken
+    in its order (the summed ones, then the maximised ones), any it lacks after them.
     """
     # Compiling is what a question on an empty cache pays for, and costs far more than
     # answering with small tables: the loops below avoid rebuilding tuples, dicts and
@@ -146,10 +177,13 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     card = {**cardinality, CASE: 1} if batched else cardinality  # plan without the batch axis
     maximized = set(maximize)
     letter = {u: i for i, u in enumerate(graph)}  # einsum's subscripts, one per variable
-    order = eliminate_greedily(graph, card, [v for v in letter if v not in targets
-                                              and v is not CASE])
-    if maximized:  # on what the summed variables leave behind
-        order += eliminate_greedily(graph, card, maximized)
+    summed = [v for v in letter if v not in targets and v is not CASE]
+    if order is not None:
+        order = _follow(order, summed) + _follow(order, [v for v in maximized if v in letter])
+    else:
+        order = eliminate_greedily(graph, card, summed)
+        if maximized:  # on what the summed variables leave behind
+            order += eliminate_greedily(graph, card, maximized)
 
     size_of = card.__getitem__
     to_letter = letter.__getitem__
@@ -165,15 +199,32 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
                 ids.append(i)
     steps = []
     largest, widest = 1, 0
+    # Entries alive (fixed, per case) and each factor's share of them: a sliced table is
+    # a new array, an unsliced one a view of the network's table (no allocation).
+    alive = [0, 0]
+    shares: list = []
+    for source, scope in zip(sources, scopes):
+        share = _share(scope, size_of, batched) if source[1] else (0, 0)
+        shares.append(share)
+        alive[0] += share[0]
+        alive[1] += share[1]
+    peak = alive.copy()
     for v in order:
         bucket = [i for i in holding.pop(v) if scopes[i] is not None]
         union = dict.fromkeys(chain.from_iterable([scopes[i] for i in bucket]))
         size = math.prod(map(size_of, union))
         largest = max(largest, size)
         widest = max(widest, len(union))
+        product = (0, size) if batched and CASE in union else (size, 0)
         del union[v]
         out = tuple(union)
         output = list(map(to_letter, out))
+        made = _share(out, size_of, batched)
+        copies = 2 if v in maximized else 1  # a max step keeps its argmax table to the end
+        for k in (0, 1):
+            peak[k] = max(peak[k], alive[k] + product[k] + copies * made[k])
+            alive[k] += copies * made[k] - sum(shares[i][k] for i in bucket)
+        shares.append(made)  # consuming the output frees it once: the argmax stays
         steps.append(Step(bucket, [subscripts[i] for i in bucket], output, v, out,
                           v in maximized, size))
         for i in bucket:
@@ -190,11 +241,30 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     size = math.prod(map(size_of, union))
     steps.append(Step(remaining, [subscripts[i] for i in remaining],
                       list(map(to_letter, final)), None, final, size=size))
+    product = (0, size) if has_case else (size, 0)
+    made = _share(final, size_of, batched)
+    for k in (0, 1):  # the last product, its result and the normalised copy of it
+        peak[k] = max(peak[k], alive[k] + product[k] + 2 * made[k])
     if len(letter) > _LETTERS:
         for step in steps:
             _relabel(step)
+    largest, width = max(largest, size), max(widest, len(union)) - 1
     return Plan(sources=sources, steps=steps, result=len(scopes), result_variables=final,
-                largest_table=max(largest, size), width=max(widest, len(union)) - 1)
+                largest_table=largest, width=width, cost=Cost(*peak, largest, width))
+
+
+def _share(scope: Sequence, size_of, batched: bool) -> tuple[int, int]:
+    """(fixed, per-case) entries of a table over ``scope``."""
+    size = math.prod(map(size_of, scope))
+    return (0, size) if batched and CASE in scope else (size, 0)
+
+
+def _follow(order: Sequence[str], chosen: Sequence[str]) -> list[str]:
+    """``chosen`` in the order of ``order``, those it lacks last."""
+    wanted = set(chosen)
+    ranked = [v for v in order if v in wanted]
+    seen = set(ranked)
+    return ranked + [v for v in chosen if v not in seen]
 
 
 def _drop_separated(sources: list, graph: dict, targets: set[str],
@@ -236,16 +306,21 @@ def _relabel(step: Step) -> None:
     step.output = list(map(letter, step.output))
 
 
-def check_memory(plan: Plan, cases: int = 1) -> None:
-    """Raise MemoryLimitError if the plan's largest table would exceed the limit."""
-    estimated = plan.largest_table * max(cases, 1) * 8
-    if estimated > get_memory_limit():
-        raise MemoryLimitError(
-            f"exact inference would build a table of about {format_bytes(estimated)} "
-            f"(induced width {plan.width}), above the memory limit of "
-            f"{format_bytes(get_memory_limit())}; raise it with "
-            "bbn.set_memory_limit(bytes), query fewer variables at once, "
-            "or add evidence")
+def fits(cost: Cost, cases: int = 1, held: int = 0) -> bool:
+    """Whether :func:`check_memory` accepts ``cost``."""
+    return (cost.entries(cases) + held) * ENTRY_BYTES <= get_memory_limit()
+
+
+def check_memory(cost: Cost, cases: int = 1, held: int = 0) -> None:
+    """Raise MemoryLimitError, before anything is allocated, if the peak of a computation
+    (a plan's or a junction tree's :class:`Cost`) for ``cases`` cases, plus ``held``
+    entries kept by earlier ones, exceeds the memory limit."""
+    largest = format_bytes(8 * cost.largest * max(cases, 1))
+    check_allocation(cost.entries(cases) + held,
+                     f"exact inference (induced width {cost.width}, largest table {largest}, "
+                     "everything alive at once counted)",
+                     "raise the limit with bbn.set_memory_limit(bytes), query fewer "
+                     "variables at once, or add evidence")
 
 
 def slice_tables(plan: Plan, tables: Sequence[np.ndarray],
