@@ -19,8 +19,10 @@ everything alive at once (:class:`Cost`), not on the largest table alone. Replay
 plan's steps on sizes, the peak is the largest, over steps, of::
 
     alive (sliced tables, unconsumed step outputs, argmax tables of max steps)
-    + the step's product Π_{U ∈ inputs} |U|  (einsum's pairwise intermediates, or the
-      product a max step materialises) + its output (twice for a max step: max, argmax)
+    + k × the step's product Π_{U ∈ inputs} |U|  (k = 3 for a max step, which
+      materialises it; 2 for a sum of more than two tables, contracted pairwise; 0 for
+      one or two, which einsum sums without storing the product)
+    + the step's output (twice for a max step: max and argmax)
 
 with the entries over the case axis counted N times for a batch of N cases.
 """
@@ -215,7 +217,7 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
         size = math.prod(map(size_of, union))
         largest = max(largest, size)
         widest = max(widest, len(union))
-        product = (0, size) if batched and CASE in union else (size, 0)
+        product = _product(size, len(bucket), v in maximized, batched and CASE in union)
         del union[v]
         out = tuple(union)
         output = list(map(to_letter, out))
@@ -241,7 +243,7 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     size = math.prod(map(size_of, union))
     steps.append(Step(remaining, [subscripts[i] for i in remaining],
                       list(map(to_letter, final)), None, final, size=size))
-    product = (0, size) if has_case else (size, 0)
+    product = _product(size, len(remaining), False, has_case)
     made = _share(final, size_of, batched)
     for k in (0, 1):  # the last product, its result and the normalised copy of it
         peak[k] = max(peak[k], alive[k] + product[k] + 2 * made[k])
@@ -257,6 +259,16 @@ def _share(scope: Sequence, size_of, batched: bool) -> tuple[int, int]:
     """(fixed, per-case) entries of a table over ``scope``."""
     size = math.prod(map(size_of, scope))
     return (0, size) if batched and CASE in scope else (size, 0)
+
+
+def _product(size: int, operands: int, maximize: bool, per_case: bool) -> tuple[int, int]:
+    """(fixed, per-case) entries of the temporaries of one step whose product has ``size``
+    entries (measured with tracemalloc): a max step materialises the product and numpy's
+    einsum may add two aligned copies of it (3 ×); a sum of at most two operands loops
+    over the product without storing it (0); more operands are contracted pairwise,
+    each intermediate at most the product, with a copy for the contraction (2 ×)."""
+    entries = size * (3 if maximize else 2 if operands > 2 else 0)
+    return (0, entries) if per_case else (entries, 0)
 
 
 def _follow(order: Sequence[str], chosen: Sequence[str]) -> list[str]:
