@@ -201,15 +201,17 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
                 ids.append(i)
     steps = []
     largest, widest = 1, 0
-    # Entries alive (fixed, per case) and each factor's share of them: a sliced table is
-    # a new array, an unsliced one a view of the network's table (no allocation).
+    # Entries alive, [fixed, per case], and each factor's share of them (which of the two,
+    # how many): a sliced table is a new array, an unsliced one a view of the network's.
     alive = [0, 0]
-    shares: list = []
+    kinds: list[int] = []
+    shares: list[int] = []
     for source, scope in zip(sources, scopes):
-        share = _share(scope, size_of, batched) if source[1] else (0, 0)
+        kind = 1 if batched and CASE in scope else 0
+        share = math.prod(map(size_of, scope)) if source[1] else 0
+        kinds.append(kind)
         shares.append(share)
-        alive[0] += share[0]
-        alive[1] += share[1]
+        alive[kind] += share
     peak = alive.copy()
     for v in order:
         bucket = [i for i in holding.pop(v) if scopes[i] is not None]
@@ -217,16 +219,20 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
         size = math.prod(map(size_of, union))
         largest = max(largest, size)
         widest = max(widest, len(union))
-        product = _product(size, len(bucket), v in maximized, batched and CASE in union)
+        k = 1 if batched and CASE in union else 0  # the product's and the output's kind
+        made = size // size_of(v)
+        copies = 2 if v in maximized else 1  # a max step keeps its argmax table to the end
+        at_peak = alive[k] + _temporaries(size, len(bucket), copies == 2) + copies * made
+        if at_peak > peak[k]:  # the other kind's entries are not above their peak now
+            peak[k] = at_peak
+        alive[k] += copies * made
+        for i in bucket:
+            alive[kinds[i]] -= shares[i]
+        kinds.append(k)
+        shares.append(made)  # consuming the output frees it once: the argmax stays
         del union[v]
         out = tuple(union)
         output = list(map(to_letter, out))
-        made = _share(out, size_of, batched)
-        copies = 2 if v in maximized else 1  # a max step keeps its argmax table to the end
-        for k in (0, 1):
-            peak[k] = max(peak[k], alive[k] + product[k] + copies * made[k])
-            alive[k] += copies * made[k] - sum(shares[i][k] for i in bucket)
-        shares.append(made)  # consuming the output frees it once: the argmax stays
         steps.append(Step(bucket, [subscripts[i] for i in bucket], output, v, out,
                           v in maximized, size))
         for i in bucket:
@@ -243,10 +249,9 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     size = math.prod(map(size_of, union))
     steps.append(Step(remaining, [subscripts[i] for i in remaining],
                       list(map(to_letter, final)), None, final, size=size))
-    product = _product(size, len(remaining), False, has_case)
-    made = _share(final, size_of, batched)
-    for k in (0, 1):  # the last product, its result and the normalised copy of it
-        peak[k] = max(peak[k], alive[k] + product[k] + 2 * made[k])
+    k = 1 if has_case else 0  # the last product, its result and the normalised copy of it
+    peak[k] = max(peak[k], alive[k] + _temporaries(size, len(remaining), False)
+                  + 2 * math.prod(map(size_of, final)))
     if len(letter) > _LETTERS:
         for step in steps:
             _relabel(step)
@@ -255,20 +260,13 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
                 largest_table=largest, width=width, cost=Cost(*peak, largest, width))
 
 
-def _share(scope: Sequence, size_of, batched: bool) -> tuple[int, int]:
-    """(fixed, per-case) entries of a table over ``scope``."""
-    size = math.prod(map(size_of, scope))
-    return (0, size) if batched and CASE in scope else (size, 0)
-
-
-def _product(size: int, operands: int, maximize: bool, per_case: bool) -> tuple[int, int]:
-    """(fixed, per-case) entries of the temporaries of one step whose product has ``size``
-    entries (measured with tracemalloc): a max step materialises the product and numpy's
-    einsum may add two aligned copies of it (3 ×); a sum of at most two operands loops
-    over the product without storing it (0); more operands are contracted pairwise,
-    each intermediate at most the product, with a copy for the contraction (2 ×)."""
-    entries = size * (3 if maximize else 2 if operands > 2 else 0)
-    return (0, entries) if per_case else (entries, 0)
+def _temporaries(size: int, operands: int, maximize: bool) -> int:
+    """Entries of the temporaries of one step whose product has ``size`` entries (measured
+    with tracemalloc): a max step materialises the product and numpy's einsum may add two
+    aligned copies of it (3 ×); a sum of at most two operands loops over the product
+    without storing it (0); more operands are contracted pairwise, each intermediate at
+    most the product, with a copy for the contraction (2 ×)."""
+    return size * (3 if maximize else 2 if operands > 2 else 0)
 
 
 def _follow(order: Sequence[str], chosen: Sequence[str]) -> list[str]:
@@ -327,7 +325,9 @@ def check_memory(cost: Cost, cases: int = 1, held: int = 0) -> None:
     """Raise MemoryLimitError, before anything is allocated, if the peak of a computation
     (a plan's or a junction tree's :class:`Cost`) for ``cases`` cases, plus ``held``
     entries kept by earlier ones, exceeds the memory limit."""
-    largest = format_bytes(8 * cost.largest * max(cases, 1))
+    if fits(cost, cases, held):  # the message is only built for a refusal: queries are hot
+        return
+    largest = format_bytes(ENTRY_BYTES * cost.largest * max(cases, 1))
     check_allocation(cost.entries(cases) + held,
                      f"exact inference (induced width {cost.width}, largest table {largest}, "
                      "everything alive at once counted)",
