@@ -74,7 +74,8 @@ def posteriors(net: Network, evidence=None):
     :class:`pandas.DataFrame` with one row per case (missing cells allowed) gives
     ``{variable: array of shape (N, |X|)}`` instead. Raises ImpossibleEvidenceError
     when P(e) = 0 (for a batch, naming the first such row), MemoryLimitError when the
-    largest clique would exceed the memory limit. A network with Gaussian leaves is
+    tree's peak (every potential, the call's arrays, a belief) would exceed the memory
+    limit. A network with Gaussian leaves is
     answered one discrete variable at a time by :func:`bbn.inference.posterior`.
     """
     batch = evidence is not None and not isinstance(evidence, Mapping)
