@@ -145,7 +145,7 @@ def test_batch_is_chunked_to_respect_the_memory_limit(chair, memory_limit):
     frame = pd.DataFrame({"A": ["T", "F"] * 20, "S": ["T"] * 20 + ["F"] * 20})
     whole = posteriors(chair, frame)
     tree = junction_tree(chair, ["A", "S"])
-    memory_limit(8 * tree.total_entries)  # one case per chunk still fits
+    memory_limit(8 * tree.cost.entries(cases=1))  # one case per chunk still fits
     chunked = posteriors(chair, frame)
     for v in chair.variables:
         np.testing.assert_array_equal(chunked[v], whole[v])
@@ -186,7 +186,10 @@ def test_compiled_tree_is_reused_and_dropped_when_the_network_changes():
 def test_compiled_trees_beyond_the_memory_limit_are_evicted(memory_limit, monkeypatch):
     _cliques_only(monkeypatch)  # a joint table keeps no arrays of its own
     net = _two_parts()
-    memory_limit(64)  # the largest clique fits; each tree keeps two 2-entry arrays
+    # Each tree: cliques of 2 (the evidence side) and 4 entries, a peak of 6 + 2 + 2·4 = 16
+    # entries, and it keeps two 2-entry arrays. 16 + 4 entries let one tree stay cached
+    # while the next compiles: the third drops the first.
+    memory_limit(8 * (16 + 4))
     for observed in ("B", "A", "D"):
         posteriors(net, {observed: "T"})
         assert junction_tree(net, [observed]).cached_bytes == 32
@@ -216,10 +219,12 @@ def test_impossible_evidence_raises(both_ways):
 def test_memory_limit_refuses_a_large_clique(memory_limit):
     """Six 4-state parents of W, married by W's table: the largest clique has 4^7 entries."""
     net = wide_network()
-    memory_limit(4 ** 7 * 8 - 1)
-    with pytest.raises(bbn.MemoryLimitError, match=r"128\.0 KiB \(induced width 6\)"):
+    # the clique's potential, then its belief and the sums taken from it: 3 · 4^7 entries
+    memory_limit(3 * 4 ** 7 * 8 - 1)
+    with pytest.raises(bbn.MemoryLimitError, match=r"induced width 6, largest table 128\.0 "
+                                                   r"KiB.* needs 384\.0 KiB"):
         posteriors(net)
-    memory_limit(4 ** 7 * 8)
+    memory_limit(3 * 4 ** 7 * 8)
     result = posteriors(net)
     np.testing.assert_allclose(result["P3"].values, [0.1, 0.2, 0.3, 0.4], rtol=0, atol=EXACT)
 

@@ -39,13 +39,14 @@ from __future__ import annotations
 
 import math
 import re
+from graphlib import CycleError, TopologicalSorter
 
 import numpy as np
 
 from bbn.errors import BBNError, ParseError
 from bbn.formats import FormatError
 from bbn.formats._text import Retry, error_at, name_from_source, number_texts
-from bbn.network import Network
+from bbn.network import Network, row_tolerance
 
 # "c" lines (the UAI 2016 specification) and "#" to the end of a line (pyAgrum's files)
 _NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
@@ -116,9 +117,14 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     tokens = _Tokens(text, source)
     kind = tokens.tokens[0] if tokens.tokens else ""
     if kind.upper() == "MARKOV":
-        raise tokens.error(0, "MARKOV networks (undirected models) are not supported: bbn "
-                              "reads Bayesian networks, expected 'BAYES'")
-    if kind.upper() != "BAYES":
+        net = _markov_as_bayes(tokens, name_from_source(source))
+        if isinstance(net, Network):
+            return net
+        raise tokens.error(0, "MARKOV networks (undirected models) are not supported yet: "
+                              f"{net}; bbn reads Bayesian networks ('BAYES', or MARKOV "
+                              "factors that are each a variable's table given the rest of "
+                              "the factor)", found=False)
+    elif kind.upper() != "BAYES":
         raise tokens.error(0, "expected 'BAYES'")
     tokens.next = 1
     n = tokens.integer("the number of variables", 1)
@@ -141,6 +147,56 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     if tokens.next < len(tokens.tokens):
         raise tokens.error(tokens.next, "expected the end of the file after the last table")
     return net
+
+
+def _markov_as_bayes(tokens: _Tokens, name: str) -> Network | str:
+    """A MARKOV file read as the Bayesian network it writes as factors, or why it is not one.
+
+    It is one when there is one factor per variable, and the same position of every
+    scope — the last (as in BAYES) or the first (UAI 2014's Promedus instances) — names
+    each variable once, reading each factor as the table of that variable given the rest
+    of its scope is acyclic, and every factor sums to 1 over that variable for each
+    configuration of the others (within the row tolerance). Then Π_i φ_i =
+    Π_X P(X | Pa(X)), with the normalising constant 1.
+    """
+    tokens.next = 1
+    n = tokens.integer("the number of variables", 1)
+    cards = [tokens.integer(f"the number of states of X{i}", 1) for i in range(n)]
+    m = tokens.integer("the number of factors", 1)
+    if m != n:
+        return f"{m} factors for {n} variables (a Bayesian network has one table per variable)"
+    scopes = [[tokens.integer(f"a variable of factor {t}", 0, n - 1)
+               for _ in range(tokens.integer(f"the size of factor {t}'s scope", 1, n))]
+              for t in range(m)]
+    factors = []
+    for t, scope in enumerate(scopes):
+        expected = math.prod(cards[v] for v in scope)
+        tokens.integer(f"the number of entries of factor {t}", expected, expected)
+        factors.append(tokens.numbers(expected, f"factor {t}").reshape([cards[v] for v in scope]))
+    if tokens.next < len(tokens.tokens):
+        raise tokens.error(tokens.next, "expected the end of the file after the last factor")
+    problem = "its factors are not one conditional table per variable"
+    for child in (-1, 0):  # the child last (as BAYES), or first
+        if (len({scope[child] for scope in scopes}) != n
+                or any(len(set(scope)) != len(scope) for scope in scopes)):
+            continue
+        tables = {f"X{scope[child]}": np.moveaxis(f, child, -1)
+                  for scope, f in zip(scopes, factors)}
+        if any(np.abs(t.sum(axis=-1) - 1).max() > row_tolerance(t.shape[-1]) or t.min() < 0
+               for t in tables.values()):
+            problem = "a factor does not sum to 1 over its child for some configuration"
+            continue
+        parents = {f"X{scope[child]}": [f"X{v}" for v in scope if v != scope[child]]
+                   for scope in scopes}
+        try:
+            TopologicalSorter(parents).prepare()
+        except CycleError:
+            problem = "its factors, read as conditional tables, form a cycle"
+            continue
+        return Network.assemble(name, {f"X{i}": [str(s) for s in range(card)]
+                                       for i, card in enumerate(cards)}, parents,
+                                {v: np.ascontiguousarray(t) for v, t in tables.items()})
+    return problem
 
 
 def _from_pyagrum(values: np.ndarray, scope: list[int], cards: list[int]) -> np.ndarray:

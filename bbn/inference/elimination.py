@@ -24,6 +24,18 @@ result — P(e) = 1e-4000, or a false 0 — is computed again in logs (:func:`ev
 and returned as a mantissa (largest entry 1) times exp(log scale), so that 0 means
 P = 0 exactly. einsum takes at most 63 operands: a step with more multiplies its 0-d
 factors first and contracts the rest in groups (:func:`contract`).
+
+Memory is checked against the limit before anything is allocated, on the peak of
+everything alive at once (:class:`Cost`), not on the largest table alone. Replaying the
+plan's steps on sizes, the peak is the largest, over steps, of::
+
+    alive (sliced tables, unconsumed step outputs, argmax tables of max steps)
+    + k × the step's product Π_{U ∈ inputs} |U|  (k = 3 for a max step, which
+      materialises it; 2 for a sum of more than two tables, contracted pairwise; 0 for
+      one or two, which einsum sums without storing the product)
+    + the step's output (twice for a max step: max and argmax)
+
+with the entries over the case axis counted N times for a batch of N cases.
 """
 
 from __future__ import annotations
@@ -35,9 +47,8 @@ from itertools import chain
 
 import numpy as np
 
-from bbn.errors import MemoryLimitError
 from bbn.inference.ordering import eliminate_greedily, interaction_graph
-from bbn.memory import format_bytes, get_memory_limit
+from bbn.memory import ENTRY_BYTES, check_allocation, format_bytes, get_memory_limit
 
 
 class _CaseAxis:
@@ -64,6 +75,23 @@ TRUSTED = 1e-200
 
 #: Entries below this may hold denormal (imprecise) parts: 1e-310 has 13 digits, 1e-320 3.
 SHARP = 1e-280
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """Entries (float64) alive at once at the peak of a computation: ``fixed`` ones plus
+    ``per_case`` for each case of a batch (an upper bound: the two maxima may come from
+    different moments); ``largest`` is the largest single table and ``width`` the induced
+    width, for the message."""
+
+    fixed: int
+    per_case: int
+    largest: int
+    width: int
+
+    def entries(self, cases: int = 1) -> int:
+        """Entries alive at the peak for ``cases`` cases."""
+        return self.fixed + max(cases, 1) * self.per_case
 
 
 @dataclass(slots=True)
@@ -97,6 +125,7 @@ class Plan:
     result_variables: tuple[str, ...] = ()
     largest_table: int = 0  # entries, without the batch axis
     width: int = 0  # induced width: largest number of variables in one table, minus one
+    cost: Cost = Cost(0, 0, 0, 0)  # the peak of the run (see check_memory)
     # The network's tables of ``sources``, kept by the first run: the plan lives in the
     # network's cache, which every change to a table clears.
     tables: list[np.ndarray] | None = None
@@ -122,7 +151,8 @@ def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]
 def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[str, int],
                  query: Sequence[str], observed: Sequence[str], batched: bool = False,
                  maximize: Sequence[str] = (),
-                 positive: Mapping[str, bool] | None = None) -> Plan:
+                 positive: Mapping[str, bool] | None = None,
+                 order: Sequence[str] | None = None) -> Plan:
     """Plan the elimination of everything but ``query`` given ``observed`` variables.
 
     The result factor is over ``(CASE,) + query`` when batched, else ``query``. The
@@ -139,6 +169,9 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     out children first gives Π row sums = 1, and the component's sum is at least the
     product of the smallest entries of its observed variables' tables. Leave
     ``positive`` out when the caller needs P(e) itself.
+
+    ``order`` replaces the greedy elimination order: the variables to eliminate are taken
+    in its order (the summed ones, then the maximised ones), any it lacks after them.
     """
     # Compiling is what a question on an empty cache pays for, and costs far more than
     # answering with small tables: the loops below avoid rebuilding tuples, dicts and
@@ -168,10 +201,13 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     card = {**cardinality, CASE: 1} if batched else cardinality  # plan without the batch axis
     maximized = set(maximize)
     letter = {u: i for i, u in enumerate(graph)}  # einsum's subscripts, one per variable
-    order = eliminate_greedily(graph, card, [v for v in letter if v not in targets
-                                              and v is not CASE])
-    if maximized:  # on what the summed variables leave behind
-        order += eliminate_greedily(graph, card, maximized)
+    summed = [v for v in letter if v not in targets and v is not CASE]
+    if order is not None:
+        order = _follow(order, summed) + _follow(order, [v for v in maximized if v in letter])
+    else:
+        order = eliminate_greedily(graph, card, summed)
+        if maximized:  # on what the summed variables leave behind
+            order += eliminate_greedily(graph, card, maximized)
 
     size_of = card.__getitem__
     to_letter = letter.__getitem__
@@ -187,12 +223,35 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
                 ids.append(i)
     steps = []
     largest, widest = 1, 0
+    # Entries alive, [fixed, per case], and each factor's share of them (which of the two,
+    # how many): a sliced table is a new array, an unsliced one a view of the network's.
+    alive = [0, 0]
+    kinds: list[int] = []
+    shares: list[int] = []
+    for source, scope in zip(sources, scopes):
+        kind = 1 if batched and CASE in scope else 0
+        share = math.prod(map(size_of, scope)) if source[1] else 0
+        kinds.append(kind)
+        shares.append(share)
+        alive[kind] += share
+    peak = alive.copy()
     for v in order:
         bucket = [i for i in holding.pop(v) if scopes[i] is not None]
         union = dict.fromkeys(chain.from_iterable([scopes[i] for i in bucket]))
         size = math.prod(map(size_of, union))
         largest = max(largest, size)
         widest = max(widest, len(union))
+        k = 1 if batched and CASE in union else 0  # the product's and the output's kind
+        made = size // size_of(v)
+        copies = 2 if v in maximized else 1  # a max step keeps its argmax table to the end
+        at_peak = alive[k] + _temporaries(size, len(bucket), copies == 2) + copies * made
+        if at_peak > peak[k]:  # the other kind's entries are not above their peak now
+            peak[k] = at_peak
+        alive[k] += copies * made
+        for i in bucket:
+            alive[kinds[i]] -= shares[i]
+        kinds.append(k)
+        shares.append(made)  # consuming the output frees it once: the argmax stays
         del union[v]
         out = tuple(union)
         output = list(map(to_letter, out))
@@ -212,11 +271,32 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     size = math.prod(map(size_of, union))
     steps.append(Step(remaining, [subscripts[i] for i in remaining],
                       list(map(to_letter, final)), None, final, size=size))
+    k = 1 if has_case else 0  # the last product, its result and the normalised copy of it
+    peak[k] = max(peak[k], alive[k] + _temporaries(size, len(remaining), False)
+                  + 2 * math.prod(map(size_of, final)))
     if len(letter) > _LETTERS:
         for step in steps:
             _relabel(step)
+    largest, width = max(largest, size), max(widest, len(union)) - 1
     return Plan(sources=sources, steps=steps, result=len(scopes), result_variables=final,
-                largest_table=max(largest, size), width=max(widest, len(union)) - 1)
+                largest_table=largest, width=width, cost=Cost(*peak, largest, width))
+
+
+def _temporaries(size: int, operands: int, maximize: bool) -> int:
+    """Entries of the temporaries of one step whose product has ``size`` entries (measured
+    with tracemalloc): a max step materialises the product and numpy's einsum may add two
+    aligned copies of it (3 ×); a sum of at most two operands loops over the product
+    without storing it (0); more operands are contracted pairwise, each intermediate at
+    most the product, with a copy for the contraction (2 ×)."""
+    return size * (3 if maximize else 2 if operands > 2 else 0)
+
+
+def _follow(order: Sequence[str], chosen: Sequence[str]) -> list[str]:
+    """``chosen`` in the order of ``order``, those it lacks last."""
+    wanted = set(chosen)
+    ranked = [v for v in order if v in wanted]
+    seen = set(ranked)
+    return ranked + [v for v in chosen if v not in seen]
 
 
 def _drop_separated(sources: list, graph: dict, targets: set[str],
@@ -259,16 +339,23 @@ def _relabel(step: Step) -> None:
     step.wide = len(used) > _LETTERS
 
 
-def check_memory(plan: Plan, cases: int = 1) -> None:
-    """Raise MemoryLimitError if the plan's largest table would exceed the limit."""
-    estimated = plan.largest_table * max(cases, 1) * 8
-    if estimated > get_memory_limit():
-        raise MemoryLimitError(
-            f"exact inference would build a table of about {format_bytes(estimated)} "
-            f"(induced width {plan.width}), above the memory limit of "
-            f"{format_bytes(get_memory_limit())}; raise it with "
-            "bbn.set_memory_limit(bytes), query fewer variables at once, "
-            "or add evidence")
+def fits(cost: Cost, cases: int = 1, held: int = 0) -> bool:
+    """Whether :func:`check_memory` accepts ``cost``."""
+    return (cost.entries(cases) + held) * ENTRY_BYTES <= get_memory_limit()
+
+
+def check_memory(cost: Cost, cases: int = 1, held: int = 0) -> None:
+    """Raise MemoryLimitError, before anything is allocated, if the peak of a computation
+    (a plan's or a junction tree's :class:`Cost`) for ``cases`` cases, plus ``held``
+    entries kept by earlier ones, exceeds the memory limit."""
+    if fits(cost, cases, held):  # the message is only built for a refusal: queries are hot
+        return
+    largest = format_bytes(ENTRY_BYTES * cost.largest * max(cases, 1))
+    check_allocation(cost.entries(cases) + held,
+                     f"exact inference (induced width {cost.width}, largest table {largest}, "
+                     "everything alive at once counted)",
+                     "raise the limit with bbn.set_memory_limit(bytes), query fewer "
+                     "variables at once, or add evidence")
 
 
 def slice_tables(plan: Plan, tables: Sequence[np.ndarray],

@@ -24,13 +24,13 @@ On a handful of variables this beats building and walking a tree of cliques in P
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from bbn.inference.clique_tree import JunctionTree, Table, normalised_tables
-from bbn.inference.elimination import check_memory, relevant_variables
+from bbn.inference.clique_tree import JunctionTree, Table, normalised_tables, tree_cost
+from bbn.inference.elimination import Cost, check_memory, relevant_variables
 from bbn.inference.propagation import SMALLEST, ZeroProbability, checked_total
 from bbn.network import Network
 
@@ -61,7 +61,8 @@ class Joint:
 
 def compile_joint(net: Network, observed: Sequence[str], hidden: list[str],
                    parents: Mapping[str, tuple[str, ...]], card: Mapping[str, int],
-                   tables: Mapping[str, np.ndarray]) -> JunctionTree:
+                   tables: Mapping[str, np.ndarray],
+                   room: Callable[[Cost], int] | None = None) -> JunctionTree:
     """A tree without cliques: its :class:`Joint` holds every table (the tables of
     barren variables are handled as in
     :func:`bbn.inference.clique_tree.compile_cliques`)."""
@@ -70,7 +71,9 @@ def compile_joint(net: Network, observed: Sequence[str], hidden: list[str],
     tree = JunctionTree(observed=tuple(observed), cliques=[], constants=[], collect=[],
                         distribute=[], fixed_marginals={}, largest_table=size,
                         width=len(hidden) - 1, total_entries=size)
-    check_memory(tree)
+    # the joint, then per case its product with the evidence tables and one weighted copy
+    tree.cost = tree_cost(size, size, size, tree.width)
+    check_memory(tree.cost, held=room(tree.cost) if room else 0)
     observed_set = set(observed)
     ancestral = relevant_variables(parents, observed_set)
     normalised = normalised_tables(net, tables)

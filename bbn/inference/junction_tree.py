@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -53,7 +53,7 @@ from bbn.factor import Factor
 from bbn.inference import continuous, joint_table
 from bbn.inference.clique_tree import JunctionTree, compile_cliques, read_network
 from bbn.inference.continuous import gaussian_variables
-from bbn.inference.elimination import check_memory
+from bbn.inference.elimination import Cost, check_memory, fits
 from bbn.inference.evidence import (
     check_impossible,
     check_variables,
@@ -64,7 +64,7 @@ from bbn.inference.evidence import (
 )
 from bbn.inference.joint_table import compile_joint, joint_posteriors
 from bbn.inference.propagation import ZeroProbability, collect_and_distribute
-from bbn.memory import get_memory_limit
+from bbn.memory import ENTRY_BYTES, get_memory_limit
 from bbn.network import Network
 
 
@@ -77,7 +77,8 @@ def posteriors(net: Network, evidence=None, impossible: str = "raise"):
     ``{variable: array of shape (N, |X|)}`` instead. Raises ImpossibleEvidenceError
     when P(e) = 0 (for a batch, naming the first such row; with ``impossible="nan"``
     such rows are NaN instead, and a warning counts them), MemoryLimitError when the
-    largest clique would exceed the memory limit. A network with Gaussian leaves is
+    tree's peak (every potential, the call's arrays, a belief) would exceed the memory
+    limit. A network with Gaussian leaves is
     answered one discrete variable at a time by :func:`bbn.inference.posterior`.
     """
     batch = evidence is not None and not isinstance(evidence, Mapping)
@@ -110,7 +111,16 @@ def junction_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
     if tree is not None:
         trees.move_to_end(key)
         return tree
-    tree = trees[key] = compile_tree(net, list(key))
+
+    def room(cost: Cost) -> int:
+        """Entries the cached trees keep once the oldest are dropped, as long as the new
+        tree's peak and theirs would exceed the limit together."""
+        held = sum(t.cached_bytes for t in trees.values()) // ENTRY_BYTES
+        while trees and not fits(cost, held=held):
+            held -= trees.popitem(last=False)[1].cached_bytes // ENTRY_BYTES
+        return held
+
+    tree = trees[key] = compile_tree(net, list(key), room)
     while len(trees) > 1 and sum(t.cached_bytes for t in trees.values()) > get_memory_limit():
         trees.popitem(last=False)
     return tree
@@ -196,10 +206,11 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
         hidden = [v for v in net.variables if v not in observed]
         answers = {v: np.empty((len(distinct), net.cardinality(v))) for v in hidden}
         zero = np.zeros(len(distinct), dtype=bool)  # P(e) = 0
-        chunk = max(1, get_memory_limit() // (8 * max(tree.total_entries, 1)))
+        room = get_memory_limit() // ENTRY_BYTES - tree.cost.fixed
+        chunk = max(1, room // max(tree.cost.per_case, 1))
         for start in range(0, len(distinct), chunk):
             part = distinct[start:start + chunk]
-            check_memory(tree, len(part))
+            check_memory(tree.cost, len(part))
             flagged = np.zeros(0, dtype=np.intp)
             try:
                 with np.errstate(invalid="ignore", divide="ignore"):  # impossible cases: 0/0
@@ -230,16 +241,19 @@ def posteriors_codes(net: Network, codes: Mapping[str, np.ndarray], row_names=No
     return result
 
 
-def compile_tree(net: Network, observed: Sequence[str]) -> JunctionTree:
+def compile_tree(net: Network, observed: Sequence[str],
+                 room: Callable[[Cost], int] | None = None) -> JunctionTree:
     """Triangulate, build the tree, place the tables and solve the evidence-free parts
     (for few hidden joint states, a tree whose :class:`~bbn.inference.joint_table.Joint`
-    is the whole joint: the switch is ``bbn.inference.joint_table.DENSE_UP_TO``)."""
+    is the whole joint: the switch is ``bbn.inference.joint_table.DENSE_UP_TO``). ``room``,
+    given the tree's cost before anything is allocated, makes room for it and returns
+    the entries still kept by other trees, which count against the memory limit."""
     observed_set = set(observed)
     parents, card, tables = read_network(net)
     hidden = [v for v in parents if v not in observed_set]
     if math.prod(map(card.__getitem__, hidden)) <= joint_table.DENSE_UP_TO:
-        return compile_joint(net, observed, hidden, parents, card, tables)
-    return compile_cliques(net, observed, parents, card, tables)
+        return compile_joint(net, observed, hidden, parents, card, tables, room)
+    return compile_cliques(net, observed, parents, card, tables, room)
 
 
 def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],

@@ -16,11 +16,34 @@ n(pa, x) in the network's own axis order, computed without a Python loop over ro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from bbn.codes import mixed_radix
+from bbn.memory import check_allocation
+from bbn.network import Network
+
+
+def check_family_sizes(net: Network, variables: Iterable[str] | None = None) -> None:
+    """Raise MemoryLimitError, before any count is made, if a table to learn exceeds the
+    memory limit: Π |U| over the family U ∈ Pa(X) ∪ {X} (a Gaussian X: two numbers per
+    parent configuration).
+
+    >>> import bbn
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["T", "F"])
+    >>> check_family_sizes(net)
+    """
+    for v in net.variables if variables is None else variables:
+        parents = net.parents(v)
+        size = math.prod(net.cardinality(u) for u in parents)
+        size *= 2 if net.is_gaussian(v) else net.cardinality(v)
+        check_allocation(size, f"the table of {v!r} ({len(parents)} parent"
+                               f"{'' if len(parents) == 1 else 's'})",
+                         "give it fewer parents (or fewer states), or raise the limit "
+                         "with bbn.set_memory_limit(bytes)")
 
 
 def family_counts(columns: Sequence[np.ndarray], cardinalities: Sequence[int],

@@ -48,7 +48,7 @@ from bbn.codes import distinct_rows, mixed_radix
 from bbn.data import MISSING, encode, read_data, require_columns
 from bbn.errors import DataError
 from bbn.inference import posterior_codes
-from bbn.learning.counting import family_counts
+from bbn.learning.counting import check_family_sizes, family_counts
 from bbn.learning.estimators import check_estimator
 from bbn.learning.parameters import table_from_counts, warn_unseen
 from bbn.network import Network
@@ -106,6 +106,7 @@ def em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
     estimator = check_estimator(estimator, m, alpha, ess)
     if not (max_iter >= 1 and tol >= 0):
         raise DataError(f"EM needs max_iter ≥ 1 and tol ≥ 0, got {max_iter!r}, {tol!r}")
+    check_family_sizes(net)
     if hard or any(net.is_gaussian(v) for v in net.variables):
         from bbn.learning.mixture import mixture_em
         return mixture_em(net, data, estimator, m=m, prior=prior, alpha=alpha, ess=ess,

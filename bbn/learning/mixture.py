@@ -49,6 +49,7 @@ from bbn.data import MISSING, encode, location, numeric_column, read_data
 from bbn.errors import DataError
 from bbn.factor import Factor
 from bbn.inference.continuous import log_density
+from bbn.learning.counting import check_family_sizes
 from bbn.learning.estimators import check_estimator
 from bbn.learning.gaussian import check_ddof, fit_gaussian, fit_gaussians, variance_epsilon
 from bbn.learning.missing import EMResult
@@ -117,6 +118,7 @@ def mixture_em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
         raise DataError(f"EM needs max_iter ≥ 1 and tol ≥ 0, got {max_iter!r}, {tol!r}")
     if not var_smoothing >= 0:
         raise DataError(f"var_smoothing must be ≥ 0, got {var_smoothing!r}")
+    check_family_sizes(net)
     model = _Mixture(net, data, columns, hard)
     epsilon, floor = variance_epsilon(model.numbers, var_smoothing)
     model.options = dict(estimator=estimator, m=m, prior=prior, alpha=alpha, ess=ess,

@@ -33,7 +33,7 @@ from bbn.data import (
     require_columns,
 )
 from bbn.errors import DataError
-from bbn.learning.counting import family_counts
+from bbn.learning.counting import check_family_sizes, family_counts
 from bbn.learning.estimators import (
     UnseenParentsWarning,
     check_estimator,
@@ -76,6 +76,7 @@ def learn(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
     if missing not in MISSING_POLICIES:
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
     ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)
+    check_family_sizes(net)
     if missing == "em":
         from bbn.learning.missing import em
         return em(net, data, estimator, m=m, prior=prior, alpha=alpha, ess=ess, columns=columns,

@@ -23,6 +23,7 @@ import pandas as pd
 
 from bbn.codes import mixed_radix
 from bbn.errors import ModelError
+from bbn.memory import check_allocation
 from bbn.network import Network
 
 #: Rows drawn per block: bounds the (rows × states) comparison array.
@@ -41,6 +42,10 @@ def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) 
     missing = [v for v in net.variables if not net.has_cpt(v)]
     if missing:
         raise ModelError(f"cannot sample: no table for {', '.join(map(repr, missing))}")
+    # Each variable's draws (8 bytes a row at most) live until the frame is built.
+    check_allocation(n * len(net.variables), f"{n} sampled rows of {len(net.variables)} "
+                     "variables", "draw fewer rows at a time, or raise the limit with "
+                     "bbn.set_memory_limit(bytes)")
     rng = np.random.default_rng(seed)
     drawn: dict[str, np.ndarray] = {}
     for v in net.topological_order():
