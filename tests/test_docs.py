@@ -180,7 +180,7 @@ def test_booleans_read_by_read_csv_match_the_states_true_and_false(models):
     days = pd.read_csv(models / "tennis.csv")
     assert days["windy"].dtype == bool
     model = bbn.NaiveBayes(estimator="mle").fit(days.drop(columns="play"), days["play"])
-    assert model.network.states("windy") == ("false", "true")
+    assert model.network_.states("windy") == ("false", "true")
     for windy in ("true", "True", "TRUE", True):
         new = pd.DataFrame([["sunny", "cool", "high", windy]],
                            columns=["outlook", "temperature", "humidity", "windy"])
