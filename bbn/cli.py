@@ -67,7 +67,7 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
 def run_info(args: argparse.Namespace) -> int:
     net = bbn.load(args.model, normalize=args.normalize)
     print(f"network {net.name!r}: {len(net.variables)} variables, "
-          f"{net.graph.number_of_edges()} arcs")
+          f"{len(net.arcs())} arcs")
     rows = [("variable", "states", "parents")]
     for v in net.variables:
         rows.append((v, ", ".join(net.states(v)), ", ".join(net.parents(v)) or "-"))
@@ -92,7 +92,7 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"{args.model}: {len(problems)} problem(s)", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(f"{args.model}: ok ({len(net.variables)} variables, "
-          f"{net.graph.number_of_edges()} arcs)")
+          f"{len(net.arcs())} arcs)")
     return EXIT_OK
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import networkx as nx
 import numpy as np
 import pytest
 from example_networks import TF, chair_network, monty_hall_network
@@ -285,6 +286,42 @@ def test_remove_variable(chair):
     assert chair.variables == ("C", "S", "W", "A")
     assert chair.parents("A") == () and not chair.has_cpt("A")
     assert chair.children("C") == ("W",)
+
+
+def test_graph_is_a_frozen_copy(chair):
+    graph = chair.graph
+    assert list(graph.nodes) == ["C", "S", "W", "B", "A"]
+    assert graph.nodes["B"]["parents"] == ("C", "S") and graph.nodes["W"]["states"] == tuple(TF)
+    with pytest.raises(nx.NetworkXError, match="Frozen"):
+        graph.add_edge("A", "C")
+    with pytest.raises(nx.NetworkXError, match="Frozen"):
+        graph.remove_node("B")
+    graph.nodes["B"]["parents"] = ("C",)  # the copy's attributes, not the network's
+    graph.nodes["W"]["table"] = None
+    assert chair == chair_network() and chair.parents("B") == ("C", "S")
+    assert sorted(chair.graph.edges) == [("B", "A"), ("C", "B"), ("C", "W"), ("S", "B")]
+
+
+def test_membership_arcs_and_nodes(chair):
+    assert "B" in chair and "Z" not in chair and ["B"] not in chair
+    assert chair.arcs() == [("C", "W"), ("C", "B"), ("S", "B"), ("B", "A")]
+    assert repr(chair) == "Network('Back ache', 5 variables, 4 arcs)"
+    nodes = dict(chair.nodes())
+    assert list(nodes) == list(chair.variables) and nodes["B"]["parents"] == ("C", "S")
+    assert nodes["A"]["table"] is chair.cpt_array("A") and nodes["A"]["positive"]
+    with pytest.raises(TypeError):
+        nodes["B"]["parents"] = ()  # read-only: the network changes through its methods
+
+
+def test_topological_order_takes_the_earliest_declared_ready_variable():
+    net = Network.assemble("n", {v: TF for v in "DCBAE"},
+                           parents={"D": ["A"], "C": ["E"], "B": ["E", "C"]})
+    # ready at first: A, E; A is declared first, then D (declared before E) is ready
+    assert net.topological_order() == ["A", "D", "E", "C", "B"]
+    with pytest.raises(ModelError, match="would create the cycle E -> C -> B -> E"):
+        net.set_parents("E", ["B"])
+    assert net.parents("E") == () and net.arcs() == [("A", "D"), ("E", "C"), ("E", "B"),
+                                                     ("C", "B")]
 
 
 def test_copy_is_independent(chair):

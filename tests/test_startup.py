@@ -19,7 +19,7 @@ from bbn.errors import ParseError
 
 ROOT = Path(__file__).resolve().parents[1]  # the cwd of the runs: its bbn is imported
 
-NOT_FOR_A_QUERY = ("pyparsing", "pandas", "graphviz", "scipy", "sklearn",
+NOT_FOR_A_QUERY = ("pyparsing", "pandas", "graphviz", "scipy", "sklearn", "networkx",
                    "bbn.learning.parameters", "bbn.classification.classifier", "bbn.rendering")
 
 

@@ -56,7 +56,7 @@ def posterior_table(net: Network, frame: pd.DataFrame, target: str, *, source: s
                     unseen: str = "error") -> pd.DataFrame:
     """:func:`predict_proba` for a DataFrame already read (``source`` names it in errors)."""
     continuous = set(gaussian_variables(net))
-    evidence = [str(c) for c in frame.columns if str(c) in net.graph and str(c) != target]
+    evidence = [str(c) for c in frame.columns if str(c) in net and str(c) != target]
     discrete = [c for c in evidence if c not in continuous]
     observed_gaussian = [c for c in evidence if c in continuous]
     codes = {c: encode_column(frame[c], net.states(c), name=c, source=source,

@@ -53,9 +53,9 @@ import functools
 import itertools
 import math
 import re
+from graphlib import CycleError, TopologicalSorter
 from typing import NamedTuple
 
-import networkx as nx
 import numpy as np
 import pyparsing as pp
 
@@ -411,7 +411,7 @@ def _build(name: str, blocks: list, text: str, source: str, normalize: bool) -> 
     for p in blocks:
         if isinstance(p, _Probability):
             for v in (p.child, *p.parents):
-                if v not in net.graph:
+                if v not in net:
                     fail(v.loc, f"unknown variable {str(v)!r}{suggest(v, net.variables)}")
             if p.child in definitions:
                 first = text.count("\n", 0, definitions[p.child].child.loc) + 1
@@ -438,12 +438,14 @@ def _parents_first(definitions: dict[str, _Probability]) -> list[_Probability]:
     """The blocks in an order with parents before children, so that no arc added to the
     network has to be checked against a cycle through existing children (file order when
     there is a cycle: the network then reports it)."""
-    graph = nx.DiGraph()
-    graph.add_nodes_from(definitions)
-    graph.add_edges_from((parent, p.child) for p in definitions.values() for parent in p.parents)
+    order = TopologicalSorter()
+    for v in definitions:  # every block first: ties keep file order
+        order.add(v)
+    for v, p in definitions.items():
+        order.add(v, *p.parents)
     try:
-        return [definitions[v] for v in nx.topological_sort(graph) if v in definitions]
-    except nx.NetworkXUnfeasible:
+        return [definitions[v] for v in order.static_order() if v in definitions]
+    except CycleError:
         return list(definitions.values())
 
 

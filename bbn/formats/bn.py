@@ -711,7 +711,7 @@ class _Builder:
 
     def connect(self, net: Network, table: _Table, tables: dict[str, _Table]) -> None:
         name = table.variable.value
-        if name not in net.graph:
+        if name not in net:
             self.report(f"table for undeclared variable {name!r}"
                         f"{suggest(name, net.variables)}", table.variable.loc)
             return
@@ -722,7 +722,7 @@ class _Builder:
         seen: set[str] = set()
         fine = True
         for parent in table.parents:
-            if parent.value not in net.graph:
+            if parent.value not in net:
                 self.report(f"unknown parent {parent.value!r} of {name!r}"
                             f"{suggest(parent.value, net.variables)}", parent.loc)
                 fine = False

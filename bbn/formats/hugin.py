@@ -322,7 +322,7 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail, normalize: b
                             "probability table of one node; not supported")
     child = b.head[0]
     for v in (child, *b.given):
-        if v not in net.graph:
+        if v not in net:
             fail(v.loc, f"unknown node {str(v)!r}{suggest(v, net.variables)}")
     if child in defined:
         fail(child.loc, f"a second potential for {str(child)!r}")

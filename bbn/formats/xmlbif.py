@@ -150,7 +150,7 @@ def _build(name: str, network: ET.Element, fail, normalize: bool) -> Network:
         given = element.findall("GIVEN")
         parents = [(g.text or "").strip() for g in given]
         for v, at in ((child, element.find("FOR")), *zip(parents, given)):
-            if v not in net.graph:
+            if v not in net:
                 fail(element if at is None else at,
                      f"{where}: unknown variable {v!r}{suggest(v, net.variables)}")
         if child in defined:

@@ -109,7 +109,7 @@ def _structure(net: Network) -> tuple[dict, dict, dict]:
     if structure is None:
         parents, cardinality, positive = structure = ({}, {}, {})
         # One pass over the node data (NodeView lookups cost more than the copying).
-        for v, data in net.graph.nodes(data=True):
+        for v, data in net.nodes():
             parents[v] = data["parents"]
             cardinality[v] = len(data["states"])
             positive[v] = data["positive"]

@@ -379,7 +379,7 @@ def normalised_tables(net: Network, tables: Mapping[str, np.ndarray]) -> dict:
 def read_network(net: Network) -> tuple[dict, dict, dict]:
     """Parents, cardinality and table of every variable, in one pass over the nodes."""
     parents, card, tables = {}, {}, {}
-    for v, data in net.graph.nodes(data=True):
+    for v, data in net.nodes():
         table = data["table"]
         if table is None or data.get("kind"):
             net.cpt_array(v)  # a structure-only model fails here, naming the variable

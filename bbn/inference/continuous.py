@@ -64,7 +64,7 @@ def gaussian_variables(net: Network) -> tuple[str, ...]:
     """The network's Gaussian variables (cached until the network changes)."""
     found = net._cache.get("gaussian variables")
     if found is None:
-        found = tuple(v for v, kind in net.graph.nodes(data="kind") if kind == "gaussian")
+        found = tuple(v for v, data in net.nodes() if data.get("kind") == "gaussian")
         net._cache["gaussian variables"] = found
     return found
 
@@ -75,7 +75,7 @@ def discrete_part(net: Network) -> Network:
     if part is None:
         part = net.copy()
         for v in gaussian_variables(net):
-            part.graph.remove_node(v)  # a leaf: no child loses a parent
+            part.remove_variable(v)  # a leaf: no child loses a parent
         net._cache["discrete part"] = part
     return part
 

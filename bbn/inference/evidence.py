@@ -19,7 +19,7 @@ from bbn.network import Network
 def check_variables(net: Network, variables: Sequence[str], role: str = "query") -> None:
     """Raise QueryError for a variable the network does not have (with close matches)."""
     for v in variables:
-        if v not in net.graph:
+        if v not in net:
             raise QueryError(f"unknown {role} variable {v!r}{suggest(str(v), net.variables)}")
 
 

@@ -138,7 +138,7 @@ def _posteriors_one(net: Network, evidence: dict) -> dict[str, Factor]:
         if not hidden or np.isnan(marginals[hidden[0]][0]):  # only constants: P(e) = 0
             raise ImpossibleEvidenceError(evidence) from None
     result = {}
-    for v, data in net.graph.nodes(data=True):  # the node data: no lookup per variable
+    for v, data in net.nodes():  # the node data: no lookup per variable
         states = data["states"]
         if v in indices:
             values = np.zeros(len(states))
