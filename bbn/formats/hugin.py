@@ -54,12 +54,22 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Located, Retry, error_at, expected, located, name_from_source
+from bbn.formats._text import (
+    Located,
+    Retry,
+    check_size,
+    error_at,
+    expected,
+    is_number,
+    located,
+    name_from_source,
+    plain_line_ends,
+)
 from bbn.network import Network
 
 _QUOTED = r'"(?:[^"\\\n]|\\.)*"'
 _WORD = r'[^\s(){}=;|"%]+'
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_ESCAPE = re.compile(r"\\(.)")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT = re.compile(rf"{_QUOTED}|%[^\n]*")
 _DATA = r"\([\s0-9.eE+\-()]*\)"  # a nested list of plain numbers
@@ -99,7 +109,8 @@ def _plain(value):
 
 
 def _unquote(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text[1:-1])
+    inner = text[1:-1]
+    return _ESCAPE.sub(r"\1", inner) if "\\" in inner else inner  # most have no escape
 
 
 def _item(text: str, loc: int) -> Located:
@@ -221,15 +232,22 @@ def read(text: str, source: str = "<string>") -> Network:
     """Parse a Hugin ``.net`` document into a :class:`Network`."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
+    text = plain_line_ends(text)
     if "%" in text:
         text = _COMMENT.sub(lambda m: m[0] if m[0][0] == '"' else " " * len(m[0]), text)
     try:
         blocks = _grammar().parse_string(text, parse_all=True)
     except pp.ParseBaseException as error:
         raise error_at(text, source, error.loc, expected(error)) from None
+    except RecursionError:  # the token-level grammar nests one call per '('
+        raise error_at(text, source, _deepest(text), "parentheses nested too deeply for "
+                       "this reader") from None
 
     def fail(loc: int, message: str):
         raise error_at(text, source, loc, message)
+
+    def check(loc: int, entries: int, what: str):
+        check_size(entries, what, text, source, loc)
 
     name = name_from_source(source)
     if blocks and blocks[0].kind == "net" and "name" in blocks[0].attributes:
@@ -237,7 +255,14 @@ def read(text: str, source: str = "<string>") -> Network:
     try:
         return _assemble(name, blocks)
     except (Retry, BBNError):  # one node at a time, to report the first problem where it is
-        return _build(name, blocks, fail)
+        return _build(name, blocks, fail, check)
+
+
+def _deepest(text: str) -> int:
+    """The offset of the first '(' at the deepest nesting of ``text``."""
+    raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    depth = np.cumsum(raw == ord("("), dtype=np.int64) - np.cumsum(raw == ord(")"))
+    return int(np.argmax(depth))
 
 
 def _assemble(name: str, blocks: list[_Block]) -> Network:
@@ -273,7 +298,7 @@ def _retry(loc: int, message: str):
     raise Retry
 
 
-def _build(name: str, blocks: list[_Block], fail) -> Network:
+def _build(name: str, blocks: list[_Block], fail, check) -> Network:
     """The network one node at a time; the first problem raises a located error."""
     net = Network(name)
     for b in blocks:
@@ -301,11 +326,11 @@ def _build(name: str, blocks: list[_Block], fail) -> Network:
     defined: dict[str, int] = {}
     for b in blocks:
         if b.kind == "potential":
-            _define(net, b, defined, fail)
+            _define(net, b, defined, fail, check)
     return net
 
 
-def _define(net: Network, b: _Block, defined: dict[str, int], fail) -> None:
+def _define(net: Network, b: _Block, defined: dict[str, int], fail, check) -> None:
     if len(b.head) != 1:
         fail(b.head[1].loc, "a potential with several head variables is not a conditional "
                             "probability table of one node; not supported")
@@ -322,12 +347,13 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail) -> None:
         fail(child.loc, str(error))
     if "data" not in b.attributes:
         return
+    expected = math.prod(net.cardinality(v) for v in (*b.given, child))
+    check(b.where["data"], expected, f"the table of {str(child)!r} ({len(b.given)} parents)")
     data = b.attributes["data"]
     if isinstance(data, _Values):
         values = data.values
     else:
         values = np.array(_numbers(data, b.where["data"], fail), dtype=float)
-    expected = math.prod(net.cardinality(v) for v in (*b.given, child))
     if values.size != expected:
         fail(b.where["data"], f"the data of {net.family_text(child)} has {values.size} "
                               f"numbers, expected {expected}")
@@ -345,7 +371,7 @@ def _numbers(value, where: int, fail) -> list[str]:
     for item in value:
         if isinstance(item, list):
             out.extend(_numbers(item, where, fail))
-        elif not _NUMBER.fullmatch(item):
+        elif not is_number(item):
             fail(item.loc, f"expected a number, found {str(item)!r}")
         else:
             out.append(item)
