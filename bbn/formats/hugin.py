@@ -67,7 +67,7 @@ from bbn.formats._text import (
 )
 from bbn.network import Network
 
-_QUOTED = r'"(?:[^"\\\n]|\\.)*"'
+_QUOTED = r'"(?:[^"\\\n]|\\.)*+"'
 _WORD = r'[^\s(){}=;|"%]+'
 _ESCAPE = re.compile(r"\\(.)")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -75,12 +75,13 @@ _COMMENT = re.compile(rf"{_QUOTED}|%[^\n]*")
 _DATA = r"\([\s0-9.eE+\-()]*\)"  # a nested list of plain numbers
 # a whole word (the lookahead stops the regex engine from splitting it in two on failure)
 _WHOLE_WORD = rf"{_WORD}(?![^\s(){{}}=;|\"%])"
-_VALUE = rf"{_QUOTED}|\((?:\s*(?:{_QUOTED}|{_WHOLE_WORD}))*\s*\)|{_WORD}"
+# possessive (*+): a list of 10**6 states keeps no backtracking state per item (2.5 GB)
+_VALUE = rf"{_QUOTED}|\((?:\s*+(?:{_QUOTED}|{_WHOLE_WORD}))*+\s*+\)|{_WORD}"
 _ATTRIBUTE = re.compile(
     rf"\s*(?P<attribute>{_WORD})\s*=\s*(?:(?P<data>{_DATA})|(?P<value>{_VALUE}))\s*;")
 _ITEM = re.compile(rf"{_QUOTED}|{_WORD}")
 # the common layout of a node or potential block, read in one match by _PlainBlocks
-_ATTRIBUTES = rf"(?:\s*{_WORD}\s*=\s*(?:{_DATA}|{_VALUE})\s*;)*"
+_ATTRIBUTES = rf"(?:\s*+{_WORD}\s*+=\s*+(?:{_DATA}|{_VALUE})\s*+;)*+"
 _FAST_BLOCK = re.compile(
     rf"\s*(?:(?P<kind>(?:discrete\s+)?node)\s+(?P<name>{_WORD})"
     rf"|(?P<potential>potential)\s*\(\s*(?P<head>{_WORD})\s*(?:\|(?P<given>[^()|{{}}\"=;]*))?\))"
