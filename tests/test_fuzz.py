@@ -11,6 +11,9 @@ seed). Run long (random seeds; a few minutes per reader)::
 
     BBN_FUZZ_EXAMPLES=100000 nice python -m pytest tests/test_fuzz.py -q -k readers
 
+With ``BBN_FUZZ_PROGRESS=file``, the reader tests write the number of cases run so far
+to ``file.FORMAT`` every 100 cases (for runs stopped by a timeout).
+
 No hypothesis database is kept (``database=None``): nothing is written to the tree.
 Reading runs under a 64 MiB memory limit, so a file declaring a huge table is refused
 quickly rather than allocated.
@@ -141,11 +144,19 @@ def _read(text: str, fmt: str) -> bbn.Network | None:
 
 
 # ------------------------------------------------------------------------ readers
+PROGRESS = os.environ.get("BBN_FUZZ_PROGRESS")
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_readers_fail_only_with_bbn_errors(fmt):
+    cases = [0]
+
     @FUZZ
     @given(mutated(fmt), st.sampled_from(FORMATS))
     def check(text, other):
+        cases[0] += 1
+        if PROGRESS and cases[0] % 100 == 0:
+            Path(f"{PROGRESS}.{fmt}").write_text(f"{cases[0]}\n")
         net = _read(text, fmt)
         if net is not None:  # what was read is a network each writer can write or refuse
             with contextlib.suppress(BBNError):
@@ -196,6 +207,7 @@ def csv_for(draw, net: bbn.Network) -> str:
     columns = list(net.variables)
     rows = [[draw(st.sampled_from(net.states(v))) for v in columns]
             for _ in range(draw(st.integers(0, 6)))]
+    ragged = False
     for _ in range(draw(st.integers(0, 4))):
         edit = draw(st.sampled_from(["cell", "column", "drop", "header", "ragged"]))
         if edit == "cell" and rows:
@@ -213,9 +225,11 @@ def csv_for(draw, net: bbn.Network) -> str:
                 del row[k]
         elif edit == "header":
             columns[draw(st.integers(0, len(columns) - 1))] = draw(st.sampled_from(CELLS))
-        elif edit == "ragged" and rows:
-            rows[-1] = rows[-1][:-1]
+        elif edit == "ragged":
+            ragged = True
     lines = [",".join(columns)] + [",".join(row) for row in rows]
+    if ragged and len(lines) > 1:  # a row one cell short
+        lines[-1] = lines[-1].rpartition(",")[0]
     return "\n".join(lines) + "\n"
 
 
