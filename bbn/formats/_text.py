@@ -10,6 +10,7 @@ are characters of a line, counted in its columns.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import PurePath
 
@@ -19,10 +20,16 @@ from bbn.memory import check_allocation
 #: a decimal number in ASCII digits (the one rule of every reader)
 NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
 _NUMBER_RE = re.compile(NUMBER)
-_INTEGER_RE = re.compile(r"[0-9]+")
+#: a count (of states, variables, entries) in ASCII digits; more than 100 digits is no
+#: count, and Python's int() refuses over 4300 (a ValueError, not a located error)
+INTEGER = r"[0-9]{1,100}+(?![0-9])"
+_INTEGER_RE = re.compile(INTEGER)
 
 #: bytes a state name costs once read (a short str and its place in a list)
 STATE_BYTES = 64
+#: parents a table can have: one axis per parent and one for the child, and numpy's
+#: arrays have at most 64 axes (NPY_MAXDIMS, numpy 2)
+MAX_PARENTS = 63
 
 
 def is_number(token: str) -> bool:
@@ -37,8 +44,8 @@ def is_number(token: str) -> bool:
 def is_integer(token: str) -> bool:
     """Whether ``token`` is a non-negative integer in ASCII digits.
 
-    >>> is_integer("12"), is_integer("\\u00b2"), is_integer("\\uff11")
-    (True, False, False)
+    >>> is_integer("12"), is_integer("\\u00b2"), is_integer("\\uff11"), is_integer("9" * 101)
+    (True, False, False, False)
     """
     return _INTEGER_RE.fullmatch(token) is not None
 
@@ -46,6 +53,16 @@ def is_integer(token: str) -> bool:
 def plain_line_ends(text: str) -> str:
     """``text`` with CR LF and a lone CR as LF: the one line end the readers count."""
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def check_table(cards: list[int], what: str, text: str, source: str, offset: int) -> None:
+    """Refuse a table over ``cards`` (its parents' cardinalities, then its child's) that
+    has more than MAX_PARENTS parents (a located ParseError) or more entries than the
+    memory limit allows (see :func:`check_size`)."""
+    if len(cards) - 1 > MAX_PARENTS:
+        raise error_at(text, source, offset, f"{what}: bbn's tables have one axis per "
+                       f"parent, and allow at most {MAX_PARENTS} parents")
+    check_size(math.prod(cards), what, text, source, offset)
 
 
 def check_size(entries: int, what: str, text: str, source: str, offset: int,

@@ -62,10 +62,12 @@ import pyparsing as pp
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
 from bbn.formats._text import (
+    INTEGER,
+    MAX_PARENTS,
     NUMBER,
     Located,
     Retry,
-    check_size,
+    check_table,
     error_at,
     expected,
     located,
@@ -89,7 +91,7 @@ _BARE = re.compile(_WORD)
 _BARE_LIST = re.compile(_WORDS)
 # the common layout of a block, read in one match
 _FAST_VARIABLE = (rf"variable\s++(?P<name>{_WORD})\s*+\{{\s*+type\s++discrete\s*+\[\s*+"
-                  rf"(?P<count>[0-9]++)\s*+\]\s*+\{{\s*+(?P<states>(?:{_WORDS})?+)\s*+\}}\s*+;"
+                  rf"(?P<count>{INTEGER})\s*+\]\s*+\{{\s*+(?P<states>(?:{_WORDS})?+)\s*+\}}\s*+;"
                   rf"(?P<properties>(?:\s*+{_PROPERTY})*+)\s*+\}}")
 _TABLE_LINE = rf"\s*+table\s++(?P<table>{_LOOSE_NUMBERS})\s*+;\s*+"
 _TABLE_BODY = re.compile(_TABLE_LINE)
@@ -267,7 +269,7 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
     network = (pp.Keyword("network") - name - LBRACE - pp.ZeroOrMore(prop)
                - RBRACE).set_parse_action(lambda t: str(t[1]))
     type_decl = pp.Group(pp.Keyword("type") - pp.Keyword("discrete") - LBRACK
-                         - pp.Regex(r"[0-9]+").set_name("the number of states") - RBRACK
+                         - pp.Regex(INTEGER).set_name("the number of states") - RBRACK
                          - LBRACE - names - RBRACE - SEMI)
     variable_block = (pp.Keyword("variable") - name - LBRACE
                       - pp.Group(pp.ZeroOrMore(type_decl | prop)) - RBRACE).set_parse_action(
@@ -376,6 +378,8 @@ def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, te
             raise Retry from None
         # too large: refused (with its position) when _build reads the block again
         check_allocation(configurations * card, f"the table of {child!r}")
+        if len(given) > MAX_PARENTS:
+            raise Retry
         if given:
             parents[child] = given
         try:
@@ -485,8 +489,8 @@ def _block_table(net: Network, p: _Probability, states: dict, row_keys: _RowKeys
     """The table of a probability block (None if its body is empty); located errors."""
     parent_states = tuple(map(states.__getitem__, p.parents))
     card = len(states[p.child])
-    check_size(math.prod(map(len, parent_states)) * card, f"the table of {str(p.child)!r} "
-               f"({len(p.parents)} parents)", text, source, p.child.loc)
+    check_table([*map(len, parent_states), card], f"the table of {str(p.child)!r} "
+                f"({len(p.parents)} parents)", text, source, p.child.loc)
     try:
         numbers = _plain_numbers(p, card, *_keys(row_keys, parent_states, p))
         return None if numbers is None else _numbers(numbers).reshape(

@@ -40,7 +40,7 @@ import numpy as np
 import pyparsing as pp
 
 from bbn.errors import ModelError, ParseError, ParseErrors, clip, suggest
-from bbn.formats._text import Retry, check_size, error_at, name_from_source, plain_line_ends
+from bbn.formats._text import Retry, check_table, error_at, name_from_source, plain_line_ends
 from bbn.network import ROW_SUM_TOLERANCE, Network
 
 # ----------------------------------------------------------------- lexical pieces
@@ -724,8 +724,9 @@ class _Builder:
         gaussian = net.is_gaussian(variable)
         width = 2 if gaussian else net.cardinality(variable)
         configurations = math.prod(net.cardinality(p) for p in net.parents(variable))
-        check_size(configurations * width, f"the table of {variable!r} "
-                   f"({len(net.parents(variable))} parents)", self.text, self.source, table.loc)
+        check_table([*map(net.cardinality, net.parents(variable)), width],
+                    f"the table of {variable!r} ({len(net.parents(variable))} parents)",
+                    self.text, self.source, table.loc)
         blocks = [table.numbers] if table.numbers is not None else [r.numbers for r in table.rows]
         wrong_kind = next((block for block in blocks if block.normal != gaussian), None)
         if wrong_kind is not None:

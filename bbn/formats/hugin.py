@@ -55,9 +55,10 @@ import pyparsing as pp
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
 from bbn.formats._text import (
+    MAX_PARENTS,
     Located,
     Retry,
-    check_size,
+    check_table,
     error_at,
     expected,
     is_number,
@@ -247,8 +248,8 @@ def read(text: str, source: str = "<string>") -> Network:
     def fail(loc: int, message: str):
         raise error_at(text, source, loc, message)
 
-    def check(loc: int, entries: int, what: str):
-        check_size(entries, what, text, source, loc)
+    def check(loc: int, cards: list[int], what: str):
+        check_table(cards, what, text, source, loc)
 
     name = name_from_source(source)
     if blocks and blocks[0].kind == "net" and "name" in blocks[0].attributes:
@@ -275,7 +276,7 @@ def _assemble(name: str, blocks: list[_Block]) -> Network:
             continue
         v = b.head[0]
         if b.kind == "potential":
-            if len(b.head) != 1 or v in parents:
+            if len(b.head) != 1 or v in parents or len(b.given) > MAX_PARENTS:
                 raise Retry
             parents[v] = b.given
             data = b.attributes.get("data")
@@ -348,8 +349,9 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail, check) -> No
         fail(child.loc, str(error))
     if "data" not in b.attributes:
         return
-    expected = math.prod(net.cardinality(v) for v in (*b.given, child))
-    check(b.where["data"], expected, f"the table of {str(child)!r} ({len(b.given)} parents)")
+    cards = [net.cardinality(v) for v in (*b.given, child)]
+    check(b.where["data"], cards, f"the table of {str(child)!r} ({len(b.given)} parents)")
+    expected = math.prod(cards)
     data = b.attributes["data"]
     if isinstance(data, _Values):
         values = data.values

@@ -42,6 +42,7 @@ import numpy as np
 from bbn.errors import BBNError, ParseError, clip
 from bbn.formats import FormatError
 from bbn.formats._text import (
+    MAX_PARENTS,
     STATE_BYTES,
     Retry,
     check_size,
@@ -140,6 +141,10 @@ def read(text: str, source: str = "<string>") -> Network:
         size = tokens.integer(f"the size of table {t}'s scope", 1, n)
         scopes.append([tokens.integer(f"a variable of table {t}", 0, n - 1)
                        for _ in range(size)])
+        if size - 1 > MAX_PARENTS:
+            raise tokens.error(starts[t], f"table {t} has {size - 1} parents; bbn's tables have "
+                               f"one axis per parent, and at most {MAX_PARENTS} parents",
+                               found=False)
         tokens.check_size(starts[t], math.prod(cards[v] for v in scopes[t]),
                           f"table {t} (of X{scopes[t][-1]})")
     tables_at = tokens.next

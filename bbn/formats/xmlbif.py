@@ -44,7 +44,7 @@ import numpy as np
 
 from bbn.errors import BBNError, ParseError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Retry, check_size, error_at, is_number, plain_line_ends
+from bbn.formats._text import MAX_PARENTS, Retry, check_table, error_at, is_number, plain_line_ends
 from bbn.network import Network, PackedTables
 
 _DESCRIPTION = re.compile(r"\s*description\s*=\s*(.*?)\s*", re.S)
@@ -72,12 +72,12 @@ def read(text: str, source: str = "<string>") -> Network:
     def fail(at: ET.Element, message: str):
         raise _error_at(text, source, *_position(text, root, at), message)
 
-    def check(at: ET.Element, entries: int, what: str):
+    def check(at: ET.Element, cards: list[int], what: str):
         try:
-            check_size(entries, what, "", "", 0)
+            check_table(cards, what, "", "", 0)
         except BBNError:
             line, column = _position(text, root, at)
-            check_size(entries, what, text, source, _offset(text, line, column))
+            check_table(cards, what, text, source, _offset(text, line, column))
 
     if network is None:
         fail(root, f"<{root.tag}>: expected <BIF> holding a <NETWORK> element")
@@ -106,6 +106,8 @@ def _assemble(name: str, network: ET.Element) -> Network:
     for element in network.findall("DEFINITION") + network.findall("PROBABILITY"):
         child = _text(element, "FOR")
         if not child or child in parents:
+            raise Retry
+        if len(element.findall("GIVEN")) > MAX_PARENTS:
             raise Retry
         parents[child] = given = [(g.text or "").strip() for g in element.findall("GIVEN")]
         tables = element.findall("TABLE")
@@ -178,8 +180,9 @@ def _build(name: str, network: ET.Element, fail, check) -> Network:
             fail(tables[1], f"{where} has more than one <TABLE>")
         table = tables[0].text or ""
         tokens = table.split()
-        expected = math.prod(net.cardinality(v) for v in (*parents, child))
-        check(tables[0], expected, f"the table of {child!r} ({len(parents)} parents)")
+        cards = [net.cardinality(v) for v in (*parents, child)]
+        check(tables[0], cards, f"the table of {child!r} ({len(parents)} parents)")
+        expected = math.prod(cards)
         if len(tokens) != expected:
             fail(tables[0], f"the <TABLE> of {net.family_text(child)} has {len(tokens)} "
                             f"numbers, expected {expected}")
