@@ -533,8 +533,10 @@ def read(text: str, source: str = "<string>") -> Network:
 
 # numbers start only where no name character precedes, and are atomic: a run of 800 digits
 # took 6 s (each start position retried every split of the digits)
-_MISSING_COMMA_RE = re.compile(f"(?<![\\w.+\\-])(?>{_NUMBER})[ \\t]+"
-                               f"(?P<second>(?>{_NUMBER}))[ \\t]*\\Z")
+# (possessive digits: with the lookahead after a number, no match needs them given back)
+_ATOMIC_NUMBER = _NUMBER.replace("[0-9]+", "[0-9]++").replace("[0-9]*", "[0-9]*+")
+_MISSING_COMMA_RE = re.compile(f"(?<![\\w.+\\-]){_ATOMIC_NUMBER}[ \\t]+"
+                               f"(?P<second>{_ATOMIC_NUMBER})[ \\t]*\\Z")
 # ... or any one character (a form feed or a U+2028 is no whitespace in .bn)
 _FOUND_RE = re.compile(f'{_QUOTED}|"[^\\n]*|{_PLAIN}|[\\s\\S]')
 
