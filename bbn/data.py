@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from bbn.errors import DataError, suggest
+from bbn.errors import QUOTE_LIMIT, DataError, clip, suggest
 
 #: The code of a missing value.
 MISSING = -1
@@ -298,8 +298,9 @@ def _unknown_message(value, states, name, source, row, row_names) -> str:
     where = location(source, row, row_names)
     shown = ", ".join(states) if len(states) <= 20 else ", ".join(states[:20]) + ", ..."
     text = state_texts(value)[0]
-    return (f"{source}: column {name!r}, {where}: value {text!r} is not a state of "
-            f"{name!r} (its states are {shown}){suggest(text, states)}")
+    hint = suggest(text, states) if len(text) <= QUOTE_LIMIT else ""  # a 10 MB cell: none
+    return (f"{source}: column {clip(name)!r}, {where}: value {clip(text)!r} is not a state "
+            f"of {clip(name)!r} (its states are {clip(shown)}){hint}")
 
 
 def location(source: str, row: int, row_names=None) -> str:
@@ -426,8 +427,9 @@ def numeric_column(values: pd.Series, name: str, source: str = "data") -> np.nda
             if not (is_missing(value) or str(value).strip() in MISSING_TEXT):
                 row = int(empty[np.flatnonzero(codes == j)[0]])
                 where = location(source, row, None if source != "data" else values.index)
-                raise DataError(f"{source}: column {name!r}, {where}: value {str(value)!r} "
-                                f"is not a number (the variable {name!r} is continuous)")
+                raise DataError(f"{source}: column {clip(name)!r}, {where}: value "
+                                f"{clip(str(value))!r} is not a number (the variable "
+                                f"{clip(name)!r} is continuous)")
     return converted.to_numpy(dtype=float)
 
 

@@ -9,6 +9,38 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+#: characters of an offending line (or data cell) an error quotes at most
+QUOTE_LIMIT = 200
+#: characters of an error's message at most (a message quoting file content stays short)
+MESSAGE_LIMIT = 1000
+
+
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters with " ... " in the middle, for quoting.
+
+    >>> clip("abcdefghij", 7)
+    'a ... j'
+    """
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 5, 2)
+    return text[:keep - keep // 2] + " ... " + text[len(text) - keep // 2:]
+
+
+def _excerpt(line: str, column: int | None) -> tuple[str, int | None]:
+    """At most QUOTE_LIMIT characters of ``line`` around ``column`` (1-based), with "..."
+    where it is cut, and the column in the excerpt; characters that would not show as one
+    column (controls, line separators such as \\x0c, \\x85, \\u2028) as U+FFFD."""
+    if len(line) > QUOTE_LIMIT:
+        at = min(max(column or 1, 1), len(line) + 1)
+        start = max(0, min(at - 1 - QUOTE_LIMIT // 2, len(line) - QUOTE_LIMIT))
+        end = start + QUOTE_LIMIT
+        head, tail = ("..." if start else ""), ("..." if end < len(line) else "")
+        line = head + line[start:end] + tail
+        column = None if column is None else at - start + len(head)
+    line = "".join(c if c.isprintable() or c == "\t" else "\ufffd" for c in line)
+    return line, column
+
 
 class BBNError(Exception):
     """Base class of every error bbn raises on bad input."""
@@ -32,11 +64,13 @@ class ParseError(BBNError, ValueError):
         self.column = column
         self.text = text
         where = ":".join(str(part) for part in (source, line, column) if part is not None)
+        message = clip(message, MESSAGE_LIMIT)
         full = f"{where}: {message}" if where else message
         if text is not None and line is not None:
-            full += f"\n    {text}"
-            if column is not None:
-                full += "\n    " + " " * (column - 1) + "^"
+            shown, at = _excerpt(text, column)
+            full += f"\n    {shown}"
+            if at is not None:
+                full += "\n    " + " " * (at - 1) + "^"
         super().__init__(full)
 
 

@@ -1,12 +1,90 @@
-"""Helpers shared by the text-format readers: positions in a file and network names."""
+"""Helpers shared by the text-format readers: positions in a file, network names, the
+one rule for numbers and the size check made before a reader expands a table.
+
+Numbers are ASCII, as every other tool writes them: ``[-+]digits[.digits][e[-+]digits]``
+with digits ``0-9`` only (Python's ``float`` and ``int`` also take ``'١'`` or ``'１'``, which
+no other reader does). A line ends at ``\\n`` only (``\\r\\n`` and a lone ``\\r`` become
+``\\n`` before reading, see :func:`plain_line_ends`), so ``\\x0c``, ``\\x85`` or ``\\u2028``
+are characters of a line, counted in its columns.
+"""
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import PurePath
 
 import numpy as np
 
-from bbn.errors import ParseError
+from bbn.errors import MemoryLimitError, ParseError
+from bbn.memory import check_allocation
+
+#: a decimal number in ASCII digits (the one rule of every reader)
+NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_NUMBER_RE = re.compile(NUMBER)
+#: a count (of states, variables, entries) in ASCII digits; more than 100 digits is no
+#: count, and Python's int() refuses over 4300 (a ValueError, not a located error)
+INTEGER = r"[0-9]{1,100}+(?![0-9])"
+_INTEGER_RE = re.compile(INTEGER)
+
+#: bytes a state name costs once read (a short str and its place in a list)
+STATE_BYTES = 64
+#: parents a table can have: one axis per parent and one for the child, and numpy's
+#: arrays have at most 64 axes (NPY_MAXDIMS, numpy 2)
+MAX_PARENTS = 63
+
+
+def is_number(token: str) -> bool:
+    """Whether ``token`` is a number in ASCII digits (see the module docstring).
+
+    >>> is_number("1e-5"), is_number(".5"), is_number("\\u0661"), is_number("0x1")
+    (True, True, False, False)
+    """
+    return _NUMBER_RE.fullmatch(token) is not None
+
+
+def is_integer(token: str) -> bool:
+    """Whether ``token`` is a non-negative integer in ASCII digits.
+
+    >>> is_integer("12"), is_integer("\\u00b2"), is_integer("\\uff11"), is_integer("9" * 101)
+    (True, False, False, False)
+    """
+    return _INTEGER_RE.fullmatch(token) is not None
+
+
+def plain_line_ends(text: str) -> str:
+    """``text`` with CR LF and a lone CR as LF: the one line end the readers count."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def check_table(cards: list[int], what: str, text: str, source: str, offset: int) -> None:
+    """Refuse a table over ``cards`` (its parents' cardinalities, then its child's) that
+    has more than MAX_PARENTS parents (a located ParseError) or more entries than the
+    memory limit allows (see :func:`check_size`)."""
+    if len(cards) - 1 > MAX_PARENTS:
+        raise error_at(text, source, offset, f"{what}: bbn's tables have one axis per "
+                       f"parent, and allow at most {MAX_PARENTS} parents")
+    check_size(math.prod(cards), what, text, source, offset)
+
+
+def check_size(entries: int, what: str, text: str, source: str, offset: int,
+               entry_bytes: int = 8) -> None:
+    """Refuse, before anything is expanded, a table (or list of states) of ``entries``
+    values that the memory limit does not allow: :class:`MemoryLimitError` whose message
+    starts with ``file:line:col:`` at ``offset`` of ``text``. ``entries`` is a Python int
+    (a product of declared cardinalities, which never overflows).
+
+    >>> check_size(2 ** 40, "the table of 'X'", "a\\nb X", "f.bif", 4)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbn.errors.MemoryLimitError: f.bif:2:3: the table of 'X' needs 8.0 TiB, above the ...
+    """
+    try:
+        check_allocation(entries, what, entry_bytes=entry_bytes)
+    except MemoryLimitError as error:
+        where = error_at(text, source, offset, "")
+        raise MemoryLimitError(f"{where.source}:{where.line}:{where.column}: {error} "
+                               "(the file declares it; nothing was allocated)") from None
 
 
 def error_at(text: str, source: str, offset: int, message: str) -> ParseError:

@@ -61,14 +61,26 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Located, Retry, error_at, expected, located, number_texts
+from bbn.formats._text import (
+    INTEGER,
+    MAX_PARENTS,
+    NUMBER,
+    Located,
+    Retry,
+    check_table,
+    error_at,
+    expected,
+    located,
+    number_texts,
+    plain_line_ends,
+)
+from bbn.memory import check_allocation
 from bbn.network import Network, PackedTables
 
 # Possessive quantifiers (*+, ++, ?+) never give back what they matched: names, numbers and
 # separators cannot overlap, so no match needs it, and matching is a quarter faster.
 _WORD = r'[^\s,;{}()\[\]|"]++'
 _QUOTED = r'"(?:[^"\\\n]|\\.)*+"'
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _PROPERTY = rf'property\b(?:{_QUOTED}|[^;"])*+;'
 _LOOSE_NUMBER = r"[-+.0-9eE]++"
 _SEPARATOR = r"(?:\s*+,\s*+|\s++)"
@@ -80,7 +92,7 @@ _BARE = re.compile(_WORD)
 _BARE_LIST = re.compile(_WORDS)
 # the common layout of a block, read in one match
 _FAST_VARIABLE = (rf"variable\s++(?P<name>{_WORD})\s*+\{{\s*+type\s++discrete\s*+\[\s*+"
-                  rf"(?P<count>\d++)\s*+\]\s*+\{{\s*+(?P<states>(?:{_WORDS})?+)\s*+\}}\s*+;"
+                  rf"(?P<count>{INTEGER})\s*+\]\s*+\{{\s*+(?P<states>(?:{_WORDS})?+)\s*+\}}\s*+;"
                   rf"(?P<properties>(?:\s*+{_PROPERTY})*+)\s*+\}}")
 _TABLE_LINE = rf"\s*+table\s++(?P<table>{_LOOSE_NUMBERS})\s*+;\s*+"
 _TABLE_BODY = re.compile(_TABLE_LINE)
@@ -105,8 +117,8 @@ def _rows(card: int) -> re.Pattern:
     by it leaves only whitespace between the rows when the body is rows and nothing else.
 
     The key is checked against the parent states afterwards (_plain_numbers). A number here
-    is any run of ``[-+.0-9eE]`` (faster to match than _NUMBER): within those characters,
-    numpy's conversion accepts exactly what _NUMBER does, and refuses the rest.
+    is any run of ``[-+.0-9eE]`` (faster to match than NUMBER): within those characters,
+    numpy's conversion accepts exactly what NUMBER does, and refuses the rest.
     """
     numbers = rf"{_LOOSE_NUMBER}(?:{_SEPARATOR}{_LOOSE_NUMBER}){{{card - 1}}}+"
     return re.compile(rf"\(([^()]*+)\)\s*+({numbers})\s*+;")
@@ -258,7 +270,7 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
     network = (pp.Keyword("network") - name - LBRACE - pp.ZeroOrMore(prop)
                - RBRACE).set_parse_action(lambda t: str(t[1]))
     type_decl = pp.Group(pp.Keyword("type") - pp.Keyword("discrete") - LBRACK
-                         - pp.Regex(r"\d+").set_name("the number of states") - RBRACK
+                         - pp.Regex(INTEGER).set_name("the number of states") - RBRACK
                          - LBRACE - names - RBRACE - SEMI)
     variable_block = (pp.Keyword("variable") - name - LBRACE
                       - pp.Group(pp.ZeroOrMore(type_decl | prop)) - RBRACE).set_parse_action(
@@ -275,7 +287,7 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
     number = pp.Regex(r"[^\s,;(){}]+").set_name("a number")
 
     def check_number(s: str, loc: int, t: pp.ParseResults) -> None:
-        if not re.fullmatch(_NUMBER, t[0]):
+        if not re.fullmatch(NUMBER, t[0]):
             raise pp.ParseFatalException(s, loc, f"malformed number {t[0]!r}")
 
     number.set_parse_action(check_number)
@@ -299,6 +311,7 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     ``normalize`` rescales every row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
+    text = plain_line_ends(text)
     if "/" in text:
         text = _blank_comments(text, source)
     plain = _plain_file(text)
@@ -363,9 +376,13 @@ def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, te
                 configurations = len(keys)
             else:
                 row_keys = row_keys or _RowKeys(bare)
-                configurations, keys = row_keys[tuple(map(states.__getitem__, given))]
+                configurations, keys = _keys(row_keys, tuple(map(states.__getitem__, given)), p)
         except KeyError:  # an unknown variable
             raise Retry from None
+        # too large: refused (with its position) when _build reads the block again
+        check_allocation(configurations * card, f"the table of {child!r}")
+        if len(given) > MAX_PARENTS:
+            raise Retry
         if given:
             parents[child] = given
         try:
@@ -478,8 +495,10 @@ def _block_table(net: Network, p: _Probability, states: dict, row_keys: _RowKeys
     """The table of a probability block (None if its body is empty); located errors."""
     parent_states = tuple(map(states.__getitem__, p.parents))
     card = len(states[p.child])
+    check_table([*map(len, parent_states), card], f"the table of {str(p.child)!r} "
+                f"({len(p.parents)} parents)", text, source, p.child.loc)
     try:
-        numbers = _plain_numbers(p, card, *row_keys[parent_states])
+        numbers = _plain_numbers(p, card, *_keys(row_keys, parent_states, p))
         return None if numbers is None else _numbers(numbers).reshape(
             *map(len, parent_states), card)
     except Retry:
@@ -551,6 +570,18 @@ def _ordered(found: list[str], numbers: list[str], keys: tuple[str, ...],
 
 
 _ROOT_KEYS = ("",)  # the one row key of a variable without parents
+_FEW_KEYS = 4096  # row keys cheap to make (~0.3 MB) whatever the body holds
+
+
+def _keys(row_keys: _RowKeys, parent_states: tuple, p: _Probability) -> tuple:
+    """(configurations, row keys or None) for block ``p``: the keys (one string per parent
+    configuration) are made only when there are few (_FEW_KEYS) or the body can list a row
+    for each — a 'default' line or a 'table' line over 2**30 configurations must not spell
+    them all (that took 3.4 GB); such bodies are read by _table, with numpy."""
+    configurations = math.prod(map(len, parent_states))
+    if p.table is not None or configurations > max(p.body.count(";"), _FEW_KEYS):
+        return configurations, None
+    return row_keys[parent_states]
 
 
 class _RowKeys(dict):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 import sys
 import threading
@@ -40,8 +41,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bbn.errors import ModelError, ParseError, ParseErrors, suggest
-from bbn.formats._text import Retry, error_at, name_from_source
+from bbn.errors import ModelError, ParseError, ParseErrors, clip, suggest
+from bbn.formats._text import Retry, check_table, error_at, name_from_source, plain_line_ends
 from bbn.network import Network, row_tolerance
 
 if TYPE_CHECKING:  # pyparsing loads with the grammar, on an ill-formed statement only
@@ -521,7 +522,7 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     A file without a ``network`` statement is named after the file (``chair.bn`` →
     ``chair``).
     """
-    text = text.removeprefix("\ufeff")
+    text = plain_line_ends(text.removeprefix("\ufeff"))
     blanked = _blank_comments(text)
     context = {"var": None, "family": None}
     try:
@@ -552,14 +553,20 @@ def _grammar_errors() -> tuple[type, ...]:
     return (pp.ParseBaseException,) if pp is not None else ()
 
 
-_MISSING_COMMA_RE = re.compile(f"{_NUMBER}[ \\t]+(?P<second>{_NUMBER})[ \\t]*\\Z")
-_FOUND_RE = re.compile(f'{_QUOTED}|"[^\\n]*|{_PLAIN}|\\S')
+# numbers start only where no name character precedes, and are atomic: a run of 800 digits
+# took 6 s (each start position retried every split of the digits)
+# (possessive digits: with the lookahead after a number, no match needs them given back)
+_ATOMIC_NUMBER = _NUMBER.replace("[0-9]+", "[0-9]++").replace("[0-9]*", "[0-9]*+")
+_MISSING_COMMA_RE = re.compile(f"(?<![\\w.+\\-]){_ATOMIC_NUMBER}[ \\t]+"
+                               f"(?P<second>{_ATOMIC_NUMBER})[ \\t]*\\Z")
+# ... or any one character (a form feed or a U+2028 is no whitespace in .bn)
+_FOUND_RE = re.compile(f'{_QUOTED}|"[^\\n]*|{_PLAIN}|[\\s\\S]')
 
 
 def _found(text: str, loc: int) -> str:
     if loc >= len(text):
         return "the end of the file"
-    return repr(_FOUND_RE.match(text, loc).group())
+    return repr(clip(_FOUND_RE.match(text, loc).group(), 40))
 
 
 def _syntax_error(error: pp.ParseBaseException, text: str, blanked: str, source: str,
@@ -744,7 +751,10 @@ class _Builder:
         variable = table.variable.value
         gaussian = net.is_gaussian(variable)
         width = 2 if gaussian else net.cardinality(variable)
-        configurations = int(np.prod([net.cardinality(p) for p in net.parents(variable)]))
+        configurations = math.prod(net.cardinality(p) for p in net.parents(variable))
+        check_table([*map(net.cardinality, net.parents(variable)), width],
+                    f"the table of {variable!r} ({len(net.parents(variable))} parents)",
+                    self.text, self.source, table.loc)
         blocks = [table.numbers] if table.numbers is not None else [r.numbers for r in table.rows]
         wrong_kind = next((block for block in blocks if block.normal != gaussian), None)
         if wrong_kind is not None:
@@ -791,7 +801,7 @@ class _Builder:
         family = net.family_text(variable)
         index_of = [{s: i for i, s in enumerate(net.states(p))} for p in parents]
         shape = [net.cardinality(p) for p in parents]
-        strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+        strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
         placed: dict[int, _Row] = {}
         fine = True
         for row in table.rows:
@@ -818,11 +828,12 @@ class _Builder:
                 fine = False
             else:
                 placed[position] = row
-        configurations = int(np.prod(shape))
+        configurations = math.prod(shape)
         if fine and len(placed) < configurations:
-            missing = [p for p in range(configurations) if p not in placed]
-            given = net.configuration_text(variable, missing[0]).split(" | ")[1][:-1]
-            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            first = next(p for p in range(configurations) if p not in placed)
+            given = net.configuration_text(variable, first).split(" | ")[1][:-1]
+            missing = configurations - len(placed)
+            more = f" (and {missing - 1} more)" if missing > 1 else ""
             self.report(f"{family} has no row for {given}{more}", table.end)
             fine = False
         if not fine:

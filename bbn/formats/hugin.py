@@ -56,30 +56,35 @@ import pyparsing as pp
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
 from bbn.formats._text import (
+    MAX_PARENTS,
     Located,
     Retry,
+    check_table,
     error_at,
     expected,
+    is_number,
     located,
     name_from_source,
     number_texts,
+    plain_line_ends,
 )
 from bbn.network import Network
 
-_QUOTED = r'"(?:[^"\\\n]|\\.)*"'
+_QUOTED = r'"(?:[^"\\\n]|\\.)*+"'
 _WORD = r'[^\s(){}=;|"%]+'
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_ESCAPE = re.compile(r"\\(.)")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT = re.compile(rf"{_QUOTED}|%[^\n]*|//[^\n]*")
 _DATA = r"\([\s0-9.eE+\-()]*\)"  # a nested list of plain numbers
 # a whole word (the lookahead stops the regex engine from splitting it in two on failure)
 _WHOLE_WORD = rf"{_WORD}(?![^\s(){{}}=;|\"%])"
-_VALUE = rf"{_QUOTED}|\((?:\s*(?:{_QUOTED}|{_WHOLE_WORD}))*\s*\)|{_WORD}"
+# possessive (*+): a list of 10**6 states keeps no backtracking state per item (2.5 GB)
+_VALUE = rf"{_QUOTED}|\((?:\s*+(?:{_QUOTED}|{_WHOLE_WORD}))*+\s*+\)|{_WORD}"
 _ATTRIBUTE = re.compile(
     rf"\s*(?P<attribute>{_WORD})\s*=\s*(?:(?P<data>{_DATA})|(?P<value>{_VALUE}))\s*;")
 _ITEM = re.compile(rf"{_QUOTED}|{_WORD}")
 # the common layout of a node or potential block, read in one match by _PlainBlocks
-_ATTRIBUTES = rf"(?:\s*{_WORD}\s*=\s*(?:{_DATA}|{_VALUE})\s*;)*"
+_ATTRIBUTES = rf"(?:\s*+{_WORD}\s*+=\s*+(?:{_DATA}|{_VALUE})\s*+;)*+"
 _FAST_BLOCK = re.compile(
     rf"\s*(?:(?P<kind>(?:discrete\s+)?node)\s+(?P<name>{_WORD})"
     rf"|(?P<potential>potential)\s*\(\s*(?P<head>{_WORD})\s*(?:\|(?P<given>[^()|{{}}\"=;]*))?\))"
@@ -108,7 +113,8 @@ def _plain(value):
 
 
 def _unquote(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text[1:-1])
+    inner = text[1:-1]
+    return _ESCAPE.sub(r"\1", inner) if "\\" in inner else inner  # most have no escape
 
 
 def _item(text: str, loc: int) -> Located:
@@ -232,15 +238,22 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
+    text = plain_line_ends(text)
     if "%" in text or "//" in text:  # "//" to the end of a line: GeNIe's "///" headers
         text = _COMMENT.sub(lambda m: m[0] if m[0][0] == '"' else " " * len(m[0]), text)
     try:
         blocks = _grammar().parse_string(text, parse_all=True)
     except pp.ParseBaseException as error:
         raise error_at(text, source, error.loc, expected(error)) from None
+    except RecursionError:  # the token-level grammar nests one call per '('
+        raise error_at(text, source, _deepest(text), "parentheses nested too deeply for "
+                       "this reader") from None
 
     def fail(loc: int, message: str):
         raise error_at(text, source, loc, message)
+
+    def check(loc: int, cards: list[int], what: str):
+        check_table(cards, what, text, source, loc)
 
     name = name_from_source(source)
     if blocks and blocks[0].kind == "net" and "name" in blocks[0].attributes:
@@ -248,7 +261,14 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     try:
         return _assemble(name, blocks, normalize)
     except (Retry, BBNError):  # one node at a time, to report the first problem where it is
-        return _build(name, blocks, fail, normalize)
+        return _build(name, blocks, fail, check, normalize)
+
+
+def _deepest(text: str) -> int:
+    """The offset of the first '(' at the deepest nesting of ``text``."""
+    raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    depth = np.cumsum(raw == ord("("), dtype=np.int64) - np.cumsum(raw == ord(")"))
+    return int(np.argmax(depth))
 
 
 def _assemble(name: str, blocks: list[_Block], normalize: bool) -> Network:
@@ -260,7 +280,7 @@ def _assemble(name: str, blocks: list[_Block], normalize: bool) -> Network:
             continue
         v = b.head[0]
         if b.kind == "potential":
-            if len(b.head) != 1 or v in parents:
+            if len(b.head) != 1 or v in parents or len(b.given) > MAX_PARENTS:
                 raise Retry
             parents[v] = b.given
             data = b.attributes.get("data")
@@ -284,7 +304,7 @@ def _retry(loc: int, message: str):
     raise Retry
 
 
-def _build(name: str, blocks: list[_Block], fail, normalize: bool) -> Network:
+def _build(name: str, blocks: list[_Block], fail, check, normalize: bool) -> Network:
     """The network one node at a time; the first problem raises a located error."""
     net = Network(name)
     for b in blocks:
@@ -312,11 +332,12 @@ def _build(name: str, blocks: list[_Block], fail, normalize: bool) -> Network:
     defined: dict[str, int] = {}
     for b in blocks:
         if b.kind == "potential":
-            _define(net, b, defined, fail, normalize)
+            _define(net, b, defined, fail, check, normalize)
     return net
 
 
-def _define(net: Network, b: _Block, defined: dict[str, int], fail, normalize: bool) -> None:
+def _define(net: Network, b: _Block, defined: dict[str, int], fail, check,
+            normalize: bool) -> None:
     if len(b.head) != 1:
         fail(b.head[1].loc, "a potential with several head variables is not a conditional "
                             "probability table of one node; not supported")
@@ -333,12 +354,14 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail, normalize: b
         fail(child.loc, str(error))
     if "data" not in b.attributes:
         return
+    cards = [net.cardinality(v) for v in (*b.given, child)]
+    check(b.where["data"], cards, f"the table of {str(child)!r} ({len(b.given)} parents)")
+    expected = math.prod(cards)
     data = b.attributes["data"]
     if isinstance(data, _Values):
         values = data.values
     else:
         values = np.array(_numbers(data, b.where["data"], fail), dtype=float)
-    expected = math.prod(net.cardinality(v) for v in (*b.given, child))
     if values.size != expected:
         fail(b.where["data"], f"the data of {net.family_text(child)} has {values.size} "
                               f"numbers, expected {expected}")
@@ -356,7 +379,7 @@ def _numbers(value, where: int, fail) -> list[str]:
     for item in value:
         if isinstance(item, list):
             out.extend(_numbers(item, where, fail))
-        elif not _NUMBER.fullmatch(item):
+        elif not is_number(item):
             fail(item.loc, f"expected a number, found {str(item)!r}")
         else:
             out.append(item)

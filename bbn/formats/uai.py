@@ -43,16 +43,27 @@ from graphlib import CycleError, TopologicalSorter
 
 import numpy as np
 
-from bbn.errors import BBNError, ParseError
+from bbn.errors import BBNError, ParseError, clip
 from bbn.formats import FormatError
-from bbn.formats._text import Retry, error_at, name_from_source, number_texts
+from bbn.formats._text import (
+    MAX_PARENTS,
+    STATE_BYTES,
+    Retry,
+    check_size,
+    error_at,
+    is_integer,
+    is_number,
+    name_from_source,
+    number_texts,
+    plain_line_ends,
+)
 from bbn.network import Network, row_tolerance
 
 # "c" lines (the UAI 2016 specification) and "#" to the end of a line (pyAgrum's files)
 _NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
 _COMMENT = re.compile(r"#[^\n]*|^[ \t]*c(?:[ \t][^\n]*)?$", re.M)
 # a scope line with a "# name" comment, as pyAgrum writes every one of them
-_PYAGRUM_SCOPE = re.compile(r"^[ \t]*\d+(?:[ \t]+\d+)+[ \t]+#", re.M)
+_PYAGRUM_SCOPE = re.compile(r"^[ \t]*[0-9]+(?:[ \t]+[0-9]+)+[ \t]+#", re.M)
 
 
 class _Tokens:
@@ -71,12 +82,19 @@ class _Tokens:
                             f"{message}, found the end of the file")
         match = next(m for i, m in enumerate(re.finditer(r"\S+", self.text)) if i == index)
         return error_at(self.text, self.source, match.start(),
-                        f"{message}, found {self.tokens[index]!r}" if found else message)
+                        f"{message}, found {clip(self.tokens[index], 40)!r}" if found else message)
+
+    def check_size(self, index: int, entries: int, what: str, entry_bytes: int = 8) -> None:
+        """Refuse ``entries`` values declared at token ``index`` that the memory limit
+        does not allow, before anything is made (see _text.check_size)."""
+        if entries * entry_bytes > 1 << 20:  # positions are found only for a large one
+            match = next(m for i, m in enumerate(re.finditer(r"\S+", self.text)) if i == index)
+            check_size(entries, what, self.text, self.source, match.start(), entry_bytes)
 
     def integer(self, what: str, low: int = 0, high: int | None = None) -> int:
         index = self.next
         token = self.tokens[index] if index < len(self.tokens) else ""
-        if not token.isdigit() or int(token) < low or (high is not None and int(token) > high):
+        if not is_integer(token) or int(token) < low or (high is not None and int(token) > high):
             bounds = (f"{low}" if low == high else f"an integer from {low} to {high}"
                       if high is not None else f"an integer ≥ {low}")
             raise self.error(index, f"expected {what} ({bounds})")
@@ -91,7 +109,7 @@ class _Tokens:
                 raise ValueError
             values = np.array(chunk, dtype=float)
         except ValueError:
-            bad = next(i for i, t in enumerate(chunk) if not _is_number(t))
+            bad = next(i for i, t in enumerate(chunk) if not is_number(t))
             raise self.error(start + bad, f"expected a number in {what}") from None
         if len(chunk) < count:
             raise self.error(start + len(chunk), f"expected {count} numbers in {what}")
@@ -102,15 +120,12 @@ class _Tokens:
         return values
 
 
-def _is_number(token: str) -> bool:
-    return re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", token) is not None
-
-
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse a UAI ``BAYES`` file into a :class:`Network` named after the file;
     ``normalize`` rescales every row of every table to sum 1."""
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
+    text = plain_line_ends(text)
     scope_comments = len(_PYAGRUM_SCOPE.findall(text)) if "#" in text else 0
     if "#" in text or "c" in text:
         text = _COMMENT.sub(lambda m: " " * len(m[0]), text)
@@ -129,6 +144,10 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     tokens.next = 1
     n = tokens.integer("the number of variables", 1)
     cards = [tokens.integer(f"the number of states of X{i}", 1) for i in range(n)]
+    # states are named "0", "1", ...: the file declares their number but does not list them
+    largest = max(range(n), key=cards.__getitem__)
+    tokens.check_size(2 + largest, sum(cards), f"the {sum(cards)} state names (X{largest} has "
+                                               f"{cards[largest]})", STATE_BYTES)
     tokens.integer("the number of tables, one per variable", n, n)
     scopes, starts = [], []
     for t in range(n):
@@ -136,6 +155,12 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
         size = tokens.integer(f"the size of table {t}'s scope", 1, n)
         scopes.append([tokens.integer(f"a variable of table {t}", 0, n - 1)
                        for _ in range(size)])
+        if size - 1 > MAX_PARENTS:
+            raise tokens.error(starts[t], f"table {t} has {size - 1} parents; bbn's tables have "
+                               f"one axis per parent, and at most {MAX_PARENTS} parents",
+                               found=False)
+        tokens.check_size(starts[t], math.prod(cards[v] for v in scopes[t]),
+                          f"table {t} (of X{scopes[t][-1]})")
     tables_at = tokens.next
     pyagrum = scope_comments == n  # pyAgrum's comment on every scope line: _from_pyagrum
     try:

@@ -44,7 +44,15 @@ import numpy as np
 
 from bbn.errors import BBNError, ParseError, suggest
 from bbn.formats import FormatError
-from bbn.formats._text import Retry, error_at, number_texts
+from bbn.formats._text import (
+    MAX_PARENTS,
+    Retry,
+    check_table,
+    error_at,
+    is_number,
+    number_texts,
+    plain_line_ends,
+)
 from bbn.network import Network, PackedTables
 
 _DESCRIPTION = re.compile(r"\s*description\s*=\s*(.*?)\s*", re.S)
@@ -55,7 +63,13 @@ _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse an XMLBIF document into a :class:`Network`; ``normalize`` rescales every row of
     every table to sum 1."""
-    text = text.removeprefix("\ufeff")  # a byte-order mark, as Windows tools write
+    # a byte-order mark (Windows tools write one); line ends as expat counts them
+    text = plain_line_ends(text.removeprefix("\ufeff"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:  # a lone surrogate (a str not read from a file)
+        raise error_at(text, source, error.start, "not a Unicode character: a lone "
+                       f"surrogate {text[error.start]!r}") from None
     try:
         root = ET.fromstring(text)
     except ET.ParseError as error:
@@ -67,13 +81,20 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     def fail(at: ET.Element, message: str):
         raise _error_at(text, source, *_position(text, root, at), message)
 
+    def check(at: ET.Element, cards: list[int], what: str):
+        try:
+            check_table(cards, what, "", "", 0)
+        except BBNError:
+            line, column = _position(text, root, at)
+            check_table(cards, what, text, source, _offset(text, line, column))
+
     if network is None:
         fail(root, f"<{root.tag}>: expected <BIF> holding a <NETWORK> element")
     name = _text(network, "NAME", default="network")
     try:
         return _assemble(name, network, normalize)
     except (Retry, BBNError):  # one element at a time, to report the first problem where it is
-        return _build(name, network, fail, normalize)
+        return _build(name, network, fail, check, normalize)
 
 
 def _assemble(name: str, network: ET.Element, normalize: bool) -> Network:
@@ -94,6 +115,8 @@ def _assemble(name: str, network: ET.Element, normalize: bool) -> Network:
     for element in network.findall("DEFINITION") + network.findall("PROBABILITY"):
         child = _text(element, "FOR")
         if not child or child in parents:
+            raise Retry
+        if len(element.findall("GIVEN")) > MAX_PARENTS:
             raise Retry
         parents[child] = given = [(g.text or "").strip() for g in element.findall("GIVEN")]
         tables = element.findall("TABLE")
@@ -119,7 +142,7 @@ def _assemble(name: str, network: ET.Element, normalize: bool) -> Network:
                             normalize)
 
 
-def _build(name: str, network: ET.Element, fail, normalize: bool) -> Network:
+def _build(name: str, network: ET.Element, fail, check, normalize: bool) -> Network:
     """The network one element at a time; the first problem raises a located error."""
     net = Network(name)
     for i, element in enumerate(network.findall("VARIABLE"), 1):
@@ -167,12 +190,14 @@ def _build(name: str, network: ET.Element, fail, normalize: bool) -> Network:
             fail(tables[1], f"{where} has more than one <TABLE>")
         table = tables[0].text or ""
         tokens = table.split()
-        expected = math.prod(net.cardinality(v) for v in (*parents, child))
+        cards = [net.cardinality(v) for v in (*parents, child)]
+        check(tables[0], cards, f"the table of {child!r} ({len(parents)} parents)")
+        expected = math.prod(cards)
         if len(tokens) != expected:
             fail(tables[0], f"the <TABLE> of {net.family_text(child)} has {len(tokens)} "
                             f"numbers, expected {expected}")
-        if _NOT_A_NUMBER.search(table) or not all(map(_is_number, tokens)):
-            bad = next(t for t in tokens if not _is_number(t))
+        if _NOT_A_NUMBER.search(table) or not all(map(is_number, tokens)):
+            bad = next(t for t in tokens if not is_number(t))
             fail(tables[0], f"the <TABLE> of {net.family_text(child)} holds a malformed "
                             f"number {bad!r}")
         try:
@@ -202,10 +227,15 @@ def _position(text: str, root: ET.Element, element: ET.Element) -> tuple[int, in
 
 def _error_at(text: str, source: str, line: int, column: int, message: str) -> ParseError:
     """The error for 0-based ``column`` of ``line``, quoting that line."""
+    return error_at(text, source, _offset(text, line, column), message)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """The offset of 0-based ``column`` of ``line`` (counted from 1, at each LF)."""
     start = 0
     for _ in range(line - 1):
-        start = text.index("\n", start) + 1
-    return error_at(text, source, start + column, message)
+        start = text.find("\n", start) + 1 or len(text)
+    return start + column
 
 
 def _text(element: ET.Element, tag: str, default: str | None = None) -> str | None:
@@ -213,10 +243,6 @@ def _text(element: ET.Element, tag: str, default: str | None = None) -> str | No
     if found is None:
         return default
     return (found.text or "").strip()
-
-
-def _is_number(token: str) -> bool:
-    return re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", token) is not None
 
 
 def write(net: Network) -> str:
