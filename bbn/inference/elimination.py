@@ -341,7 +341,9 @@ def _relabel(step: Step) -> None:
 
 def fits(cost: Cost, cases: int = 1, held: int = 0) -> bool:
     """Whether :func:`check_memory` accepts ``cost``."""
-    return (cost.entries(cases) + held) * ENTRY_BYTES <= get_memory_limit()
+    # cost.entries(cases), inlined: this runs on every query (~1 µs saved of ~25)
+    entries = cost.fixed + (cases if cases > 1 else 1) * cost.per_case + held
+    return entries * ENTRY_BYTES <= get_memory_limit()
 
 
 def check_memory(cost: Cost, cases: int = 1, held: int = 0) -> None:
@@ -387,8 +389,7 @@ def evaluate(plan: Plan, tables: Sequence[np.ndarray],
     """
     table, choices = run_plan(plan, slice_tables(plan, tables, evidence))
     batched = plan.result_variables[:1] == (CASE,)
-    if not batched and table.max() >= TRUSTED and (table.min() >= SHARP
-                                                   or not _blurred(table).any()):
+    if not batched and _trusted(table):
         return table, 0.0, choices  # the common case, first
     if batched:
         flat = table.reshape(len(table), -1)
@@ -416,6 +417,16 @@ def evaluate(plan: Plan, tables: Sequence[np.ndarray],
     scale = np.zeros(len(table))
     scale[rows] = top
     return table, scale, choices
+
+
+def _trusted(table: np.ndarray) -> bool:
+    """Whether one (unbatched) result lost nothing to underflow: its largest entry is at
+    least TRUSTED and none lies in (0, SHARP)."""
+    if table.size <= 64:  # a posterior's few floats: Python's min/max take ~1 µs, numpy's ~6
+        values = table.ravel().tolist()
+        positive = [x for x in values if x > 0]
+        return max(values) >= TRUSTED and min(positive) >= SHARP
+    return table.max() >= TRUSTED and (table.min() >= SHARP or not _blurred(table).any())
 
 
 def _blurred(table: np.ndarray) -> np.ndarray:
