@@ -142,11 +142,11 @@ class Network:
         """Add every variable with its parents, table and description if nothing is wrong
         and the tables are packed or numpy arrays of the right sizes; False (and a network
         to throw away) otherwise. One pass fills the node attributes in place."""
-        names_ = list(map(str, states))
-        if len(set(names_)) != len(states) or "" in names_:  # two names that print the same
+        printed = list(map(str, states))
+        if len(set(printed)) != len(states) or "" in printed:  # two names that print the same
             return False
         nodes, edges, backward = self._nodes, [], False  # nodes: those seen so far, in order
-        for (variable, names), name in zip(states.items(), names_):
+        for (variable, names), name in zip(states.items(), printed):
             names = tuple(map(str, names))
             if not names or "" in names or len(set(names)) != len(names):
                 return False
