@@ -31,8 +31,9 @@ def run(settings: Settings, networks: list[str] | None = None) -> Section:
     section = Section("7", TITLE, ["command", "python"], [("command", "python")])
     section.comment = ("command: wall-clock of a new process running it; python: "
                        "`python -c pass` in the same turns")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "", "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get(
-        "PYTHONPATH", "")])}
+    # bytecode cached as on a user's machine ("" unsets PYTHONDONTWRITEBYTECODE)
+    path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "", "PYTHONPATH": path}
 
     def process(argv: list[str]):
         return lambda: subprocess.run([sys.executable, *argv], env=env, check=True, cwd=REPO,
