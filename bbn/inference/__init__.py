@@ -93,6 +93,8 @@ def _plan(net: Network, query: Sequence[str], observed: Sequence[str], batched: 
                      positive if prune else None)
         plan = compile_plan(*arguments)
         if plan.cost.entries() > SEARCH_AGAIN_ABOVE:
+            # here, not at the top: the clique-tree modules cost ~20 ms to import, and
+            # only plans this large need them (bbn query's start-up stays lean)
             from bbn.inference.clique_tree import junction_order
             # Greedy min-fill on the pruned graph is sometimes far worse than the order of
             # the junction tree (Promedus_17: width 28 against 26): try that order too.
