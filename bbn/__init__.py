@@ -33,6 +33,10 @@ __version__ = "0.1.0"
 _LAZY = {
     "learn": "bbn.learning",
     "sample": "bbn.learning",
+    "MLE": "bbn.learning",
+    "Laplace": "bbn.learning",
+    "MEstimate": "bbn.learning",
+    "BDeu": "bbn.learning",
     "naive_bayes": "bbn.classification",
     "NaiveBayes": "bbn.classification",
     "Boosting": "bbn.classification",

@@ -42,7 +42,7 @@ def _bernoulli():
     X = np.array([[0.0, 2, 1], [3, 0, 0], [1, 1, 0], [0, 0, 5], [2, 0, 1], [0, 4, 0],
                   [np.nan, 1, 1], [1, 0, 0]])
     return X, np.array([0, 1, 1, 0, 0, 1, 1, 0]), {"features": "bernoulli", "binarize": 0.5,
-                                                     "estimator": "m-estimate", "m": 2}
+                                                     "estimator": bbn.MEstimate(m=2)}
 
 
 def _gaussian():
@@ -68,7 +68,7 @@ def _mixed():
     X = pd.DataFrame({"kind": rng.choice(["x", "y", "z"], 15), "on": rng.integers(0, 3, 15),
                       "level": rng.normal(size=15)})
     return X, rng.choice(["p", "q", "r"], 15), {
-        "features": {"on": "bernoulli", "level": "gaussian"}, "estimator": "bayes", "ess": 3}
+        "features": {"on": "bernoulli", "level": "gaussian"}, "estimator": bbn.BDeu(ess=3)}
 
 
 def _rows(X, rows):
@@ -424,8 +424,9 @@ def test_ensembles_follow_the_scikit_learn_protocol():
     assert params["n_estimators"] == 3 and params["estimator__estimator"] == "laplace"
     copy = base.clone(model)
     assert copy.get_params(deep=False).keys() == {"estimator", "n_estimators"}
-    copy.set_params(estimator__alpha=2.0, n_estimators=5)
-    assert copy.estimator.alpha == 2.0 and model.estimator.alpha == 1.0
+    copy.set_params(estimator__estimator=bbn.Laplace(alpha=2.0), n_estimators=5)
+    assert copy.estimator.estimator == bbn.Laplace(alpha=2.0)
+    assert model.estimator.estimator == "laplace"
     with pytest.raises(ValueError, match="invalid parameter 'n_estimator'.*n_estimators"):
         copy.set_params(n_estimator=2)
     bagging = bbn.Bagging(seed=1).set_params(estimator__estimator="m-estimate")
@@ -491,12 +492,14 @@ def test_docstring_examples():
 
 def test_nested_parameters_and_their_errors():
     boosting = bbn.Boosting(n_estimators=2)
-    boosting.set_params(estimator__estimator="bayes", estimator__alpha=2.0)
-    assert boosting.get_params()["estimator__alpha"] == 2.0
-    assert repr(boosting) == "Boosting(estimator=NaiveBayes(estimator='bayes', alpha=2.0), " \
-                             "n_estimators=2)"
-    with pytest.raises(ValueError, match="'alpha__x' for NaiveBayes: alpha has no parameters"):
-        bbn.NaiveBayes().set_params(alpha__x=1)
+    boosting.set_params(estimator__estimator=bbn.BDeu(ess=2.0), estimator__binarize=0.5)
+    assert boosting.get_params()["estimator__estimator"] == bbn.BDeu(ess=2.0)
+    assert boosting.get_params()["estimator__binarize"] == 0.5
+    assert repr(boosting) == "Boosting(estimator=NaiveBayes(estimator=BDeu(ess=2.0), " \
+                             "binarize=0.5), n_estimators=2)"
+    with pytest.raises(ValueError, match="'binarize__x' for NaiveBayes: binarize has no "
+                                         "parameters"):
+        bbn.NaiveBayes().set_params(binarize__x=1)
     with pytest.raises(ValueError, match="'n_estimator' for Bagging.*did you mean 'n_estimators'"):
         bbn.Bagging().set_params(n_estimator=3)
 

@@ -13,7 +13,7 @@ from bbn.cli import main
 from bbn.data import MISSING, encode_column
 from bbn.errors import DataError
 from bbn.learning.counting import family_counts
-from bbn.learning.estimators import UnseenParentsWarning, estimate
+from bbn.learning.estimators import UnseenParentsWarning, as_estimator
 
 
 def two_node() -> bbn.Network:
@@ -37,7 +37,7 @@ def test_mle_counts_on_tiny_data():
 def test_bayes_bdeu_matches_hand_counts():
     # ess = 6: B has q = 2, r = 3, so each cell gets 6/(2·3) = 1 and each row 6/2 = 3;
     # A has q = 1, r = 2: 3 per cell, 6 per row.
-    learned = bbn.learn(two_node(), TINY, estimator="bayes", ess=6)
+    learned = bbn.learn(two_node(), TINY, estimator=bbn.BDeu(ess=6))
     np.testing.assert_allclose(learned.cpt_array("A"), [(3 + 3) / 10, (1 + 3) / 10])
     np.testing.assert_allclose(learned.cpt_array("B"),
                                [[3 / 6, 2 / 6, 1 / 6], [1 / 4, 1 / 4, 2 / 4]])
@@ -45,18 +45,18 @@ def test_bayes_bdeu_matches_hand_counts():
 
 def test_m_estimate_matches_hand_counts_with_a_per_variable_prior():
     prior = {"B": [0.5, 0.25, 0.25]}
-    learned = bbn.learn(two_node(), TINY, estimator="m-estimate", m=2, prior=prior)
+    learned = bbn.learn(two_node(), TINY, estimator=bbn.MEstimate(m=2, prior=prior))
     np.testing.assert_allclose(learned.cpt_array("A"), [(3 + 1) / 6, (1 + 1) / 6])
     np.testing.assert_allclose(learned.cpt_array("B"),
                                [[(2 + 1) / 5, (1 + 0.5) / 5, (0 + 0.5) / 5],
                                 [(0 + 1) / 3, (0 + 0.5) / 3, (1 + 0.5) / 3]])
-    by_state = bbn.learn(two_node(), TINY, estimator="m-estimate", m=2,
-                         prior={"B": {"b0": 0.5, "b1": 0.25, "b2": 0.25}})
+    by_state = bbn.learn(two_node(), TINY, estimator=bbn.MEstimate(
+        m=2, prior={"B": {"b0": 0.5, "b1": 0.25, "b2": 0.25}}))
     assert by_state == learned
 
 
 def test_laplace_matches_hand_counts():
-    learned = bbn.learn(two_node(), TINY, estimator="laplace", alpha=0.5)
+    learned = bbn.learn(two_node(), TINY, estimator=bbn.Laplace(alpha=0.5))
     np.testing.assert_allclose(learned.cpt_array("B"),
                                [[2.5 / 4.5, 1.5 / 4.5, 0.5 / 4.5],
                                 [0.5 / 2.5, 0.5 / 2.5, 1.5 / 2.5]])
@@ -64,13 +64,13 @@ def test_laplace_matches_hand_counts():
 
 def test_examples_6_m_estimate_and_laplace_numbers():
     # EXAMPLES.md §6: 10 positive examples, 4 small, 0 medium, 6 large; m = 1, p = 1/3.
-    np.testing.assert_allclose(estimate(np.array([4.0, 0.0, 6.0]), "m-estimate", m=1.0),
+    np.testing.assert_allclose(bbn.MEstimate(m=1.0).table(np.array([4.0, 0.0, 6.0])),
                                [13 / 33, 1 / 33, 19 / 33], rtol=0, atol=1e-15)
     # Laplace with λ = 1 over k = 3 values, counts HIGH 4, MED 2, LOW 0.
-    np.testing.assert_allclose(estimate(np.array([4.0, 2.0, 0.0]), "laplace", alpha=1.0),
+    np.testing.assert_allclose(bbn.Laplace(alpha=1.0).table(np.array([4.0, 2.0, 0.0])),
                                [5 / 9, 3 / 9, 1 / 9], rtol=0, atol=1e-15)
     # ... and 1/n_i when a class has no training data.
-    np.testing.assert_allclose(estimate(np.zeros(3), "laplace"), [1 / 3] * 3)
+    np.testing.assert_allclose(as_estimator("laplace").table(np.zeros(3)), [1 / 3] * 3)
 
 
 def test_examples_6_through_learn_with_a_class_without_data():
@@ -79,7 +79,7 @@ def test_examples_6_through_learn_with_a_class_without_data():
     net.add_variable("size", ["small", "medium", "large"], parents=["class"])
     data = pd.DataFrame({"class": ["pos"] * 10 + ["neg"],
                          "size": ["small"] * 4 + ["large"] * 6 + ["medium"]})
-    m = bbn.learn(net, data, estimator="m-estimate", m=1)
+    m = bbn.learn(net, data, estimator=bbn.MEstimate(m=1))
     np.testing.assert_allclose(m.cpt_array("size")[0], [13 / 33, 1 / 33, 19 / 33])
     np.testing.assert_allclose(m.cpt_array("size")[2], [1 / 3] * 3)  # no data: p itself
     laplace = bbn.learn(net, data, estimator="laplace")
@@ -90,11 +90,42 @@ def test_bad_estimator_settings_are_errors():
     with pytest.raises(DataError, match="did you mean 'laplace'"):
         bbn.learn(two_node(), TINY, estimator="laplce")
     with pytest.raises(DataError, match="m > 0"):
-        bbn.learn(two_node(), TINY, estimator="m-estimate", m=0)
+        bbn.learn(two_node(), TINY, estimator=bbn.MEstimate(m=0))
     with pytest.raises(DataError, match="sum to 1"):
-        bbn.learn(two_node(), TINY, estimator="m-estimate", prior={"B": [0.5, 0.5, 0.5]})
+        bbn.learn(two_node(), TINY, estimator=bbn.MEstimate(prior={"B": [0.5, 0.5, 0.5]}))
     with pytest.raises(DataError, match="did you mean 'b1'"):
-        bbn.learn(two_node(), TINY, estimator="m-estimate", prior={"B": {"b_1": 1.0}})
+        bbn.learn(two_node(), TINY, estimator=bbn.MEstimate(prior={"B": {"b_1": 1.0}}))
+    with pytest.raises(DataError, match=r"alpha > 0, got -1"):
+        bbn.Laplace(alpha=-1)
+    with pytest.raises(DataError, match=r"ess > 0, got nan"):
+        bbn.BDeu(ess=float("nan"))
+    with pytest.raises(DataError, match=r"alpha given beside the estimator Laplace\(\)"):
+        as_estimator(bbn.Laplace(), alpha=2)
+    with pytest.raises(DataError, match=r"is a class: give a value, MLE\(\)"):
+        bbn.learn(two_node(), TINY, estimator=bbn.MLE)
+
+
+def test_estimator_names_become_the_same_values():
+    assert as_estimator("mle") == bbn.MLE() and as_estimator("ML") == bbn.MLE()
+    assert as_estimator("bayes", ess=6) == as_estimator("BDeu", ess=6) == bbn.BDeu(ess=6)
+    assert as_estimator("m_estimate", m=2, alpha=9) == bbn.MEstimate(m=2)  # alpha: not its
+    assert as_estimator("additive", alpha=0.5) == bbn.Laplace(alpha=0.5)
+    estimator = bbn.Laplace(alpha=0.5)
+    assert as_estimator(estimator) is estimator
+    assert bbn.learn(two_node(), TINY, "laplace") == bbn.learn(two_node(), TINY, bbn.Laplace())
+    assert repr(bbn.MEstimate(m=2)) == "MEstimate(m=2)" and repr(bbn.MLE()) == "MLE()"
+    assert len({bbn.BDeu(ess=2), bbn.BDeu(ess=2.0), bbn.MEstimate(prior={"B": [1, 0, 0]})}) == 2
+
+
+def test_settings_beside_a_named_estimator_still_work_with_a_future_warning():
+    with pytest.warns(FutureWarning, match=r"bbn.learn: ess= beside estimator= is deprecated"):
+        old = bbn.learn(two_node(), TINY, estimator="bayes", ess=6)
+    assert old == bbn.learn(two_node(), TINY, estimator=bbn.BDeu(ess=6))
+    with pytest.warns(FutureWarning, match="m=, prior="):
+        old = bbn.learn(two_node(), TINY, "m-estimate", m=2, prior={"B": [0.5, 0.25, 0.25]})
+    assert old == bbn.learn(two_node(), TINY, bbn.MEstimate(m=2, prior={"B": [0.5, 0.25, 0.25]}))
+    with pytest.warns(FutureWarning), pytest.raises(DataError, match="m > 0"):
+        bbn.learn(two_node(), TINY, estimator="m-estimate", m=0)
 
 
 # ---------------------------------------------------------------------- policies

@@ -143,10 +143,28 @@ def test_examples_6_smoothing_gives_answers():
         model = bbn.NaiveBayes(estimator=estimator, states=DECLARED)
         proba = model.fit(SMALL[list(DECLARED)], SMALL["class"]).predict_proba(QUESTION)
         assert np.all(np.isfinite(proba)) and proba.sum() == pytest.approx(1.0)
-    model = bbn.NaiveBayes(estimator="m-estimate", m=1, states=DECLARED)
+    model = bbn.NaiveBayes(estimator=bbn.MEstimate(m=1), states=DECLARED)
     size = model.fit(SMALL[list(DECLARED)], SMALL["class"]).network_.cpt_array("size")
     # two examples per class, p = 1/3: (n_c + 1/3) / (2 + 1)
     np.testing.assert_allclose(size, [[(1 + 1 / 3) / 3, (1 / 3) / 3, (1 + 1 / 3) / 3]] * 2)
+
+
+
+def test_old_estimator_settings_still_work_with_a_future_warning():
+    X, y = SMALL[list(DECLARED)], SMALL["class"]
+    new = bbn.NaiveBayes(estimator=bbn.MEstimate(m=2), states=DECLARED).fit(X, y)
+    old = bbn.NaiveBayes(estimator="m-estimate", m=2, states=DECLARED)
+    assert old.get_params()["m"] == 2  # stored as given, read at fit
+    with pytest.warns(FutureWarning, match=r"NaiveBayes: m= beside estimator= is deprecated"):
+        old.fit(X, y)
+    assert old.network_ == new.network_
+    with pytest.warns(FutureWarning), pytest.raises(DataError, match="alpha given beside"):
+        bbn.NaiveBayes(estimator=bbn.Laplace(), alpha=2).fit(X, y)
+    with pytest.warns(FutureWarning, match="bbn.naive_bayes: alpha="):
+        net = bbn.naive_bayes("class", list(DECLARED), SMALL, estimator="laplace", alpha=0.5)
+    assert net == bbn.naive_bayes("class", list(DECLARED), SMALL, estimator=bbn.Laplace(0.5))
+    # color (blue, red) given class (neg, pos): neg saw one of each, pos red twice
+    np.testing.assert_allclose(net.cpt_array("color"), [[0.5, 0.5], [0.5 / 3, 2.5 / 3]])
 
 
 # --------------------------------------------------------------- digits (§10)
@@ -163,7 +181,8 @@ def test_digits_laplace_equals_categorical_nb(digits):
     from sklearn.naive_bayes import CategoricalNB
 
     X_train, X_test, y_train, y_test = digits
-    model = bbn.NaiveBayes(estimator="laplace", alpha=1, states=range(17)).fit(X_train, y_train)
+    model = bbn.NaiveBayes(estimator=bbn.Laplace(alpha=1), states=range(17)).fit(X_train,
+                                                                                 y_train)
     reference = CategoricalNB(alpha=1, min_categories=17).fit(X_train, y_train)
     assert np.array_equal(model.predict(X_test), reference.predict(X_test))
     np.testing.assert_allclose(model.predict_proba(X_test), reference.predict_proba(X_test),
@@ -174,7 +193,8 @@ def test_digits_laplace_equals_categorical_nb(digits):
 
 def test_digits_m_estimate_accuracy_is_491_of_540(digits):
     X_train, X_test, y_train, y_test = digits
-    model = bbn.NaiveBayes(estimator="m-estimate", m=1, states=range(17)).fit(X_train, y_train)
+    model = bbn.NaiveBayes(estimator=bbn.MEstimate(m=1), states=range(17)).fit(X_train,
+                                                                                y_train)
     np.testing.assert_allclose(model.network_.cpt_array("x0")[0].sum(), 1.0)
     assert int(np.sum(model.predict(X_test) == y_test)) == 491 and len(y_test) == 540
 
@@ -250,10 +270,11 @@ def test_sms_spam_multinomial_accuracy(spam):
 
     X_train, X_test, y_train, y_test = spam
     # bbn's own tokeniser (words and runs of symbols such as '£' or '!!!')
-    model = bbn.NaiveBayes(features="text", estimator="laplace", alpha=1).fit(X_train, y_train)
+    model = bbn.NaiveBayes(features="text", estimator=bbn.Laplace(alpha=1)).fit(X_train,
+                                                                                 y_train)
     assert np.sum(model.predict(X_test) == y_test) == 1652  # of 1673: 0.98745 >= 0.9845
     # words only: the very predictions of scikit-learn's MultinomialNB on \b\w+\b counts
-    words = bbn.NaiveBayes(features="text", estimator="laplace", alpha=1,
+    words = bbn.NaiveBayes(features="text", estimator=bbn.Laplace(alpha=1),
                            token_pattern=WORD_PATTERN).fit(X_train, y_train)
     predicted = words.predict(X_test)
     vectorizer = CountVectorizer(token_pattern=r"\b\w+\b")
@@ -355,11 +376,12 @@ def test_scikit_learn_protocol(digits):
     from sklearn.preprocessing import FunctionTransformer
 
     X_train, X_test, y_train, _ = digits
-    model = bbn.NaiveBayes(estimator="m-estimate", m=2, states=range(17))
+    model = bbn.NaiveBayes(estimator=bbn.MEstimate(m=2), states=range(17))
     assert is_classifier(model)
     copy = clone(model)
     assert copy.get_params() == model.get_params() and copy is not model
-    assert copy.set_params(m=3).m == 3
+    assert copy.set_params(estimator=bbn.MEstimate(m=3)).estimator == bbn.MEstimate(m=3)
+    assert model.estimator == bbn.MEstimate(m=2)
     with pytest.raises(ValueError, match="invalid parameter"):
         copy.set_params(mm=3)
     scores = cross_val_score(model, X_train, y_train, cv=3)
@@ -371,7 +393,7 @@ def test_scikit_learn_protocol(digits):
     restored = pickle.loads(pickle.dumps(fitted))
     assert np.array_equal(restored.predict(X_test), fitted.predict(X_test))
     assert restored.network_ == fitted.network_
-    assert repr(model) == "NaiveBayes(estimator='m-estimate', m=2, states=range(0, 17))"
+    assert repr(model) == "NaiveBayes(estimator=MEstimate(m=2), states=range(0, 17))"
 
 
 def test_unfitted_model_and_mismatched_columns_say_so(tennis):

@@ -55,13 +55,19 @@ from bbn.data import (
 )
 from bbn.errors import DataError, ImpossibleEvidenceError, suggest
 from bbn.learning.counting import family_counts
-from bbn.learning.estimators import check_estimator
+from bbn.learning.estimators import (
+    Estimator,
+    as_estimator,
+    deprecated_settings,
+    table_from_counts,
+)
 from bbn.learning.gaussian import (
     check_ddof,
     fit_gaussian,
     variance_epsilon,
 )
-from bbn.learning.parameters import learn, table_from_counts
+from bbn.learning.parameters import learn
+from bbn.learning.policies import UNSEEN_POLICIES
 from bbn.network import Network
 
 KINDS = ("categorical", "bernoulli", "gaussian", "text", "multinomial")
@@ -72,21 +78,52 @@ _BLOCK = 1 << 13
 
 
 def naive_bayes(class_variable: str, features, data=None, *, class_states=None,
-                name: str = "naive Bayes", estimator: str = "mle", m: float = 1.0,
-                prior: Mapping | None = None, alpha: float = 1.0, ess: float = 1.0,
-                ddof: int = 1, var_smoothing: float = 0.0) -> Network:
+                name: str = "naive Bayes", estimator: Estimator | str = "mle",
+                ddof: int = 1, var_smoothing: float = 0.0, m: float | None = None,
+                prior: Mapping | None = None, alpha: float | None = None,
+                ess: float | None = None) -> Network:
     """The star network ``class_variable`` → each feature; learned from ``data`` if given.
 
-    ``features`` maps each feature to its states, or to ``"gaussian"`` for a continuous
-    one; a plain list of names takes every feature's states from ``data``. Without
-    ``data`` the result declares structure only (fill it with :func:`bbn.learn`); with
-    it, every table — the class's too — is estimated by ``estimator`` (see
-    :func:`bbn.learn`).
+    Parameters
+    ----------
+    class_variable : str
+        The class node's name.
+    features : mapping or list of str
+        Each feature mapped to its states, or to ``"gaussian"`` for a continuous one; a
+        plain list of names takes every feature's states from ``data``.
+    data : DataFrame, str or path, optional
+        Rows to learn every table from (the class's too), rows with a missing value
+        dropped; without it the result declares structure only (fill it with
+        :func:`bbn.learn`).
+    class_states : list of str, optional
+        The class's states (default: the values in ``data``).
+    name : str, default "naive Bayes"
+        The network's name.
+    estimator : Estimator or str, default "mle"
+        How the tables are estimated (:mod:`bbn.learning.estimators`).
+    ddof, var_smoothing
+        Gaussian features, as :func:`bbn.learn`.
+    m, prior, alpha, ess
+        Deprecated (FutureWarning): give the estimator as a value instead.
 
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    DataError
+        When states can be taken neither from the arguments nor from ``data``, a
+        column is absent, or learning fails (see :func:`bbn.learn`).
+
+    Examples
+    --------
     >>> net = naive_bayes("play", {"windy": ["true", "false"]}, class_states=["yes", "no"])
     >>> net.parents("windy"), net.is_complete
     (('play',), False)
     """
+    estimator = as_estimator(estimator, **deprecated_settings(
+        "bbn.naive_bayes", m=m, prior=prior, alpha=alpha, ess=ess))
     frame = None
     if data is not None:
         frame, _ = read_data(data)
@@ -110,8 +147,8 @@ def naive_bayes(class_variable: str, features, data=None, *, class_states=None,
         net.add_variable(feature, states, parents=[class_variable])
     if frame is None:
         return net
-    return learn(net, frame, estimator, m=m, prior=prior, alpha=alpha, ess=ess, ddof=ddof,
-                 var_smoothing=var_smoothing, missing="drop")
+    return learn(net, frame, estimator, ddof=ddof, var_smoothing=var_smoothing,
+                 missing="drop")
 
 
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -121,53 +158,85 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
 
 
 class NaiveBayes(Classifier):
-    """A naive Bayes classifier whose model is an ordinary bbn network (``network``).
+    """A naive Bayes classifier whose model is an ordinary bbn network (``network_``).
 
     scikit-learn compatible (``fit``, ``predict``, ``predict_proba``,
     ``predict_log_proba``, ``score``, ``classes_``, ``get_params``/``set_params``,
-    clone-able, usable in pipelines and ``cross_val_score``) without importing it.
+    clone-able, usable in pipelines and ``cross_val_score``) without importing it. The
+    constructor stores its arguments as given; they are checked by ``fit``.
 
     Parameters
     ----------
-    features : the kind of every feature: None (all ``categorical``; raw texts → ``text``;
-        a sparse matrix → ``multinomial``), one kind for all, ``{column: kind}`` (others
+    features : None, str, mapping or list, default None
+        The kind of every feature: None (all ``categorical``; raw texts → ``text``; a
+        sparse matrix → ``multinomial``), one kind for all, ``{column: kind}`` (others
         categorical) or a list with one kind per column. Kinds: ``KINDS``.
-    estimator, m, prior, alpha, ess : how the feature tables are estimated — as in
-        :func:`bbn.learn` (``mle``, ``m-estimate``, ``laplace``, ``bayes``). The default
-        is ``laplace`` with α = 1, as scikit-learn's naive Bayes, so that a word or value
-        seen with some classes only never gets probability 0 (:func:`bbn.learn` keeps
-        ``mle``).
-    states : the states of categorical features: one list for all, or ``{column: states}``;
+    estimator : Estimator or str, default "laplace"
+        How the feature tables are estimated: ``bbn.MLE()``, ``bbn.Laplace(alpha)``,
+        ``bbn.MEstimate(m, prior)``, ``bbn.BDeu(ess)``, or one's name (as
+        :func:`bbn.learn`). The default is Laplace with α = 1, as scikit-learn's naive
+        Bayes, so that a word or value seen with some classes only never gets
+        probability 0 (:func:`bbn.learn` keeps ``mle``).
+    states : list or mapping, optional
+        The states of categorical features: one list for all, or ``{column: states}``;
         otherwise the values seen in training.
-    class_prior : P(class); None estimates it by relative frequency (the course's
+    class_prior : array-like or mapping, optional
+        P(class); None estimates it by relative frequency (the course's
         P(v_j) = |examples_j| / |examples|, and scikit-learn's); or probabilities in
         ``classes_`` order, or a ``{class: p}`` mapping.
-    ddof, var_smoothing : Gaussian features: σ² = Σ(x − μ)²/(N_c − ddof) +
-        var_smoothing · (largest feature variance), never below ``VARIANCE_FLOOR`` times it.
-    binarize : Bernoulli features: present when ``x > binarize``.
-    unseen : a categorical value that is not among the feature's states: ``"error"``
-        (default) or ``"ignore"`` (the feature is skipped for that row, as if missing).
-        Missing values (NaN/None) are always skipped; words outside the vocabulary
-        are always skipped (the course's rule).
-    decision, loss : ``"map"`` (default), ``"ml"`` or ``"risk"`` with a loss matrix
-        (rows predicted, columns true class; see :mod:`bbn.classification.decisions`).
-    class_variable : the class node's name (default: ``y.name`` or ``"class"``).
-    token_pattern : the regular expression that finds tokens in raw text (default
+    ddof, var_smoothing : int, float
+        Gaussian features: σ² = Σ(x − μ)²/(N_c − ddof) + var_smoothing · (largest
+        feature variance), never below ``VARIANCE_FLOOR`` times it.
+    binarize : float, default 0.0
+        Bernoulli features: present when ``x > binarize``.
+    unseen : {"error", "ignore"}, default "error"
+        A categorical value that is not among the feature's states: an error, or the
+        feature is skipped for that row, as if missing. Missing values (NaN/None) are
+        always skipped; words outside the vocabulary are always skipped (the course's
+        rule).
+    decision : {"map", "ml", "risk"}, default "map"
+        The decision rule; ``"risk"`` needs ``loss``.
+    loss : array-like, mapping, DataFrame or path, optional
+        The loss matrix (rows predicted, columns true class; see
+        :mod:`bbn.classification.decisions`).
+    class_variable : str, optional
+        The class node's name (default: ``y.name`` or ``"class"``).
+    token_pattern : str, optional
+        The regular expression that finds tokens in raw text (default
         ``bbn.classification.text.TOKEN_PATTERN``: words and runs of symbols;
         ``WORD_PATTERN`` for words only, as scikit-learn's ``r"\b\\w+\b"``).
+    m, prior, alpha, ess : optional, keyword only
+        Deprecated (FutureWarning at ``fit``): the settings of a named estimator; give
+        the estimator as a value instead (``estimator=bbn.MEstimate(m=2)``).
+
+    Attributes
+    ----------
+    classes_ : numpy.ndarray
+        The class labels, sorted.
+    network_ : Network
+        The fitted star network.
+    feature_kinds_, nodes_, vocabulary_, class_variable_, n_features_in_,
+    feature_names_in_
+        The kind and node of every column, the bag of words' vocabulary, the class
+        node's name, and the columns seen by ``fit`` (as scikit-learn).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> model = bbn.NaiveBayes(estimator=bbn.Laplace(alpha=0.5))
+    >>> model.fit([["a"], ["b"], ["b"]], ["x", "y", "y"]).predict([["b"]]).tolist()
+    ['y']
     """
 
-    def __init__(self, features=None, estimator: str = "laplace", m: float = 1.0, prior=None,
-                 alpha: float = 1.0, ess: float = 1.0, states=None, class_prior=None,
-                 ddof: int = 1, var_smoothing: float = 0.0, binarize: float = 0.0,
-                 unseen: str = "error", decision: str = "map", loss=None,
-                 class_variable: str | None = None, token_pattern: str | None = None):
+    def __init__(self, features=None, estimator: Estimator | str = "laplace", states=None,
+                 class_prior=None, ddof: int = 1, var_smoothing: float = 0.0,
+                 binarize: float = 0.0, unseen: str = "error", decision: str = "map",
+                 loss=None, class_variable: str | None = None,
+                 token_pattern: str | None = None, *, m: float | None = None,
+                 prior: Mapping | None = None, alpha: float | None = None,
+                 ess: float | None = None):
         self.features = features
         self.estimator = estimator
-        self.m = m
-        self.prior = prior
-        self.alpha = alpha
-        self.ess = ess
         self.states = states
         self.class_prior = class_prior
         self.ddof = ddof
@@ -178,6 +247,10 @@ class NaiveBayes(Classifier):
         self.loss = loss
         self.class_variable = class_variable
         self.token_pattern = token_pattern
+        self.m = m
+        self.prior = prior
+        self.alpha = alpha
+        self.ess = ess
 
     # -------------------------------------------------------------- fitting
     def fit(self, X, y, sample_weight=None) -> NaiveBayes:
@@ -189,11 +262,40 @@ class NaiveBayes(Classifier):
         times. A row of weight 0 adds no counts, but its values and label are still
         states and classes of the model. :class:`bbn.Boosting` trains on its instance
         weights this way.
+
+        Parameters
+        ----------
+        X : DataFrame, array-like, list of texts or sparse matrix
+            The rows (columns named by a DataFrame, else ``x0, x1, ...``).
+        y : array-like
+            One class label per row: texts, booleans or whole numbers, none missing.
+        sample_weight : array-like, optional
+            One finite, non-negative weight per row, not all zero.
+
+        Returns
+        -------
+        NaiveBayes
+            ``self``, fitted.
+
+        Raises
+        ------
+        DataError
+            For a bad setting (estimator, decision, ``ddof``, ``unseen``), X without rows
+            or columns, labels that are missing, continuous or not one per row, or bad
+            weights.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes().fit([["a"], ["b"], ["b"]], ["x", "y", "y"])
+        >>> model.classes_.tolist(), model.network_.cpt_array("x0").round(3).tolist()
+        (['x', 'y'], [[0.667, 0.333], [0.25, 0.75]])
         """
-        estimator = check_estimator(self.estimator, self.m, self.alpha, self.ess)
+        estimator = as_estimator(self.estimator, **deprecated_settings(
+            type(self).__name__, m=self.m, prior=self.prior, alpha=self.alpha, ess=self.ess))
         check_rule(self.decision, self.loss)
         ddof = check_ddof(self.ddof)
-        if self.unseen not in ("error", "ignore"):
+        if self.unseen not in UNSEEN_POLICIES:
             raise DataError(f"unseen must be 'error' or 'ignore', got {self.unseen!r}")
         inputs = _Inputs.of(X)
         inputs.require_data()
@@ -253,9 +355,7 @@ class NaiveBayes(Classifier):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a class with no data for a feature: uniform row
             for node, counts in tables.items():
-                net.set_cpt(node, table_from_counts(net, node, counts, estimator, m=self.m,
-                                                    prior=self.prior, alpha=self.alpha,
-                                                    ess=self.ess))
+                net.set_cpt(node, table_from_counts(net, node, counts, estimator))
         net.set_cpt(class_name, self._class_prior(
             np.bincount(y_codes, weights=weights, minlength=n_classes), class_states))
         self.class_variable_ = class_name
@@ -346,7 +446,30 @@ class NaiveBayes(Classifier):
     def joint_log_likelihood(self, X) -> np.ndarray:
         """log P(c) + Σ_i log P(x_i | c) for every row and class: shape (rows, classes).
 
-        Raises ImpossibleEvidenceError for a row that has probability 0 under every class.
+        Parameters
+        ----------
+        X : DataFrame, array-like, list of texts or sparse matrix
+            Rows with the columns ``fit`` saw.
+
+        Returns
+        -------
+        numpy.ndarray, shape (rows, classes)
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            For a row that has probability 0 under every class (naming the values).
+        NotFittedError
+            Before ``fit``.
+        DataError
+            For a missing column or (``unseen="error"``) a value that is no state.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes().fit([["a"], ["b"], ["b"]], ["x", "y", "y"])
+        >>> model.joint_log_likelihood([["b"]]).round(4).tolist()   # log 1/9, log 1/2
+        [[-2.1972, -0.6931]]
         """
         self._check_fitted()
         log_prior, log_likelihood, inputs = self._log_terms(X)
@@ -458,17 +581,85 @@ class NaiveBayes(Classifier):
             "such as 'laplace' or 'm-estimate' avoids zero probabilities)"))
 
     def predict_log_proba(self, X) -> np.ndarray:
-        """log P(c | x) for every row, columns in ``classes_`` order."""
+        """log P(c | x) for every row, columns in ``classes_`` order.
+
+        Parameters
+        ----------
+        X : DataFrame, array-like, list of texts or sparse matrix
+            Rows with the columns ``fit`` saw.
+
+        Returns
+        -------
+        numpy.ndarray, shape (rows, classes)
+
+        Raises
+        ------
+        ImpossibleEvidenceError, NotFittedError, DataError
+            As :meth:`joint_log_likelihood`.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes().fit([["a"], ["b"], ["b"]], ["x", "y", "y"])
+        >>> model.predict_log_proba([["b"]]).round(4).tolist()
+        [[-1.7047, -0.2007]]
+        """
         joint = self.joint_log_likelihood(X)
         top = joint.max(axis=1, keepdims=True)
         return joint - top - np.log(np.exp(joint - top).sum(axis=1, keepdims=True))
 
     def predict_proba(self, X) -> np.ndarray:
-        """P(c | x) for every row, columns in ``classes_`` order."""
+        """P(c | x) for every row, columns in ``classes_`` order.
+
+        Parameters
+        ----------
+        X : DataFrame, array-like, list of texts or sparse matrix
+            Rows with the columns ``fit`` saw.
+
+        Returns
+        -------
+        numpy.ndarray, shape (rows, classes)
+            Every row sums to 1.
+
+        Raises
+        ------
+        ImpossibleEvidenceError, NotFittedError, DataError
+            As :meth:`joint_log_likelihood`.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes().fit([["a"], ["b"], ["b"]], ["x", "y", "y"])
+        >>> model.predict_proba([["b"]]).round(4).tolist()   # (1/9, 1/2) normalised
+        [[0.1818, 0.8182]]
+        """
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X) -> np.ndarray:
-        """The decided class of every row (``decision``: MAP, ML or minimum risk)."""
+        """The decided class of every row (``decision``: MAP, ML or minimum risk).
+
+        Parameters
+        ----------
+        X : DataFrame, array-like, list of texts or sparse matrix
+            Rows with the columns ``fit`` saw.
+
+        Returns
+        -------
+        numpy.ndarray
+            One label of ``classes_`` per row.
+
+        Raises
+        ------
+        ImpossibleEvidenceError, NotFittedError, DataError
+            As :meth:`joint_log_likelihood`; DataError also for a bad decision rule.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes().fit([["a"], ["b"], ["b"]], ["x", "y", "y"])
+        >>> model.predict([["a"], ["b"]]).tolist()
+        ['x', 'y']
+        """
         rule = check_rule(self.decision, self.loss)
         self._check_fitted()
         if rule == "map":
@@ -483,17 +674,83 @@ class NaiveBayes(Classifier):
         return self.classes_[decide(self.predict_proba(X), "risk", loss=self.loss_matrix())]
 
     def expected_risk(self, X) -> np.ndarray:
-        """R(a_i | x) = Σ_j λ_ij P(j | x) for every row and class (needs ``loss``)."""
+        """R(a_i | x) = Σ_j λ_ij P(j | x) for every row and class (needs ``loss``).
+
+        Parameters
+        ----------
+        X : DataFrame, array-like, list of texts or sparse matrix
+            Rows with the columns ``fit`` saw.
+
+        Returns
+        -------
+        numpy.ndarray, shape (rows, classes)
+
+        Raises
+        ------
+        DataError
+            Without a loss matrix; otherwise as :meth:`predict_proba`.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes(loss=[[0, 10], [1, 0]])
+        >>> model.fit([["a"], ["b"], ["b"]], ["x", "y", "y"]).expected_risk([["b"]]).round(4)
+        array([[8.1818, 0.1818]])
+        """
         return expected_risk(self.predict_proba(X), self.loss_matrix())
 
     def loss_matrix(self) -> np.ndarray:
+        """The loss λ as a (predicted × true) array in ``classes_`` order.
+
+        Returns
+        -------
+        numpy.ndarray, shape (classes, classes)
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        DataError
+            Without ``loss``, or one that does not fit the classes.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes(loss={("x", "y"): 5})
+        >>> model.fit([["a"], ["b"]], ["x", "y"]).loss_matrix().tolist()
+        [[0.0, 5.0], [1.0, 0.0]]
+        """
         self._check_fitted()
         if self.loss is None:
             raise DataError("no loss matrix: set loss=... (rows predicted, columns true class)")
         return loss_matrix(self.loss, self.network_.states(self.class_variable_))
 
     def score(self, X, y) -> float:
-        """The accuracy: the fraction of rows whose prediction equals y."""
+        """The accuracy: the fraction of rows whose prediction equals y.
+
+        Parameters
+        ----------
+        X : DataFrame, array-like, list of texts or sparse matrix
+            Rows with the columns ``fit`` saw.
+        y : array-like
+            Their true labels.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ImpossibleEvidenceError, NotFittedError, DataError
+            As :meth:`predict`.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes().fit([["a"], ["b"], ["b"]], ["x", "y", "y"])
+        >>> model.score([["a"], ["b"]], ["y", "y"])
+        0.5
+        """
         return float(np.mean(self.predict(X) == check_labels(y, None)))
 
 

@@ -3,14 +3,17 @@
 The output has one row per input row: the decided state (``predicted``) and the
 posterior of every state (``P(COL=state)``). When DATA has the target column, the
 accuracy and the confusion matrix (rows: true state, columns: predicted) are printed —
-to stdout when the predictions go to a file, else to stderr. Only argparse is imported
-here; the work loads when the command runs.
+to stdout when the predictions go to a file, else to stderr. Only argparse and the
+lists of choices are imported here; the work loads when the command runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from bbn.classification.decisions import RULES
+from bbn.learning.policies import UNSEEN_POLICIES
 
 
 def add_classify_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,9 +23,9 @@ def add_classify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", required=True, help="the variable to predict")
     parser.add_argument("--loss", help="CSV loss matrix: first column the predicted state, "
                         "header the true states; implies --decision risk")
-    parser.add_argument("--decision", choices=("map", "ml", "risk"),
+    parser.add_argument("--decision", choices=RULES,
                         help="MAP (default), ML (ignore the prior) or minimum expected risk")
-    parser.add_argument("--unseen", choices=("error", "ignore"), default="error",
+    parser.add_argument("--unseen", choices=UNSEEN_POLICIES, default="error",
                         help="a value that is no state: error (default) or treat as missing")
     parser.add_argument("-o", "--output", help="CSV file for the predictions (default stdout)")
 

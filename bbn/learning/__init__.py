@@ -1,7 +1,8 @@
 """Learning the tables of a network from data, and drawing data from a network.
 
-* :func:`learn` — every table of a network estimated from rows (``mle``, ``m-estimate``,
-  ``laplace``, ``bayes``), with missing values refused, dropped, or handled by EM;
+* :func:`learn` — every table of a network estimated from rows by an estimator
+  (:class:`MLE`, :class:`MEstimate`, :class:`Laplace`, :class:`BDeu`, or its name), with
+  missing values refused, dropped, or handled by EM;
 * :func:`em` — expectation–maximisation with its log-likelihood trace;
 * :func:`sample` — forward sampling, ``n`` rows as a DataFrame.
 
@@ -17,8 +18,13 @@ _NAMES = {
     "learn": "bbn.learning.parameters",
     "sample": "bbn.learning.sampling",
     "em": "bbn.learning.missing",
-    "EMResult": "bbn.learning.missing",
+    "EMResult": "bbn.learning.convergence",
     "ESTIMATORS": "bbn.learning.estimators",
+    "Estimator": "bbn.learning.estimators",
+    "MLE": "bbn.learning.estimators",
+    "Laplace": "bbn.learning.estimators",
+    "MEstimate": "bbn.learning.estimators",
+    "BDeu": "bbn.learning.estimators",
     "UnseenParentsWarning": "bbn.learning.estimators",
     "GaussianFallbackWarning": "bbn.learning.gaussian",
 }

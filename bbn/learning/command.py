@@ -1,6 +1,7 @@
 """``bbn learn STRUCTURE DATA.csv [-o OUT]``: fill a model's tables from data.
 
-Only argparse is imported here; the work (and pandas) loads when the command runs.
+Only argparse and the lists of choices are imported here; the work (and pandas) loads
+when the command runs.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ import argparse
 import sys
 import warnings
 
-ESTIMATOR_CHOICES = ("mle", "m-estimate", "laplace", "bayes")
+from bbn.learning.estimators import ESTIMATORS
+from bbn.learning.policies import MISSING_POLICIES
 
 
 def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,7 +20,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="CSV file with a header naming the variables")
     parser.add_argument("-o", "--output", help="model file to write (its extension picks the "
                         "format); without it the model is printed in the .bn language")
-    parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES, default="mle",
+    parser.add_argument("--estimator", choices=ESTIMATORS, default="mle",
                         help="mle (default), m-estimate (--m, uniform prior), laplace "
                         "(--alpha) or bayes (BDeu, --ess)")
     parser.add_argument("--m", type=float, default=1.0, help="m of the m-estimate (default 1)")
@@ -26,7 +28,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
                         help="λ of Laplace smoothing (default 1)")
     parser.add_argument("--ess", type=float, default=1.0,
                         help="equivalent sample size of the bayes (BDeu) estimator (default 1)")
-    parser.add_argument("--missing", choices=("error", "drop", "em"), default="error",
+    parser.add_argument("--missing", choices=MISSING_POLICIES, default="error",
                         help="rows with missing values: refuse (default), drop, or EM")
     parser.add_argument("--max-iter", type=int, default=100, help="EM iteration cap")
     parser.add_argument("--tol", type=float, default=1e-6,
@@ -35,22 +37,22 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_learn(args: argparse.Namespace) -> int:
     import bbn
+    from bbn.learning.estimators import as_estimator
     from bbn.learning.missing import em
     from bbn.learning.parameters import learn
 
     net = bbn.load(args.structure, normalize=args.normalize)
-    options = dict(m=args.m, alpha=args.alpha, ess=args.ess)
+    estimator = as_estimator(args.estimator, m=args.m, alpha=args.alpha, ess=args.ess)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if args.missing == "em":
-            result = em(net, args.data, args.estimator, tol=args.tol, max_iter=args.max_iter,
-                        **options)
+            result = em(net, args.data, estimator, tol=args.tol, max_iter=args.max_iter)
             learned = result.network
             state = "converged" if result.converged else "stopped at the iteration cap"
             print(f"EM: {result.iterations} iteration(s), {state}, log-likelihood "
                   f"{result.log_likelihood[-1]:.6f}", file=sys.stderr)
         else:
-            learned = learn(net, args.data, args.estimator, missing=args.missing, **options)
+            learned = learn(net, args.data, estimator, missing=args.missing)
     for warning in caught:
         print(f"bbn learn: warning: {warning.message}", file=sys.stderr)
     if args.output is None:

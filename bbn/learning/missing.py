@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,9 +48,17 @@ from bbn.codes import distinct_rows, mixed_radix
 from bbn.data import MISSING, encode, read_data, require_columns
 from bbn.errors import DataError
 from bbn.inference import posterior_codes
+from bbn.learning.convergence import EMResult, check_iteration, converged
 from bbn.learning.counting import check_family_sizes, family_counts
-from bbn.learning.estimators import check_estimator
-from bbn.learning.parameters import table_from_counts, warn_unseen
+from bbn.learning.estimators import (
+    MLE,
+    Estimator,
+    as_estimator,
+    deprecated_settings,
+    table_from_counts,
+    warn_unseen,
+)
+from bbn.learning.mixture import mixture_em
 from bbn.network import Network
 
 #: Largest joint posterior (entries per row) of a pattern's unobserved variables; rows
@@ -64,20 +72,6 @@ MISSING_STATE = "#missing"
 
 
 @dataclass
-class EMResult:
-    """The learned network, the log-likelihood after each iteration, and how it ended.
-
-    ``log_likelihood[0]`` is that of the initial tables, ``log_likelihood[-1]`` that of
-    ``network``; ``iterations`` counts M-steps.
-    """
-
-    network: Network
-    log_likelihood: list[float] = field(default_factory=list)
-    iterations: int = 0
-    converged: bool = False
-
-
-@dataclass
 class _Rows:
     """Distinct incomplete rows (codes, MISSING where unobserved) and their multiplicity."""
 
@@ -85,11 +79,11 @@ class _Rows:
     weights: np.ndarray
 
 
-def em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
-       prior: Mapping | None = None, alpha: float = 1.0, ess: float = 1.0, columns=None,
+def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
        tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
        initial: Network | None = None, ddof: int = 0, var_smoothing: float = 0.0,
-       hard: bool = False) -> EMResult:
+       hard: bool = False, m: float | None = None, prior: Mapping | None = None,
+       alpha: float | None = None, ess: float | None = None) -> EMResult:
     """Learn every table of ``net`` from ``data`` with missing values by EM.
 
     Variables without a column are hidden (never observed). Initial tables: those of
@@ -102,16 +96,59 @@ def em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
     probable completion), go to :func:`bbn.learning.mixture.mixture_em`, which takes
     ``ddof`` and ``var_smoothing`` (as :func:`bbn.learn`; ``ddof=0`` is the
     maximum-likelihood M-step) and needs every variable but one hidden discrete one seen.
+
+    Parameters
+    ----------
+    net : Network
+        The structure; its tables are not used (see ``initial``).
+    data : DataFrame, str or path, or numpy array
+        The rows, as for :func:`bbn.learn`; missing cells and absent columns allowed.
+    estimator : Estimator or str, default "mle"
+        The M-step's estimator (:mod:`bbn.learning.estimators`); ``MLE()`` is classic
+        EM, a smoothing one MAP-EM.
+    columns : list of str, optional
+        Names for the columns of a plain 2-D array.
+    tol, max_iter : float, int
+        The stopping rule (:mod:`bbn.learning.convergence`).
+    seed : int or None, default 0
+        Seeds the random part of the initial tables.
+    initial : Network, optional
+        Tables to start from.
+    ddof, var_smoothing, hard
+        For networks with Gaussian variables and for hard EM (see above).
+    m, prior, alpha, ess
+        Deprecated (FutureWarning): give the estimator as a value instead.
+
+    Returns
+    -------
+    EMResult
+        The learned network, the log-likelihood trace, the number of M-steps and
+        whether EM converged.
+
+    Raises
+    ------
+    DataError
+        For a bad setting, a value that is no state, no rows, or no column naming any
+        variable.
+
+    Examples
+    --------
+    >>> import bbn, pandas as pd
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["T", "F"])
+    >>> rows = pd.DataFrame({"A": ["T", "T", None, "F"]})
+    >>> result = em(net, rows, bbn.Laplace())
+    >>> result.network.cpt_array("A").round(4).tolist(), result.converged
+    ([0.6, 0.4], True)
     """
-    estimator = check_estimator(estimator, m, alpha, ess)
-    if not (max_iter >= 1 and tol >= 0):
-        raise DataError(f"EM needs max_iter ≥ 1 and tol ≥ 0, got {max_iter!r}, {tol!r}")
+    estimator = as_estimator(estimator, **deprecated_settings(
+        "bbn.learning.em", m=m, prior=prior, alpha=alpha, ess=ess))
+    check_iteration(max_iter, tol)
     check_family_sizes(net)
     if hard or any(net.is_gaussian(v) for v in net.variables):
-        from bbn.learning.mixture import mixture_em
-        return mixture_em(net, data, estimator, m=m, prior=prior, alpha=alpha, ess=ess,
-                          columns=columns, tol=tol, max_iter=max_iter, seed=seed,
-                          initial=initial, ddof=ddof, var_smoothing=var_smoothing, hard=hard)
+        return mixture_em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
+                          seed=seed, initial=initial, ddof=ddof, var_smoothing=var_smoothing,
+                          hard=hard)
     frame, source = read_data(data, columns, {v: net.states(v) for v in net.variables})
     variables = list(net.variables)
     present = [v for v in variables if v in set(map(str, frame.columns))]
@@ -145,18 +182,16 @@ def em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
         if together is not None:
             ll += together.expect(current, expected)
         result.log_likelihood.append(ll)
-        previous = result.log_likelihood[-2] if iteration else None
-        if previous is not None and abs(ll - previous) <= tol * max(1.0, abs(ll)):
+        if converged(result.log_likelihood, tol):
             result.converged = True
             break
         if iteration == max_iter:
             break
-        theta = {v: table_from_counts(net, v, expected[v], estimator, m=m, prior=prior,
-                                      alpha=alpha, ess=ess, warn=False)
+        theta = {v: table_from_counts(net, v, expected[v], estimator, warn=False)
                  for v in variables}
         result.iterations = iteration + 1
     result.network = _with_tables(net, theta)
-    if estimator == "mle":
+    if isinstance(estimator, MLE):
         for v in variables:
             warn_unseen(net, v, expected[v])
     return result

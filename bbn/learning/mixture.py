@@ -49,11 +49,10 @@ from bbn.data import MISSING, encode, location, numeric_column, read_data
 from bbn.errors import DataError
 from bbn.factor import Factor
 from bbn.inference.continuous import log_density
+from bbn.learning.convergence import EMResult, check_iteration, converged
 from bbn.learning.counting import check_family_sizes
-from bbn.learning.estimators import check_estimator
+from bbn.learning.estimators import Estimator, as_estimator, table_from_counts
 from bbn.learning.gaussian import check_ddof, fit_gaussian, fit_gaussians, variance_epsilon
-from bbn.learning.missing import EMResult
-from bbn.learning.parameters import table_from_counts
 from bbn.network import Network
 
 #: Gaussian variables whose only parent is H are scored and fitted together, as one
@@ -96,8 +95,7 @@ class _Stack:
     seen: np.ndarray | None
 
 
-def mixture_em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
-               prior: Mapping | None = None, alpha: float = 1.0, ess: float = 1.0,
+def mixture_em(net: Network, data, estimator: Estimator | str = "mle", *,
                columns=None, tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
                initial: Network | None = None, ddof: int = 0, var_smoothing: float = 0.0,
                hard: bool = False) -> EMResult:
@@ -112,17 +110,15 @@ def mixture_em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
     there takes the column mean), their variances those of all rows (per configuration
     of the other parents), and the families without H their complete-data estimates.
     """
-    estimator = check_estimator(estimator, m, alpha, ess)
+    estimator = as_estimator(estimator)
     ddof = check_ddof(ddof)
-    if not (max_iter >= 1 and tol >= 0):
-        raise DataError(f"EM needs max_iter ≥ 1 and tol ≥ 0, got {max_iter!r}, {tol!r}")
+    check_iteration(max_iter, tol)
     if not var_smoothing >= 0:
         raise DataError(f"var_smoothing must be ≥ 0, got {var_smoothing!r}")
     check_family_sizes(net)
     model = _Mixture(net, data, columns, hard)
     epsilon, floor = variance_epsilon(model.numbers, var_smoothing)
-    model.options = dict(estimator=estimator, m=m, prior=prior, alpha=alpha, ess=ess,
-                         ddof=ddof, epsilon=epsilon, floor=floor)
+    model.options = dict(estimator=estimator, ddof=ddof, epsilon=epsilon, floor=floor)
 
     theta = _from_network(net, initial) if initial is not None else model.initial(seed)
     result = EMResult(network=net)
@@ -130,7 +126,7 @@ def mixture_em(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
     for iteration in range(max_iter + 1):
         ll, responsibilities = model.e_step(theta)
         result.log_likelihood.append(ll)
-        if iteration and abs(ll - result.log_likelihood[-2]) <= tol * max(1.0, abs(ll)):
+        if converged(result.log_likelihood, tol):
             result.converged = True
             break
         if iteration == max_iter:
@@ -271,9 +267,8 @@ class _Mixture:
                 weights = rows.ravel()
             if f.x is None:
                 counts = np.bincount(cells, weights=weights, minlength=size).reshape(f.shape)
-                theta[f.variable] = table_from_counts(
-                    self.net, f.variable, counts, o["estimator"], m=o["m"], prior=o["prior"],
-                    alpha=o["alpha"], ess=o["ess"])
+                theta[f.variable] = table_from_counts(self.net, f.variable, counts,
+                                                      o["estimator"])
             else:
                 x = f.x if f.stride == 0 else np.repeat(f.x, self.k)
                 mean, variance = fit_gaussian([cells], [size], x, ddof=o["ddof"],

@@ -18,7 +18,6 @@ Gaussian variables get a mean and a variance per parent configuration
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -35,53 +34,89 @@ from bbn.data import (
 from bbn.errors import DataError
 from bbn.learning.counting import check_family_sizes, family_counts
 from bbn.learning.estimators import (
-    UnseenParentsWarning,
-    check_estimator,
-    empty_rows,
-    estimate,
-    prior_table,
+    Estimator,
+    as_estimator,
+    deprecated_settings,
+    table_from_counts,
 )
 from bbn.learning.gaussian import check_ddof, fit_gaussian, variance_epsilon
+from bbn.learning.missing import em
+from bbn.learning.policies import MISSING_POLICIES
 from bbn.network import Network
 
-MISSING_POLICIES = ("error", "drop", "em")
 
-
-def learn(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
-          prior: Mapping | None = None, alpha: float = 1.0, ess: float = 1.0,
-          missing: str = "error", columns=None, ddof: int | None = None,
-          var_smoothing: float = 0.0,
-          tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0) -> Network:
+def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: str = "error",
+          columns=None, ddof: int | None = None, var_smoothing: float = 0.0,
+          tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
+          m: float | None = None, prior: Mapping | None = None, alpha: float | None = None,
+          ess: float | None = None) -> Network:
     """A copy of ``net`` whose tables are estimated from ``data``.
 
-    ``data``: a DataFrame, a CSV path, or a numpy array (structured, or 2-D with
-    ``columns=``). Columns match variables by name; extra columns are ignored.
+    Parameters
+    ----------
+    net : Network
+        The structure (variables, states, parents); its tables, if any, are not used.
+    data : DataFrame, str or path, or numpy array
+        The rows: a DataFrame, a CSV path, or a numpy array (structured, or 2-D with
+        ``columns=``). Columns match variables by name; extra columns are ignored.
+    estimator : Estimator or str, default "mle"
+        :class:`~bbn.learning.estimators.MLE`, ``Laplace(alpha)``, ``MEstimate(m, prior)``
+        or ``BDeu(ess)`` (:mod:`bbn.learning.estimators`), or one's name: ``"mle"``,
+        ``"laplace"``, ``"m-estimate"``, ``"bayes"`` (with the default settings).
+    missing : {"error", "drop", "em"}, default "error"
+        ``"error"`` refuses data with missing values, ``"drop"`` ignores every row that
+        has one, ``"em"`` runs expectation–maximisation (:func:`bbn.learning.missing.em`,
+        with ``tol``, ``max_iter`` and ``seed``; call that function for the
+        log-likelihood trace). A variable with no column at all is an error except under
+        ``"em"``, where it is hidden.
+    columns : list of str, optional
+        Names for the columns of a plain 2-D array.
+    ddof : int, optional
+        Gaussian variables: σ² divides by N − ddof (default 1, the sample variance;
+        under ``"em"`` default 0, the maximum-likelihood M-step).
+    var_smoothing : float, default 0.0
+        Gaussian variables: adds var_smoothing × the largest column variance. A hidden
+        discrete parent of Gaussian variables makes ``"em"`` learn a Gaussian mixture
+        (:mod:`bbn.learning.mixture`).
+    tol, max_iter, seed
+        EM's stopping rule (:mod:`bbn.learning.convergence`) and its random start.
+    m, prior, alpha, ess
+        Deprecated (FutureWarning): the settings of a named estimator; give the
+        estimator as a value instead (``estimator=Laplace(alpha=0.5)``).
 
-    ``estimator``: ``"mle"``, ``"m-estimate"`` (``m``, and ``prior`` = {variable: p}; p
-    uniform otherwise), ``"laplace"`` (``alpha``) or ``"bayes"`` (BDeu, equivalent sample
-    size ``ess``); see :mod:`bbn.learning.estimators`.
+    Returns
+    -------
+    Network
+        A copy of ``net`` with every table learned.
 
-    ``missing``: ``"error"`` (default) refuses data with missing values, ``"drop"``
-    ignores every row that has one, ``"em"`` runs expectation–maximisation
-    (:func:`bbn.learning.missing.em`, with ``tol``, ``max_iter`` and ``seed``; call that function
-    for the log-likelihood trace). A variable with no column at all is an error except
-    under ``"em"``, where it is hidden.
+    Raises
+    ------
+    DataError
+        For an unknown estimator or a bad setting, a missing column, a value that is no
+        state (naming column, row and value), missing values under ``"error"``, or no
+        rows.
+    MemoryLimitError
+        When a table to learn would exceed the memory limit.
 
-    Gaussian variables: ``ddof`` (default 1, the sample variance with N − 1; under
-    ``"em"`` default 0, the maximum-likelihood M-step) and ``var_smoothing`` (adds
-    var_smoothing × the largest column variance). A hidden discrete parent of Gaussian
-    variables makes ``"em"`` learn a Gaussian mixture (:mod:`bbn.learning.mixture`).
+    Examples
+    --------
+    >>> import bbn, pandas as pd
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["T", "F"])
+    >>> net.add_variable("B", ["T", "F"], parents=["A"])
+    >>> rows = pd.DataFrame({"A": ["T", "T", "F"], "B": ["T", "F", "F"]})
+    >>> learn(net, rows, bbn.Laplace(alpha=1.0)).cpt_array("B").tolist()
+    [[0.5, 0.5], [0.3333333333333333, 0.6666666666666666]]
     """
-    estimator = check_estimator(estimator, m, alpha, ess)
+    estimator = as_estimator(estimator, **deprecated_settings(
+        "bbn.learn", m=m, prior=prior, alpha=alpha, ess=ess))
     if missing not in MISSING_POLICIES:
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
     ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)
     check_family_sizes(net)
     if missing == "em":
-        from bbn.learning.missing import em
-        return em(net, data, estimator, m=m, prior=prior, alpha=alpha, ess=ess, columns=columns,
-                  tol=tol, max_iter=max_iter, seed=seed, ddof=ddof,
-                  var_smoothing=var_smoothing).network
+        return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
+                  seed=seed, ddof=ddof, var_smoothing=var_smoothing).network
     discrete = [v for v in net.variables if not net.is_gaussian(v)]
     continuous = [v for v in net.variables if net.is_gaussian(v)]
     frame, source = read_data(data, columns, {v: net.states(v) for v in discrete})
@@ -103,8 +138,7 @@ def learn(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
         family = net.parents(v) + (v,)
         counts = family_counts([codes[:, position[u]] for u in family],
                                [net.cardinality(u) for u in family])
-        learned.set_cpt(v, table_from_counts(net, v, counts, estimator, m=m, prior=prior,
-                                             alpha=alpha, ess=ess))
+        learned.set_cpt(v, table_from_counts(net, v, counts, estimator))
     if continuous:
         epsilon, floor = variance_epsilon(values, var_smoothing)
         for j, v in enumerate(continuous):
@@ -114,33 +148,6 @@ def learn(net: Network, data, estimator: str = "mle", *, m: float = 1.0,
                                           ddof=ddof, epsilon=epsilon, floor=floor, name=v)
             learned.set_gaussian(v, mean, variance)
     return learned
-
-
-def table_from_counts(net: Network, variable: str, counts: np.ndarray, estimator: str, *,
-                      m: float = 1.0, prior: Mapping | None = None, alpha: float = 1.0,
-                      ess: float = 1.0, warn: bool = True) -> np.ndarray:
-    """The estimated table of ``variable`` from its family counts; with ``warn``, warns
-    about parent configurations never seen (mle)."""
-    p = (prior_table(variable, net.states(variable), counts.shape, prior)
-         if estimator == "m-estimate" else None)
-    if estimator == "mle" and warn:
-        warn_unseen(net, variable, counts)
-    return estimate(counts, estimator, m=m, p=p, alpha=alpha, ess=ess)
-
-
-def warn_unseen(net: Network, variable: str, counts: np.ndarray) -> None:
-    """Warn, listing them, about parent configurations with no data (they get 1/r)."""
-    unseen = empty_rows(counts)
-    if not len(unseen):
-        return
-    parents = net.parents(variable)
-    shown = ["(" + ", ".join(f"{p}={net.states(p)[i]}" for p, i in zip(parents, row, strict=True))
-             + ")" for row in unseen[:10]]
-    more = f" and {len(unseen) - 10} more" if len(unseen) > 10 else ""
-    family = net.family_text(variable)
-    warnings.warn(f"{family}: no data for {len(unseen)} parent configuration(s) "
-                  f"{', '.join(shown)}{more}; their rows are uniform (mle cannot estimate them; "
-                  "a smoothing estimator can)", UnseenParentsWarning, stacklevel=4)
 
 
 def _missing_message(frame: pd.DataFrame, codes, values, discrete, continuous, source) -> str:
