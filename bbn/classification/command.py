@@ -3,14 +3,17 @@
 The output has one row per input row: the decided state (``predicted``) and the
 posterior of every state (``P(COL=state)``). When DATA has the target column, the
 accuracy and the confusion matrix (rows: true state, columns: predicted) are printed —
-to stdout when the predictions go to a file, else to stderr. Only argparse and the
-lists of choices are imported here; the work loads when the command runs.
+to stdout when the predictions go to a file, else to stderr. Only argparse, numpy and
+the lists of choices are imported here; the work (and pandas) loads when the command
+runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+import numpy as np
 
 from bbn.classification.decisions import RULES
 from bbn.learning.policies import UNSEEN_POLICIES
@@ -31,8 +34,7 @@ def add_classify_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_classify(args: argparse.Namespace) -> int:
-    import numpy as np
-    import pandas as pd
+    import pandas as pd  # here, not at the top: `bbn query` must not load pandas (start-up)
 
     import bbn
     from bbn.classification.decisions import check_rule
@@ -72,8 +74,6 @@ def run_classify(args: argparse.Namespace) -> int:
 
 
 def _print_scores(truth, chosen, states, stream) -> None:
-    import numpy as np
-
     if not len(truth):
         return
     accuracy = float(np.mean(truth == chosen))

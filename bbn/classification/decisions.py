@@ -43,7 +43,7 @@ def loss_matrix(loss, classes: Sequence[str]) -> np.ndarray:
     (absent pairs cost 0 on the diagonal and 1 elsewhere), a DataFrame whose index names
     the predicted and whose columns name the true classes, or the path of such a CSV.
     """
-    import pandas as pd
+    import pandas as pd  # here: `bbn classify`'s parser imports this module at start-up
 
     classes = [str(c) for c in classes]
     k = len(classes)

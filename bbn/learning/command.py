@@ -10,7 +10,7 @@ import argparse
 import sys
 import warnings
 
-from bbn.learning.estimators import ESTIMATORS
+from bbn.learning.estimators import ESTIMATORS, as_estimator
 from bbn.learning.policies import MISSING_POLICIES
 
 
@@ -36,8 +36,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_learn(args: argparse.Namespace) -> int:
-    import bbn
-    from bbn.learning.estimators import as_estimator
+    import bbn  # here, not at the top: `bbn query` must not load pandas (start-up)
     from bbn.learning.missing import em
     from bbn.learning.parameters import learn
 

@@ -28,14 +28,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
 from bbn.errors import DataError, suggest
-
-if TYPE_CHECKING:  # only for the annotations: the network module is not needed to run
-    from bbn.network import Network
+from bbn.network import Network
 
 #: The estimators' names, as the command line offers them (``--estimator``).
 ESTIMATORS = ("mle", "m-estimate", "laplace", "bayes")
