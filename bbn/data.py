@@ -20,7 +20,6 @@ NaN/None, and the texts in ``MISSING_TEXT`` unless the variable has a state of t
 
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 import warnings
@@ -217,18 +216,19 @@ def _text_codes(column: np.ndarray, states: Sequence[str], dtype) -> np.ndarray:
 
     Most cells are found by *identity*. A column read from a file or sampled holds a few
     string objects per distinct text (one per chunk a reader parsed), so comparing each
-    cell's object address with those objects' — one vectorised comparison per object, no
-    hashing, no characters compared — finds them. The objects come from cells spread over
-    the column. The cells left over (other objects with the same text, numbers, errors)
-    are matched by text with one hashing pass (``pandas.Index.get_indexer``).
+    cell's identity (:func:`_cell_identities`) with those objects' ``id`` — one
+    vectorised comparison per object, no hashing, no characters compared — finds them.
+    The objects come from cells spread over the column. The cells left over (other
+    objects with the same text, numbers, errors) are matched by text with one hashing
+    pass (``pandas.Index.get_indexer``).
     """
     codes = np.full(len(column), MISSING, dtype=dtype)
-    addresses = _object_addresses(column)
-    objects = [] if addresses is None else _state_objects(column, addresses, states)
+    identities = _cell_identities(column)
+    objects = [] if identities is None else _state_objects(column, identities, states)
     if len(objects) <= IDENTITY_UP_TO:
         hit = np.empty(len(column), dtype=bool)
         for obj, i in objects:  # distinct objects: a cell hits one at most
-            np.equal(addresses, id(obj), out=hit)
+            np.equal(identities, id(obj), out=hit)
             codes += hit * codes.dtype.type(i + 1)  # MISSING (−1) + i + 1 = i
     rest = np.flatnonzero(codes == MISSING)
     if len(rest):  # object Indexes on both sides, else get_indexer converts and scans
@@ -242,28 +242,34 @@ def _text_codes(column: np.ndarray, states: Sequence[str], dtype) -> np.ndarray:
 IDENTITY_UP_TO = 64
 
 
-def _state_objects(column: np.ndarray, addresses: np.ndarray, states: Sequence[str],
+def _state_objects(column: np.ndarray, identities: np.ndarray, states: Sequence[str],
                    samples: int = 2048) -> list[tuple[str, int]]:
     """(object, state index) for the distinct string objects equal to a state among
     ``samples`` cells spread evenly over ``column`` (distinct by identity, not text)."""
     position = {s: i for i, s in enumerate(states)}
     stride = max(1, len(column) // samples)
-    _, first = np.unique(addresses[::stride], return_index=True)
+    _, first = np.unique(identities[::stride], return_index=True)
     return [(obj, position[obj]) for obj in column[first * stride]
             if isinstance(obj, str) and obj in position]
 
 
-def _object_addresses(column: np.ndarray) -> np.ndarray | None:
-    """The address of each cell's object (read from the array's pointers), or None.
+def _cell_identities(column: np.ndarray) -> np.ndarray | None:
+    """The identity of each cell's object, as integers, or None.
 
-    An object array stores one ``PyObject*`` per cell, and CPython's ``id`` is that
-    address; other interpreters give None (and the caller matches by text).
+    An object array exports its cells through the buffer protocol as PEP 3118 format
+    ``"O"``, one object pointer per cell, and CPython's ``id`` is that pointer; so
+    ``np.frombuffer`` reads every cell's identity in one view, without a Python call per
+    cell and without touching memory outside the array. Hashing every cell instead
+    (``pd.factorize``) made encoding alarm's 100,000 sampled rows 3× slower (150 vs 46 ms
+    for 37 columns). Other interpreters, or an array that will not export its buffer,
+    give None (the caller matches by text).
     """
     if sys.implementation.name != "cpython" or not len(column):
         return None
-    column = np.ascontiguousarray(column)
-    pointers = (ctypes.c_size_t * len(column)).from_address(column.ctypes.data)
-    return np.ctypeslib.as_array(pointers).copy()  # a copy: ``column`` may be a temporary
+    try:  # the view keeps the contiguous copy (when one is made) alive
+        return np.frombuffer(np.ascontiguousarray(column), dtype=np.uintp)
+    except (TypeError, ValueError, BufferError):
+        return None
 
 
 def _lookup(uniques, states, unknown, name, source, codes, row_names, rows=None) -> np.ndarray:

@@ -255,6 +255,19 @@ def test_shared_and_fresh_string_objects_mixed_get_the_codes_a_dict_gives(n_stat
         assert encode_column(frame[name], states).tolist() == expected
 
 
+
+def test_cell_identities_are_the_ids_and_matching_by_text_alone_agrees(monkeypatch):
+    import bbn.data as data
+
+    grid = np.array([["yes", "no"], ["no", "yes"], ["no", None]] * 1000, dtype=object)
+    column = grid[:, 1]  # a strided view: read through a contiguous copy
+    assert data._cell_identities(column).tolist() == [id(cell) for cell in column]
+    by_identity = encode_column(pd.Series(column, name="x"), ("yes", "no"))
+    monkeypatch.setattr(data, "_cell_identities", lambda column: None)  # another interpreter
+    by_text = encode_column(pd.Series(column, name="x"), ("yes", "no"))
+    assert by_identity.tolist() == by_text.tolist() == [1, 0, MISSING] * 1000
+
+
 def test_an_unknown_text_among_shared_objects_is_reported_at_its_row():
     column = pd.Series(["yes", "no"] * 5000 + ["maybe"] + ["no"] * 10, name="answer")
     with pytest.raises(DataError, match=r"column 'answer', row 10000: value 'maybe'.*"):
