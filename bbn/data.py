@@ -45,6 +45,33 @@ def read_data(data, columns: Sequence[str] | None = None,
     ``007`` or ``NA`` reach the state matching exactly as written. Given ``states``
     ({column: states}), those columns are parsed straight into categoricals over the
     states (and the missing markers), which spares a second hashing pass.
+
+    Parameters
+    ----------
+    data : DataFrame, str or path, or numpy array
+        A DataFrame, a CSV path (gzip and friends by extension), a structured array, or
+        a plain 2-D array with ``columns``.
+    columns : list of str, optional
+        New names for the columns (needed by a plain array).
+    states : mapping, optional
+        ``{column: states}`` of the discrete variables (CSV files only: a faster read).
+
+    Returns
+    -------
+    (pandas.DataFrame, str)
+        The frame, its columns named by strings, and the source for messages.
+
+    Raises
+    ------
+    DataError
+        For a file that is absent or no CSV, two columns of one name, a ``columns`` of
+        the wrong length, or an array that is not 2-D or has no names.
+
+    Examples
+    --------
+    >>> frame, source = read_data(np.array([[1, 0], [0, 1]]), columns=["A", "B"])
+    >>> frame.columns.tolist(), source
+    (['A', 'B'], 'data')
     """
     if isinstance(data, pd.DataFrame):
         frame = named_columns(data) if columns is None else _renamed(data, columns)
@@ -167,6 +194,35 @@ def encode_column(values: pd.Series, states: Sequence[str], *, unknown: str = "e
                   name: str | None = None, source: str = "data",
                   row_names=None, lookups: dict | None = None) -> np.ndarray:
     """The state index of every cell of one column (``MISSING`` where missing).
+
+    Parameters
+    ----------
+    values : pandas.Series
+        The column (any dtype: texts, numbers, booleans, categoricals).
+    states : sequence of str
+        The variable's states, in its order.
+    unknown : {"error", "missing"}, default "error"
+        What a value that is no state becomes.
+    name, source, row_names
+        How messages name the column, the data and its rows.
+    lookups : dict, optional
+        Shared between calls for columns with the same states (a cache).
+
+    Returns
+    -------
+    numpy.ndarray
+        int8 codes (int32 past 126 states), ``MISSING`` (−1) for missing cells.
+
+    Raises
+    ------
+    DataError
+        For a value that is no state (under ``unknown="error"``), naming the column, the
+        row and the value, with close matches.
+
+    Examples
+    --------
+    >>> encode_column(pd.Series(["b", None, 1.0], name="X"), ("1", "b")).tolist()
+    [1, -1, 0]
 
     Text cells are matched against the states by object identity where the column reuses
     a few string objects per text (as readers and samplers do), else by one hashing pass
@@ -327,6 +383,34 @@ def encode(frame: pd.DataFrame, columns: Sequence[str], states: Sequence[Sequenc
     """State codes of several columns, shape ``(rows, columns)``, Fortran order.
 
     Columns are contiguous because counting reads them one family at a time.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The rows.
+    columns : sequence of str
+        The columns to encode.
+    states : sequence of sequences of str
+        The states of each column, in order.
+    unknown : {"error", "missing"}, default "error"
+        What a value that is no state becomes.
+    source : str, default "data"
+        How messages name the data (a file name: rows are then named by line).
+
+    Returns
+    -------
+    numpy.ndarray
+        Codes, one column per name, ``MISSING`` (−1) where missing.
+
+    Raises
+    ------
+    DataError
+        For an absent column, or a value that is no state (see :func:`encode_column`).
+
+    Examples
+    --------
+    >>> encode(pd.DataFrame({"A": ["F", "T"]}), ["A"], [("T", "F")]).tolist()
+    [[1], [0]]
     """
     require_columns(frame, columns, source)
     row_names = None if source != "data" else frame.index
@@ -443,6 +527,20 @@ def states_from_values(values: pd.Series) -> tuple[str, ...]:
     """The distinct non-missing values of a column as state names, sorted.
 
     Numbers sort numerically (``2`` before ``10``), everything else as text.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        The column.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> states_from_values(pd.Series([10, 2, None, 2.0]))
+    ('2', '10')
     """
     uniques = pd.unique(values.dropna())
     texts = {state_texts(v)[0] for v in uniques if not is_missing(v)}

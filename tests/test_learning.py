@@ -303,6 +303,8 @@ def test_sample_never_draws_a_zero_probability_state():
     net.add_variable("X", ["a", "b", "c", "d"], table=[0.5, 0.0, 0.5, 0.0])
     counts = bbn.sample(net, 10_000, seed=1)["X"].value_counts()
     assert counts["b"] == 0 and counts["d"] == 0 and counts.sum() == 10_000
+    with pytest.raises(DataError, match="cannot draw -1 rows"):
+        bbn.sample(net, -1)
 
 
 def test_learning_recovers_alarm_tables_within_five_standard_errors(shared):

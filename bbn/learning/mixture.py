@@ -109,6 +109,44 @@ def mixture_em(net: Network, data, estimator: Estimator | str = "mle", *,
     (:func:`spread_rows`; the course's "random subset of X", spread out; a missing value
     there takes the column mean), their variances those of all rows (per configuration
     of the other parents), and the families without H their complete-data estimates.
+
+    Parameters
+    ----------
+    net : Network
+        The structure: at most one variable without a column (H, discrete).
+    data : DataFrame, str or path, or numpy array
+        The rows, as for :func:`bbn.learn`; numbers may be missing, discrete cells not.
+    estimator : Estimator or str, default "mle"
+        The M-step's estimator for the discrete tables (:mod:`bbn.learning.estimators`).
+    columns, tol, max_iter, seed, initial
+        As :func:`bbn.learning.missing.em`.
+    ddof : int, default 0
+        σ² divides by Σ_r r_rh − ddof (0: the maximum-likelihood step).
+    var_smoothing : float, default 0.0
+        Adds var_smoothing × the largest column variance to every variance.
+    hard : bool, default False
+        Hard EM: each row assigned to its most probable state of H.
+
+    Returns
+    -------
+    EMResult
+
+    Raises
+    ------
+    DataError
+        For a bad setting, more than one hidden variable or a hidden Gaussian one, a
+        missing discrete cell, fewer rows than H has states, or a row of probability 0.
+
+    Examples
+    --------
+    >>> import bbn, pandas as pd
+    >>> net = bbn.Network()
+    >>> net.add_variable("H", ["a", "b"])
+    >>> net.add_gaussian_variable("x", ["H"])
+    >>> rows = pd.DataFrame({"x": [0.0, 0.1, 9.9, 10.0]})
+    >>> result = mixture_em(net, rows, bbn.Laplace(), hard=True)
+    >>> sorted(result.network.gaussian_parameters("x")[0].round(2).tolist())
+    [0.05, 9.95]
     """
     estimator = as_estimator(estimator)
     ddof = check_ddof(ddof)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from bbn.codes import mixed_radix
-from bbn.errors import ModelError
+from bbn.errors import DataError, ModelError
 from bbn.memory import check_allocation
 from bbn.network import Network
 
@@ -33,12 +33,41 @@ _BLOCK = 1 << 16
 def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) -> pd.DataFrame:
     """``n`` rows drawn from ``net``: one column per variable, in declaration order.
 
-    Discrete columns are :class:`pandas.Categorical` with the variable's states as
-    categories (in order), Gaussian columns are floats. ``seed`` makes it reproducible.
+    Parameters
+    ----------
+    net : Network
+        A network with every table given.
+    n : int
+        The number of rows, ≥ 0.
+    seed : int, numpy.random.Generator or None
+        Makes the draw reproducible (None: fresh entropy).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Discrete columns are :class:`pandas.Categorical` with the variable's states as
+        categories (in order), Gaussian columns are floats.
+
+    Raises
+    ------
+    DataError
+        For a negative ``n``.
+    ModelError
+        When a variable has no table.
+    MemoryLimitError
+        When the rows would exceed the memory limit.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["T", "F"], table=[1.0, 0.0])
+    >>> sample(net, 3, seed=0)["A"].tolist()
+    ['T', 'T', 'T']
     """
     n = int(n)
     if n < 0:
-        raise ValueError(f"cannot draw {n} rows")
+        raise DataError(f"cannot draw {n} rows: n must be 0 or more")
     missing = [v for v in net.variables if not net.has_cpt(v)]
     if missing:
         raise ModelError(f"cannot sample: no table for {', '.join(map(repr, missing))}")
