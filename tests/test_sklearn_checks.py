@@ -43,6 +43,7 @@ INAPPLICABLE = {
 
 ESTIMATORS = [
     bbn.NaiveBayes(),
+    bbn.NaiveBayes(estimator=bbn.MEstimate(m=2)),  # an estimator value as a parameter
     bbn.NaiveBayes(features="gaussian"),
     bbn.NaiveBayes(features="bernoulli"),
     bbn.NaiveBayes(features="multinomial"),
