@@ -118,13 +118,14 @@ def test_estimator_names_become_the_same_values():
 
 
 def test_settings_beside_a_named_estimator_still_work_with_a_future_warning():
-    with pytest.warns(FutureWarning, match=r"bbn.learn: ess= beside estimator= is deprecated"):
+    with pytest.warns(FutureWarning, match=r"bbn.learn: ess= beside estimator= is deprecated"
+                                           r".*write estimator=bbn.BDeu\(ess=6\)"):
         old = bbn.learn(two_node(), TINY, estimator="bayes", ess=6)
     assert old == bbn.learn(two_node(), TINY, estimator=bbn.BDeu(ess=6))
     with pytest.warns(FutureWarning, match="m=, prior="):
         old = bbn.learn(two_node(), TINY, "m-estimate", m=2, prior={"B": [0.5, 0.25, 0.25]})
     assert old == bbn.learn(two_node(), TINY, bbn.MEstimate(m=2, prior={"B": [0.5, 0.25, 0.25]}))
-    with pytest.warns(FutureWarning), pytest.raises(DataError, match="m > 0"):
+    with pytest.raises(DataError, match="m > 0"):  # checked as the value would be
         bbn.learn(two_node(), TINY, estimator="m-estimate", m=0)
 
 

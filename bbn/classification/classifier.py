@@ -57,8 +57,7 @@ from bbn.errors import DataError, ImpossibleEvidenceError, suggest
 from bbn.learning.counting import family_counts
 from bbn.learning.estimators import (
     Estimator,
-    as_estimator,
-    deprecated_settings,
+    estimator_from_arguments,
     table_from_counts,
 )
 from bbn.learning.gaussian import (
@@ -122,8 +121,8 @@ def naive_bayes(class_variable: str, features, data=None, *, class_states=None,
     >>> net.parents("windy"), net.is_complete
     (('play',), False)
     """
-    estimator = as_estimator(estimator, **deprecated_settings(
-        "bbn.naive_bayes", m=m, prior=prior, alpha=alpha, ess=ess))
+    estimator = estimator_from_arguments("bbn.naive_bayes", estimator, m=m, prior=prior,
+                                         alpha=alpha, ess=ess)
     frame = None
     if data is not None:
         frame, _ = read_data(data)
@@ -291,8 +290,8 @@ class NaiveBayes(Classifier):
         >>> model.classes_.tolist(), model.network_.cpt_array("x0").round(3).tolist()
         (['x', 'y'], [[0.667, 0.333], [0.25, 0.75]])
         """
-        estimator = as_estimator(self.estimator, **deprecated_settings(
-            type(self).__name__, m=self.m, prior=self.prior, alpha=self.alpha, ess=self.ess))
+        estimator = estimator_from_arguments(type(self).__name__, self.estimator, m=self.m,
+                                             prior=self.prior, alpha=self.alpha, ess=self.ess)
         check_rule(self.decision, self.loss)
         ddof = check_ddof(self.ddof)
         if self.unseen not in UNSEEN_POLICIES:

@@ -288,20 +288,25 @@ def _example(value: Estimator) -> str:
         type(value), "MEstimate(m=2, prior={...})")
 
 
-def deprecated_settings(where: str, **settings) -> dict:
-    """The estimator settings a caller still passes beside ``estimator`` (the old way),
-    with a FutureWarning saying how to write them; those left at None are dropped.
+def estimator_from_arguments(where: str, estimator: Estimator | str, **settings) -> Estimator:
+    """:func:`as_estimator` for a public function that still takes the old keywords
+    (``m``, ``prior``, ``alpha``, ``ess`` beside ``estimator``): those given (not None)
+    are applied, with a FutureWarning showing the value to pass instead.
 
-    >>> deprecated_settings("learn", m=None, alpha=None)
-    {}
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     estimator = estimator_from_arguments("learn", "laplace", alpha=0.5, m=None)
+    >>> estimator, str(caught[0].message).split(": write ")[1]
+    (Laplace(alpha=0.5), 'estimator=bbn.Laplace(alpha=0.5)')
     """
     given = {k: v for k, v in settings.items() if v is not None}
+    value = as_estimator(estimator, **given)
     if given:
         warnings.warn(f"{where}: {', '.join(f'{k}=' for k in given)} beside estimator= is "
-                      "deprecated and will be removed: pass the estimator as a value, e.g. "
-                      "estimator=bbn.Laplace(alpha=0.5), bbn.MEstimate(m=2, prior={...}) or "
-                      "bbn.BDeu(ess=10)", FutureWarning, stacklevel=3)
-    return given
+                      f"deprecated and will be removed: write estimator=bbn.{value!r}",
+                      FutureWarning, stacklevel=3)
+    return value
 
 
 def table_from_counts(net: Network, variable: str, counts: np.ndarray, estimator: Estimator,

@@ -53,8 +53,7 @@ from bbn.learning.counting import check_family_sizes, family_counts
 from bbn.learning.estimators import (
     MLE,
     Estimator,
-    as_estimator,
-    deprecated_settings,
+    estimator_from_arguments,
     table_from_counts,
     warn_unseen,
 )
@@ -141,8 +140,8 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
     >>> result.network.cpt_array("A").round(4).tolist(), result.converged
     ([0.6, 0.4], True)
     """
-    estimator = as_estimator(estimator, **deprecated_settings(
-        "bbn.learning.em", m=m, prior=prior, alpha=alpha, ess=ess))
+    estimator = estimator_from_arguments("bbn.learning.em", estimator, m=m, prior=prior,
+                                         alpha=alpha, ess=ess)
     check_iteration(max_iter, tol)
     check_family_sizes(net)
     if hard or any(net.is_gaussian(v) for v in net.variables):

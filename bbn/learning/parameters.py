@@ -35,8 +35,7 @@ from bbn.errors import DataError
 from bbn.learning.counting import check_family_sizes, family_counts
 from bbn.learning.estimators import (
     Estimator,
-    as_estimator,
-    deprecated_settings,
+    estimator_from_arguments,
     table_from_counts,
 )
 from bbn.learning.gaussian import check_ddof, fit_gaussian, variance_epsilon
@@ -108,8 +107,8 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     >>> learn(net, rows, bbn.Laplace(alpha=1.0)).cpt_array("B").tolist()
     [[0.5, 0.5], [0.3333333333333333, 0.6666666666666666]]
     """
-    estimator = as_estimator(estimator, **deprecated_settings(
-        "bbn.learn", m=m, prior=prior, alpha=alpha, ess=ess))
+    estimator = estimator_from_arguments("bbn.learn", estimator, m=m, prior=prior,
+                                         alpha=alpha, ess=ess)
     if missing not in MISSING_POLICIES:
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
     ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)
