@@ -101,7 +101,30 @@ class _Ensemble(Classifier):
 
     # ------------------------------------------------------------- voting
     def votes(self, X) -> np.ndarray:
-        """Σ_t v_t δ(c, C_t(x)) for every row and class, columns in ``classes_`` order."""
+        """Σ_t v_t δ(c, C_t(x)) for every row and class, columns in ``classes_`` order.
+
+        Parameters
+        ----------
+        X : DataFrame, array-like, list of texts or sparse matrix
+            Rows as the members take them.
+
+        Returns
+        -------
+        numpy.ndarray, shape (rows, classes)
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``; otherwise what the members' ``predict`` raises.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> X, y = [["p"], ["p"], ["q"], ["q"]], ["yes", "yes", "no", "yes"]
+        >>> model = bbn.Bagging(n_estimators=3, seed=0).fit(X, y)
+        >>> model.votes([["p"]]).tolist()
+        [[0.0, 3.0]]
+        """
         if not hasattr(self, "estimators_"):
             raise self._not_fitted()
         total = None
@@ -113,17 +136,58 @@ class _Ensemble(Classifier):
         return total
 
     def predict(self, X) -> np.ndarray:
-        """The class with the most (weighted) votes for every row."""
+        """The class with the most (weighted) votes for every row (ties: the first class).
+
+        Returns
+        -------
+        numpy.ndarray
+            One label of ``classes_`` per row.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> X, y = [["p"], ["p"], ["q"], ["q"]], ["yes", "yes", "no", "yes"]
+        >>> model = bbn.Bagging(n_estimators=3, seed=0).fit(X, y)
+        >>> model.predict([["p"], ["q"]]).tolist()   # q: 2 of 3 members say yes
+        ['yes', 'yes']
+        """
         votes = self.votes(X)
         return self.classes_[np.argmax(votes, axis=1)]
 
     def predict_proba(self, X) -> np.ndarray:
-        """Each class's share of the (weighted) vote for every row."""
+        """Each class's share of the (weighted) vote for every row.
+
+        Returns
+        -------
+        numpy.ndarray, shape (rows, classes)
+            Every row sums to 1.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> X, y = [["p"], ["p"], ["q"], ["q"]], ["yes", "yes", "no", "yes"]
+        >>> model = bbn.Bagging(n_estimators=3, seed=0).fit(X, y)
+        >>> model.predict_proba([["q"]]).round(4).tolist()
+        [[0.3333, 0.6667]]
+        """
         votes = self.votes(X)
         return votes / votes.sum(axis=1, keepdims=True)
 
     def score(self, X, y) -> float:
-        """The accuracy: the fraction of rows whose prediction equals y."""
+        """The accuracy: the fraction of rows whose prediction equals y.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import bbn
+        >>> X, y = [["p"], ["p"], ["q"], ["q"]], ["yes", "yes", "no", "yes"]
+        >>> model = bbn.Bagging(n_estimators=3, seed=0).fit(X, y)
+        >>> model.score(X, y)
+        0.75
+        """
         return float(np.mean(self.predict(X) == check_labels(y, None)))
 
 
@@ -153,14 +217,25 @@ class Boosting(_Ensemble):
 
     Parameters
     ----------
-    estimator : the base classifier (default ``NaiveBayes()``); its ``fit`` must take
+    estimator : classifier, optional
+        The base classifier (default ``NaiveBayes()``); its ``fit`` must take
         ``sample_weight``. Copied afresh for every round from its ``get_params()``.
-    n_estimators : T, the most rounds.
+    n_estimators : int, default 10
+        T, the most rounds.
 
-    Attributes after ``fit``: ``classes_``, ``estimators_`` (C_1..C_T), ``alphas_`` (α_t;
-    also ``estimator_weights_``), ``estimator_errors_`` (ε_t), ``sample_weights_`` (w^t,
-    each summing to 1, the distribution round t was trained on).
+    Attributes
+    ----------
+    classes_, estimators_ : numpy.ndarray, list
+        The sorted labels; the members C_1..C_T.
+    alphas_, estimator_weights_ : numpy.ndarray
+        α_t (one array under both names).
+    estimator_errors_ : numpy.ndarray
+        ε_t.
+    sample_weights_ : numpy.ndarray
+        w^t, each summing to 1: the distribution round t was trained on.
 
+    Examples
+    --------
     >>> import pandas as pd
     >>> X = pd.DataFrame({"a": list("ppqqpp"), "b": list("rrrrss")})
     >>> model = Boosting(NaiveBayes(estimator="mle"), n_estimators=2)
@@ -238,15 +313,26 @@ class Bagging(_Ensemble):
 
     Parameters
     ----------
-    estimator : the base classifier (default ``NaiveBayes()``; with categorical features
-        keep its smoothing Laplace estimator: under ``estimator="mle"`` a value that no
-        drawn row of any class has would have probability 0).
-    n_estimators : T.
-    seed : makes the samples reproducible (anything ``numpy.random.default_rng`` takes).
+    estimator : classifier, optional
+        The base classifier (default ``NaiveBayes()``; with categorical features keep
+        its smoothing Laplace estimator: under ``estimator="mle"`` a value that no drawn
+        row of any class has would have probability 0).
+    n_estimators : int, default 10
+        T.
+    seed : int, numpy.random.Generator or None
+        Makes the samples reproducible (anything ``numpy.random.default_rng`` takes).
 
-    Attributes after ``fit``: ``classes_``, ``estimators_``, ``samples_`` (T × N row
-    indices), ``estimator_weights_`` (all 1).
+    Attributes
+    ----------
+    classes_, estimators_ : numpy.ndarray, list
+        The sorted labels; the members.
+    samples_ : numpy.ndarray, shape (T, N)
+        The row indices each member was drawn.
+    estimator_weights_ : numpy.ndarray
+        All 1.
 
+    Examples
+    --------
     >>> import pandas as pd
     >>> X = pd.DataFrame({"a": list("ppqqpp")})
     >>> model = Bagging(NaiveBayes(estimator="laplace"), n_estimators=3, seed=0)
