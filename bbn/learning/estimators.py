@@ -25,6 +25,7 @@ array([13.,  1., 19.])
 
 from __future__ import annotations
 
+import abc
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -47,7 +48,7 @@ class UnseenParentsWarning(UserWarning):
 
 
 @dataclass(frozen=True)
-class Estimator:
+class Estimator(abc.ABC):
     """What every estimator is: a name and a vectorised map from counts to a table.
 
     Subclasses are frozen dataclasses whose fields are the estimator's settings
@@ -57,6 +58,7 @@ class Estimator:
     #: The estimator's name, as :data:`ESTIMATORS` spells it.
     name: ClassVar[str] = ""
 
+    @abc.abstractmethod
     def table(self, counts: np.ndarray, p: np.ndarray | None = None) -> np.ndarray:
         """P(x | pa) for every parent configuration, from the counts n(pa, x).
 
@@ -72,7 +74,6 @@ class Estimator:
         numpy.ndarray
             The table, of ``counts``' shape, every row summing to 1.
         """
-        raise NotImplementedError
 
     def __repr__(self) -> str:  # only the settings that differ from their defaults
         shown = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
