@@ -395,6 +395,12 @@ def test_scikit_learn_protocol(digits):
     assert np.array_equal(restored.predict(X_test), fitted.predict(X_test))
     assert restored.network_ == fitted.network_
     assert repr(model) == "NaiveBayes(estimator=MEstimate(m=2), states=range(0, 17))"
+    from sklearn.model_selection import GridSearchCV
+
+    grid = [bbn.Laplace(alpha=0.5), bbn.MEstimate(m=1)]  # estimator values as a grid
+    search = GridSearchCV(bbn.NaiveBayes(states=range(17)), {"estimator": grid}, cv=3)
+    chosen = search.fit(X_train, y_train).best_estimator_.estimator
+    assert chosen in grid and search.best_score_ > 0.8
 
 
 def test_unfitted_model_and_mismatched_columns_say_so(tennis):
