@@ -24,6 +24,7 @@ import bbn
 from bbn.classification.command import add_classify_arguments, run_classify
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
 from bbn.learning.command import add_learn_arguments, run_learn
+from bbn.query import parse_query
 
 EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -39,8 +40,6 @@ def add_query_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_query(args: argparse.Namespace) -> int:
-    from bbn.query import parse_query
-
     net = bbn.load(args.model, normalize=args.normalize)
     parsed = parse_query(args.query, net)
     if args.log:
