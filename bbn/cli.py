@@ -207,6 +207,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``bbn`` command, as the console script does.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after ``bbn`` (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 success, 1 impossible evidence, 2 bad input (the message on
+        stderr, no traceback); 130 on Ctrl-C.
+
+    Raises
+    ------
+    SystemExit
+        From argparse, for ``--help``, ``--version`` and bad usage (code 2).
+
+    Examples
+    --------
+    >>> main(["query", "models/chair.bn", "P(C=T | A=T)", "--json"])
+    {"query": "P(C=T | A=T)", "p": 0.8867492332181544}
+    0
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
