@@ -21,7 +21,6 @@ import re
 import sys
 from pathlib import Path
 
-
 import bbn
 
 ROOT = Path(__file__).resolve().parents[1]
