@@ -20,6 +20,7 @@ function it sits in.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -100,12 +101,19 @@ def _targets(node: ast.Import | ast.ImportFrom, module: str, is_package: bool,
         yield sub if sub in known else base
 
 
+@functools.lru_cache(maxsize=256)
+def _parse(path: Path, mtime: int) -> ast.Module:
+    """The syntax tree of ``path`` (cached while the file is unchanged: the tests ask
+    for the import graph several times)."""
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
 def imports(path: Path, known: dict[str, Path] | None = None) -> list[Import]:
     """Every import of the file at ``path``, with its enclosing function (if any)."""
     known = modules() if known is None else known
     module = module_name(path)
     is_package = path.name == "__init__.py"
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = _parse(path, path.stat().st_mtime_ns)
     found: list[Import] = []
 
     def visit(node: ast.AST, scope: list[str], function: str | None, hints: bool) -> None:

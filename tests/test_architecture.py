@@ -182,15 +182,24 @@ def _reads_node_key(node: ast.AST, data_names: set[str]) -> str | None:
     return None
 
 
+def _is_own(node: ast.AST) -> bool:
+    """``self``/``cls``: a class reading its own attribute, not a Network's."""
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
+def _is_network_graph(node: ast.AST) -> bool:
+    """``x.graph`` where x is not ``self`` (a class may hold a graph of its own)."""
+    return isinstance(node, ast.Attribute) and node.attr == "graph" and not _is_own(node.value)
+
+
 def _graph_internal(node: ast.AST) -> str | None:
     """``x.graph.nodes[...]``, ``x.graph.add_*``, ``x.graph.remove_*``, or None."""
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
         inner = node.value
-        if inner.attr == "nodes" and isinstance(inner.value, ast.Attribute) \
-                and inner.value.attr == "graph":
+        if inner.attr == "nodes" and _is_network_graph(inner.value):
             return ".graph.nodes[...]"
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
-            and node.value.attr == "graph" and node.attr.startswith(("add_", "remove_")):
+    if isinstance(node, ast.Attribute) and _is_network_graph(node.value) \
+            and node.attr.startswith(("add_", "remove_")):
         return f".graph.{node.attr}"
     return None
 
@@ -207,8 +216,7 @@ def network_insides(path: Path) -> list[str]:
         for node in ast.walk(scope):
             what = None
             if (isinstance(node, ast.Attribute) and node.attr in PRIVATE_ATTRIBUTES
-                    and not (isinstance(node.value, ast.Name)
-                             and node.value.id in ("self", "cls"))):  # its own attribute
+                    and not _is_own(node.value)):
                 what = f"reads .{node.attr}"
             elif (key := _reads_node_key(node, data_names)) is not None:
                 what = f"reads the node attribute {key!r}"
@@ -242,7 +250,8 @@ def test_the_insides_check_finds_what_it_looks_for(tmp_path):
         "    return result['kind'], m['kind'], where['states']\n"
         "class Engine:\n"
         "    def __init__(self):\n"
-        "        self._cache = {}\n")
+        "        self._cache = {}\n"
+        "        self.graph.add_edge('a', 'b')\n")
     lines = [o.split(": ", 1)[0].rsplit(":", 1)[1] + " " + o.split(": ", 1)[1]
              for o in network_insides(sample)]
     assert lines == [
@@ -406,12 +415,13 @@ def missing_sections(obj) -> list[str]:
 
 
 def test_public_api_has_numpydoc_sections():
-    missing = {name: lacking for name, obj in public_api().items()
+    api = public_api()
+    missing = {name: lacking for name, obj in api.items()
                if (lacking := missing_sections(obj))}
     assert not missing, (
         f"{len(missing)} public names lack numpydoc sections (Examples with a doctest; "
         "Parameters when they take any):\n  " + "\n  ".join(
-            f"{name}: {', '.join(lacking)} ({inspect.getmodule(public_api()[name]).__name__})"
+            f"{name}: {', '.join(lacking)} ({inspect.getmodule(api[name]).__name__})"
             for name, lacking in sorted(missing.items())))
 
 
