@@ -289,7 +289,7 @@ LOCAL_IMPORTS = {
     ("bbn.learning.command", "run_learn", "bbn.learning.missing"): PANDAS,
     ("bbn.learning.command", "run_learn", "bbn.learning.parameters"): PANDAS,
     ("bbn.network", "Network.graph", "networkx"):
-        "start-up: networkx (~60 ms) only for the read-only graph copy",
+        "start-up: networkx, only for the read-only graph copy",
     ("bbn.network", "Network._repr_svg_", "bbn.rendering"):
         "start-up: loads graphviz, only for Jupyter's picture",
     ("bbn.network", "Network.predict_proba", "bbn.classification.prediction"): PANDAS,
