@@ -68,7 +68,8 @@ class Import:
 
     @property
     def where(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line}"
+        shown = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return f"{shown}:{self.line}"
 
 
 def module_name(path: Path) -> str:
@@ -108,10 +109,15 @@ def _parse(path: Path, mtime: int) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
-def imports(path: Path, known: dict[str, Path] | None = None) -> list[Import]:
-    """Every import of the file at ``path``, with its enclosing function (if any)."""
+def imports(path: Path, known: dict[str, Path] | None = None,
+            module: str | None = None) -> list[Import]:
+    """Every import of the file at ``path``, with its enclosing function (if any).
+
+    ``known``: the package's modules (to tell ``from bbn.x import y``'s submodule y from a
+    name); ``module``: the file's module name, by default from its path.
+    """
     known = modules() if known is None else known
-    module = module_name(path)
+    module = module_name(path) if module is None else module
     is_package = path.name == "__init__.py"
     tree = _parse(path, path.stat().st_mtime_ns)
     found: list[Import] = []
