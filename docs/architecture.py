@@ -220,7 +220,7 @@ def dot_source() -> str:
     known = modules()
     loading, lazy = import_graph(), import_graph(lazy=True)
     picture = graphviz.Digraph("bbn", graph_attr={
-        "rankdir": "TB", "compound": "true", "fontname": "Helvetica", "fontsize": "16",
+        "rankdir": "LR", "compound": "true", "fontname": "Helvetica", "fontsize": "16",
         "label": "bbn: modules and their imports (solid: on loading; dashed: only inside "
                  "functions, on first use)", "labelloc": "t", "nodesep": "0.25"},
         node_attr={"shape": "box", "style": "rounded,filled", "fillcolor": "white",
