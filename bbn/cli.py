@@ -24,6 +24,7 @@ import bbn
 from bbn.classification.command import add_classify_arguments, run_classify
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
 from bbn.learning.command import add_learn_arguments, run_learn
+from bbn.query import parse_query
 
 EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -39,8 +40,6 @@ def add_query_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_query(args: argparse.Namespace) -> int:
-    from bbn.query import parse_query
-
     net = bbn.load(args.model, normalize=args.normalize)
     parsed = parse_query(args.query, net)
     if args.log:
@@ -208,6 +207,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``bbn`` command, as the console script does.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after ``bbn`` (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 success, 1 impossible evidence, 2 bad input (the message on
+        stderr, no traceback); 130 on Ctrl-C.
+
+    Raises
+    ------
+    SystemExit
+        From argparse, for ``--help``, ``--version`` and bad usage (code 2).
+
+    Examples
+    --------
+    >>> main(["query", "models/chair.bn", "P(C=T | A=T)", "--json"])
+    {"query": "P(C=T | A=T)", "p": 0.8867492332181544}
+    0
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -18,8 +18,22 @@ MESSAGE_LIMIT = 1000
 def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
     """``text`` cut to ``limit`` characters with " ... " in the middle, for quoting.
 
-    >>> clip("abcdefghij", 7)
-    'a ... j'
+    Parameters
+    ----------
+    text : str
+        What an error quotes (a line of a file, a data cell).
+    limit : int
+        Characters kept at most, the " ... " included.
+
+    Returns
+    -------
+    str
+        ``text`` itself when it is short enough.
+
+    Examples
+    --------
+    >>> clip("abcdefghij", 7), clip("abc", 7)
+    ('a ... j', 'abc')
     """
     if len(text) <= limit:
         return text
@@ -43,17 +57,59 @@ def _excerpt(line: str, column: int | None) -> tuple[str, int | None]:
 
 
 class BBNError(Exception):
-    """Base class of every error bbn raises on bad input."""
+    """Base class of every error bbn raises on bad input.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> try:
+    ...     bbn.loads("variable C { T, F")
+    ... except bbn.BBNError as error:               # every bbn error, in one place
+    ...     print(type(error).__name__)
+    ParseError
+    """
 
 
 class ModelError(BBNError, ValueError):
-    """A network that is not a valid Bayesian network (cycle, bad table, unknown parent...)."""
+    """A network that is not a valid Bayesian network (cycle, bad table, unknown parent...).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["T", "F"], table=[0.5, 0.6])
+    Traceback (most recent call last):
+        ...
+    bbn.errors.ModelError: ...A...sums to 1.1...
+    """
 
 
 class ParseError(BBNError, ValueError):
     """A model file or query that does not follow its grammar.
 
-    ``str(error)`` reads ``file:line:col: message``; the parts are kept as attributes.
+    ``str(error)`` reads ``file:line:col: message``, then the offending line with a caret
+    under the column; the parts are kept as attributes.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong (cut to 1000 characters).
+    source : str, optional
+        The file's name (or ``<string>``, ``<query>``).
+    line, column : int, optional
+        1-based position of the mistake.
+    text : str, optional
+        The offending line, quoted (at most 200 characters around ``column``).
+
+    Examples
+    --------
+    >>> error = ParseError("expected ',' or '}'", "chair.bn", 2, 12, "variable C { T F }")
+    >>> print(error)
+    chair.bn:2:12: expected ',' or '}'
+        variable C { T F }
+                   ^
+    >>> error.line, error.column
+    (2, 12)
     """
 
     def __init__(self, message: str, source: str | None = None, line: int | None = None,
@@ -77,7 +133,26 @@ class ParseError(BBNError, ValueError):
 class ParseErrors(ParseError):
     """Several mistakes in one file. It reads as the first (``line``, ``column``,
     ``message``...), ``errors`` holds each as a :class:`ParseError`, and ``str()`` shows
-    them all, one after the other."""
+    them all, one after the other.
+
+    Parameters
+    ----------
+    errors : list of ParseError
+        The mistakes, in file order (at least one).
+    dropped : int
+        How many more were found and not kept (reported as "... and N more").
+
+    Examples
+    --------
+    >>> both = ParseErrors([ParseError("first", "m.bn", 1, 1), ParseError("second", "m.bn", 4, 2)],
+    ...                    dropped=3)
+    >>> both.line, len(both.errors)
+    (1, 2)
+    >>> print(both)
+    m.bn:1:1: first
+    m.bn:4:2: second
+    ... and 3 more problem(s)
+    """
 
     def __init__(self, errors: list[ParseError], dropped: int = 0):
         first = errors[0]
@@ -88,13 +163,35 @@ class ParseErrors(ParseError):
 
 
 class QueryError(BBNError, ValueError):
-    """A query that names an unknown variable or state, or is otherwise ill-formed."""
+    """A query that names an unknown variable or state, or is otherwise ill-formed.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> bbn.load("models/chair.bn").query("P(Chair | A=T)")
+    Traceback (most recent call last):
+        ...
+    bbn.errors.QueryError: ...'Chair'... (did you mean 'C'?)
+    """
 
 
 class ImpossibleEvidenceError(BBNError, ValueError):
     """The evidence has probability zero, so no posterior given it is defined.
 
-    ``evidence`` holds the offending assignment.
+    Parameters
+    ----------
+    evidence : dict
+        The offending assignment, kept as ``.evidence``.
+    message : str, optional
+        The message; by default it names the evidence.
+
+    Examples
+    --------
+    >>> error = ImpossibleEvidenceError({"A": "T", "S": "F"})
+    >>> print(error)
+    impossible evidence: P(A=T, S=F) = 0 under this model, so the conditional ...
+    >>> error.evidence
+    {'A': 'T', 'S': 'F'}
     """
 
     def __init__(self, evidence: dict, message: str | None = None):
@@ -107,18 +204,56 @@ class ImpossibleEvidenceError(BBNError, ValueError):
 
     @classmethod
     def in_row(cls, evidence: dict, row: str) -> ImpossibleEvidenceError:
-        """The error for one row of a batch (``row``: the row's label, as shown)."""
+        """The error for one row of a batch.
+
+        Parameters
+        ----------
+        evidence : dict
+            The row's evidence.
+        row : str
+            The row's label, as shown.
+
+        Returns
+        -------
+        ImpossibleEvidenceError
+
+        Examples
+        --------
+        >>> print(ImpossibleEvidenceError.in_row({"A": "T"}, "7"))
+        impossible evidence in row 7: A=T has probability 0 under this model
+        """
         shown = ", ".join(f"{k}={v}" for k, v in evidence.items())
         return cls(evidence, f"impossible evidence in row {row}: {shown} has probability 0 "
                              "under this model")
 
 
 class MemoryLimitError(BBNError, MemoryError):
-    """Exact inference would need a table larger than the configured memory limit."""
+    """Exact inference would need a table larger than the configured memory limit.
+
+    Raised before allocating; the message gives the size needed and a hint.
+
+    Examples
+    --------
+    >>> from bbn.memory import check_allocation
+    >>> check_allocation(2 ** 40, "the table of X")
+    Traceback (most recent call last):
+        ...
+    bbn.errors.MemoryLimitError: the table of X needs 8.0 TiB, above the memory limit ...
+    """
 
 
 class DataError(BBNError, ValueError):
-    """Training or classification data that does not match the network."""
+    """Training or classification data that does not match the network.
+
+    Examples
+    --------
+    >>> import bbn, pandas as pd
+    >>> net = bbn.load("models/chair.bn")
+    >>> bbn.learn(net, pd.DataFrame({"C": ["T", "F"]}))
+    Traceback (most recent call last):
+        ...
+    bbn.errors.DataError: ...no column for variable 'S'...
+    """
 
 
 class NotFittedError(BBNError, ValueError, AttributeError):
@@ -126,6 +261,12 @@ class NotFittedError(BBNError, ValueError, AttributeError):
 
     Also an ``AttributeError``, as scikit-learn's own ``NotFittedError`` is, so its
     tools (``check_is_fitted``, ``hasattr``-style probes) read it the same way.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> hasattr(bbn.NaiveBayes(), "classes_")
+    False
     """
 
 
@@ -136,6 +277,20 @@ def suggest(name: str, choices: Iterable[str]) -> str:
     prefix of ``name`` or that ``name`` begins: difflib's ratio misses ``Chair`` → ``C``
     (2·1/6 = 0.33 < 0.6), which a reader means all the same. At most three are named.
 
+    Parameters
+    ----------
+    name : str
+        What the user wrote.
+    choices : iterable of str
+        What exists (variables, states, commands, options).
+
+    Returns
+    -------
+    str
+        To append to an error message; ``""`` when nothing is close.
+
+    Examples
+    --------
     >>> suggest("Smoker", ["smoke", "either"])
     " (did you mean 'smoke'?)"
     >>> suggest("Chair", ["C", "S", "A"]), suggest("sp", ["sport", "smoke"])

@@ -25,9 +25,24 @@ class Factor:
 
     Parameters
     ----------
-    variables : the names of the axes, in order.
-    states : for each variable, its state names in axis order (extra keys are ignored).
-    values : anything ``numpy.asarray`` accepts, of shape ``(|X1|, ..., |Xk|)``.
+    variables : sequence of str
+        The names of the axes, in order.
+    states : mapping of str to sequence of str
+        For each variable, its state names in axis order (extra keys are ignored).
+    values : array_like
+        Anything ``numpy.asarray`` accepts, of shape ``(|X1|, ..., |Xk|)`` or of that
+        many entries (reshaped, last variable fastest).
+
+    Raises
+    ------
+    ValueError
+        Repeated variables, or values that do not fit the shape.
+
+    Examples
+    --------
+    >>> f = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]}, [0.1, 0.2, 0.3, 0.4])
+    >>> f.variables, f.shape, f.values.tolist()
+    (('A', 'B'), (2, 2), [[0.1, 0.2], [0.3, 0.4]])
     """
 
     __slots__ = ("variables", "states", "values")
@@ -53,9 +68,38 @@ class Factor:
         return self.values.shape
 
     def cardinality(self, variable: str) -> int:
+        """The number of states of ``variable``.
+
+        Parameters
+        ----------
+        variable : str
+            One of the factor's variables.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> Factor(["A"], {"A": ["lo", "mid", "hi"]}, [0.2, 0.3, 0.5]).cardinality("A")
+        3
+        """
         return len(self.states[variable])
 
     def copy(self) -> Factor:
+        """A factor with its own copy of the values.
+
+        Returns
+        -------
+        Factor
+
+        Examples
+        --------
+        >>> f = Factor(["A"], {"A": ["T", "F"]}, [0.5, 0.5])
+        >>> g = f.copy(); g.values[0] = 1.0
+        >>> f.values.tolist()
+        [0.5, 0.5]
+        """
         return Factor(self.variables, self.states, self.values.copy())
 
     def __repr__(self) -> str:
@@ -74,7 +118,28 @@ class Factor:
     __hash__ = None  # mutable container
 
     def allclose(self, other: Factor, atol: float = 1e-9, rtol: float = 0.0) -> bool:
-        """True when ``other`` holds the same numbers, whatever the order of its axes."""
+        """True when ``other`` holds the same numbers, whatever the order of its axes
+        and states.
+
+        Parameters
+        ----------
+        other : Factor
+            The factor to compare with.
+        atol, rtol : float
+            Absolute and relative tolerances, as in ``numpy.allclose``.
+
+        Returns
+        -------
+        bool
+            False also when the variables or their state sets differ.
+
+        Examples
+        --------
+        >>> f = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]}, [[0.1, 0.2], [0.3, 0.4]])
+        >>> twice = Factor(f.variables, f.states, 2 * f.values)
+        >>> f.allclose(f.transpose(["B", "A"])), f.allclose(twice)
+        (True, False)
+        """
         if set(self.variables) != set(other.variables):
             return False
         if any(set(self.states[v]) != set(other.states[v]) for v in self.variables):
@@ -84,7 +149,29 @@ class Factor:
 
     # ------------------------------------------------------------ arrangement
     def transpose(self, variables: Sequence[str]) -> Factor:
-        """The same factor with its axes in the order ``variables``."""
+        """The same factor with its axes in the order ``variables``.
+
+        Parameters
+        ----------
+        variables : sequence of str
+            Every variable of the factor, in the order wanted.
+
+        Returns
+        -------
+        Factor
+            ``self`` when the order is already that one.
+
+        Raises
+        ------
+        ValueError
+            ``variables`` is not a reordering of the factor's variables.
+
+        Examples
+        --------
+        >>> f = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]}, [[0.1, 0.2], [0.3, 0.4]])
+        >>> f.transpose(["B", "A"]).values.tolist()
+        [[0.1, 0.3], [0.2, 0.4]]
+        """
         variables = tuple(variables)
         if variables == self.variables:
             return self
@@ -94,7 +181,28 @@ class Factor:
         return Factor(variables, self.states, self.values.transpose(axes))
 
     def reorder_states(self, states: Mapping[str, Sequence[str]]) -> Factor:
-        """The same factor with the states of each named variable in the given order."""
+        """The same factor with the states of each named variable in the given order.
+
+        Parameters
+        ----------
+        states : mapping of str to sequence of str
+            For some variables, their states in the order wanted; the others keep theirs.
+
+        Returns
+        -------
+        Factor
+
+        Raises
+        ------
+        ValueError
+            A state the variable does not have.
+
+        Examples
+        --------
+        >>> f = Factor(["A"], {"A": ["T", "F"]}, [0.25, 0.75])
+        >>> f.reorder_states({"A": ["F", "T"]}).to_dict()
+        {'F': 0.75, 'T': 0.25}
+        """
         values = self.values
         for axis, v in enumerate(self.variables):
             wanted = tuple(states.get(v, self.states[v]))
@@ -105,8 +213,24 @@ class Factor:
                       values)
 
     def broadcast_to(self, variables: tuple[str, ...]) -> np.ndarray:
-        """``values`` transposed and reshaped to broadcast against axes ``variables``
-        (a superset of this factor's variables, in any order)."""
+        """``values`` transposed and reshaped to broadcast against axes ``variables``.
+
+        Parameters
+        ----------
+        variables : tuple of str
+            A superset of this factor's variables, in any order.
+
+        Returns
+        -------
+        numpy.ndarray
+            Of the factor's sizes on its own axes and 1 on the others.
+
+        Examples
+        --------
+        >>> f = Factor(["B"], {"B": ["y", "n"]}, [0.1, 0.9])
+        >>> f.broadcast_to(("A", "B")).shape
+        (1, 2)
+        """
         present = [v for v in variables if v in self.states]
         values = self.transpose(present).values
         shape = [len(self.states[v]) if v in self.states else 1 for v in variables]
@@ -114,7 +238,33 @@ class Factor:
 
     # -------------------------------------------------------------- algebra
     def product(self, other: Factor) -> Factor:
-        """φ·ψ over the union of both variable sets (this factor's axes first)."""
+        """φ·ψ over the union of both variable sets (this factor's axes first); also
+        ``f * g``.
+
+            (φ·ψ)(x ∪ y) = φ(x) · ψ(y)
+
+        Parameters
+        ----------
+        other : Factor
+            A factor whose shared variables have the same states in the same order.
+
+        Returns
+        -------
+        Factor
+
+        Raises
+        ------
+        ValueError
+            A shared variable with different states.
+
+        Examples
+        --------
+        >>> prior = Factor(["A"], {"A": ["T", "F"]}, [0.25, 0.75])
+        >>> likelihood = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]},
+        ...                     [[0.5, 0.5], [0.25, 0.75]])
+        >>> (prior * likelihood).values.tolist()       # P(A, B) = P(A) P(B | A)
+        [[0.125, 0.125], [0.1875, 0.5625]]
+        """
         variables = self.variables + tuple(v for v in other.variables if v not in self.states)
         states = {**other.states, **self.states}
         for v in set(self.variables) & set(other.variables):
@@ -127,11 +277,55 @@ class Factor:
     __mul__ = product
 
     def sum_out(self, variables: Iterable[str]) -> Factor:
-        """Σ over the given variables: the marginal of the others."""
+        """Σ over the given variables: the marginal of the others.
+
+        Parameters
+        ----------
+        variables : iterable of str
+            Variables of the factor to sum out.
+
+        Returns
+        -------
+        Factor
+
+        Raises
+        ------
+        QueryError
+            A variable the factor does not hold.
+
+        Examples
+        --------
+        >>> joint = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]},
+        ...                [[0.125, 0.125], [0.25, 0.5]])
+        >>> joint.sum_out(["A"]).to_dict()
+        {'y': 0.375, 'n': 0.625}
+        """
         return self._reduce_axes(variables, np.sum)
 
     def max_out(self, variables: Iterable[str]) -> Factor:
-        """max over the given variables (used for MAP / MPE)."""
+        """max over the given variables (used for MAP / MPE).
+
+        Parameters
+        ----------
+        variables : iterable of str
+            Variables of the factor to maximise out.
+
+        Returns
+        -------
+        Factor
+
+        Raises
+        ------
+        QueryError
+            A variable the factor does not hold.
+
+        Examples
+        --------
+        >>> joint = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]},
+        ...                [[0.125, 0.125], [0.25, 0.5]])
+        >>> joint.max_out(["A"]).to_dict()
+        {'y': 0.25, 'n': 0.5}
+        """
         return self._reduce_axes(variables, np.max)
 
     def _reduce_axes(self, variables: Iterable[str], reducer) -> Factor:
@@ -144,7 +338,29 @@ class Factor:
         return Factor(keep, self.states, reducer(self.values, axis=axes))
 
     def marginal(self, variables: Sequence[str]) -> Factor:
-        """Sum out everything but ``variables``; axes come in the order given."""
+        """Sum out everything but ``variables``; axes come in the order given.
+
+        Parameters
+        ----------
+        variables : sequence of str
+            The variables to keep.
+
+        Returns
+        -------
+        Factor
+
+        Raises
+        ------
+        QueryError
+            A variable the factor does not hold (with a close match suggested).
+
+        Examples
+        --------
+        >>> joint = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]},
+        ...                [[0.125, 0.125], [0.25, 0.5]])
+        >>> joint.marginal(["A"]).to_dict()
+        {'T': 0.25, 'F': 0.75}
+        """
         unknown = [v for v in variables if v not in self.states]
         if unknown:
             raise QueryError(f"factor over {self.variables} has no variable {unknown[0]!r}"
@@ -155,7 +371,27 @@ class Factor:
     def reduce(self, evidence: Mapping[str, str]) -> Factor:
         """Fix the variables named in ``evidence`` to their states and drop their axes.
 
-        Variables of the evidence that the factor does not hold are ignored.
+        Parameters
+        ----------
+        evidence : mapping of str to str
+            ``{variable: state}``; variables the factor does not hold are ignored.
+
+        Returns
+        -------
+        Factor
+            Unnormalised: the entries consistent with the evidence.
+
+        Raises
+        ------
+        QueryError
+            A state the variable does not have.
+
+        Examples
+        --------
+        >>> joint = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]},
+        ...                [[0.125, 0.125], [0.25, 0.5]])
+        >>> joint.reduce({"B": "n", "C": "x"}).to_dict()
+        {'T': 0.125, 'F': 0.5}
         """
         index: list = []
         keep = []
@@ -168,7 +404,34 @@ class Factor:
         return Factor(keep, self.states, self.values[tuple(index)])
 
     def state_index(self, variable: str, state) -> int:
-        """Position of ``state`` among the states of ``variable``, with a helpful error."""
+        """Position of ``state`` among the states of ``variable``.
+
+        Parameters
+        ----------
+        variable : str
+            One of the factor's variables.
+        state : str or object
+            The state (compared as text).
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        QueryError
+            Naming the variable's states and a close match.
+
+        Examples
+        --------
+        >>> f = Factor(["A"], {"A": ["T", "F"]}, [0.5, 0.5])
+        >>> f.state_index("A", "F")
+        1
+        >>> f.state_index("A", "t")
+        Traceback (most recent call last):
+            ...
+        bbn.errors.QueryError: variable 'A' has no state 't'; ... (did you mean 'T'?)
+        """
         states = self.states[variable]
         try:
             return states.index(str(state))
@@ -179,9 +442,29 @@ class Factor:
     def normalize(self, evidence: Mapping[str, str] | None = None) -> Factor:
         """Scale so the entries sum to 1.
 
-        A factor that sums to zero means the evidence behind it was impossible: this
-        raises :class:`ImpossibleEvidenceError` (naming ``evidence`` when given) rather
-        than returning NaN.
+        Parameters
+        ----------
+        evidence : mapping of str to str, optional
+            The evidence behind the factor, named by the error when it sums to 0.
+
+        Returns
+        -------
+        Factor
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            The entries sum to 0: the evidence behind them was impossible (rather than
+            returning NaN).
+
+        Examples
+        --------
+        >>> Factor(["A"], {"A": ["T", "F"]}, [1.0, 3.0]).normalize().to_dict()
+        {'T': 0.25, 'F': 0.75}
+        >>> Factor(["A"], {"A": ["T", "F"]}, [0.0, 0.0]).normalize({"B": "y"})
+        Traceback (most recent call last):
+            ...
+        bbn.errors.ImpossibleEvidenceError: impossible evidence: P(B=y) = 0 under this model, ...
         """
         total = self.values.sum()
         if not total > 0:
@@ -189,18 +472,54 @@ class Factor:
         return Factor(self.variables, self.states, self.values / total)
 
     def total(self) -> float:
+        """The sum of the entries (P(e) for a factor reduced by evidence e).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> Factor(["A"], {"A": ["T", "F"]}, [0.125, 0.5]).total()
+        0.625
+        """
         return float(self.values.sum())
 
     # ------------------------------------------------------------- readouts
     def argmax(self) -> tuple[dict[str, str], float]:
-        """The assignment with the largest entry, and that entry."""
+        """The assignment with the largest entry, and that entry.
+
+        Returns
+        -------
+        tuple of (dict of str to str, float)
+            The first such assignment in axis order when there are ties.
+
+        Examples
+        --------
+        >>> joint = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]},
+        ...                [[0.125, 0.125], [0.25, 0.5]])
+        >>> joint.argmax()
+        ({'A': 'F', 'B': 'n'}, 0.5)
+        """
         flat = int(np.argmax(self.values))
         position = np.unravel_index(flat, self.values.shape)
         assignment = {v: self.states[v][i] for v, i in zip(self.variables, position)}
         return assignment, float(self.values.flat[flat])
 
     def to_dict(self) -> dict:
-        """``{state: value}`` for one variable; ``{(s1, s2, ...): value}`` for several."""
+        """``{state: value}`` for one variable; ``{(s1, s2, ...): value}`` for several.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> joint = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]},
+        ...                [[0.125, 0.125], [0.25, 0.5]])
+        >>> joint.to_dict()[("F", "n")], joint.marginal(["B"]).to_dict()
+        (0.5, {'y': 0.375, 'n': 0.625})
+        """
         if len(self.variables) == 1:
             v = self.variables[0]
             return {s: float(p) for s, p in zip(self.states[v], self.values)}
@@ -211,12 +530,44 @@ class Factor:
         return result
 
     def rows(self) -> list[tuple[tuple[str, ...], float]]:
-        """Every (assignment, value) in axis order (last variable fastest)."""
+        """Every (assignment, value) in axis order (last variable fastest).
+
+        Returns
+        -------
+        list of (tuple of str, float)
+
+        Examples
+        --------
+        >>> joint = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]},
+        ...                [[0.125, 0.125], [0.25, 0.5]])
+        >>> joint.rows()[:2]
+        [(('T', 'y'), 0.125), (('T', 'n'), 0.125)]
+        """
         return [(tuple(self.states[v][i] for v, i in zip(self.variables, position)),
                  float(self.values[position])) for position in np.ndindex(*self.values.shape)]
 
     def to_text(self, value_header: str = "probability", digits: int = 6) -> str:
-        """An aligned plain-text table, one row per assignment."""
+        """An aligned plain-text table, one row per assignment (what ``bbn query``
+        prints).
+
+        Parameters
+        ----------
+        value_header : str
+            The title of the value column.
+        digits : int
+            Decimals shown.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> print(Factor(["C"], {"C": ["T", "F"]}, [0.886749, 0.113251]).to_text())
+          C   probability
+          T   0.886749
+          F   0.113251
+        """
         header = [*self.variables, value_header]
         body = [[*key, f"{value:.{digits}f}"] for key, value in self.rows()]
         widths = [max(len(str(row[i])) for row in [header, *body]) for i in range(len(header))]

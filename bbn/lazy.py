@@ -13,8 +13,31 @@ from collections.abc import Callable, Mapping
 
 
 def lazy_attributes(package: str, names: Mapping[str, str]) -> Callable[[str], object]:
-    """A module ``__getattr__`` that imports ``names[name]`` (a module path) and returns
-    its attribute ``name``; any other name is an AttributeError naming ``package``."""
+    """A module ``__getattr__`` (PEP 562) that imports a module on first use.
+
+    Parameters
+    ----------
+    package : str
+        The package the ``__getattr__`` serves, named in the AttributeError.
+    names : mapping of str to str
+        ``{public name: module path}``: the name is that module's attribute.
+
+    Returns
+    -------
+    callable
+        ``__getattr__(name)``: ``names[name]``'s attribute ``name``; any other name is an
+        AttributeError.
+
+    Examples
+    --------
+    >>> __getattr__ = lazy_attributes("demo", {"sqrt": "math"})
+    >>> __getattr__("sqrt")(16.0)
+    4.0
+    >>> __getattr__("cbrt")
+    Traceback (most recent call last):
+        ...
+    AttributeError: module 'demo' has no attribute 'cbrt'
+    """
 
     def __getattr__(name: str):
         if name in names:

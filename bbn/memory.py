@@ -34,6 +34,17 @@ RAISE_HINT = "raise it with bbn.set_memory_limit(bytes)"
 def set_memory_limit(limit_bytes: int) -> None:
     """Refuse (with MemoryLimitError) any table or computation needing more than this.
 
+    The limit bounds everything one inference holds at once (tables, messages,
+    temporaries, batch rows) and every table learning, sampling or a reader would make;
+    it holds for the whole process.
+
+    Parameters
+    ----------
+    limit_bytes : int
+        Bytes; 1 GiB (``1 << 30``) by default.
+
+    Examples
+    --------
     >>> set_memory_limit(2 << 30); get_memory_limit()
     2147483648
     >>> set_memory_limit(1 << 30)
@@ -42,13 +53,35 @@ def set_memory_limit(limit_bytes: int) -> None:
 
 
 def get_memory_limit() -> int:
-    """The memory limit in bytes (1 GiB unless set_memory_limit changed it)."""
+    """The memory limit in bytes (1 GiB unless set_memory_limit changed it).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> get_memory_limit() / 2 ** 30
+    1.0
+    """
     return _memory_limit["bytes"]
 
 
 def format_bytes(n: float) -> str:
     """A byte count for people.
 
+    Parameters
+    ----------
+    n : float
+        Bytes.
+
+    Returns
+    -------
+    str
+        One decimal and a binary unit (B, KiB, MiB, GiB, TiB, PiB).
+
+    Examples
+    --------
     >>> format_bytes(3 * 2 ** 30)
     '3.0 GiB'
     """
@@ -63,9 +96,29 @@ def check_allocation(entries: int, what: str, hint: str = RAISE_HINT,
                      entry_bytes: int = ENTRY_BYTES) -> None:
     """Raise MemoryLimitError if ``entries`` values of ``entry_bytes`` exceed the limit.
 
-    ``entries`` is a Python int, so a product of cardinalities never overflows.
-    ``what`` names the table ("the table of 'X' (30 parents)", "file.bif:12:3: ..."),
-    ``hint`` says what the user can do.
+    Parameters
+    ----------
+    entries : int
+        Values to allocate; a Python int, so a product of cardinalities never overflows.
+    what : str
+        Names the table ("the table of 'X' (30 parents)", "file.bif:12:3: ...").
+    hint : str
+        What the user can do.
+    entry_bytes : int
+        Bytes of one value (8: float64).
+
+    Raises
+    ------
+    MemoryLimitError
+        ``entries × entry_bytes`` is above :func:`get_memory_limit`.
+
+    Examples
+    --------
+    >>> check_allocation(3 ** 10, "the table of 'X' (9 parents)")      # 461 KiB: fine
+    >>> check_allocation(3 ** 30, "the table of 'X' (29 parents)", hint="prune")
+    Traceback (most recent call last):
+        ...
+    bbn.errors.MemoryLimitError: the table of 'X' (29 parents) needs 1.5 PiB, above ...; prune
     """
     needed = int(entries) * entry_bytes
     if needed > _memory_limit["bytes"]:

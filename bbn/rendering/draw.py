@@ -36,16 +36,55 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
            max_columns: int = MAX_COLUMNS) -> graphviz.Digraph:
     """Draw ``net``; write the picture to ``path`` when given; return the Digraph.
 
-    The extension of ``path`` picks the output: ``.png``, ``.svg``, ``.pdf`` (these run
-    Graphviz's ``dot``) or ``.dot``/``.gv`` (the DOT source; no Graphviz needed).
+    Parameters
+    ----------
+    net : Network
+        The network to draw: one node per variable, one arc per parent → child.
+    path : str or os.PathLike, optional
+        Where to write the picture; its extension picks the output: ``.png``, ``.svg``,
+        ``.pdf`` (these run Graphviz's ``dot``) or ``.dot``/``.gv`` (the DOT source; no
+        Graphviz needed). Nothing is written without it.
+    tables : bool
+        Each node shows P(X | parents), at most ``max_rows`` parent configurations and
+        ``max_columns`` states (the picture says what was left out).
+    evidence : mapping of str to str, or str, optional
+        ``{"A": "T"}`` or the text ``"A=T, S=F"``; evidence nodes are highlighted and
+        show their observed state.
+    posteriors : bool
+        Each node shows a bar per state with P(X = x | evidence) — the prior marginals
+        when there is no evidence — computed by exact inference.
+    rankdir : str
+        ``"TB"`` (parents above children), ``"LR"`` (left to right), ``"BT"``, ``"RL"``.
+    max_rows, max_columns : int
+        Caps on the table rows (and posterior bars) and state columns drawn per node.
 
-    * ``tables``: each node shows P(X | parents), at most ``max_rows`` parent
-      configurations and ``max_columns`` states (the picture says what was left out).
-    * ``evidence``: ``{"A": "T"}`` or the text ``"A=T, S=F"``; evidence nodes are
-      highlighted and show their observed state.
-    * ``posteriors``: each node shows a bar per state with P(X = x | evidence) — the
-      prior marginals when there is no evidence — computed by exact inference.
-    * ``rankdir``: ``"TB"`` (parents above children) or ``"LR"`` (left to right).
+    Returns
+    -------
+    graphviz.Digraph
+        Its ``.source`` is the DOT text.
+
+    Raises
+    ------
+    QueryError
+        An unknown ``rankdir``, caps below 1, or evidence naming an unknown variable or
+        state.
+    ImpossibleEvidenceError
+        ``posteriors`` with evidence of probability 0.
+    BBNError
+        An extension that is no picture format, or an image without Graphviz's ``dot``
+        (:class:`~bbn.rendering.output.GraphvizMissingError`).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.load("models/chair.bn")
+    >>> graph = render(net, evidence="A=T", posteriors=True)   # no path: nothing written
+    >>> "posterior probabilities given A=T" in graph.source, "0.8867" in graph.source
+    (True, True)
+    >>> render(net, rankdir="up")
+    Traceback (most recent call last):
+        ...
+    bbn.errors.QueryError: rankdir must be one of TB, LR, BT, RL, got 'UP'
     """
     rankdir = str(rankdir).upper()
     if rankdir not in RANKDIRS:
@@ -75,7 +114,25 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
 
 
 def repr_svg(net: Network) -> str | None:
-    """The SVG Jupyter shows for a network; None (a plain repr) without Graphviz."""
+    """The SVG Jupyter shows for a network (``Network._repr_svg_``).
+
+    Parameters
+    ----------
+    net : Network
+        The network to draw (its structure).
+
+    Returns
+    -------
+    str or None
+        The SVG text; None (Jupyter then shows the plain repr) with a warning when
+        Graphviz's ``dot`` is not installed.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> repr_svg(bbn.load("models/chair.bn")).startswith("<?xml")     # doctest: +SKIP
+    True
+    """
     try:
         return output.pipe(render(net), "svg").decode("utf-8")
     except output.GraphvizMissingError as error:

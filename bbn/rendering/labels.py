@@ -36,30 +36,113 @@ DESCRIPTION_CHARS = 40
 
 
 def escape(text: str) -> str:
-    """Text safe inside an HTML-like label (``&``, ``<``, ``>``, ``"``, line breaks)."""
+    """Text safe inside an HTML-like label (``&``, ``<``, ``>``, ``"``, line breaks).
+
+    Parameters
+    ----------
+    text : str
+        A name, state or description from the model.
+
+    Returns
+    -------
+    str
+        Entities for the markup characters; ``<BR/>`` for line breaks.
+
+    Examples
+    --------
+    >>> escape('R&D "x"'), escape("two" + chr(10) + "lines")
+    ('R&amp;D &quot;x&quot;', 'two<BR/>lines')
+    """
     text = (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))
     return "<BR/>".join(text.splitlines()) if "\n" in text or "\r" in text else text
 
 
 def shorten(text: str, limit: int = DESCRIPTION_CHARS) -> str:
-    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis.
+
+    Parameters
+    ----------
+    text : str
+        A description.
+    limit : int
+        Characters at most, the ellipsis included.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> shorten("the chair   is uncomfortable", 12)
+    'the chair i…'
+    """
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 def probability_text(p: float) -> str:
-    """A table entry: four significant digits, no trailing zeros (0.9, 0.02, 1e-05)."""
+    """A table entry: four significant digits, no trailing zeros.
+
+    Parameters
+    ----------
+    p : float
+        A probability.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> probability_text(0.9), probability_text(0.02), probability_text(0.00001)
+    ('0.9', '0.02', '1e-05')
+    """
     return f"{p:.4g}"
 
 
 def posterior_text(p: float) -> str:
-    """A posterior: four decimals, as ``bbn query`` prints them rounded (0.8867)."""
+    """A posterior: four decimals, as ``bbn query`` prints them rounded.
+
+    Parameters
+    ----------
+    p : float
+        A probability.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> posterior_text(0.886749)
+    '0.8867'
+    """
     return f"{p:.4f}"
 
 
 def plain_label(name: str, description: str | None, observed: str | None) -> str:
-    """The name (``= state`` when observed), then the shortened description."""
+    """The name (``= state`` when observed), then the shortened description.
+
+    Parameters
+    ----------
+    name : str
+        The variable.
+    description : str or None
+        Its description, drawn small below the name.
+    observed : str or None
+        Its observed state, if any.
+
+    Returns
+    -------
+    str
+        An HTML-like label, ``<...>``.
+
+    Examples
+    --------
+    >>> plain_label("A", None, "T")
+    '<<B>A</B> = T>'
+    """
     lines = [f"<B>{escape(name)}</B>" + ("" if observed is None else f" = {escape(observed)}")]
     if description:
         lines.append(f'<FONT POINT-SIZE="9" COLOR="{MUTED}">{escape(shorten(description))}'
@@ -71,8 +154,28 @@ def node_label(name: str, description: str | None, *, observed: str | None = Non
                table: str | None = None, bars: str | None = None) -> str:
     """A boxed label: a header with the name, then the CPT and/or the posterior bars.
 
-    ``table`` and ``bars`` are the inner tables made by :func:`cpt_table` and
-    :func:`posterior_table`.
+    Parameters
+    ----------
+    name : str
+        The variable.
+    description : str or None
+        Its description, drawn small below the header.
+    observed : str or None
+        Its observed state: the header is highlighted and shows it.
+    table, bars : str or None
+        The inner tables made by :func:`cpt_table` and :func:`posterior_table`.
+
+    Returns
+    -------
+    str
+        An HTML-like label, ``<<TABLE ...>>``.
+
+    Examples
+    --------
+    >>> label = node_label("C", "the chair", table=cpt_table("C", ["T", "F"], [], [],
+    ...                    np.array([0.8, 0.2]), 16, 8))
+    >>> label.startswith("<<TABLE"), "0.8" in label, "the chair" in label
+    (True, True, True)
     """
     fill = EVIDENCE_FILL if observed is not None else HEADER_FILL
     header = f"<B>{escape(name)}</B>"
@@ -98,9 +201,33 @@ def cpt_table(variable: str, states: Sequence[str], parents: Sequence[str],
               max_rows: int, max_columns: int) -> str:
     """P(variable | parents) as an inner table: one row per parent configuration.
 
-    ``array`` has shape ``(|P1|, ..., |Pk|, |X|)`` (None for a structure-only model).
-    At most ``max_rows`` configurations and ``max_columns`` states are drawn; a last row
-    or column says how many were left out.
+    Parameters
+    ----------
+    variable : str
+        The variable X.
+    states : sequence of str
+        X's states (the columns).
+    parents : sequence of str
+        X's parents, in table-axis order.
+    parent_states : sequence of sequence of str
+        Each parent's states.
+    array : numpy.ndarray or None
+        The table, of shape ``(|P1|, ..., |Pk|, |X|)``; None for a structure-only model.
+    max_rows, max_columns : int
+        At most this many configurations and states are drawn; a last row or column
+        says how many were left out.
+
+    Returns
+    -------
+    str
+        An inner ``<TABLE>`` for :func:`node_label`.
+
+    Examples
+    --------
+    >>> table = cpt_table("W", ["T", "F"], ["C"], [["T", "F"]],
+    ...                   np.array([[0.9, 0.1], [0.5, 0.5]]), max_rows=1, max_columns=8)
+    >>> "0.9" in table, "0.5" in table, "1 more row" in table
+    (True, False, True)
     """
     if array is None:
         return f'<FONT COLOR="{MUTED}"><I>no table</I></FONT>'
@@ -135,7 +262,30 @@ def cpt_table(variable: str, states: Sequence[str], parents: Sequence[str],
 
 def posterior_table(states: Sequence[str], probabilities: np.ndarray, observed: str | None,
                     max_rows: int) -> str:
-    """One row per state: the state, a bar of length proportional to P, and P itself."""
+    """One row per state: the state, a bar of length proportional to P, and P itself.
+
+    Parameters
+    ----------
+    states : sequence of str
+        The variable's states.
+    probabilities : numpy.ndarray
+        P(state | evidence), in the order of ``states``.
+    observed : str or None
+        The observed state, if any (its bars are drawn in the evidence colour).
+    max_rows : int
+        At most this many states are drawn; a last row says how many were left out.
+
+    Returns
+    -------
+    str
+        An inner ``<TABLE>`` for :func:`node_label`.
+
+    Examples
+    --------
+    >>> bars = posterior_table(["T", "F"], np.array([0.886749, 0.113251]), None, 16)
+    >>> "0.8867" in bars, 'WIDTH="64"' in bars            # 0.886749 × 72 points
+    (True, True)
+    """
     fill = EVIDENCE_BAR_FILL if observed is not None else BAR_FILL
     rows = []
     for state, p in zip(states[:max_rows], probabilities[:max_rows], strict=True):

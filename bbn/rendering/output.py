@@ -33,7 +33,18 @@ INSTALL_HINT = ("install Graphviz, which provides it: 'apt-get install graphviz'
 
 
 class GraphvizMissingError(BBNError, RuntimeError):
-    """Graphviz's ``dot`` program is needed for an image and is not installed."""
+    """Graphviz's ``dot`` program is needed for an image and is not installed.
+
+    Parameters
+    ----------
+    what : str
+        What needed it ("drawing a .png picture"); the message adds how to install it.
+
+    Examples
+    --------
+    >>> print(GraphvizMissingError("drawing a .png picture"))     # doctest: +ELLIPSIS
+    drawing a .png picture needs Graphviz's 'dot' program, which is not on this machine: ...
+    """
 
     def __init__(self, what: str) -> None:
         super().__init__(f"{what} needs Graphviz's 'dot' program, which is not on this "
@@ -41,7 +52,32 @@ class GraphvizMissingError(BBNError, RuntimeError):
 
 
 def output_format(path: str | os.PathLike) -> str | None:
-    """The Graphviz format for ``path`` (None for DOT source); BBNError when unknown."""
+    """The Graphviz format for ``path``, from its extension (any case).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The picture's file name.
+
+    Returns
+    -------
+    str or None
+        ``"png"``, ``"svg"``, ``"pdf"``; None for DOT source (``.dot``, ``.gv``).
+
+    Raises
+    ------
+    BBNError
+        An extension that is no picture format (with a close one suggested).
+
+    Examples
+    --------
+    >>> output_format("net.gv") is None
+    True
+    >>> output_format("net.sgv")
+    Traceback (most recent call last):
+        ...
+    bbn.errors.BBNError: net.sgv: cannot tell the picture format ... (did you mean '.gv' or '.svg'?)
+    """
     extension = Path(path).suffix.lower()
     if extension not in OUTPUT_FORMATS:
         raise BBNError(f"{path}: cannot tell the picture format from the extension "
@@ -51,7 +87,32 @@ def output_format(path: str | os.PathLike) -> str | None:
 
 
 def pipe(graph: graphviz.Digraph, fmt: str) -> bytes:
-    """Run ``dot`` on ``graph`` and return the image bytes, with bbn errors."""
+    """Run ``dot`` on ``graph`` and return the image bytes.
+
+    Parameters
+    ----------
+    graph : graphviz.Digraph
+        The picture.
+    fmt : str
+        A Graphviz output format (``"png"``, ``"svg"``, ``"pdf"``).
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    GraphvizMissingError
+        ``dot`` is not installed.
+    BBNError
+        ``dot`` failed (its message is kept).
+
+    Examples
+    --------
+    >>> import graphviz
+    >>> pipe(graphviz.Digraph(), "svg")[:5]                      # doctest: +SKIP
+    b'<?xml'
+    """
     try:
         return graph.pipe(format=fmt)
     except graphviz.ExecutableNotFound:
@@ -62,7 +123,31 @@ def pipe(graph: graphviz.Digraph, fmt: str) -> bytes:
 
 
 def write(graph: graphviz.Digraph, path: str | os.PathLike) -> None:
-    """Write ``graph`` to ``path`` in the format its extension names."""
+    """Write ``graph`` to ``path`` in the format its extension names, atomically
+    (through a temporary file and a rename).
+
+    Parameters
+    ----------
+    graph : graphviz.Digraph
+        The picture.
+    path : str or os.PathLike
+        The file; see :func:`output_format`. PNG pictures are drawn at 144 dpi.
+
+    Raises
+    ------
+    BBNError
+        An unknown extension, no Graphviz for an image, or a file that cannot be written.
+
+    Examples
+    --------
+    >>> import graphviz, os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write(graphviz.Digraph(body=["A -> B"]), os.path.join(folder, "ab.gv"))
+    ...     print(open(os.path.join(folder, "ab.gv")).read())
+    digraph {
+    A -> B}
+    <BLANKLINE>
+    """
     fmt = output_format(path)
     if fmt is None:
         content: str | bytes = graph.source
