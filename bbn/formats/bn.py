@@ -43,7 +43,8 @@ import numpy as np
 
 from bbn.errors import ModelError, ParseError, ParseErrors, clip, suggest
 from bbn.formats._text import Retry, check_table, error_at, name_from_source, plain_line_ends
-from bbn.network import Network, row_tolerance
+from bbn.network import Network
+from bbn.tables import bad_rows, normalized, row_tolerance
 
 if TYPE_CHECKING:  # pyparsing loads with the grammar, on an ill-formed statement only
     import pyparsing as pp
@@ -616,10 +617,11 @@ def _assemble(statements: list, builder: _Builder) -> Network:
                 tables[s.variable.value] = s
     net = Network.assemble(names[0] if names else name_from_source(builder.source), states,
                            parents, descriptions=descriptions)
-    arrays = {variable: builder.table_array(net, table) for variable, table in tables.items()}
+    arrays = {variable: builder.table_array(net, table, check_rows=False)
+              for variable, table in tables.items()}
     if builder.problems:
         raise Retry
-    net.set_cpts(arrays)
+    net.set_cpts(arrays, builder.normalize)  # the rows' one check; ModelError on a bad one
     return net
 
 
@@ -746,8 +748,11 @@ class _Builder:
             return
         tables[name] = table
 
-    def table_array(self, net: Network, table: _Table) -> np.ndarray | None:
-        """The table's numbers, shape (configurations, |X|); None after reporting mistakes."""
+    def table_array(self, net: Network, table: _Table,
+                    check_rows: bool = True) -> np.ndarray | None:
+        """The table's numbers, shape (configurations, |X|); None after reporting mistakes.
+        ``check_rows=False`` leaves the rows of a discrete table (and ``normalize``) to
+        set_cpts, which checks all the tables of a file at once."""
         variable = table.variable.value
         gaussian = net.is_gaussian(variable)
         width = 2 if gaussian else net.cardinality(variable)
@@ -779,8 +784,11 @@ class _Builder:
                 return None
             array = _floats(parts).reshape(configurations, width)
             spots = [(table.numbers, i * width) for i in range(configurations)]
-        check = self.check_normals if gaussian else self.check_rows
-        return array if check(net, variable, array, spots) else None
+        if gaussian:
+            return array if self.check_normals(net, variable, array, spots) else None
+        if not check_rows:
+            return array
+        return array if self.check_rows(net, variable, array, spots) else None
 
     def report_kind(self, net: Network, variable: str, numbers: _Numbers) -> None:
         """Report N(mean, variance) on a discrete variable, or probabilities on a Gaussian."""
@@ -871,35 +879,30 @@ class _Builder:
 
     def check_rows(self, net: Network, variable: str, array: np.ndarray,
                    spots: list[tuple[_Numbers, int]]) -> bool:
-        """Every entry finite and non-negative and every row summing to 1; else report the
-        first mistake of each bad row, at its number. Row i is written in block
-        ``spots[i][0]`` from its ``spots[i][1]``-th number on."""
-        entries = ~np.isfinite(array) | (array < 0)
-        sums = array.sum(axis=1)
-        tolerance = row_tolerance(array.shape[1])
-        off = ~(sums > 0) if self.normalize else np.abs(sums - 1.0) > tolerance
-        bad_rows = np.flatnonzero(entries.any(axis=1) | off)
+        """Every row a distribution (:func:`bbn.tables.bad_rows`); else report the first
+        mistake of each bad row, at its number. Row i is written in block ``spots[i][0]``
+        from its ``spots[i][1]``-th number on."""
+        bad = bad_rows(array, self.normalize)
         positions: dict[int, list[tuple[str, int]]] = {}  # per block, found once
-        for row in bad_rows.tolist():
-            block, first = spots[row]
+        for row in bad:
+            block, first = spots[row.row]
             if id(block) not in positions:
                 positions[id(block)] = _number_positions(block)
             numbers = positions[id(block)]
-            where = net.configuration_text(variable, row)
-            if entries[row].any():
-                column = int(np.flatnonzero(entries[row])[0])
-                text, loc = numbers[first + column]
-                kind = "negative" if np.isfinite(array[row, column]) else "not a finite number"
+            where = net.configuration_text(variable, row.row)
+            if row.entries:
+                text, loc = numbers[first + row.entries[0]]
+                kind = "negative" if row.reason == "negative" else "not a finite number"
                 self.report(f"{text} in {where} is {kind}", loc)
-            elif self.normalize:
-                self.report(f"{where} sums to {float(sums[row])!r}: only a row with a "
+            elif row.reason == "zero sum":
+                self.report(f"{where} sums to {row.total!r}: only a row with a "
                             "positive sum can be normalised", numbers[first][1])
             else:
-                self.report(f"{where} sums to {float(sums[row])!r}, not 1 (tolerance "
-                            f"{tolerance:.2g})", numbers[first][1])
-        if self.normalize and not len(bad_rows):
-            array /= sums[:, None]
-        return not len(bad_rows)
+                self.report(f"{where} sums to {row.total!r}, not 1 (tolerance "
+                            f"{row_tolerance(array.shape[1]):.2g})", numbers[first][1])
+        if self.normalize and not bad:
+            array[...] = normalized(array)
+        return not bad
 
 
 def _count_message(net: Network, variable: str, got: int, configurations: int) -> str:
