@@ -290,7 +290,34 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
 # ------------------------------------------------------------------- reading
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse a BIF document into a :class:`Network`; errors name ``source:line:col``;
-    ``normalize`` rescales every row of every table to sum 1."""
+    ``normalize`` rescales every row of every table to sum 1.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    source : str
+        How error messages name it (``source:line:column``).
+    normalize : bool
+        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
+
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    bbn.ParseError
+        At the line and column of the first problem.
+
+    Examples
+    --------
+    >>> net = read("variable A { type discrete [ 2 ] { a, b }; } "
+    ...            "probability ( A ) { table 0.5, 0.6; }", "<doc>")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbn.errors.ParseError: <doc>:1:...: P(A) sums to 1.1, not 1 (tolerance 2e-06)...
+    """
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
     text = plain_line_ends(text)
@@ -691,6 +718,33 @@ def write(net: Network) -> str:
 
     Rows are listed for every parent configuration (last parent fastest); a root's table
     is one ``table`` line; a variable without a table gets an empty probability block.
+
+    Parameters
+    ----------
+    net : Network
+        A network of discrete variables.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FormatError
+        For a name that BIF cannot write (one holding a '"' or a control character).
+
+    Examples
+    --------
+    >>> print(write(read("variable A { type discrete [2] { a, b }; } "
+    ...                  "probability ( A ) { table 0.25, 0.75; }")), end="")
+    network network {
+    }
+    variable A {
+      type discrete [ 2 ] { a, b };
+    }
+    probability ( A ) {
+      table 0.25, 0.75;
+    }
     """
     out = [f"network {_word(net.name, 'the network name')} {{", "}"]
     words = {}

@@ -220,7 +220,32 @@ def _grammar() -> pp.ParserElement:
 # ------------------------------------------------------------------- reading
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse a Hugin ``.net`` document into a :class:`Network`; ``normalize`` rescales every
-    row of every table to sum 1."""
+    row of every table to sum 1.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    source : str
+        How error messages name it (``source:line:column``).
+    normalize : bool
+        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
+
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    bbn.ParseError
+        At the line and column of the first problem.
+
+    Examples
+    --------
+    >>> net = read('node A { states = ("a" "b"); } potential (A) { data = (0.25 0.75); }')
+    >>> net.states("A"), net.cpt_array("A").tolist()
+    (('a', 'b'), [0.25, 0.75])
+    """
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
     text = plain_line_ends(text)
@@ -379,7 +404,28 @@ def _scalar(b: _Block, attribute: str, fail) -> str:
 # ------------------------------------------------------------------- writing
 def write(net: Network) -> str:
     """The network as a Hugin ``.net`` file; numbers are written exactly, in fixed-point
-    (:func:`~bbn.formats._text.number_texts`)."""
+    (:func:`~bbn.formats._text.number_texts`).
+
+    Parameters
+    ----------
+    net : Network
+        A network of discrete variables.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FormatError
+        For a variable name that is no identifier, or a string with a '"'.
+
+    Examples
+    --------
+    >>> net = read('node A { states = ("a" "b"); } potential (A) { data = (0.25 0.75); }')
+    >>> print(write(net).splitlines()[-2])
+        data = (0.25 0.75);
+    """
     out = ["net", "{", f"    name = {_string(net.name, 'the network name')};", "}"]
     for v in net.variables:
         if not _IDENTIFIER.fullmatch(v):

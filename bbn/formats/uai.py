@@ -122,7 +122,34 @@ class _Tokens:
 
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse a UAI ``BAYES`` file into a :class:`Network` named after the file;
-    ``normalize`` rescales every row of every table to sum 1."""
+    ``normalize`` rescales every row of every table to sum 1.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    source : str
+        How error messages name it (``source:line:column``), and the network's name
+        (``coin.uai`` → ``coin``).
+    normalize : bool
+        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
+
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    bbn.ParseError
+        At the line and column of the first problem.
+
+    Examples
+    --------
+    >>> read("BAYES 1  2  1  1 0  2 0.5 0.6", "coin.uai")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbn.errors.ParseError: coin.uai:1:...: table 0: P(X0) sums to 1.1, not 1 (tolerance 2e-06)...
+    """
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
     text = plain_line_ends(text)
@@ -299,7 +326,27 @@ def _located_network(name: str, tokens: _Tokens, cards: list[int], scopes: list[
 
 
 def write(net: Network) -> str:
-    """The network as a UAI ``BAYES`` file (names are lost; see the module docstring)."""
+    """The network as a UAI ``BAYES`` file (names are lost; see the module docstring).
+
+    Parameters
+    ----------
+    net : Network
+        A network of discrete variables.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FormatError
+        For a variable without a table.
+
+    Examples
+    --------
+    >>> write(read("BAYES 1  2  1  1 0  2 0.5 0.5")).split()
+    ['BAYES', '1', '2', '1', '1', '0', '2', '0.5', '0.5']
+    """
     missing = [v for v in net.variables if not net.has_cpt(v)]
     if missing:
         raise FormatError(f"UAI cannot write a network without tables: {missing[0]!r} has none "

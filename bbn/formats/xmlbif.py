@@ -61,7 +61,34 @@ _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse an XMLBIF document into a :class:`Network`; ``normalize`` rescales every row of
-    every table to sum 1."""
+    every table to sum 1.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    source : str
+        How error messages name it (``source:line:column``).
+    normalize : bool
+        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
+
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    bbn.ParseError
+        At the line and column of the first problem (of its element).
+
+    Examples
+    --------
+    >>> doc = ("<BIF><NETWORK><NAME>n</NAME><VARIABLE><NAME>A</NAME><OUTCOME>a</OUTCOME>"
+    ...        "<OUTCOME>b</OUTCOME></VARIABLE><DEFINITION><FOR>A</FOR>"
+    ...        "<TABLE>0.25 0.75</TABLE></DEFINITION></NETWORK></BIF>")
+    >>> read(doc).cpt_array("A").tolist()
+    [0.25, 0.75]
+    """
     # a byte-order mark (Windows tools write one); line ends as expat counts them
     text = plain_line_ends(text.removeprefix("\ufeff"))
     try:
@@ -241,7 +268,30 @@ def _text(element: ET.Element, tag: str, default: str | None = None) -> str | No
 
 def write(net: Network) -> str:
     """The network as XMLBIF 0.3; numbers are written exactly, in fixed-point
-    (:func:`~bbn.formats._text.number_texts`)."""
+    (:func:`~bbn.formats._text.number_texts`).
+
+    Parameters
+    ----------
+    net : Network
+        A network of discrete variables.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FormatError
+        For a name or description that XML cannot hold.
+
+    Examples
+    --------
+    >>> net = read("<BIF><NETWORK><NAME>n</NAME><VARIABLE><NAME>A</NAME><OUTCOME>a</OUTCOME>"
+    ...            "</VARIABLE><DEFINITION><FOR>A</FOR><TABLE>1</TABLE></DEFINITION>"
+    ...            "</NETWORK></BIF>")
+    >>> "<OUTCOME>a</OUTCOME>" in write(net)
+    True
+    """
     root = ET.Element("BIF", VERSION="0.3")
     network = ET.SubElement(root, "NETWORK")
     ET.SubElement(network, "NAME").text = _checked(net.name, "the network name")

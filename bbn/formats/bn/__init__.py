@@ -55,6 +55,35 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
 
     A file without a ``network`` statement is named after the file (``chair.bn`` →
     ``chair``).
+
+    Parameters
+    ----------
+    text : str
+        The model.
+    source : str
+        How error messages name it (``source:line:column``), and the network's name when
+        the model has no ``network`` statement.
+    normalize : bool
+        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
+
+    Returns
+    -------
+    Network
+
+    Raises
+    ------
+    bbn.ParseError
+        At the line and column of a syntax error or of the one mistake of meaning;
+        :class:`bbn.errors.ParseErrors` (a ParseError) for several.
+
+    Examples
+    --------
+    >>> read("variable C { T, F }  P(C) = 0.5, -0.5", "chair.bn")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbn.errors.ParseError: chair.bn:1:34: -0.5 in P(C) is negative...
+    >>> read("variable C { T, F }  P(C) = 0.5, 0.5", "chair.bn").name
+    'chair'
     """
     text = plain_line_ends(text.removeprefix("\ufeff"))
     blanked = blank_comments(text)

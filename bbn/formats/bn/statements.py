@@ -97,6 +97,9 @@ class Problem(Exception):
 def unquote_name(text: str, loc: int) -> str:
     """A name or description as written at ``loc`` (quoted or bare) without its quotes and
     escapes; an unknown escape raises :class:`Problem` at its backslash."""
+    if not text.startswith('"'):  # most names: no closure made
+        return text
+
     def unknown(char: str, offset: int) -> str:
         raise Problem(f"unknown escape '\\{char}' in a quoted string (the escapes are "
                       '\\" \\\\ \\n \\t \\r)', loc + offset)

@@ -27,6 +27,34 @@ def write(net: Network) -> str:
     Names are quoted only when they need it, numbers are written with ``repr`` (exact
     round trip) and the rows of a table are aligned in columns, one row per parent
     configuration, the last parent varying fastest.
+
+    Parameters
+    ----------
+    net : Network
+        The network (discrete and Gaussian variables, with or without tables).
+
+    Returns
+    -------
+    str
+        Text that :func:`bbn.formats.bn.read` turns back into an equal network.
+
+    Examples
+    --------
+    >>> from bbn.formats.bn import read
+    >>> net = read("variable A { a, b }  variable B { x, y }  P(A) = 0.5, 0.5 "
+    ...            "P(B | A) { a: 0.9, 0.1; b: 0.25, 0.75 }")
+    >>> print(write(net), end="")
+    network network
+    <BLANKLINE>
+    variable A { a, b }
+    variable B { x, y }
+    <BLANKLINE>
+    P(A) = 0.5, 0.5
+    <BLANKLINE>
+    P(B | A) {
+      a: 0.9,  0.1
+      b: 0.25, 0.75
+    }
     """
     lines = [f"network {quote(net.name)}", ""] + _declarations(net)
     chunks = [_table_lines(net, v) if net.has_cpt(v) else [family_header(net, v)]
