@@ -292,23 +292,8 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     """Parse a BIF document into a :class:`Network`; errors name ``source:line:col``;
     ``normalize`` rescales every row of every table to sum 1.
 
-    Parameters
-    ----------
-    text : str
-        The document.
-    source : str
-        How error messages name it (``source:line:column``).
-    normalize : bool
-        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
-
-    Returns
-    -------
-    Network
-
-    Raises
-    ------
-    bbn.ParseError
-        At the line and column of the first problem.
+    Parameters, result and errors are those of :func:`bbn.formats.loads` (the
+    reader behind it for this format).
 
     Examples
     --------
@@ -719,19 +704,8 @@ def write(net: Network) -> str:
     Rows are listed for every parent configuration (last parent fastest); a root's table
     is one ``table`` line; a variable without a table gets an empty probability block.
 
-    Parameters
-    ----------
-    net : Network
-        A network of discrete variables.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    FormatError
-        For a name that BIF cannot write (one holding a '"' or a control character).
+    The writer behind :func:`bbn.formats.dumps` for this format; it raises
+    FormatError for a name that BIF cannot write (one holding a '"' or a control character).
 
     Examples
     --------

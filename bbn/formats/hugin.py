@@ -222,23 +222,8 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     """Parse a Hugin ``.net`` document into a :class:`Network`; ``normalize`` rescales every
     row of every table to sum 1.
 
-    Parameters
-    ----------
-    text : str
-        The document.
-    source : str
-        How error messages name it (``source:line:column``).
-    normalize : bool
-        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
-
-    Returns
-    -------
-    Network
-
-    Raises
-    ------
-    bbn.ParseError
-        At the line and column of the first problem.
+    Parameters, result and errors are those of :func:`bbn.formats.loads` (the
+    reader behind it for this format).
 
     Examples
     --------
@@ -406,19 +391,8 @@ def write(net: Network) -> str:
     """The network as a Hugin ``.net`` file; numbers are written exactly, in fixed-point
     (:func:`~bbn.formats._text.number_texts`).
 
-    Parameters
-    ----------
-    net : Network
-        A network of discrete variables.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    FormatError
-        For a variable name that is no identifier, or a string with a '"'.
+    The writer behind :func:`bbn.formats.dumps` for this format; it raises
+    FormatError for a variable name that is no identifier, or a string with a '"'.
 
     Examples
     --------

@@ -124,24 +124,8 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     """Parse a UAI ``BAYES`` file into a :class:`Network` named after the file;
     ``normalize`` rescales every row of every table to sum 1.
 
-    Parameters
-    ----------
-    text : str
-        The document.
-    source : str
-        How error messages name it (``source:line:column``), and the network's name
-        (``coin.uai`` → ``coin``).
-    normalize : bool
-        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
-
-    Returns
-    -------
-    Network
-
-    Raises
-    ------
-    bbn.ParseError
-        At the line and column of the first problem.
+    Parameters, result and errors are those of :func:`bbn.formats.loads` (the
+    reader behind it for this format).
 
     Examples
     --------
@@ -328,19 +312,8 @@ def _located_network(name: str, tokens: _Tokens, cards: list[int], scopes: list[
 def write(net: Network) -> str:
     """The network as a UAI ``BAYES`` file (names are lost; see the module docstring).
 
-    Parameters
-    ----------
-    net : Network
-        A network of discrete variables.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    FormatError
-        For a variable without a table.
+    The writer behind :func:`bbn.formats.dumps` for this format; it raises
+    FormatError for a variable without a table.
 
     Examples
     --------

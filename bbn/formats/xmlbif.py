@@ -63,23 +63,8 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     """Parse an XMLBIF document into a :class:`Network`; ``normalize`` rescales every row of
     every table to sum 1.
 
-    Parameters
-    ----------
-    text : str
-        The document.
-    source : str
-        How error messages name it (``source:line:column``).
-    normalize : bool
-        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
-
-    Returns
-    -------
-    Network
-
-    Raises
-    ------
-    bbn.ParseError
-        At the line and column of the first problem (of its element).
+    Parameters, result and errors are those of :func:`bbn.formats.loads` (the
+    reader behind it for this format).
 
     Examples
     --------
@@ -270,19 +255,8 @@ def write(net: Network) -> str:
     """The network as XMLBIF 0.3; numbers are written exactly, in fixed-point
     (:func:`~bbn.formats._text.number_texts`).
 
-    Parameters
-    ----------
-    net : Network
-        A network of discrete variables.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    FormatError
-        For a name or description that XML cannot hold.
+    The writer behind :func:`bbn.formats.dumps` for this format; it raises
+    FormatError for a name or description that XML cannot hold.
 
     Examples
     --------

@@ -56,25 +56,8 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     A file without a ``network`` statement is named after the file (``chair.bn`` →
     ``chair``).
 
-    Parameters
-    ----------
-    text : str
-        The model.
-    source : str
-        How error messages name it (``source:line:column``), and the network's name when
-        the model has no ``network`` statement.
-    normalize : bool
-        Rescale every row of every table to sum 1 (a row summing to 0 is still an error).
-
-    Returns
-    -------
-    Network
-
-    Raises
-    ------
-    bbn.ParseError
-        At the line and column of a syntax error or of the one mistake of meaning;
-        :class:`bbn.errors.ParseErrors` (a ParseError) for several.
+    Parameters, result and errors are those of :func:`bbn.formats.loads` (the
+    reader behind it for this format).
 
     Examples
     --------
