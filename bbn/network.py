@@ -35,9 +35,9 @@ from bbn.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_ENTRY: 
     ROW_SUM_TOLERANCE,
     bad_rows,
     check_packed,
-    is_valid,
     normalized,
     row_tolerance,
+    valid_minimum,
 )
 
 if TYPE_CHECKING:
@@ -285,7 +285,8 @@ class Network:
                                  f"{shape} ({int(np.prod(shape))} numbers), got "
                                  f"{array.shape} ({array.size} numbers)")
             array = array.reshape(shape)
-        if not is_valid(array, normalize):  # two reductions decide the common case
+        smallest = valid_minimum(array, normalize)  # two reductions decide the common case
+        if smallest is None:
             if not np.all(np.isfinite(array)):
                 raise ModelError(f"the table of {self.family_text(variable)} holds a "
                                  "non-finite number")
@@ -294,7 +295,6 @@ class Network:
                                             if len(problems) > 1 else ""))
         if normalize:
             array = normalized(array)
-        smallest = array.min()
         array.setflags(write=False)
         node = self._nodes[variable]
         node["table"] = array

@@ -4,10 +4,11 @@
 
 With ``normalize`` a row need only have Σ_x P(x | pa) > 0 (and finite), and is then divided
 by its sum. One validator serves :meth:`bbn.Network.set_cpt`, :meth:`~bbn.Network.set_cpts`,
-:meth:`~bbn.Network.validate` and every reader: :func:`is_valid` decides the common case
-(a valid table) with two numpy reductions, :func:`check_packed` does the same for the
-tables of a whole file at once, and only when something is wrong :func:`bad_rows` says
-which rows and why (the readers map those rows to ``file:line:column``).
+:meth:`~bbn.Network.validate` and every reader: :func:`is_valid` (and
+:func:`valid_minimum`) decide the common case (a valid table) with two numpy reductions,
+:func:`check_packed` does the same for the tables of a whole file at once, and only when
+something is wrong :func:`bad_rows` says which rows and why (the readers map those rows
+to ``file:line:column``).
 
 >>> table = np.array([[0.9, 0.1], [0.5, -0.2], [0.4, 0.4]])
 >>> is_valid(table)
@@ -81,8 +82,7 @@ class BadRow(NamedTuple):
 
 def is_valid(table: np.ndarray, normalize: bool = False) -> bool:
     """Whether every row of ``table`` (its last axis) is a distribution (with
-    ``normalize``: can be rescaled to one), decided by two numpy reductions (NaN and ±inf
-    fail both comparisons).
+    ``normalize``: can be rescaled to one); see :func:`valid_minimum`.
 
     Parameters
     ----------
@@ -102,12 +102,26 @@ def is_valid(table: np.ndarray, normalize: bool = False) -> bool:
     >>> is_valid(np.array([0.3, 0.3]), normalize=True)
     True
     """
-    if not table.min() >= 0:
-        return False
+    return valid_minimum(table, normalize) is not None
+
+
+def valid_minimum(table: np.ndarray, normalize: bool = False) -> float | None:
+    """The smallest entry of ``table`` when every row is a distribution (with
+    ``normalize``: has non-negative entries and a positive sum), else None — decided by
+    two numpy reductions, in which NaN and ±inf fail every comparison. The minimum says
+    whether the table is zero-free (rescaling rows keeps that).
+
+    >>> valid_minimum(np.array([[0.3, 0.7], [0.0, 1.0]])), valid_minimum(np.array([0.3, 0.3]))
+    (0.0, None)
+    """
+    smallest = table.min()
+    if not smallest >= 0:
+        return None
     sums = table.sum(axis=-1)
     if normalize:
-        return bool(sums.min() > 0 and np.isfinite(sums).all())
-    return float(np.abs(sums - 1.0).max()) <= row_tolerance(table.shape[-1])
+        return float(smallest) if sums.min() > 0 and np.isfinite(sums).all() else None
+    worst = float(np.abs(sums - 1.0).max())
+    return float(smallest) if worst <= row_tolerance(table.shape[-1]) else None
 
 
 def bad_rows(table: np.ndarray, normalize: bool = False) -> list[BadRow]:
