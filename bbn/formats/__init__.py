@@ -5,6 +5,10 @@ Each format is a module of this package with two functions::
     read(text: str, source: str) -> Network   # source names the file in error messages
     write(net: Network) -> str                # raises FormatError if it cannot express net
 
+Every ``read`` has one skeleton (:func:`bbn.formats._text.fast_or_located`): a fast path
+builds the whole network at once, and only a file with a problem is read again with
+positions, to say ``file:line:column``; tables are checked once, by :mod:`bbn.tables`.
+
 ``load``/``save`` choose the module by the file's extension (a trailing ``.gz`` means
 gzip, transparently) and ``save`` writes through a temporary file and a rename, so a
 failure never leaves a half-written model behind (:func:`write_atomically`, which every
