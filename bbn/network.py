@@ -30,32 +30,18 @@ import numpy as np
 
 from bbn.errors import ModelError, suggest
 from bbn.factor import Factor
+from bbn.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_ENTRY: re-exported)
+    ROUNDING_PER_ENTRY,
+    ROW_SUM_TOLERANCE,
+    bad_rows,
+    check_packed,
+    normalized,
+    row_tolerance,
+    valid_minimum,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
-
-#: A row of a table must sum to 1 within this tolerance, plus ROUNDING_PER_ENTRY per entry
-#: (see :func:`row_tolerance`).
-ROW_SUM_TOLERANCE = 1e-6
-#: Half a unit of the sixth decimal: a number printed with six decimals is at most this far
-#: from the number it rounds, so a row of n such numbers sums to 1 within n × 5e-7.
-ROUNDING_PER_ENTRY = 5e-7
-
-
-def row_tolerance(width: int) -> float:
-    """How far from 1 the sum of a row of ``width`` probabilities may be:
-    ``1e-6 + width × 5e-7``.
-
-    Files round their numbers: UAI 2014's BN_71 writes rows as ``0.999999 0.000000``
-    (off by 1e-6 + 3e-17 after parsing), others ``0.333333 0.333333 0.333333``. Every row
-    of numbers printed with six decimals or more is accepted as written; rows rounded
-    harder need ``normalize=True``.
-
-    >>> row_tolerance(2)
-    2e-06
-    """
-    return ROW_SUM_TOLERANCE + width * ROUNDING_PER_ENTRY
-
 
 class Network:
     """A discrete Bayesian network.
@@ -299,18 +285,16 @@ class Network:
                                  f"{shape} ({int(np.prod(shape))} numbers), got "
                                  f"{array.shape} ({array.size} numbers)")
             array = array.reshape(shape)
-        if normalize:  # a row that cannot be rescaled (sum ≤ 0) is kept, and reported
-            sums = array.sum(axis=-1, keepdims=True)
-            array = np.divide(array, sums, out=array.astype(float), where=sums > 0)
-        # Two reductions decide the common case (a valid table): NaN and ±inf fail them.
-        smallest = array.min()
-        if not (smallest >= 0 and _worst_row_error(array) <= row_tolerance(shape[-1])):
+        smallest = valid_minimum(array, normalize)  # two reductions decide the common case
+        if smallest is None:
             if not np.all(np.isfinite(array)):
                 raise ModelError(f"the table of {self.family_text(variable)} holds a "
                                  "non-finite number")
             problems = self._table_problems(variable, array, normalize)
             raise ModelError(problems[0] + (f" (and {len(problems) - 1} more problem(s))"
                                             if len(problems) > 1 else ""))
+        if normalize:
+            array = normalized(array)
         array.setflags(write=False)
         node = self._nodes[variable]
         node["table"] = array
@@ -738,28 +722,25 @@ class Network:
 
     def _table_problems(self, variable: str, array: np.ndarray,
                         normalize: bool = False) -> list[str]:
+        """Messages for the bad rows of ``array`` (see :func:`bbn.tables.bad_rows`): its
+        first five negative entries, then its first five rows whose sum is wrong."""
+        bad = bad_rows(array, normalize)
+        rows = array.reshape(-1, array.shape[-1])
+        states = self.states(variable)
+        negative = [(b.row, c) for b in bad for c in b.entries if rows[b.row, c] < 0]
+        problems = [f"{self.configuration_text(variable, row)} has a negative entry "
+                    f"{float(rows[row, c])!r} for state {states[c]!r}"
+                    for row, c in negative[:5]]
+        off = [b for b in bad if b.sum_off]
         tolerance = row_tolerance(array.shape[-1])
-        if array.min() >= 0 and _worst_row_error(array) <= tolerance:
-            return []
-        problems = []
-        negative = np.argwhere(array < 0)
-        for position in negative[:5]:
-            position = tuple(int(i) for i in position)
-            problems.append(f"{self.configuration_text(variable, position[:-1])} has a negative "
-                            f"entry {float(array[position])!r} for state "
-                            f"{self.states(variable)[position[-1]]!r}")
-        sums = array.sum(axis=-1)
-        bad = np.argwhere(np.abs(sums - 1.0) > tolerance)
-        for position in bad[:5]:
-            position = tuple(int(i) for i in position)
-            where = (f"{self.configuration_text(variable, position)} sums to "
-                     f"{float(sums[position])!r}")
+        for b in off[:5]:
+            where = f"{self.configuration_text(variable, b.row)} sums to {b.total!r}"
             problems.append(f"{where}: only a row with a positive sum can be normalised"
                             if normalize else
                             f"{where}, not 1 (tolerance {tolerance:.2g}); pass normalize=True "
                             "(--normalize on the command line) to rescale rows")
-        if len(bad) > 5:
-            problems.append(f"... {len(bad) - 5} more rows of {self.family_text(variable)} "
+        if len(off) > 5:
+            problems.append(f"... {len(off) - 5} more rows of {self.family_text(variable)} "
                             "do not sum to 1")
         return problems
 
@@ -786,10 +767,9 @@ def _set_all(tables: Mapping[str, object] | PackedTables, nodes: Mapping[str, di
     are packed, or each is a numpy array with as many numbers as its variable's table
     (reshaped as set_cpt does), and all are valid; False (and nothing set) otherwise.
 
-    Valid: P ≥ 0 and |Σ_x P(x | pa) − 1| ≤ row_tolerance(|X|) on every row (with
-    ``normalize``: Σ_x P(x | pa) > 0, and each row is divided by its sum), checked on one
-    array of all the tables with a few numpy calls, however many tables there are (row
-    sums by ``np.add.reduceat``): small networks are dominated by per-call costs.
+    Valid as :func:`bbn.tables.check_packed` decides, on one array of all the tables
+    (a few numpy calls however many tables there are: small networks are dominated by
+    per-call costs).
     """
     packed = type(tables) is PackedTables
     variables = tables.variables if packed else tables
@@ -817,41 +797,14 @@ def _set_all(tables: Mapping[str, object] | PackedTables, nodes: Mapping[str, di
             flat = np.concatenate(arrays, axis=None, dtype=float)
     except (TypeError, ValueError):  # numbers that are not real
         return False
-    ends = list(itertools.accumulate(sizes))
-    starts = [0, *ends[:-1]]
-    smallest = np.minimum.reduceat(flat, starts).tolist()  # per table; NaN if one is NaN
-    if not all(map((0.0).__le__, smallest)):
+    checked = check_packed(flat, sizes, cards, normalize)
+    if checked is None:
         return False
-    # where every row starts (one range when all rows are as wide, as in small networks)
-    same = len(set(cards)) == 1
-    rows = (range(0, ends[-1], cards[0]) if same
-            else itertools.chain.from_iterable(map(range, starts, ends, cards)))
-    sums = np.add.reduceat(flat, list(rows))  # no NaN here; +inf fails the bounds
-    if normalize:
-        if not (sums.min() > 0 and np.isfinite(sums).all()):
-            return False
-        flat = (flat.reshape(-1, cards[0]) / sums[:, None]).reshape(-1) if same else (
-            flat / np.repeat(sums, _row_widths(sizes, cards)))
-    else:
-        listed = sums.tolist()  # Python's min and max: faster than numpy's on few rows
-        tight = row_tolerance(min(cards))  # the narrowest rows' bound decides most files
-        if not (min(listed) >= 1.0 - tight and max(listed) <= 1.0 + tight) and (
-                same or not np.all(np.abs(sums - 1.0)
-                                   <= row_tolerance(_row_widths(sizes, cards)))):
-            return False
-    flat.setflags(write=False)
-    for variable, shape, start, end, low in zip(variables, shapes, starts, ends, smallest):
+    start = 0
+    for variable, shape, size, low in zip(variables, shapes, sizes, checked.smallest):
+        table = checked.numbers[start:start + size]
+        start += size
         node = nodes[variable]
-        node["table"] = flat[start:end] if len(shape) == 1 else flat[start:end].reshape(shape)
+        node["table"] = table if len(shape) == 1 else table.reshape(shape)
         node["positive"] = low > 0
     return True
-
-
-def _row_widths(sizes: list[int], cards: list[int]) -> np.ndarray:
-    """The width of every row of tables of these sizes and numbers of states, in order."""
-    return np.repeat(cards, [size // card for size, card in zip(sizes, cards)])
-
-
-def _worst_row_error(array: np.ndarray) -> float:
-    """max over rows of |Σ row − 1| (NaN when a row holds NaN)."""
-    return float(np.abs(array.sum(axis=-1) - 1.0).max())

@@ -541,7 +541,7 @@ def _token_grammar_outcome(text: str, monkeypatch):
     """The same, with the whole-statement path switched off (the grammar reads every
     statement token by token)."""
     with monkeypatch.context() as patch:
-        patch.setattr(bn, "_statement_at", lambda text, loc: None)
+        patch.setattr(bn.statements, "_statement_at", lambda text, loc: None)
         return _outcome(text)
 
 

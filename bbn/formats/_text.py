@@ -1,4 +1,5 @@
-"""Helpers shared by the text-format readers: positions in a file, network names, the
+"""Helpers shared by the text-format readers: the reader skeleton (fast path, then located
+errors: :func:`fast_or_located`), positions in a file, quoting, comments, network names, the
 one rule for numbers and the size check made before a reader expands a table.
 
 Numbers are ASCII, as every other tool writes them: ``[-+]digits[.digits][e[-+]digits]``
@@ -12,12 +13,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bbn.errors import MemoryLimitError, ParseError
+from bbn.errors import BBNError, MemoryLimitError, ParseError
 from bbn.memory import check_allocation
+
+if TYPE_CHECKING:
+    from bbn.network import Network
 
 #: a decimal number in ASCII digits (the one rule of every reader)
 NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
@@ -32,6 +38,12 @@ STATE_BYTES = 64
 #: parents a table can have: one axis per parent and one for the child, and numpy's
 #: arrays have at most 64 axes (NPY_MAXDIMS, numpy 2)
 MAX_PARENTS = 63
+
+
+#: a character no number has (numpy's float conversion takes more: "nan", "inf", "1_0")
+_NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_ESCAPED = re.compile(r"\\(.)")
 
 
 def is_number(token: str) -> bool:
@@ -50,6 +62,67 @@ def is_integer(token: str) -> bool:
     (True, False, False, False)
     """
     return _INTEGER_RE.fullmatch(token) is not None
+
+
+def floats(tokens: list[str]) -> np.ndarray | None:
+    """The tokens as float64 by one numpy call when every one is a number (see
+    :func:`is_number`); None otherwise (the caller then finds which with is_number).
+
+    >>> floats(["0.5", "1e-3"]).tolist(), floats(["0.5", "nan"])
+    ([0.5, 0.001], None)
+    """
+    if _NOT_A_NUMBER.search(" ".join(tokens)):
+        return None
+    try:  # within these characters numpy's conversion takes what NUMBER does
+        return np.array(tokens, dtype=float)
+    except ValueError:
+        return None
+
+
+def unquote(text: str, escapes: Mapping[str, str] | None = None,
+            unknown: Callable[[str, int], str] | None = None) -> str:
+    """The text of a double-quoted string (``text`` itself when it is not quoted): ``\\c``
+    is ``escapes[c]``, or else ``c`` itself, unless ``unknown(c, i)`` is given (``i``: the
+    offset of the backslash in ``text``), whose result it is (or which raises).
+
+    >>> unquote('"a\\\\tb"'), unquote('"a\\\\tb"', {"t": "\\t"}), unquote("bare")
+    ('atb', 'a\\tb', 'bare')
+    """
+    if not text.startswith('"'):
+        return text
+    inner = text[1:-1]
+    if "\\" not in inner:  # most strings have no escape
+        return inner
+    escapes = escapes or {}
+
+    def replace(match: re.Match) -> str:
+        char = match[1]
+        if char in escapes:
+            return escapes[char]
+        return unknown(char, 1 + match.start()) if unknown else char
+
+    return _ESCAPED.sub(replace, inner)
+
+
+def blank_comments(text: str, comments: re.Pattern,
+                   refuse: Callable[[re.Match], None] | None = None) -> str:
+    """``text`` with every comment replaced by spaces (its line ends kept), so offsets,
+    lines and columns stay true. ``comments`` matches the comments and the quoted strings
+    (those that start with ``"``, kept as they are: a ``#`` in quotes is no comment);
+    ``refuse(match)`` may raise on a comment (an unclosed ``/*``).
+
+    >>> blank_comments('a "#b" # c', re.compile(r'"[^"]*"|#[^\\n]*'))
+    'a "#b"    '
+    """
+    def blank(match: re.Match) -> str:
+        found = match[0]
+        if found[0] == '"':
+            return found
+        if refuse is not None:
+            refuse(match)
+        return _NOT_NEWLINE.sub(" ", found) if "\n" in found else " " * len(found)
+
+    return comments.sub(blank, text)
 
 
 def plain_line_ends(text: str) -> str:
@@ -161,3 +234,21 @@ class Retry(Exception):
     """Raised by a reader's fast path (the whole network at once with
     :meth:`~bbn.network.Network.assemble`) on anything unusual: the reader then builds the
     network one variable at a time, which reports each problem where it is in the file."""
+
+
+def fast_or_located(fast: Callable[[], Network], located: Callable[[], Network]) -> Network:
+    """The skeleton of every reader: the network ``fast()`` builds at once, or, when it
+    raises :class:`Retry` or a :class:`~bbn.errors.BBNError` (anything unusual, a bad
+    table...), the one ``located()`` builds a piece at a time, which raises each problem
+    as a ``file:line:column`` error where it is. A valid file pays for the fast path only;
+    the located reader runs on the rare file with a problem (or an unusual layout).
+
+    >>> def fast():
+    ...     raise Retry
+    >>> fast_or_located(fast, lambda: "read with positions")
+    'read with positions'
+    """
+    try:
+        return fast()
+    except (Retry, BBNError):
+        return located()

@@ -61,18 +61,22 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
+from bbn.formats._runs import run_token
 from bbn.formats._text import (
     INTEGER,
     MAX_PARENTS,
     NUMBER,
     Located,
     Retry,
+    blank_comments,
     check_table,
     error_at,
     expected,
+    fast_or_located,
     located,
     number_texts,
     plain_line_ends,
+    unquote,
 )
 from bbn.memory import check_allocation
 from bbn.network import Network, PackedTables
@@ -125,13 +129,7 @@ def _rows(card: int) -> re.Pattern:
 
 
 def _name(text: str, loc: int) -> Located:
-    return located(_unquote(text), loc)
-
-
-def _unquote(text: str) -> str:
-    if not text.startswith('"'):
-        return text
-    return re.sub(r"\\(.)", lambda m: _UNESCAPES.get(m[1], m[1]), text[1:-1])
+    return located(unquote(text, _UNESCAPES), loc)
 
 
 class _Variable(NamedTuple):
@@ -174,7 +172,7 @@ class _Family:
 def _description(properties: str) -> str | None:
     """The text of the last ``property description = "...";`` among ``properties``."""
     found = _DESCRIPTION.findall(properties) if properties else None
-    return _unquote(found[-1]) if found else None
+    return unquote(found[-1], _UNESCAPES) if found else None
 
 
 def _plain_blocks(text: str, loc: int) -> tuple[int, list]:
@@ -222,24 +220,7 @@ def _plain_file(text: str) -> tuple | None:
                 child, parents.replace(",", " ").split(), 0, body, table or None))
         else:
             return None
-    return _unquote(header["name"] or "network"), declared, descriptions, definitions
-
-
-class _PlainBlocks(pp.Token):
-    """A run of blocks in the common layout (with positions) inside the full grammar; it
-    stops at the first block in any other layout, which the token-level rules read."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.set_name("a variable or probability block")
-        self.mayReturnEmpty = False
-        self.mayIndexError = False
-
-    def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
-        loc, blocks = _plain_blocks(instring, loc)
-        if not blocks:
-            raise pp.ParseException(instring, loc, self.errmsg, self)
-        return loc, blocks
+    return unquote(header["name"] or "network", _UNESCAPES), declared, descriptions, definitions
 
 
 # ------------------------------------------------------------------ grammar
@@ -281,7 +262,8 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
                          - names - RPAR - LBRACE - body - RBRACE).set_parse_action(probability)
     end = pp.StringEnd().set_name("'variable', 'probability' or the end of the file")
     grammar = (pp.Optional(network, default="network")
-               + pp.ZeroOrMore(_PlainBlocks() | variable_block | probability_block) + end)
+               + pp.ZeroOrMore(run_token(_plain_blocks, "a variable or probability block")
+                                 | variable_block | probability_block) + end)
     grammar.parse_with_tabs()
 
     number = pp.Regex(r"[^\s,;(){}]+").set_name("a number")
@@ -308,30 +290,41 @@ def _grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
 # ------------------------------------------------------------------- reading
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse a BIF document into a :class:`Network`; errors name ``source:line:col``;
-    ``normalize`` rescales every row of every table to sum 1."""
+    ``normalize`` rescales every row of every table to sum 1.
+
+    Parameters, result and errors are those of :func:`bbn.formats.loads` (the
+    reader behind it for this format).
+
+    Examples
+    --------
+    >>> net = read("variable A { type discrete [ 2 ] { a, b }; } "
+    ...            "probability ( A ) { table 0.5, 0.6; }", "<doc>")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbn.errors.ParseError: <doc>:1:...: P(A) sums to 1.1, not 1 (tolerance 2e-06)...
+    """
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
     text = plain_line_ends(text)
-    if "/" in text:
-        text = _blank_comments(text, source)
-    plain = _plain_file(text)
-    if plain is not None:
+    if "//" in text or "/*" in text:
+        text = blank_comments(text, _COMMENT, functools.partial(_refuse_unclosed, text, source))
+
+    def with_positions() -> Network:  # another layout, or a problem: keep every position
+        grammar, _ = _grammar()
         try:
-            return _assemble(*plain, text, source, bare=True, normalize=normalize)
-        except (Retry, BBNError):
-            pass
-    # Another layout, or a problem: read again keeping every position
-    grammar, _ = _grammar()
-    try:
-        name, *blocks = grammar.parse_string(text)
-    except pp.ParseBaseException as error:
-        raise error_at(text, source, error.loc, expected(error)) from None
-    try:
-        return _assemble(name, *_declarations(blocks), text, source, bare='"' not in text,
-                         normalize=normalize)
-    except (Retry, BBNError):
-        # build one variable at a time, so that the first problem is reported where it is
-        return _build(name, blocks, text, source, normalize)
+            name, *blocks = grammar.parse_string(text)
+        except pp.ParseBaseException as error:
+            raise error_at(text, source, error.loc, expected(error)) from None
+        return fast_or_located(
+            lambda: _fast_network(name, *_declarations(blocks), text, source,
+                                  bare='"' not in text, normalize=normalize),
+            lambda: _located_network(name, blocks, text, source, normalize))
+
+    plain = _plain_file(text)
+    if plain is None:
+        return with_positions()
+    return fast_or_located(lambda: _fast_network(*plain, text, source, bare=True,
+                                                 normalize=normalize), with_positions)
 
 
 def _declarations(blocks: list) -> tuple[dict, dict, dict]:
@@ -353,10 +346,10 @@ def _declarations(blocks: list) -> tuple[dict, dict, dict]:
     return states, descriptions, definitions
 
 
-def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, text: str,
+def _fast_network(name: str, states: dict, descriptions: dict, definitions: dict, text: str,
               source: str, bare: bool, normalize: bool = False) -> Network:
     """The network of a file with no problem, built at once; Retry or an error on any
-    problem (which :func:`_build` then reports with its position). ``bare``: every name
+    problem (which :func:`_located_network` then reports with its position). ``bare``: every name
     is a bare word (none was quoted), so a row key "a, b" can only mean states a and b."""
     parents = {}
     row_keys = None
@@ -379,7 +372,7 @@ def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, te
                 configurations, keys = _keys(row_keys, tuple(map(states.__getitem__, given)), p)
         except KeyError:  # an unknown variable
             raise Retry from None
-        # too large: refused (with its position) when _build reads the block again
+        # too large: refused (with its position) when _located_network reads the block again
         check_allocation(configurations * card, f"the table of {child!r}")
         if len(given) > MAX_PARENTS:
             raise Retry
@@ -411,7 +404,7 @@ def _assemble(name: str, states: dict, descriptions: dict, definitions: dict, te
                             normalize)
 
 
-def _build(name: str, blocks: list, text: str, source: str, normalize: bool) -> Network:
+def _located_network(name: str, blocks: list, text: str, source: str, normalize: bool) -> Network:
     """The network one variable at a time; the first problem raises a located error."""
     net = Network(name)
     fail = _failing(text, source)
@@ -466,20 +459,9 @@ def _parents_first(definitions: dict[str, _Probability]) -> list[_Probability]:
         return list(definitions.values())
 
 
-def _blank_comments(text: str, source: str) -> str:
-    """Replace comments by spaces (newlines kept), so offsets and line numbers stay true."""
-    if "//" not in text and "/*" not in text:
-        return text
-
-    def blank(match: re.Match) -> str:
-        found = match.group()
-        if found.startswith('"'):
-            return found
-        if found.startswith("/*") and not found.endswith("*/"):
-            raise error_at(text, source, match.start(), "comment '/*' is never closed")
-        return re.sub(r"[^\n]", " ", found)
-
-    return _COMMENT.sub(blank, text)
+def _refuse_unclosed(text: str, source: str, comment: re.Match) -> None:
+    if comment[0].startswith("/*") and not comment[0].endswith("*/"):
+        raise error_at(text, source, comment.start(), "comment '/*' is never closed")
 
 
 def _failing(text: str, source: str):
@@ -721,6 +703,22 @@ def write(net: Network) -> str:
 
     Rows are listed for every parent configuration (last parent fastest); a root's table
     is one ``table`` line; a variable without a table gets an empty probability block.
+
+    The writer behind :func:`bbn.formats.dumps` for this format; it raises
+    FormatError for a name that BIF cannot write (one holding a '"' or a control character).
+
+    Examples
+    --------
+    >>> print(write(read("variable A { type discrete [2] { a, b }; } "
+    ...                  "probability ( A ) { table 0.25, 0.75; }")), end="")
+    network network {
+    }
+    variable A {
+      type discrete [ 2 ] { a, b };
+    }
+    probability ( A ) {
+      table 0.25, 0.75;
+    }
     """
     out = [f"network {_word(net.name, 'the network name')} {{", "}"]
     words = {}

@@ -55,24 +55,27 @@ import pyparsing as pp
 
 from bbn.errors import BBNError, suggest
 from bbn.formats import FormatError
+from bbn.formats._runs import run_token
 from bbn.formats._text import (
     MAX_PARENTS,
     Located,
     Retry,
+    blank_comments,
     check_table,
     error_at,
     expected,
+    fast_or_located,
     is_number,
     located,
     name_from_source,
     number_texts,
     plain_line_ends,
+    unquote,
 )
 from bbn.network import Network
 
 _QUOTED = r'"(?:[^"\\\n]|\\.)*+"'
 _WORD = r'[^\s(){}=;|"%]+'
-_ESCAPE = re.compile(r"\\(.)")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT = re.compile(rf"{_QUOTED}|%[^\n]*|//[^\n]*")
 _DATA = r"\([\s0-9.eE+\-()]*\)"  # a nested list of plain numbers
@@ -83,7 +86,7 @@ _VALUE = rf"{_QUOTED}|\((?:\s*+(?:{_QUOTED}|{_WHOLE_WORD}))*+\s*+\)|{_WORD}"
 _ATTRIBUTE = re.compile(
     rf"\s*(?P<attribute>{_WORD})\s*=\s*(?:(?P<data>{_DATA})|(?P<value>{_VALUE}))\s*;")
 _ITEM = re.compile(rf"{_QUOTED}|{_WORD}")
-# the common layout of a node or potential block, read in one match by _PlainBlocks
+# the common layout of a node or potential block, read in one match by _plain_blocks
 _ATTRIBUTES = rf"(?:\s*+{_WORD}\s*+=\s*+(?:{_DATA}|{_VALUE})\s*+;)*+"
 _FAST_BLOCK = re.compile(
     rf"\s*(?:(?P<kind>(?:discrete\s+)?node)\s+(?P<name>{_WORD})"
@@ -112,13 +115,8 @@ def _plain(value):
     return [_plain(v) for v in value] if isinstance(value, pp.ParseResults) else value
 
 
-def _unquote(text: str) -> str:
-    inner = text[1:-1]
-    return _ESCAPE.sub(r"\1", inner) if "\\" in inner else inner  # most have no escape
-
-
 def _item(text: str, loc: int) -> Located:
-    return located(_unquote(text) if text[0] == '"' else text, loc)
+    return located(unquote(text), loc)  # a backslash escapes any character, literally
 
 
 def _numbers_of(data: str, loc: int) -> _Values | None:
@@ -135,52 +133,38 @@ def _numbers_of(data: str, loc: int) -> _Values | None:
         return None
 
 
-class _PlainBlocks(pp.Token):
-    """A run of node and potential blocks in the common layout, one regular expression per
-    block; it stops at the first block in any other layout, which the token-level grammar
-    then reads (and reports precisely when it is wrong)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.set_name("a node or potential block")
-        self.mayReturnEmpty = False
-        self.mayIndexError = False
-
-    def parseImpl(self, instring: str, loc: int, do_actions: bool = True):
-        blocks = []
-        while (m := _FAST_BLOCK.match(instring, loc)) is not None:
-            attributes, where = {}, {}
-            for a in _ATTRIBUTE.finditer(m["attributes"]):
-                at = m.start("attributes") + a.start("attribute")
-                if a["data"] is not None and a["attribute"] == "data":
-                    value = _numbers_of(a["data"], m.start("attributes") + a.start("data"))
-                    if value is None:
-                        break
-                elif (a["value"] or a["data"])[0] == "(":  # pyAgrum: states = (5 4 3 );
-                    group = "value" if a["value"] else "data"
-                    start = m.start("attributes") + a.start(group)
-                    value = [_item(i.group(), start + i.start())
-                             for i in _ITEM.finditer(a[group], 1)]
-                else:
-                    value = _item(a["value"], m.start("attributes") + a.start("value"))
-                attributes[a["attribute"]], where[a["attribute"]] = value, at
+def _plain_blocks(text: str, loc: int) -> tuple[int, list[_Block]]:
+    """The node and potential blocks in the common layout from ``loc`` on, one regular
+    expression per block, and where they stop: at the first block in any other layout,
+    which the token-level grammar then reads (and reports precisely when it is wrong)."""
+    blocks = []
+    while (m := _FAST_BLOCK.match(text, loc)) is not None:
+        attributes, where = {}, {}
+        for a in _ATTRIBUTE.finditer(m["attributes"]):
+            at = m.start("attributes") + a.start("attribute")
+            if a["data"] is not None and a["attribute"] == "data":
+                value = _numbers_of(a["data"], m.start("attributes") + a.start("data"))
+                if value is None:
+                    return loc, blocks
+            elif (a["value"] or a["data"])[0] == "(":  # pyAgrum: states = (5 4 3 );
+                group = "value" if a["value"] else "data"
+                start = m.start("attributes") + a.start(group)
+                value = [_item(i.group(), start + i.start())
+                         for i in _ITEM.finditer(a[group], 1)]
             else:
-                if m["kind"] is not None:
-                    blocks.append(_Block(" ".join(m["kind"].split()), m.start("kind"),
-                                         [located(m["name"], m.start("name"))], [], attributes,
-                                         where))
-                else:
-                    given = m["given"] or ""
-                    blocks.append(_Block(
-                        "potential", m.start("potential"), [located(m["head"], m.start("head"))],
-                        [located(g.group(), m.start("given") + g.start())
-                         for g in _ITEM.finditer(given)], attributes, where))
-                loc = m.end()
-                continue
-            break
-        if not blocks:
-            raise pp.ParseException(instring, loc, self.errmsg, self)
-        return loc, blocks
+                value = _item(a["value"], m.start("attributes") + a.start("value"))
+            attributes[a["attribute"]], where[a["attribute"]] = value, at
+        if m["kind"] is not None:
+            blocks.append(_Block(" ".join(m["kind"].split()), m.start("kind"),
+                                 [located(m["name"], m.start("name"))], [], attributes, where))
+        else:
+            given = m["given"] or ""
+            blocks.append(_Block(
+                "potential", m.start("potential"), [located(m["head"], m.start("head"))],
+                [located(g.group(), m.start("given") + g.start())
+                 for g in _ITEM.finditer(given)], attributes, where))
+        loc = m.end()
+    return loc, blocks
 
 
 # ------------------------------------------------------------------ grammar
@@ -190,7 +174,7 @@ def _grammar() -> pp.ParserElement:
     name = pp.Regex(_WORD).set_name("a name")
     name.set_parse_action(lambda s, loc, t: located(t[0], loc))
     string = pp.Regex(_QUOTED).set_name("a string")
-    string.set_parse_action(lambda s, loc, t: located(_unquote(t[0]), loc))
+    string.set_parse_action(lambda s, loc, t: located(unquote(t[0]), loc))
     value = pp.Forward().set_name("a value")
     value <<= string | name | pp.Group(LPAR - pp.ZeroOrMore(value) - RPAR)
 
@@ -227,7 +211,8 @@ def _grammar() -> pp.ParserElement:
 
     oobn = pp.Keyword("class").set_parse_action(refuse_class)
     end = pp.StringEnd().set_name("'node', 'potential' or the end of the file")
-    grammar = pp.Optional(net) + pp.ZeroOrMore(_PlainBlocks() | node | potential | oobn) + end
+    grammar = pp.Optional(net) + pp.ZeroOrMore(run_token(_plain_blocks, "a node or potential block")
+                                           | node | potential | oobn) + end
     grammar.parse_with_tabs()
     return grammar
 
@@ -235,12 +220,22 @@ def _grammar() -> pp.ParserElement:
 # ------------------------------------------------------------------- reading
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse a Hugin ``.net`` document into a :class:`Network`; ``normalize`` rescales every
-    row of every table to sum 1."""
+    row of every table to sum 1.
+
+    Parameters, result and errors are those of :func:`bbn.formats.loads` (the
+    reader behind it for this format).
+
+    Examples
+    --------
+    >>> net = read('node A { states = ("a" "b"); } potential (A) { data = (0.25 0.75); }')
+    >>> net.states("A"), net.cpt_array("A").tolist()
+    (('a', 'b'), [0.25, 0.75])
+    """
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
     text = plain_line_ends(text)
     if "%" in text or "//" in text:  # "//" to the end of a line: GeNIe's "///" headers
-        text = _COMMENT.sub(lambda m: m[0] if m[0][0] == '"' else " " * len(m[0]), text)
+        text = blank_comments(text, _COMMENT)
     try:
         blocks = _grammar().parse_string(text, parse_all=True)
     except pp.ParseBaseException as error:
@@ -258,10 +253,8 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     name = name_from_source(source)
     if blocks and blocks[0].kind == "net" and "name" in blocks[0].attributes:
         name = _scalar(blocks[0], "name", fail)
-    try:
-        return _assemble(name, blocks, normalize)
-    except (Retry, BBNError):  # one node at a time, to report the first problem where it is
-        return _build(name, blocks, fail, check, normalize)
+    return fast_or_located(lambda: _fast_network(name, blocks, normalize),
+                           lambda: _located_network(name, blocks, fail, check, normalize))
 
 
 def _deepest(text: str) -> int:
@@ -271,9 +264,9 @@ def _deepest(text: str) -> int:
     return int(np.argmax(depth))
 
 
-def _assemble(name: str, blocks: list[_Block], normalize: bool) -> Network:
+def _fast_network(name: str, blocks: list[_Block], normalize: bool) -> Network:
     """The network of a file with no problem, built at once with Network.assemble; Retry
-    or an error on any problem (which :func:`_build` then reports with its position)."""
+    or an error on any problem (which :func:`_located_network` then reports with its position)."""
     states, descriptions, parents, tables = {}, {}, {}, {}
     for b in blocks:
         if b.kind == "net":
@@ -304,7 +297,7 @@ def _retry(loc: int, message: str):
     raise Retry
 
 
-def _build(name: str, blocks: list[_Block], fail, check, normalize: bool) -> Network:
+def _located_network(name: str, blocks: list[_Block], fail, check, normalize: bool) -> Network:
     """The network one node at a time; the first problem raises a located error."""
     net = Network(name)
     for b in blocks:
@@ -396,7 +389,17 @@ def _scalar(b: _Block, attribute: str, fail) -> str:
 # ------------------------------------------------------------------- writing
 def write(net: Network) -> str:
     """The network as a Hugin ``.net`` file; numbers are written exactly, in fixed-point
-    (:func:`~bbn.formats._text.number_texts`)."""
+    (:func:`~bbn.formats._text.number_texts`).
+
+    The writer behind :func:`bbn.formats.dumps` for this format; it raises
+    FormatError for a variable name that is no identifier, or a string with a '"'.
+
+    Examples
+    --------
+    >>> net = read('node A { states = ("a" "b"); } potential (A) { data = (0.25 0.75); }')
+    >>> print(write(net).splitlines()[-2])
+        data = (0.25 0.75);
+    """
     out = ["net", "{", f"    name = {_string(net.name, 'the network name')};", "}"]
     for v in net.variables:
         if not _IDENTIFIER.fullmatch(v):

@@ -49,18 +49,21 @@ from bbn.formats._text import (
     MAX_PARENTS,
     STATE_BYTES,
     Retry,
+    blank_comments,
     check_size,
     error_at,
+    fast_or_located,
+    floats,
     is_integer,
     is_number,
     name_from_source,
     number_texts,
     plain_line_ends,
 )
-from bbn.network import Network, row_tolerance
+from bbn.network import Network
+from bbn.tables import is_valid
 
 # "c" lines (the UAI 2016 specification) and "#" to the end of a line (pyAgrum's files)
-_NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
 _COMMENT = re.compile(r"#[^\n]*|^[ \t]*c(?:[ \t][^\n]*)?$", re.M)
 # a scope line with a "# name" comment, as pyAgrum writes every one of them
 _PYAGRUM_SCOPE = re.compile(r"^[ \t]*[0-9]+(?:[ \t]+[0-9]+)+[ \t]+#", re.M)
@@ -104,13 +107,10 @@ class _Tokens:
     def numbers(self, count: int, what: str) -> np.ndarray:
         start = self.next
         chunk = self.tokens[start:start + count]
-        try:
-            if _NOT_A_NUMBER.search(" ".join(chunk)):
-                raise ValueError
-            values = np.array(chunk, dtype=float)
-        except ValueError:
+        values = floats(chunk)
+        if values is None:
             bad = next(i for i, t in enumerate(chunk) if not is_number(t))
-            raise self.error(start + bad, f"expected a number in {what}") from None
+            raise self.error(start + bad, f"expected a number in {what}")
         if len(chunk) < count:
             raise self.error(start + len(chunk), f"expected {count} numbers in {what}")
         bad = np.flatnonzero(~np.isfinite(values))
@@ -122,13 +122,24 @@ class _Tokens:
 
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse a UAI ``BAYES`` file into a :class:`Network` named after the file;
-    ``normalize`` rescales every row of every table to sum 1."""
+    ``normalize`` rescales every row of every table to sum 1.
+
+    Parameters, result and errors are those of :func:`bbn.formats.loads` (the
+    reader behind it for this format).
+
+    Examples
+    --------
+    >>> read("BAYES 1  2  1  1 0  2 0.5 0.6", "coin.uai")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbn.errors.ParseError: coin.uai:1:...: table 0: P(X0) sums to 1.1, not 1 (tolerance 2e-06)...
+    """
     if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
         text = " " + text[1:]
     text = plain_line_ends(text)
     scope_comments = len(_PYAGRUM_SCOPE.findall(text)) if "#" in text else 0
     if "#" in text or "c" in text:
-        text = _COMMENT.sub(lambda m: " " * len(m[0]), text)
+        text = blank_comments(text, _COMMENT)
     tokens = _Tokens(text, source)
     kind = tokens.tokens[0] if tokens.tokens else ""
     if kind.upper() == "MARKOV":
@@ -163,12 +174,13 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
                           f"table {t} (of X{scopes[t][-1]})")
     tables_at = tokens.next
     pyagrum = scope_comments == n  # pyAgrum's comment on every scope line: _from_pyagrum
-    try:
-        net = _assemble(name_from_source(source), tokens, cards, scopes, normalize, pyagrum)
-    except (Retry, BBNError):  # one table at a time, to report the first problem where it is
+    def located() -> Network:  # one table at a time, to report the first problem where it is
         tokens.next = tables_at
-        net = _build(name_from_source(source), tokens, cards, scopes, starts, normalize,
-                     pyagrum)
+        return _located_network(name_from_source(source), tokens, cards, scopes, starts,
+                                normalize, pyagrum)
+
+    net = fast_or_located(lambda: _fast_network(name_from_source(source), tokens, cards,
+                                                scopes, normalize, pyagrum), located)
     if tokens.next < len(tokens.tokens):
         raise tokens.error(tokens.next, "expected the end of the file after the last table")
     return net
@@ -207,8 +219,7 @@ def _markov_as_bayes(tokens: _Tokens, name: str) -> Network | str:
             continue
         tables = {f"X{scope[child]}": np.moveaxis(f, child, -1)
                   for scope, f in zip(scopes, factors)}
-        if any(np.abs(t.sum(axis=-1) - 1).max() > row_tolerance(t.shape[-1]) or t.min() < 0
-               for t in tables.values()):
+        if not all(map(is_valid, tables.values())):
             problem = "a factor does not sum to 1 over its child for some configuration"
             continue
         parents = {f"X{scope[child]}": [f"X{v}" for v in scope if v != scope[child]]
@@ -240,10 +251,10 @@ def _from_pyagrum(values: np.ndarray, scope: list[int], cards: list[int]) -> np.
     return values.reshape(shape).transpose([*range(k - 1, -1, -1), k]).reshape(-1)
 
 
-def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
+def _fast_network(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
               normalize: bool, pyagrum: bool) -> Network:
     """The network of a file with no problem, built at once with Network.assemble; Retry
-    or an error on any problem, which :func:`_build` then reports where it is."""
+    or an error on any problem, which :func:`_located_network` then reports where it is."""
     if any(len(set(scope)) != len(scope) for scope in scopes):
         raise Retry
     children = [f"X{scope[-1]}" for scope in scopes]
@@ -263,7 +274,7 @@ def _assemble(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[in
                             normalize=normalize)
 
 
-def _build(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
+def _located_network(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]],
            starts: list[int], normalize: bool, pyagrum: bool) -> Network:
     """The network one table at a time; the first problem raises a located error."""
     net = Network(name)
@@ -299,7 +310,16 @@ def _build(name: str, tokens: _Tokens, cards: list[int], scopes: list[list[int]]
 
 
 def write(net: Network) -> str:
-    """The network as a UAI ``BAYES`` file (names are lost; see the module docstring)."""
+    """The network as a UAI ``BAYES`` file (names are lost; see the module docstring).
+
+    The writer behind :func:`bbn.formats.dumps` for this format; it raises
+    FormatError for a variable without a table.
+
+    Examples
+    --------
+    >>> write(read("BAYES 1  2  1  1 0  2 0.5 0.5")).split()
+    ['BAYES', '1', '2', '1', '1', '0', '2', '0.5', '0.5']
+    """
     missing = [v for v in net.variables if not net.has_cpt(v)]
     if missing:
         raise FormatError(f"UAI cannot write a network without tables: {missing[0]!r} has none "

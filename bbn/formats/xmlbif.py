@@ -40,8 +40,6 @@ import re
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
-import numpy as np
-
 from bbn.errors import BBNError, ParseError, suggest
 from bbn.formats import FormatError
 from bbn.formats._text import (
@@ -49,6 +47,8 @@ from bbn.formats._text import (
     Retry,
     check_table,
     error_at,
+    fast_or_located,
+    floats,
     is_number,
     number_texts,
     plain_line_ends,
@@ -56,13 +56,24 @@ from bbn.formats._text import (
 from bbn.network import Network, PackedTables
 
 _DESCRIPTION = re.compile(r"\s*description\s*=\s*(.*?)\s*", re.S)
-_NOT_A_NUMBER = re.compile(r"[^0-9eE.+\-\s]")
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
     """Parse an XMLBIF document into a :class:`Network`; ``normalize`` rescales every row of
-    every table to sum 1."""
+    every table to sum 1.
+
+    Parameters, result and errors are those of :func:`bbn.formats.loads` (the
+    reader behind it for this format).
+
+    Examples
+    --------
+    >>> doc = ("<BIF><NETWORK><NAME>n</NAME><VARIABLE><NAME>A</NAME><OUTCOME>a</OUTCOME>"
+    ...        "<OUTCOME>b</OUTCOME></VARIABLE><DEFINITION><FOR>A</FOR>"
+    ...        "<TABLE>0.25 0.75</TABLE></DEFINITION></NETWORK></BIF>")
+    >>> read(doc).cpt_array("A").tolist()
+    [0.25, 0.75]
+    """
     # a byte-order mark (Windows tools write one); line ends as expat counts them
     text = plain_line_ends(text.removeprefix("\ufeff"))
     try:
@@ -91,16 +102,14 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     if network is None:
         fail(root, f"<{root.tag}>: expected <BIF> holding a <NETWORK> element")
     name = _text(network, "NAME", default="network")
-    try:
-        return _assemble(name, network, normalize)
-    except (Retry, BBNError):  # one element at a time, to report the first problem where it is
-        return _build(name, network, fail, check, normalize)
+    return fast_or_located(lambda: _fast_network(name, network, normalize),
+                           lambda: _located_network(name, network, fail, check, normalize))
 
 
-def _assemble(name: str, network: ET.Element, normalize: bool) -> Network:
+def _fast_network(name: str, network: ET.Element, normalize: bool) -> Network:
     """The network of a document with no problem, built at once with Network.assemble (all
     tables converted by one numpy call); Retry or an error on any problem, which
-    :func:`_build` then reports at its element."""
+    :func:`_located_network` then reports at its element."""
     states, descriptions = {}, {}
     for element in network.findall("VARIABLE"):
         name_of = _text(element, "NAME")
@@ -131,18 +140,14 @@ def _assemble(name: str, network: ET.Element, normalize: bool) -> Network:
             raise Retry
         order.append(child)
         texts.append(text)
-    text = " ".join(texts)
-    if _NOT_A_NUMBER.search(text):
+    numbers = floats(" ".join(texts).split())
+    if numbers is None:  # a malformed number
         raise Retry
-    try:
-        numbers = np.array(text.split(), dtype=float)
-    except ValueError:  # a malformed number
-        raise Retry from None
     return Network.assemble(name, states, parents, PackedTables(order, numbers), descriptions,
                             normalize)
 
 
-def _build(name: str, network: ET.Element, fail, check, normalize: bool) -> Network:
+def _located_network(name: str, network: ET.Element, fail, check, normalize: bool) -> Network:
     """The network one element at a time; the first problem raises a located error."""
     net = Network(name)
     for i, element in enumerate(network.findall("VARIABLE"), 1):
@@ -196,12 +201,13 @@ def _build(name: str, network: ET.Element, fail, check, normalize: bool) -> Netw
         if len(tokens) != expected:
             fail(tables[0], f"the <TABLE> of {net.family_text(child)} has {len(tokens)} "
                             f"numbers, expected {expected}")
-        if _NOT_A_NUMBER.search(table) or not all(map(is_number, tokens)):
+        values = floats(tokens)
+        if values is None:
             bad = next(t for t in tokens if not is_number(t))
             fail(tables[0], f"the <TABLE> of {net.family_text(child)} holds a malformed "
                             f"number {bad!r}")
         try:
-            net.set_cpt(child, np.array(tokens, dtype=float), normalize=normalize)
+            net.set_cpt(child, values, normalize=normalize)
         except BBNError as error:
             fail(element, f"{where}: {error}")
     return net
@@ -247,7 +253,19 @@ def _text(element: ET.Element, tag: str, default: str | None = None) -> str | No
 
 def write(net: Network) -> str:
     """The network as XMLBIF 0.3; numbers are written exactly, in fixed-point
-    (:func:`~bbn.formats._text.number_texts`)."""
+    (:func:`~bbn.formats._text.number_texts`).
+
+    The writer behind :func:`bbn.formats.dumps` for this format; it raises
+    FormatError for a name or description that XML cannot hold.
+
+    Examples
+    --------
+    >>> net = read("<BIF><NETWORK><NAME>n</NAME><VARIABLE><NAME>A</NAME><OUTCOME>a</OUTCOME>"
+    ...            "</VARIABLE><DEFINITION><FOR>A</FOR><TABLE>1</TABLE></DEFINITION>"
+    ...            "</NETWORK></BIF>")
+    >>> "<OUTCOME>a</OUTCOME>" in write(net)
+    True
+    """
     root = ET.Element("BIF", VERSION="0.3")
     network = ET.SubElement(root, "NETWORK")
     ET.SubElement(network, "NAME").text = _checked(net.name, "the network name")
