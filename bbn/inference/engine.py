@@ -536,7 +536,24 @@ class Engine:
                         row_names, cases: int | None, impossible: str,
                         values: Mapping[str, np.ndarray]) -> np.ndarray:
         """P(variables | e_i, x_i): the discrete engine's joint of the variables and the
-        hidden parents of the observed leaves, weighed by their densities."""
+        hidden parents of the observed leaves, weighed by their densities, for each group
+        of cases that observe the same discrete columns."""
+        n = len(next(iter(values.values())))
+        result = np.empty((n,) + tuple(self.network.cardinality[v] for v in variables))
+        columns = list(codes)
+        matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1) \
+            if columns else np.zeros((n, 0), dtype=np.intp)
+        for rows, pattern in observed_groups(matrix >= 0):
+            observed = {c: matrix[rows, j] for j, c in enumerate(columns) if pattern[j]}
+            result[rows] = self._weighted_group(
+                variables, observed, None if row_names is None else row_names[rows],
+                impossible, {g: np.asarray(x, dtype=float)[rows] for g, x in values.items()})
+        return result
+
+    def _weighted_group(self, variables: list[str], codes: Mapping[str, np.ndarray],
+                        row_names, impossible: str,
+                        values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """:meth:`_weighted_cases` for cases that all observe the columns of ``codes``."""
         network = self.network
         hidden = continuous.hidden_parents(network, variables, list(codes), list(values))
         query = variables + hidden
@@ -548,8 +565,7 @@ class Engine:
             from bbn.data import row_label  # pandas: only batches need it (start-up time)
 
             row = int(np.flatnonzero(bad)[0])
-            shown = {**{c: network.states[c][int(k[row])] for c, k in codes.items()
-                        if k[row] >= 0},
+            shown = {**{c: network.states[c][int(k[row])] for c, k in codes.items()},
                      **{g: float(x[row]) for g, x in values.items()}}
             raise ImpossibleEvidenceError.in_row(
                 shown, row_label(row_names[row]) if row_names is not None else str(row))
