@@ -67,7 +67,8 @@ def compile_joint(network: CompiledNetwork, observed: Sequence[str], hidden: lis
     """A tree without cliques: its :class:`Joint` holds every table of ``network`` (all
     set; the tables of barren variables are handled, with ``normalised``, as in
     :func:`bbn.inference.clique_tree.compile_cliques`)."""
-    parents, card, tables = network.parents, network.cardinality, network.tables
+    parents, card, tables = (dict(network.parents), dict(network.cardinality),
+                             dict(network.tables))  # plain dicts: faster lookups
     shape = tuple(map(card.__getitem__, hidden))
     size = math.prod(shape)
     tree = JunctionTree(observed=tuple(observed), cliques=[], constants=[], collect=[],
