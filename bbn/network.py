@@ -32,6 +32,7 @@ from bbn.compiled import CompiledNetwork, GaussianLeaf, missing_table
 from bbn.errors import ModelError, suggest
 from bbn.factor import Factor
 from bbn.inference.engine import Engine
+from bbn.inference.evidence import continuous_error
 from bbn.query import answer
 
 if TYPE_CHECKING:
@@ -216,8 +217,7 @@ class Network:
         parents = tuple(str(p) for p in parents)
         for p in parents:
             if self._require(p, f" (named as a parent of {variable!r})").get("kind"):
-                raise ModelError(f"{p!r} is continuous (Gaussian) and cannot be a parent of "
-                                 f"{variable!r}: continuous variables are leaves")
+                raise continuous_error(p, "parent", variable)
         if len(set(parents)) != len(parents):
             raise ModelError(f"variable {variable!r} lists a parent twice: {list(parents)}")
         cycle = self._path_to(variable, set(parents))
@@ -547,8 +547,7 @@ class Network:
         """The raw table, shape ``(|P1|, ..., |Pk|, |X|)``, read-only."""
         node = self._require(variable)
         if node.get("kind"):
-            raise ModelError(f"{variable!r} is continuous (Gaussian) and has no probability "
-                             "table; see gaussian_parameters")
+            raise continuous_error(variable, "table")
         table = node["table"]
         if table is None:
             raise missing_table(variable)

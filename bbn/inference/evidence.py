@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from bbn.errors import ImpossibleEvidenceError, QueryError, suggest
+from bbn.errors import ImpossibleEvidenceError, ModelError, QueryError, suggest
 
 if TYPE_CHECKING:
     from bbn.compiled import CompiledNetwork
@@ -54,8 +54,14 @@ class Question(NamedTuple):
     evidence: Evidence
     network: CompiledNetwork
 
-#: What a continuous variable cannot be, and what to say (the one place for these messages).
+
+#: What a continuous variable cannot be, and what to say (the one place for these messages;
+#: "parent" and "table" are mistakes in building a model, the others in asking questions).
 _CONTINUOUS = {
+    "parent": ("{v!r} is continuous (Gaussian) and cannot be a parent of {value!r}: "
+               "continuous variables are leaves"),
+    "table": ("{v!r} is continuous (Gaussian) and has no probability table; see "
+              "gaussian_parameters"),
     "subject": "{v!r} is continuous: it can be evidence ({v}=3.2), not the subject of a query",
     "number": "{v!r} is continuous: its evidence must be a number, got {value!r}",
     "discrete evidence": ("{v!r} is continuous: evidence on it weighs posterior queries "
@@ -70,15 +76,17 @@ _CONTINUOUS = {
 }
 
 
-def continuous_error(variable: str, use: str, value: object = None) -> QueryError:
-    """The QueryError for the continuous ``variable`` used as ``use`` (a key of the
-    messages above: "subject", "number", "discrete evidence", "batch", "target",
-    "all posteriors").
+def continuous_error(variable: str, use: str, value: object = None) -> QueryError | ModelError:
+    """The error for the continuous ``variable`` used as ``use`` (a key of the messages
+    above: ModelError for "parent" (``value``: the child) and "table", QueryError for
+    "subject", "number" (``value``: what was given), "discrete evidence", "batch",
+    "target" and "all posteriors").
 
     >>> str(continuous_error("x", "subject"))
     "'x' is continuous: it can be evidence (x=3.2), not the subject of a query"
     """
-    return QueryError(_CONTINUOUS[use].format(v=variable, value=value))
+    error = ModelError if use in ("parent", "table") else QueryError
+    return error(_CONTINUOUS[use].format(v=variable, value=value))
 
 
 def _known(network: CompiledNetwork, variable) -> bool:
