@@ -8,6 +8,10 @@ conditional probability table, a numpy array of shape ``(|parent 1|, ..., |paren
 whose last axis sums to 1. Plain dicts hold them (networkx costs 0.2 s to import, a third
 of a ``bbn query``); ``Network.graph`` builds a read-only networkx copy on demand.
 
+Every change makes a new *revision*. Inference never reads the dicts: it reads the
+immutable view of the current revision (``net.compiled()``, :mod:`bbn.compiled`) through
+that revision's engine (``net.engine``, :class:`bbn.Engine`), which keeps what it compiles.
+
 >>> net = Network("rain")
 >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
 >>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"],

@@ -34,8 +34,7 @@ from bbn.inference.evidence import (
     Question,
     check_discrete,
     check_variables,
-    gaussian_value,
-    state_index,
+    evidence_value,
 )
 
 if TYPE_CHECKING:
@@ -184,15 +183,11 @@ class Query:
         check_variables(network, targets)
         check_variables(network, observed, role="evidence")
         check_discrete(network, targets)
-        assigned = {v: state_index(network, v, s) for v, s in self.targets if s is not None}
+        assigned = {v: evidence_value(network, v, s) for v, s in self.targets if s is not None}
         states, values = {}, {}
         for v, s in self.evidence:
-            if s is None:
-                continue
-            if v in network.gaussian:
-                values[v] = gaussian_value(v, s)
-            else:
-                states[v] = state_index(network, v, s)
+            if s is not None:
+                (values if v in network.gaussian else states)[v] = evidence_value(network, v, s)
         for v, s in self.evidence:
             if s is None:
                 example = network.states[v][0] if network.states[v] else "3.2"

@@ -136,6 +136,14 @@ def gaussian_value(variable: str, value) -> float:
     return x
 
 
+def evidence_value(network: CompiledNetwork, variable: str, state) -> int | float:
+    """What one item ``variable=state`` says: the state's index for a discrete variable,
+    the number for a Gaussian leaf (QueryError for a bad state or number)."""
+    if variable in network.gaussian:
+        return gaussian_value(variable, state)
+    return state_index(network, variable, state)
+
+
 #: numpy arrays have at most 64 axes: one per query variable (and one for a batch's cases).
 MAX_AXES = 64
 
@@ -180,10 +188,7 @@ def resolve_evidence(network: CompiledNetwork, evidence: Mapping | None,
         check_discrete(network, given, "discrete evidence")
     states, values = {}, {}
     for v, s in given.items():
-        if v in gaussian:
-            values[v] = gaussian_value(v, s)
-        else:
-            states[v] = state_index(network, v, s)
+        (values if v in gaussian else states)[v] = evidence_value(network, v, s)
     return Evidence(states, values, given)
 
 
