@@ -274,6 +274,25 @@ class Engine:
         shape (N, |X|)}`` (``impossible="nan"``: NaN rows for impossible cases). A
         network with Gaussian leaves is answered one discrete variable at a time.
 
+        Parameters
+        ----------
+        evidence : dict or pandas.DataFrame, optional
+            ``{variable: state}``, or one case per row (missing cells summed out).
+        impossible : {"raise", "nan"}
+            What a batch does with a case whose evidence is impossible.
+
+        Returns
+        -------
+        dict
+            ``{variable: Factor}``, or ``{variable: (N, |X|) array}`` for a DataFrame.
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(e) = 0 (for a batch, naming the first such row).
+        MemoryLimitError
+            When the tree's peak would exceed the memory limit.
+
         Examples
         --------
         >>> import bbn
@@ -308,6 +327,20 @@ class Engine:
         """P(assignment | evidence) = P(assignment, evidence) / P(evidence); an assignment
         that contradicts the evidence has probability 0.
 
+        Parameters
+        ----------
+        assignment, evidence : dict
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(evidence) = 0.
+
         Examples
         --------
         >>> import bbn
@@ -334,6 +367,15 @@ class Engine:
 
         Below about 1e-308 this rounds to 0.0; :meth:`log_probability` gives its logarithm.
 
+        Parameters
+        ----------
+        evidence : dict
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
+
         Examples
         --------
         >>> import bbn
@@ -347,6 +389,15 @@ class Engine:
     def log_probability(self, evidence: Mapping[str, str]) -> float:
         """log P(e), the natural logarithm, exact far below the smallest double (P(e) =
         1e-4000 gives −9210.34); −inf only when P(e) = 0 exactly.
+
+        Parameters
+        ----------
+        evidence : dict
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
 
         Examples
         --------
@@ -370,6 +421,23 @@ class Engine:
         """argmax_m P(M = m | e) and its probability (MAP; MPE when M is every hidden
         variable), by max-product elimination after summing out the hidden variables.
 
+        Parameters
+        ----------
+        variables : str or sequence of str
+            The MAP variables M (discrete).
+        evidence : dict, optional
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        tuple
+            ``({variable: state}, P(M = m | evidence))``.
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(evidence) = 0.
+
         Examples
         --------
         >>> import bbn
@@ -387,6 +455,16 @@ class Engine:
     def mpe(self, evidence: Mapping[str, str] | None = None) -> tuple[dict[str, str], float]:
         """The most probable state of every unobserved (discrete) variable given
         ``evidence``, and its probability.
+
+        Parameters
+        ----------
+        evidence : dict, optional
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        tuple
+            ``({variable: state}, probability)``, as :meth:`map`.
 
         Examples
         --------
@@ -420,6 +498,20 @@ class Engine:
         :meth:`bbn.query.Query.resolve`): a Factor for a distribution, a float for a
         probability, (assignment, probability) for MAP and MPE; with ``log``, the natural
         log of the probability of an assignment (exact below 1e-308, −inf when it is 0).
+
+        Parameters
+        ----------
+        question : Question
+            What :meth:`bbn.query.Query.resolve` returns for this engine's network.
+        log : bool
+            For ``P(A=a, ... | e)`` with every target assigned: the natural log.
+
+        Raises
+        ------
+        QueryError
+            For evidence on a Gaussian leaf in MAP, MPE or a log probability.
+        ImpossibleEvidenceError
+            When P(evidence) = 0.
 
         Examples
         --------
@@ -592,7 +684,24 @@ class Engine:
         """P(X | e_i) for every variable X and N cases given as state indices
         ``{variable: (N,) ints}`` (−1 where a case does not observe it; ``cases`` gives
         N when there are no columns), one batched junction-tree propagation per group of
-        distinct cases. Returns ``{variable: (N, |X|) array}``.
+        distinct cases (the discrete variables' posteriors, for a network with Gaussian
+        leaves).
+
+        Parameters
+        ----------
+        codes : dict
+            ``{variable: (N,) state indices}``, −1 where missing.
+        row_names : sequence, optional
+            How errors name the cases.
+        cases : int, optional
+            N, when there are no columns.
+        impossible : {"raise", "nan"}
+            What to do with a case whose evidence is impossible.
+
+        Returns
+        -------
+        dict
+            ``{variable: (N, |X|) array}``.
 
         Examples
         --------
