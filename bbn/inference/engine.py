@@ -177,8 +177,7 @@ class Engine:
                 held -= trees.popitem(last=False)[1].cached_bytes // ENTRY_BYTES
             return held
 
-        # the clique-tree modules cost ~20 ms to import: bbn query's start-up stays lean
-        from bbn.inference.junction_tree import compile_tree
+        from bbn.inference.junction_tree import compile_tree  # ~20 ms import: start-up
 
         tree = trees[key] = compile_tree(self, list(key), room)
         while len(trees) > 1 and sum(t.cached_bytes for t in trees.values()) > get_memory_limit():
