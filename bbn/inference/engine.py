@@ -334,11 +334,12 @@ class Engine:
         Returns
         -------
         float
+            0 for an assignment that contradicts the evidence.
 
         Raises
         ------
         ImpossibleEvidenceError
-            When P(evidence) = 0.
+            When P(evidence) = 0: no conditional probability is defined.
 
         Examples
         --------
@@ -365,15 +366,7 @@ class Engine:
         """P(e) = Σ over all unobserved variables of the joint, at the observed states.
 
         Below about 1e-308 this rounds to 0.0; :meth:`log_probability` gives its logarithm.
-
-        Parameters
-        ----------
-        evidence : dict
-            ``{variable: state}`` of discrete variables.
-
-        Returns
-        -------
-        float
+        ``evidence`` is ``{variable: state}`` of discrete variables.
 
         Examples
         --------
@@ -397,6 +390,7 @@ class Engine:
         Returns
         -------
         float
+            log P(e), or −inf.
 
         Examples
         --------
