@@ -22,6 +22,7 @@ from bbn.errors import (
 )
 from bbn.factor import Factor
 from bbn.formats import FormatError, dumps, load, loads, save
+from bbn.inference.engine import Engine
 from bbn.lazy import lazy_attributes
 from bbn.memory import get_memory_limit, set_memory_limit
 from bbn.network import Network
@@ -45,7 +46,7 @@ _LAZY = {
 }
 
 __all__ = [
-    "BBNError", "DataError", "Factor", "FormatError", "ImpossibleEvidenceError",
+    "BBNError", "DataError", "Engine", "Factor", "FormatError", "ImpossibleEvidenceError",
     "MemoryLimitError", "ModelError", "Network", "ParseError", "ParseErrors", "QueryError",
     "dumps", "get_memory_limit", "load", "loads", "save", "set_memory_limit", *_LAZY,
 ]

@@ -8,6 +8,10 @@ conditional probability table, a numpy array of shape ``(|parent 1|, ..., |paren
 whose last axis sums to 1. Plain dicts hold them (networkx costs 0.2 s to import, a third
 of a ``bbn query``); ``Network.graph`` builds a read-only networkx copy on demand.
 
+Every change makes a new *revision*. Inference never reads the dicts: it reads the
+immutable view of the current revision (``net.compiled()``, :mod:`bbn.compiled`) through
+that revision's engine (``net.engine``, :class:`bbn.Engine`), which keeps what it compiles.
+
 >>> net = Network("rain")
 >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
 >>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"],
@@ -21,15 +25,19 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from bbn.compiled import CompiledNetwork, GaussianLeaf, missing_table
 from bbn.errors import ModelError, suggest
 from bbn.factor import Factor
+from bbn.inference.engine import Engine
+from bbn.inference.evidence import continuous_error
+from bbn.query import answer
 from bbn.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_ENTRY: re-exported)
     ROUNDING_PER_ENTRY,
     ROW_SUM_TOLERANCE,
@@ -42,6 +50,7 @@ from bbn.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_ENTRY: 
 
 if TYPE_CHECKING:
     import networkx as nx
+
 
 class Network:
     """A discrete Bayesian network.
@@ -57,8 +66,10 @@ class Network:
         self._nodes: dict[str, dict] = {}
         # variable → its children, in the order the arcs were added (a dict as ordered set)
         self._children: dict[str, dict[str, None]] = {}
-        # Inference caches compiled plans here; every structural change clears it.
-        self._cache: dict = {}
+        # Every change bumps the revision and drops the compiled view and its engine.
+        self._revision = 0
+        self._compiled: CompiledNetwork | None = None
+        self._engine: Engine | None = None
 
     # ------------------------------------------------------------- building
     def add_variable(self, name: str, states: Sequence, description: str | None = None,
@@ -179,7 +190,7 @@ class Network:
         self._nodes[name] = dict(states=states, description=description, parents=(),
                                  table=None, positive=False, **attributes)
         self._children[name] = {}
-        self._cache.clear()
+        self._changed()
         try:
             if parents:
                 self.set_parents(name, parents)
@@ -197,8 +208,7 @@ class Network:
         parents = tuple(str(p) for p in parents)
         for p in parents:
             if self._require(p, f" (named as a parent of {variable!r})").get("kind"):
-                raise ModelError(f"{p!r} is continuous (Gaussian) and cannot be a parent of "
-                                 f"{variable!r}: continuous variables are leaves")
+                raise continuous_error(p, "parent", variable)
         if len(set(parents)) != len(parents):
             raise ModelError(f"variable {variable!r} lists a parent twice: {list(parents)}")
         cycle = self._path_to(variable, set(parents))
@@ -213,7 +223,7 @@ class Network:
             children[p][variable] = None
         node["parents"] = parents
         node["table"] = None
-        self._cache.clear()
+        self._changed()
 
     def _path_to(self, variable: str, targets: set[str]) -> list[str] | None:
         """A path variable → ... → t to one of ``targets`` along arcs (``[variable]`` when it
@@ -256,7 +266,7 @@ class Network:
         for p in self._nodes.pop(variable)["parents"]:
             del self._children[p][variable]
         del self._children[variable]
-        self._cache.clear()
+        self._changed()
 
     def set_cpt(self, variable: str, table, normalize: bool = False) -> None:
         """Set P(variable | parents).
@@ -300,7 +310,7 @@ class Network:
         node["table"] = array
         # Inference may drop d-separated tables only when they cannot make P(e) zero.
         node["positive"] = bool(smallest > 0)
-        self._cache.clear()
+        self._changed()
 
     def set_cpts(self, tables: Mapping[str, object] | PackedTables,
                  normalize: bool = False) -> None:
@@ -318,7 +328,7 @@ class Network:
         [0.5, 0.5]
         """
         if _set_all(tables, self._nodes, normalize):
-            self._cache.clear()
+            self._changed()
             return
         for variable, table in self._unpacked(tables).items():  # one at a time says what
             self.set_cpt(variable, table, normalize)             # is wrong
@@ -340,6 +350,7 @@ class Network:
 
     def set_description(self, variable: str, description: str | None) -> None:
         self._require(variable)["description"] = description
+        self._changed()
 
     # ------------------------------------------- continuous (Gaussian) variables
     def add_gaussian_variable(self, name: str, parents: Sequence[str] = (), mean=None,
@@ -386,7 +397,7 @@ class Network:
         table = np.stack(arrays, axis=-1)
         table.setflags(write=False)
         self._nodes[variable]["table"] = table
-        self._cache.clear()
+        self._changed()
 
     def gaussian_parameters(self, variable: str) -> tuple[np.ndarray, np.ndarray]:
         """(μ, σ²) of a Gaussian variable, each of shape ``(|P1|, ..., |Pk|)``."""
@@ -410,17 +421,69 @@ class Network:
         except TypeError:  # unhashable: not a name
             return False
 
-    def nodes(self) -> Iterator[tuple[str, Mapping]]:
-        """(variable, its attributes) in declaration order, the attributes a read-only
-        mapping with "states", "description", "parents", "table" (None until set),
-        "positive" (every entry of the table > 0), and "kind" ("gaussian") for a
-        continuous variable. One pass over these costs less than a lookup per variable.
+    @property
+    def revision(self) -> int:
+        """How many changes the network has seen: every method that changes it (a
+        variable, an arc, a table, a description) adds one.
+
+        >>> net = Network()
+        >>> net.add_variable("A", ["a", "b"], table=[0.5, 0.5])
+        >>> net.revision
+        2
+        """
+        return self._revision
+
+    def _changed(self) -> None:
+        """A new revision: the compiled view and the engine built on it are dropped."""
+        self._revision += 1
+        self._compiled = None
+        self._engine = None
+
+    def compiled(self) -> CompiledNetwork:
+        """The immutable view of this revision that inference engines read (built once
+        per revision): variables, states, parents, cardinalities, tables, which tables
+        have no zero, and the Gaussian leaves with their means and variances.
 
         >>> net = Network.assemble("n", {"A": ["a", "b"]}, tables={"A": [0.5, 0.5]})
-        >>> [(v, data["states"], data["positive"]) for v, data in net.nodes()]
-        [('A', ('a', 'b'), True)]
+        >>> network = net.compiled()
+        >>> network.states["A"], network.zero_free["A"], net.compiled() is network
+        (('a', 'b'), True, True)
         """
-        return ((v, MappingProxyType(data)) for v, data in self._nodes.items())
+        compiled = self._compiled
+        if compiled is None:
+            states, parents, cardinality, tables, zero_free, gaussian = {}, {}, {}, {}, {}, {}
+            # one pass over the node attributes: a lookup per variable costs more
+            for v, data in self._nodes.items():
+                states[v] = data["states"]
+                parents[v] = data["parents"]
+                cardinality[v] = len(data["states"])
+                table = data["table"]
+                if data.get("kind"):
+                    gaussian[v] = (GaussianLeaf(data["parents"], None, None) if table is None
+                                   else GaussianLeaf(data["parents"], table[..., 0],
+                                                     table[..., 1]))
+                else:
+                    tables[v] = table
+                    zero_free[v] = data["positive"]
+            compiled = self._compiled = CompiledNetwork(
+                self._revision, tuple(self._nodes), *map(MappingProxyType, (
+                    states, parents, cardinality, tables, zero_free, gaussian)))
+        return compiled
+
+    @property
+    def engine(self) -> Engine:
+        """The inference engine of this revision (:class:`bbn.Engine`): it keeps the
+        compiled plans and junction trees, so questions after the first are fast; any
+        change to the network makes a new one.
+
+        >>> net = Network.assemble("n", {"A": ["a", "b"]}, tables={"A": [0.2, 0.8]})
+        >>> net.engine is net.engine, net.engine.posterior(["A"]).to_dict()["b"]
+        (True, 0.8)
+        """
+        engine = self._engine
+        if engine is None:
+            engine = self._engine = Engine(self.compiled())
+        return engine
 
     def arcs(self) -> list[tuple[str, str]]:
         """Every arc (parent, child): children in declaration order, each one's parents in
@@ -434,14 +497,14 @@ class Network:
     @property
     def graph(self) -> nx.DiGraph:
         """A read-only copy of the network as a frozen :class:`networkx.DiGraph`: nodes in
-        declaration order with their attributes (copied; see :meth:`nodes`), arcs parent →
+        declaration order with their attributes (copied), arcs parent →
         child. Built on each access (networkx is imported only here); changing it cannot
         change the network, whose methods (set_parents, remove_variable, ...) do.
 
         >>> Network.assemble("n", {"A": ["a"], "B": ["b"]}, {"B": ["A"]}).graph.edges
         OutEdgeView([('A', 'B')])
         """
-        import networkx as nx
+        import networkx as nx  # 0.2 s to import: only for this copy (start-up time)
 
         graph = nx.DiGraph(name=self.name)
         graph.add_nodes_from((v, dict(data)) for v, data in self._nodes.items())
@@ -459,8 +522,9 @@ class Network:
         return self._require(variable)["parents"]
 
     def children(self, variable: str) -> tuple[str, ...]:
+        """The children of ``variable``, in the order their arcs were added."""
         self._require(variable)
-        return tuple(c for c, data in self._nodes.items() if variable in data["parents"])
+        return tuple(self._children[variable])
 
     def description(self, variable: str) -> str | None:
         return self._require(variable)["description"]
@@ -472,12 +536,10 @@ class Network:
         """The raw table, shape ``(|P1|, ..., |Pk|, |X|)``, read-only."""
         node = self._require(variable)
         if node.get("kind"):
-            raise ModelError(f"{variable!r} is continuous (Gaussian) and has no probability "
-                             "table; see gaussian_parameters")
+            raise continuous_error(variable, "table")
         table = node["table"]
         if table is None:
-            raise ModelError(f"variable {variable!r} has no table yet "
-                             "(the model declares structure only; learn or set it first)")
+            raise missing_table(variable)
         return table
 
     def cpt(self, variable: str) -> Factor:
@@ -563,7 +625,7 @@ class Network:
 
     def _repr_svg_(self) -> str | None:
         """The picture Jupyter shows for a network (see ``docs/rendering.md``)."""
-        from bbn.rendering import repr_svg
+        from bbn.rendering import repr_svg  # graphviz: imported on first use (start-up)
         return repr_svg(self)
 
     # ------------------------------------------------------------- inference
@@ -573,7 +635,6 @@ class Network:
         ``P(C | A=T)`` → :class:`Factor`; ``P(C=T | A=T)`` → float;
         ``MAP(C, S | A=T)`` and ``MPE(A=T)`` → (assignment, probability).
         """
-        from bbn.query import answer
         return answer(self, text)
 
     def posterior(self, variables: Sequence[str] | str, evidence=None,
@@ -584,16 +645,9 @@ class Network:
         cells allowed) the answer for every row comes from one batched elimination, as
         an array of shape ``(N, |X1|, ..., |Xk|)``; a row with impossible evidence
         raises ImpossibleEvidenceError, or with ``impossible="nan"`` is NaN (a warning
-        counts such rows).
+        counts such rows). See :meth:`bbn.Engine.posterior`.
         """
-        from bbn.inference import posterior, posterior_batch
-        from bbn.inference.evidence import check_impossible
-        check_impossible(impossible)
-        if isinstance(variables, str):
-            variables = [variables]
-        if hasattr(evidence, "columns") and hasattr(evidence, "iloc"):
-            return posterior_batch(self, list(variables), evidence, impossible)
-        return posterior(self, list(variables), dict(evidence or {}))
+        return self.engine.posterior(variables, evidence, impossible)
 
     def posteriors(self, evidence=None, impossible: str = "raise") -> dict:
         """P(X | evidence) for every variable X, from one junction-tree propagation.
@@ -602,36 +656,28 @@ class Network:
         (one case per row), ``{variable: array of shape (N, |X|)}`` (``impossible="nan"``:
         NaN rows for impossible cases, as in :meth:`posterior`).
         """
-        from bbn.inference import posteriors
-        return posteriors(self, evidence, impossible)
+        return self.engine.posteriors(evidence, impossible)
 
     def probability(self, assignment: Mapping[str, str],
                     evidence: Mapping[str, str] | None = None) -> float:
         """P(assignment | evidence); with no evidence, the probability of the assignment."""
-        from bbn.inference import probability
-        return probability(self, dict(assignment), dict(evidence or {}))
+        return self.engine.probability(assignment, evidence)
 
     def log_probability(self, evidence: Mapping[str, str]) -> float:
         """log P(evidence), natural logarithm: exact also below 1e-308, where
         :meth:`probability` rounds to 0; −inf only when P(evidence) = 0 exactly."""
-        from bbn.inference import log_probability
-        return log_probability(self, dict(evidence))
+        return self.engine.log_probability(evidence)
 
     def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None):
         """The most probable joint state of ``variables`` given ``evidence``.
 
         Returns ``(assignment, P(assignment | evidence))``.
         """
-        from bbn.inference import map_query
-        if isinstance(variables, str):
-            variables = [variables]
-        return map_query(self, list(variables), dict(evidence or {}))
+        return self.engine.map(variables, evidence)
 
     def mpe(self, evidence: Mapping[str, str] | None = None):
         """The most probable state of every unobserved variable given ``evidence``."""
-        evidence = dict(evidence or {})
-        return self.map([v for v in self.variables
-                         if v not in evidence and not self.is_gaussian(v)], evidence)
+        return self.engine.mpe(evidence)
 
     def predict_proba(self, data, target: str, **options):
         """P(target | row) for every row of ``data`` (DataFrame or CSV), one column per state.
@@ -639,12 +685,12 @@ class Network:
         The other columns are evidence; missing cells are summed out. See
         :func:`bbn.classification.prediction.predict_proba` and ``docs/classification.md``.
         """
-        from bbn.classification.prediction import predict_proba
+        from bbn.classification.prediction import predict_proba  # pandas: start-up time
         return predict_proba(self, data, target, **options)
 
     def predict(self, data, target: str, **options):
         """The decided state of ``target`` for every row (MAP unless ``decision=``)."""
-        from bbn.classification.prediction import predict
+        from bbn.classification.prediction import predict  # pandas: start-up time
         return predict(self, data, target, **options)
 
     # ------------------------------------------------------------- messages

@@ -23,12 +23,23 @@ state of every other variable.
 from __future__ import annotations
 
 import functools
-import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from bbn.errors import ImpossibleEvidenceError, ParseError, QueryError
+from bbn.errors import ParseError, QueryError
 from bbn.factor import Factor
+from bbn.inference.evidence import (
+    Evidence,
+    Question,
+    check_discrete,
+    check_variables,
+    evidence_value,
+)
+
+if TYPE_CHECKING:
+    from bbn.compiled import CompiledNetwork
+    from bbn.network import Network
 
 
 @functools.cache
@@ -133,11 +144,14 @@ def _expected(error) -> str:
 
 @dataclass(frozen=True)
 class Query:
-    """A parsed query: its kind (``P``, ``MAP``, ``MPE``), targets and evidence."""
+    """A parsed query: its kind (``P``, ``MAP``, ``MPE``), targets and evidence, and, when
+    it was parsed against a network, the :class:`~bbn.inference.evidence.Question` it
+    resolves to there (``resolved``)."""
 
     kind: str
     targets: tuple[tuple[str, str | None], ...]
     evidence: tuple[tuple[str, str | None], ...]
+    resolved: Question | None = field(default=None, compare=False, repr=False)
 
     @property
     def evidence_dict(self) -> dict[str, str]:
@@ -154,69 +168,64 @@ class Query:
         return f"{self.kind}({inside})"
 
     # --------------------------------------------------------------- answers
-    def validate(self, net) -> None:
-        """Check every variable and state against ``net`` (QueryError with suggestions)."""
-        from bbn.inference import check_variables, state_index
+    def resolve(self, network: CompiledNetwork) -> Question:
+        """Check every variable and state against ``network`` (QueryError with
+        suggestions) and turn them into state indices, numbers on Gaussian leaves apart.
 
-        names = [v for v, _ in self.targets] + [v for v, _ in self.evidence]
-        check_variables(net, [v for v, _ in self.targets])
-        check_variables(net, [v for v, _ in self.evidence], role="evidence")
-        for v, _ in self.targets:
-            if net.is_gaussian(v):
-                raise QueryError(f"{v!r} is continuous: it can be evidence ({v}=3.2), "
-                                 "not the subject of a query")
-        for v, s in self.targets + self.evidence:
-            if s is not None and not net.is_gaussian(v):
-                state_index(net, v, s)
-            elif s is not None and not _is_finite_number(s):
-                raise QueryError(f"{v!r} is continuous: its evidence must be a number, "
-                                 f"got {s!r}")
+        >>> import bbn
+        >>> network = bbn.load("models/chair.bn").compiled()
+        >>> question = parse_query("P(C | A=T)").resolve(network)
+        >>> question.free, question.evidence.states
+        (('C',), {'A': 0})
+        """
+        targets = [v for v, _ in self.targets]
+        observed = [v for v, _ in self.evidence]
+        check_variables(network, targets)
+        check_variables(network, observed, role="evidence")
+        check_discrete(network, targets)
+        assigned = {v: evidence_value(network, v, s) for v, s in self.targets if s is not None}
+        states, values = {}, {}
+        for v, s in self.evidence:
+            if s is not None:
+                (values if v in network.gaussian else states)[v] = evidence_value(network, v, s)
         for v, s in self.evidence:
             if s is None:
-                raise QueryError(f"evidence variable {v!r} needs a state, as in {v}="
-                                 f"{net.states(v)[0]}")
+                example = network.states[v][0] if network.states[v] else "3.2"
+                raise QueryError(f"evidence variable {v!r} needs a state, as in {v}={example}")
+        names = targets + observed
         repeated = sorted({v for v in names if names.count(v) > 1})
         if repeated:
             raise QueryError(f"variable(s) {repeated} named more than once in {self.text()}")
-        if self.kind == "MAP" and any(s is not None for _, s in self.targets):
+        if self.kind == "MAP" and assigned:
             raise QueryError("MAP takes variables without states, as in MAP(C, S | A=T)")
+        return Question(self.kind, tuple(v for v, s in self.targets if s is None), assigned,
+                        Evidence(states, values, self.evidence_dict), network)
 
-    def answer(self, net):
+    def validate(self, net: Network) -> None:
+        """Check every variable and state against ``net`` (see :meth:`resolve`)."""
+        self.resolve(net.compiled())
+
+    def _question(self, net: Network) -> Question:
+        """The question resolved against ``net``'s current revision (once)."""
+        network = net.compiled()
+        question = self.resolved
+        if question is None or question.network is not network:
+            question = self.resolve(network)
+        return question
+
+    def answer(self, net: Network):
         """Factor for a distribution; float for a probability; (assignment, p) for MAP/MPE."""
-        self.validate(net)
-        evidence = self.evidence_dict
-        if self.kind == "MPE":
-            return net.mpe(evidence)
-        if self.kind == "MAP":
-            return net.map([v for v, _ in self.targets], evidence)
-        assigned = {v: s for v, s in self.targets if s is not None}
-        free = [v for v, s in self.targets if s is None]
-        if not free and not evidence:
-            return net.probability(assigned)
-        if not free:  # P(a | e), read off the posterior (Gaussian evidence included)
-            return float(net.posterior(list(assigned), evidence).reduce(assigned).values)
-        joint = net.posterior(free + list(assigned), evidence)
-        return joint.reduce(assigned) if assigned else joint
+        return net.engine.answer(self._question(net))
 
-    def log_answer(self, net) -> float:
+    def log_answer(self, net: Network) -> float:
         """log P(targets | evidence), the natural logarithm, for a query of one number
         (every target assigned): exact where the probability is below 1e-308 and prints
         as 0; −inf when it is 0. What ``bbn query --log`` prints."""
-        self.validate(net)
+        question = self._question(net)
         if self.kind != "P" or any(s is None for _, s in self.targets):
             raise QueryError(f"--log needs the probability of an assignment, as in P(A=T, S=F) "
                              f"or P(C=T | A=T); {self.text()} is not one")
-        evidence = self.evidence_dict
-        assigned = {v: s for v, s in self.targets}
-        if any(v in evidence and evidence[v] != s for v, s in assigned.items()):
-            return -math.inf
-        joint = net.log_probability({**evidence, **assigned})
-        if not evidence:
-            return joint
-        marginal = net.log_probability(evidence)
-        if marginal == -math.inf:
-            raise ImpossibleEvidenceError(evidence)
-        return joint - marginal
+        return net.engine.answer(question, log=True)
 
     def to_json(self, result) -> dict:
         """The JSON document ``bbn query --json`` prints for ``result``."""
@@ -241,33 +250,34 @@ class Query:
         return f"{self.text()} = {float(result):.{digits}f}"
 
 
-def _is_finite_number(text: str) -> bool:
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
-
-
-def parse_query(text: str, net=None, source: str = "<query>") -> Query:
-    """Parse a query; with ``net``, also check its variables and states."""
+def parse_query(text: str, net: Network | None = None, source: str = "<query>") -> Query:
+    """Parse a query; with ``net``, also resolve it there (checking its variables and
+    states once: :meth:`Query.answer` on the same revision reuses it)."""
     result = _parse("query", text, source)
     query = Query(kind=result["kind"].upper(), targets=result.get("targets", ()),
                   evidence=result.get("evidence", ()))
     if net is not None:
-        query.validate(net)
+        query = replace(query, resolved=query.resolve(net.compiled()))
     return query
 
 
-def parse_evidence(text: str, net=None, source: str = "<evidence>") -> dict[str, str]:
+def resolve_evidence_text(text: str, network: CompiledNetwork,
+                          source: str = "<evidence>") -> Evidence:
+    """``"A=T, S=F"`` read and resolved against ``network``."""
+    return Query("P", (), _parse("evidence", text, source)["evidence"]).resolve(network).evidence
+
+
+def parse_evidence(text: str, net: Network | None = None,
+                   source: str = "<evidence>") -> dict[str, str]:
     """Parse ``"A=T, S=F"`` into ``{"A": "T", "S": "F"}`` (checked against ``net``)."""
-    query = Query("P", (), _parse("evidence", text, source)["evidence"])
     if net is not None:
-        query.validate(net)
-    elif any(s is None for _, s in query.evidence):
+        return resolve_evidence_text(text, net.compiled(), source).given
+    query = Query("P", (), _parse("evidence", text, source)["evidence"])
+    if any(s is None for _, s in query.evidence):
         raise QueryError("every evidence item needs a state, as in A=T")
     return query.evidence_dict
 
 
-def answer(net, text: str):
+def answer(net: Network, text: str):
     """Parse and answer ``text`` on ``net`` (what :meth:`Network.query` does)."""
-    return parse_query(text, net).answer(net)
+    return net.engine.answer(parse_query(text).resolve(net.compiled()))

@@ -141,7 +141,7 @@ def test_gaussian_node_is_a_real_node():
 
 def test_posterior_given_a_continuous_value():
     net = gaussian_network()
-    factor = gaussian_likelihood_factor(net, "weight", 60.0)
+    factor = gaussian_likelihood_factor(net.compiled(), "weight", 60.0)
     assert factor.variables == ("kind",)
     np.testing.assert_allclose(factor.values, [normal(60, 150, 400), normal(60, 40, 100)])
     apple = 0.3 * normal(60, 150, 400)

@@ -20,7 +20,6 @@ from example_networks import (
 
 import bbn
 from bbn.inference import (
-    _structure,
     map_query,
     posterior,
     posterior_batch,
@@ -316,9 +315,10 @@ def _separated_zeros() -> bbn.Network:
 
 
 def _plan_sources(net: bbn.Network, query: list[str], observed: list[str]) -> list[str]:
-    parents, cardinality, positive = _structure(net)
-    return [source[0] for source in compile_plan(parents, cardinality, query, observed,
-                                                 positive=positive).sources]
+    network = net.compiled()
+    return [source.variable for source in compile_plan(network.parents, network.cardinality,
+                                                       query, observed,
+                                                       positive=network.zero_free).sources]
 
 
 def test_a_separated_part_is_kept_only_when_an_observed_table_has_a_zero():

@@ -24,9 +24,16 @@ from hypothesis import strategies as st
 from strategies import evidence_for, networks
 
 import bbn
-from bbn.inference import clique_tree, joint_table, posterior, posteriors, propagation, summing
+from bbn.inference import (
+    clique_tree,
+    joint_table,
+    marginals_of_cases,
+    posterior,
+    posteriors,
+    propagation,
+    summing,
+)
 from bbn.inference import junction_tree as junction_tree_module
-from bbn.inference.junction_tree import junction_tree, posteriors_codes
 
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -144,7 +151,7 @@ def test_batch_without_evidence_columns_repeats_the_priors(chair, both_ways):
 def test_batch_is_chunked_to_respect_the_memory_limit(chair, memory_limit):
     frame = pd.DataFrame({"A": ["T", "F"] * 20, "S": ["T"] * 20 + ["F"] * 20})
     whole = posteriors(chair, frame)
-    tree = junction_tree(chair, ["A", "S"])
+    tree = chair.engine.junction_tree(["A", "S"])
     memory_limit(8 * tree.cost.entries(cases=1))  # one case per chunk still fits
     chunked = posteriors(chair, frame)
     for v in chair.variables:
@@ -173,12 +180,12 @@ def test_unconnected_parts_keep_their_priors(both_ways):
 def test_compiled_tree_is_reused_and_dropped_when_the_network_changes():
     net = _two_parts()
     posteriors(net, {"B": "T"})
-    tree = junction_tree(net, ["B"])
+    tree = net.engine.junction_tree(["B"])
     assert posteriors(net, {"B": "F"})["A"].to_dict()["T"] == pytest.approx(0.03 / 0.59,
                                                                             abs=EXACT)
-    assert junction_tree(net, ["B"]) is tree
+    assert net.engine.junction_tree(["B"]) is tree
     net.set_cpt("A", [0.5, 0.5])
-    assert junction_tree(net, ["B"]) is not tree
+    assert net.engine.junction_tree(["B"]) is not tree
     assert posteriors(net, {"B": "T"})["A"].to_dict()["T"] == pytest.approx(0.45 / 0.55,
                                                                             abs=EXACT)
 
@@ -192,17 +199,17 @@ def test_compiled_trees_beyond_the_memory_limit_are_evicted(memory_limit, monkey
     memory_limit(8 * (16 + 4))
     for observed in ("B", "A", "D"):
         posteriors(net, {observed: "T"})
-        assert junction_tree(net, [observed]).cached_bytes == 32
-    assert list(net._cache["junction trees"]) == [("A",), ("D",)]
+        assert net.engine.junction_tree([observed]).cached_bytes == 32
+    assert net.engine.cached_trees == (("A",), ("D",))
 
 
 def test_a_tiny_network_is_answered_from_its_joint_table(chair):
-    tree = junction_tree(chair, ["A"])
+    tree = chair.engine.junction_tree(["A"])
     assert tree.joint is not None and tree.cliques == []
     assert tree.joint.variables == ("C", "S", "W", "B")  # the hidden ones, as declared
     assert (tree.total_entries, tree.width) == (16, 3)
     # P1..P6 and W with 4 states each: 4^7 joint states × 7 tables is above the threshold
-    assert junction_tree(wide_network(), []).joint is None
+    assert wide_network().engine.junction_tree([]).joint is None
 
 
 def test_impossible_evidence_raises(both_ways):
@@ -309,22 +316,22 @@ def test_bnlearn_priors_and_queries(shared, name):
 
 
 def test_codes_with_missing_values(chair, both_ways):
-    result = posteriors_codes(chair, {"A": np.array([0, -1, 1])})
+    result = marginals_of_cases(chair, {"A": np.array([0, -1, 1])})
     np.testing.assert_allclose(result["C"][0], [22840 / 25757, 2917 / 25757], rtol=0,
                                atol=EXACT)
     np.testing.assert_allclose(result["C"][1], [0.8, 0.2], rtol=0, atol=EXACT)
     np.testing.assert_array_equal(result["A"][[0, 2]], [[1.0, 0.0], [0.0, 1.0]])
     np.testing.assert_allclose(result["A"][1], [0.206056, 0.793944], rtol=0, atol=EXACT)
-    assert posteriors_codes(chair, {}, cases=2)["B"].shape == (2, 2)
+    assert marginals_of_cases(chair, {}, cases=2)["B"].shape == (2, 2)
     with pytest.raises(bbn.QueryError, match="number of cases"):
-        posteriors_codes(chair, {})
+        marginals_of_cases(chair, {})
 
 
 def test_a_call_while_another_holds_the_work_arrays_uses_its_own(monkeypatch):
     _cliques_only(monkeypatch)  # a joint table has no work arrays
     net = _two_parts()
     expected = posteriors(net, {"B": "T"})["A"].values
-    tree = junction_tree(net, ["B"])
+    tree = net.engine.junction_tree(["B"])
     with tree.lock:  # as if another thread were propagating on this tree
         busy = posteriors(net, {"B": "T"})["A"].values
     np.testing.assert_array_equal(busy, expected)

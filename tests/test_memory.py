@@ -21,10 +21,9 @@ import pytest
 
 import bbn
 from bbn.cli import main
-from bbn.inference import _plan, clique_tree, posterior, posteriors
+from bbn.inference import clique_tree, posterior, posteriors
 from bbn.inference.clique_tree import tree_cost
 from bbn.inference.elimination import Cost, check_memory, fits
-from bbn.inference.junction_tree import junction_tree
 from bbn.learning.sampling import sample
 
 MB = 1 << 20
@@ -69,15 +68,15 @@ def test_a_plan_counts_the_sliced_tables_and_the_max_temporaries():
     # P(X2 | X0 = 0): X1's table sliced by X0 is new (100 entries), X2's a view; summing X1
     # out of the two (no product stored) makes 100 more; then the result and its
     # normalised copy (2 · 100) beside the slice: 300.
-    plan = _plan(net, ["X2"], ["X0"])
+    plan = net.engine.plan(["X2"], ["X0"])
     assert (plan.cost.fixed, plan.cost.per_case, plan.width) == (300, 0, 1)
     # MPE of X1, X2 given X0: X0's slice (1 entry) and X1's (100); maxing X1 out of its
     # slice and X2's table materialises their 10^4 product (3 · 10^4 with the copies)
     # and the max and argmax over X2 (2 · 100).
-    plan = _plan(net, [], ["X0"], maximize=["X1", "X2"], prune=False)
+    plan = net.engine.plan([], ["X0"], maximize=["X1", "X2"], prune=False)
     assert plan.cost.fixed == 1 + 100 + 3 * 10_000 + 2 * 100
     # a batch: the same 300 entries per case
-    plan = _plan(net, ["X2"], ["X0"], batched=True)
+    plan = net.engine.plan(["X2"], ["X0"], batched=True)
     assert (plan.cost.fixed, plan.cost.per_case) == (0, 300)
 
 
@@ -96,19 +95,19 @@ def test_a_batch_is_refused_when_its_cases_do_not_fit(memory_limit):
 def test_trees_kept_in_the_cache_count_against_the_limit(memory_limit):
     net = _chain(12, 3)
     memory_limit(1 << 30)
-    first = junction_tree(net, ["X0"])
+    first = net.engine.junction_tree(["X0"])
     kept = first.cached_bytes
     assert kept > 0
     # room for the next tree's peak but not for it and the first tree's arrays as well
     second_cost = _tree_cost_of(net, ["X5"])
     memory_limit(8 * second_cost.entries() + kept - 8)
-    junction_tree(net, ["X5"])
-    assert list(net._cache["junction trees"]) == [("X5",)]
+    net.engine.junction_tree(["X5"])
+    assert net.engine.cached_trees == (("X5",),)
 
 
 def _tree_cost_of(net: bbn.Network, observed: list[str]) -> Cost:
     copy = net.copy()
-    return junction_tree(copy, observed).cost
+    return copy.engine.junction_tree(observed).cost
 
 
 # ------------------------------------------------------ one strategy, one cost
@@ -121,7 +120,7 @@ def _promedus(shared, name: str) -> tuple[bbn.Network, dict[str, str]]:
 
 
 def _tree_cost_without_building(net: bbn.Network, observed: list[str], monkeypatch) -> Cost:
-    """The cost junction_tree(net, observed) is checked with, stopping it right there."""
+    """The cost net.engine.junction_tree(observed) is checked with, stopping it right there."""
     seen = []
 
     def stop(cost: Cost, cases: int = 1, held: int = 0) -> None:
@@ -131,7 +130,7 @@ def _tree_cost_without_building(net: bbn.Network, observed: list[str], monkeypat
     with monkeypatch.context() as patch:
         patch.setattr(clique_tree, "check_memory", stop)
         with pytest.raises(bbn.MemoryLimitError):
-            junction_tree(net, observed)
+            net.engine.junction_tree(observed)
     return seen[0]
 
 
@@ -148,7 +147,7 @@ def test_one_posterior_never_needs_more_than_the_junction_tree(shared, name, var
     memory_limit(8 * tree.entries())  # the tree would fit (nothing this large is built)
     hidden = [v for v in net.variables if v not in evidence]
     for x in variables:  # greedy alone needed 10-40 GiB for the first two
-        assert fits(_plan(net, [x], sorted(evidence)).cost), x
+        assert fits(net.engine.plan([x], sorted(evidence)).cost), x
     # At the default limit the tree is refused, and so is a posterior, the same way
     memory_limit(1 << 30)
     for ask in (lambda: posteriors(net, evidence), lambda: posterior(net, [hidden[0]], evidence)):
@@ -158,11 +157,11 @@ def test_one_posterior_never_needs_more_than_the_junction_tree(shared, name, var
 
 def test_a_posterior_answers_whenever_the_junction_tree_does(shared, memory_limit):
     net, evidence = _promedus(shared, "Promedus_20")
-    tree = junction_tree(net, list(evidence))
+    tree = net.engine.junction_tree(list(evidence))
     memory_limit(8 * tree.cost.entries())  # the tree just fits
     marginals = posteriors(net, evidence)
     # P(X250 | e)'s own plan needs 321 MiB, more than the tree's 301: the tree answers it
-    assert not fits(_plan(net, ["X250"], sorted(evidence)).cost)
+    assert not fits(net.engine.plan(["X250"], sorted(evidence)).cost)
     hidden = [v for v in net.variables if v not in evidence]
     for x in hidden[::len(hidden) // 3] + ["X250"]:
         np.testing.assert_allclose(posterior(net, [x], evidence).values, marginals[x].values,

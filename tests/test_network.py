@@ -306,11 +306,11 @@ def test_membership_arcs_and_nodes(chair):
     assert "B" in chair and "Z" not in chair and ["B"] not in chair
     assert chair.arcs() == [("C", "W"), ("C", "B"), ("S", "B"), ("B", "A")]
     assert repr(chair) == "Network('Back ache', 5 variables, 4 arcs)"
-    nodes = dict(chair.nodes())
-    assert list(nodes) == list(chair.variables) and nodes["B"]["parents"] == ("C", "S")
-    assert nodes["A"]["table"] is chair.cpt_array("A") and nodes["A"]["positive"]
+    network = chair.compiled()
+    assert network.variables == chair.variables and network.parents["B"] == ("C", "S")
+    assert network.tables["A"] is chair.cpt_array("A") and network.zero_free["A"]
     with pytest.raises(TypeError):
-        nodes["B"]["parents"] = ()  # read-only: the network changes through its methods
+        network.parents["B"] = ()  # read-only: the network changes through its methods
 
 
 def test_topological_order_takes_the_earliest_declared_ready_variable():

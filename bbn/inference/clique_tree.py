@@ -19,8 +19,9 @@ plans, and the evidence-free parts solved once. Propagation is in :mod:`bbn.infe
 >>> net.add_variable("A", ["a0", "a1"], table=[0.5, 0.5])
 >>> net.add_variable("B", ["b0", "b1"], parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
 >>> net.add_variable("C", ["c0", "c1"], parents=["B"], table=[[0.7, 0.3], [0.4, 0.6]])
->>> parents, card, tables = read_network(net)
->>> tree = compile_cliques(net, ["C"], parents, card, tables)
+>>> network = net.compiled()
+>>> order = junction_order(network.parents, network.cardinality)
+>>> tree = compile_cliques(network, ["C"], order, normalised_tables(network.tables))
 >>> [sorted(c.variables) for c in tree.cliques]
 [['A', 'B']]
 """
@@ -44,9 +45,9 @@ from bbn.inference.ordering import (
 )
 from bbn.inference.propagation import distribute, multiply_spread, spread_operand, upward_message
 from bbn.inference.summing import LONG, Sum, memo_sum
-from bbn.network import Network
 
 if TYPE_CHECKING:
+    from bbn.compiled import CompiledNetwork
     from bbn.inference.joint_table import Joint
 
 #: Rows of a table that sum to 1 only within this are treated as not summing to 1.
@@ -64,20 +65,27 @@ class Spread:
     """Multiply an array over some of a clique's variables into the clique potential.
 
     The operand (axes ``operand``, after any case axis) is transposed by ``perm`` into
-    the clique's order and reshaped to ``base``, which broadcasts against the clique
+    the clique's order and reshaped to ``runs_shape``, which broadcasts against the clique
     potential viewed with runs of covered / uncovered axes merged. When the last run is
     short and not covered, numpy's loop would run along it only: the operand is then
-    first broadcast to ``expand`` over the last runs (a small copy), so that ``shape``
+    first broadcast to ``widened`` over the last runs (a small copy), so that ``shape``
     and the potential's view ``target`` end with one long run.
     """
 
+    #: the operand's axis lengths, in its own order
     operand: tuple[int, ...]
+    #: the transposition into the clique's order (None: already in it)
     perm: tuple[int, ...] | None
-    base: tuple[int, ...]
-    expand: tuple[int, ...] | None
+    #: the operand's shape against the potential's merged runs (1 for an uncovered run)
+    runs_shape: tuple[int, ...]
+    #: the last runs filled in, for a short uncovered last run (None: not needed)
+    widened: tuple[int, ...] | None
+    #: the operand's final shape, broadcasting against ``target``
     shape: tuple[int, ...]
+    #: the potential's view: its axes with runs merged
     target: tuple[int, ...]
-    rank: int  # axes of the operand as given, after any case axis (1 for a flat message)
+    #: axes of the operand as given, after any case axis (1 for a flat message)
+    rank: int
 
 
 @dataclass
@@ -105,22 +113,26 @@ class Clique:
     parent: int = -1
     children: list[int] = field(default_factory=list)
     separator: int = 1  # S, the entries of the separator with the parent
-    up: Sum | None = None  # clique → message to the parent (flat, separator order)
+    #: the sum that makes the message to the parent (flat, separator order)
+    message_sum: Sum | None = None
     into_parent: Spread | None = None  # that message into the parent's potential
-    down: int = -1  # which of the parent's ``derived`` arrays is the separator
+    #: which of the parent's ``belief_sums`` is the separator (the message down)
+    separator_sum: int = -1
     down_perm: tuple[int, ...] | None = None  # that separator into this clique's order
     down_shape: tuple[int, ...] = ()  # the separator's shape in the parent's order
     separator_shape: tuple[int, ...] = ()
     tables: list[Table] = field(default_factory=list)  # sliced by evidence at each call
-    # The sums a belief goes through: (source, plan) with source −1 for the belief, else
-    # an earlier entry; each child's separator and each posterior is one of them.
-    derived: list[tuple[int, Sum]] = field(default_factory=list)
-    # (variable, its entry in ``derived``) and (variable, weight, sum of the weighted belief)
+    #: The sums a belief goes through: (source, plan) with source −1 for the belief, else
+    #: an earlier entry; each child's separator and each posterior is one of them.
+    belief_sums: list[tuple[int, Sum]] = field(default_factory=list)
+    # (variable, its entry in ``belief_sums``) and (variable, weight, sum of the weighted
+    # belief)
     marginals: list[tuple[str, int]] = field(default_factory=list)
     weighted: list[tuple[str, Table, Sum]] = field(default_factory=list)
     dirty: bool = False  # some evidence table lies in this clique's subtree
     # Evidence-free parts, computed at compile time (flat arrays):
-    static: np.ndarray | None = None  # ψ without evidence tables × messages of clean children
+    #: ψ without the evidence tables × the messages of clean children
+    evidence_free: np.ndarray | None = None
     message: np.ndarray | None = None  # normalised message up (clean cliques)
     divisor: np.ndarray | None = None  # the unnormalised message up, zeros replaced by 1
 
@@ -153,14 +165,20 @@ class JunctionTree:
     joint: Joint | None = None  # set instead of cliques when the whole joint is small
 
 
-def compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str, tuple[str, ...]],
-                     card: Mapping[str, int], tables: Mapping[str, np.ndarray],
-                     room: Callable[[Cost], int] | None = None) -> JunctionTree:
+def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Sequence[str],
+                    normalised: Mapping[str, tuple], room: Callable[[Cost], int] | None = None
+                    ) -> JunctionTree:
     """Triangulate, build the tree, place the tables and solve the evidence-free parts.
 
-    Refuses (MemoryLimitError) before allocating a potential when the tree's peak (see
+    ``network`` has every table set; ``order`` is its :func:`junction_order` and
+    ``normalised`` its :func:`normalised_tables` (the engine computes both once). Refuses
+    (MemoryLimitError) before allocating a potential when the tree's peak (see
     :func:`tree_cost`), plus the entries ``room(cost)`` says other trees keep, exceeds
     the memory limit."""
+    # plain dicts: a read-only mapping's lookups cost 1.5 × a dict's, and compiling a tree
+    # looks up cardinalities tens of thousands of times
+    parents, card, tables = (dict(network.parents), dict(network.cardinality),
+                             dict(network.tables))
     observed_set = set(observed)
     families = {v: parents[v] + (v,) for v in parents}
     # The greedy order of the graph without evidence is computed once per network; on
@@ -168,16 +186,8 @@ def compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str,
     # greedy order of the sliced graph is sometimes better, sometimes far worse (munin1:
     # a 1e9-entry clique instead of 8e7), so it is tried too, and the cheaper kept, when
     # the tree is big enough for propagation to outweigh a second search.
-    full = net._cache.get("junction order")
-    if full is None:
-        graph = interaction_graph(families.values())
-        # the sliced graph is the subgraph of the hidden variables
-        adjacency = {v: links - observed_set for v, links in graph.items()
-                     if v not in observed_set}
-        full = net._cache["junction order"] = eliminate_greedily(graph, card, list(graph))
-    else:
-        adjacency = interaction_graph(_hidden(families.values(), observed_set))
-    best = _tree_for([v for v in full if v not in observed_set], adjacency, card)
+    adjacency = interaction_graph(_hidden(families.values(), observed_set))
+    best = _tree_for([v for v in order if v not in observed_set], adjacency, card)
     if observed_set and best[0] > SEARCH_AGAIN_ABOVE:
         best = min(best, _tree_for(greedy_order(adjacency, card, list(adjacency)), adjacency,
                                    card), key=lambda candidate: candidate[0])
@@ -197,8 +207,7 @@ def compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str,
     # summing to 1. Files print 8 digits, so rows may sum to 1 ± 1e-7 only; such tables
     # are row-normalised here, so that they sum out to 1 as they are assumed to.
     ancestral = relevant_variables(parents, observed_set)
-    normalised = normalised_tables(net, tables)
-    static: list[list[Table]] = [[] for _ in cliques]
+    unsliced: list[list[Table]] = [[] for _ in cliques]  # tables no evidence slices
     weights: dict[str, tuple[int, Table]] = {}
     at = position.__getitem__
     for v, family in families.items():
@@ -212,7 +221,7 @@ def compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str,
                 tree.constants.append(Table(v, fixed, values))
                 continue
         c = home[min(free, key=at)]
-        (cliques[c].tables if fixed else static[c]).append(Table(v, fixed, _UNPLACED))
+        (cliques[c].tables if fixed else unsliced[c]).append(Table(v, fixed, _UNPLACED))
         sums = normalised[v][1]
         if sums is not None and v not in ancestral and len(free) > 1:
             # For v's own posterior its raw rows do count: Σ_pa P(pa | e) raw(v | pa),
@@ -229,7 +238,7 @@ def compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str,
         if clique.parent >= 0:
             _plan_messages(clique, cliques, card)
     for c, clique in enumerate(cliques):
-        for table in clique.tables + static[c]:
+        for table in clique.tables + unsliced[c]:
             v = table.variable
             values = tables[v] if v in ancestral else normalised[v][0]
             table.values, table.spread = _place(values, families[v], table.fixed, clique, card)
@@ -273,7 +282,7 @@ def compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str,
             clean_order += component
         for c in reversed(component):
             clique = cliques[c]
-            factors = [(table.values, table.spread) for table in static[c]]
+            factors = [(table.values, table.spread) for table in unsliced[c]]
             factors += [(cliques[k].message, cliques[k].into_parent) for k in clique.children
                         if not cliques[k].dirty]
             if factors:  # the first factor fills the array: no pass to write ones
@@ -284,17 +293,18 @@ def compile_cliques(net: Network, observed: Sequence[str], parents: Mapping[str,
                     potential = multiply_spread(potential, values, spread)
             else:
                 potential = np.ones(clique.size)
-            clique.static = potential
+            clique.evidence_free = potential
             if clique.parent >= 0 and not clique.dirty:
                 clique.message, clique.divisor = upward_message(clique, potential)
     # Components without evidence are solved now: their posteriors are the priors.
     tree.fixed_marginals = distribute(tree, clean_order, {}, {}, {})
     for c in clean_order:
-        cliques[c].static = None  # never read again
+        cliques[c].evidence_free = None  # never read again
     tree.work = {c: np.empty(cliques[c].size) for c in tree.collect}  # no pages touched yet
     clean = [cliques[c].size for c in tree.distribute if not cliques[c].dirty]
     tree.scratch = np.empty(max(clean)) if clean else None
-    tree.cached_bytes = (sum(c.static.nbytes for c in cliques if c.static is not None)
+    tree.cached_bytes = (sum(c.evidence_free.nbytes for c in cliques
+                             if c.evidence_free is not None)
                          + sum(a.nbytes for a in tree.work.values())
                          + (tree.scratch.nbytes if tree.scratch is not None else 0))
     return tree
@@ -314,15 +324,12 @@ def tree_cost(total: int, dirty: int, largest: int, width: int) -> Cost:
     return Cost(total, dirty + 2 * largest, largest, width)
 
 
-def junction_order(net: Network, parents: Mapping[str, tuple[str, ...]],
+def junction_order(parents: Mapping[str, tuple[str, ...]],
                    card: Mapping[str, int]) -> list[str]:
-    """The greedy elimination order of the network without evidence (cached): the order
-    the junction trees start from, offered to elimination plans too."""
-    full = net._cache.get("junction order")
-    if full is None:
-        graph = interaction_graph(parents[v] + (v,) for v in parents)
-        full = net._cache["junction order"] = eliminate_greedily(graph, card, list(graph))
-    return full
+    """The greedy elimination order of the network without evidence: the order the
+    junction trees start from, offered to elimination plans too."""
+    graph = interaction_graph(parents[v] + (v,) for v in parents)
+    return eliminate_greedily(graph, card, list(graph))
 
 
 def _place(values: np.ndarray, axes: tuple[str, ...], fixed: tuple[str, ...], clique: Clique,
@@ -341,17 +348,14 @@ def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping
     return sum(math.prod(card[u] for u in m) for m in members), position, members, edges, home
 
 
-def normalised_tables(net: Network, tables: Mapping[str, np.ndarray]) -> dict:
-    """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``, cached.
+def normalised_tables(tables: Mapping[str, np.ndarray]) -> dict:
+    """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``.
 
     The raw sums are kept where a row is off by more than INEXACT_ROWS; a table whose
     rows all sum to exactly 1 is its own normalised form. Tables with the same number of
     states are stacked and handled by a few numpy calls, not several per table (those
     added up to a fifth of a first all-posteriors call on alarm).
     """
-    found = net._cache.get("normalised tables")
-    if found is not None:
-        return found
     found = {}
     groups: dict[int, list[str]] = {}
     for v, table in tables.items():
@@ -372,21 +376,7 @@ def normalised_tables(net: Network, tables: Mapping[str, np.ndarray]) -> dict:
                 found[v] = (scaled[start:end].reshape(table.shape),
                             sums[start:end].reshape(table.shape[:-1])
                             if error > INEXACT_ROWS else None)
-    net._cache["normalised tables"] = found
     return found
-
-
-def read_network(net: Network) -> tuple[dict, dict, dict]:
-    """Parents, cardinality and table of every variable, in one pass over the nodes."""
-    parents, card, tables = {}, {}, {}
-    for v, data in net.nodes():
-        table = data["table"]
-        if table is None or data.get("kind"):
-            net.cpt_array(v)  # a structure-only model fails here, naming the variable
-        parents[v] = data["parents"]
-        card[v] = len(data["states"])
-        tables[v] = table
-    return parents, card, tables
 
 
 def _hidden(families, observed: set[str]):
@@ -487,7 +477,7 @@ def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int],
     clique.shape = tuple(map(card.__getitem__, clique.variables))
     clique.separator_shape = clique.shape[len(own):]
     clique.separator = math.prod(clique.separator_shape)
-    clique.up = memo_sum(memo, clique.shape, set(range(len(own))))
+    clique.message_sum = memo_sum(memo, clique.shape, set(range(len(own))))
 
 
 def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
@@ -526,11 +516,11 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
                 best, source, variables = (size, entry), entry, names
         plan = memo_sum(memo, tuple(map(card.__getitem__, variables)),
                          {j for j, u in enumerate(variables) if u not in members})
-        index[target] = len(clique.derived)
-        summed.append((-negative_size, len(clique.derived), target, members))
-        clique.derived.append((source, plan))
+        index[target] = len(clique.belief_sums)
+        summed.append((-negative_size, len(clique.belief_sums), target, members))
+        clique.belief_sums.append((source, plan))
     for k in clique.children:
-        cliques[k].down = index[wanted[k]]
+        cliques[k].separator_sum = index[wanted[k]]
     clique.marginals = [(v, index[(v,)]) for v in marginals]
 
 
@@ -561,7 +551,7 @@ def _spread(clique: Clique, operand: Sequence[str], card: Mapping[str, int],
             shape.append(n if inside else 1)
             previous = inside
     perm = tuple(map(operand.index, in_clique))
-    base, expand = tuple(shape), None
+    runs_shape, widened = tuple(shape), None
     if len(target) > 1 and target[-1] < LONG <= clique.size:
         tail, runs = 1, 0  # the last runs to make one run of at least LONG entries
         while runs < len(target) and tail < LONG:
@@ -569,9 +559,9 @@ def _spread(clique: Clique, operand: Sequence[str], card: Mapping[str, int],
             tail *= target[-runs]
         copy = math.prod(shape[:len(shape) - runs]) * tail
         if runs > 1 and copy * 8 <= clique.size:
-            expand = tuple(shape[:len(shape) - runs]) + tuple(target[len(target) - runs:])
+            widened = tuple(shape[:len(shape) - runs]) + tuple(target[len(target) - runs:])
             shape = shape[:len(shape) - runs] + [tail]
             target = target[:len(target) - runs] + [tail]
     return Spread(tuple(map(card.__getitem__, operand)),
                   None if perm == tuple(range(len(perm))) else perm,
-                  base, expand, tuple(shape), tuple(target), 1 if flat else len(operand))
+                  runs_shape, widened, tuple(shape), tuple(target), 1 if flat else len(operand))

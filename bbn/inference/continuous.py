@@ -7,28 +7,32 @@ configuration (see :meth:`bbn.Network.add_gaussian_variable`)::
 
 Such variables are leaves, so an unobserved one sums out to 1 and can simply be left
 out, while an observed one, X = x, multiplies in the likelihood factor λ(pa) = p(x | pa)
-over its parents. That is all inference needs: :func:`posterior` answers
-P(Q | discrete evidence, x1, x2, ...) with the discrete engine on the network without
-its continuous leaves, then weighs by the likelihood factors in log space.
+over its parents. That is all inference needs: P(Q | discrete evidence, x1, x2, ...) is
+the discrete engine's P(Q, H | discrete evidence) on the network without its continuous
+leaves (H: the observed leaves' parents neither queried nor observed), weighed by the
+likelihood factors in log space (:func:`weigh`), H summed out — for one case or for a
+batch of them alike.
 
 >>> import bbn
 >>> net = bbn.Network()
 >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
 >>> net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
->>> round(posterior(net, ["C"], {"x": 2.0}).to_dict()["b"], 6)   # 1 / (1 + e^-2)
+>>> round(net.posterior(["C"], {"x": 2.0}).to_dict()["b"], 6)   # 1 / (1 + e^-2)
 0.880797
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bbn.errors import ImpossibleEvidenceError, QueryError
+from bbn.errors import ModelError
 from bbn.factor import Factor
-from bbn.network import Network
+
+if TYPE_CHECKING:
+    from bbn.compiled import CompiledNetwork, GaussianLeaf
 
 
 def log_density(x, mean, variance) -> np.ndarray:
@@ -37,81 +41,81 @@ def log_density(x, mean, variance) -> np.ndarray:
     return -0.5 * np.log(2.0 * np.pi * variance) - (x - mean) ** 2 / (2.0 * variance)
 
 
-def gaussian_log_likelihood_factor(net: Network, variable: str, value: float) -> Factor:
-    """log p(x = value | pa) as a Factor over the parents of ``variable`` (log scale)."""
-    mean, variance = net.gaussian_parameters(variable)
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise QueryError(f"{variable!r} is continuous: its evidence must be a number, got "
-                         f"{value!r}") from None
-    if not math.isfinite(x):
-        raise QueryError(f"evidence {variable}={value!r} is not a finite number")
-    parents = net.parents(variable)
-    return Factor(parents, {p: net.states(p) for p in parents}, log_density(x, mean, variance))
+def _parameters(variable: str, leaf: GaussianLeaf) -> tuple[np.ndarray, np.ndarray]:
+    if leaf.mean is None:
+        raise ModelError(f"the Gaussian {variable!r} has no mean and variance yet")
+    return leaf.mean, leaf.variance
 
 
-def gaussian_likelihood_factor(net: Network, variable: str, value: float) -> Factor:
-    """λ(pa) = p(x = value | pa): the factor that evidence on a Gaussian variable contributes.
+def gaussian_likelihood_factor(network: CompiledNetwork, variable: str, value: float) -> Factor:
+    """λ(pa) = p(x = value | pa): the factor that evidence on a Gaussian variable
+    contributes, over its parents (densities may underflow for far-away values, which is
+    why :func:`weigh` works in logs).
 
-    Densities may underflow for far-away values; :func:`posterior` works in log space.
+    >>> import bbn
+    >>> net = bbn.Network()
+    >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
+    >>> net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+    >>> gaussian_likelihood_factor(net.compiled(), "x", 0.0).values.round(4).tolist()
+    [0.3989, 0.054]
     """
-    log = gaussian_log_likelihood_factor(net, variable, value)
-    return Factor(log.variables, log.states, np.exp(log.values))
+    leaf = network.gaussian[variable]
+    mean, variance = _parameters(variable, leaf)
+    return Factor(leaf.parents, {p: network.states[p] for p in leaf.parents},
+                  np.exp(log_density(float(value), mean, variance)))
 
 
-def gaussian_variables(net: Network) -> tuple[str, ...]:
-    """The network's Gaussian variables (cached until the network changes)."""
-    found = net._cache.get("gaussian variables")
-    if found is None:
-        found = tuple(v for v, data in net.nodes() if data.get("kind") == "gaussian")
-        net._cache["gaussian variables"] = found
-    return found
+def hidden_parents(network: CompiledNetwork, query: Sequence[str], observed: Sequence[str],
+                   leaves: Sequence[str]) -> list[str]:
+    """H: the parents of the observed Gaussian ``leaves`` that are neither queried nor
+    ``observed`` (discrete evidence), in order; the discrete engine is asked for
+    P(query, H | e) and H is summed out after the weighting."""
+    known = set(query).union(observed)
+    return list(dict.fromkeys(p for g in leaves for p in network.gaussian[g].parents
+                              if p not in known))
 
 
-def discrete_part(net: Network) -> Network:
-    """The network without its Gaussian leaves: the same distribution over the rest."""
-    part = net._cache.get("discrete part")
-    if part is None:
-        part = net.copy()
-        for v in gaussian_variables(net):
-            part.remove_variable(v)  # a leaf: no child loses a parent
-        net._cache["discrete part"] = part
-    return part
+def weigh(network: CompiledNetwork, query: Sequence[str], joint: np.ndarray,
+          states: Mapping[str, np.ndarray], values: Mapping[str, np.ndarray]
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Weigh P(query | e_i) by the densities of the Gaussian evidence, case by case::
 
+        w_i(q) = exp(log P(q | e_i) + Σ_g log p(x_gi | pa_g) − top_i)
 
-def posterior(net: Network, variables: Sequence[str], evidence: Mapping) -> Factor:
-    """P(variables | evidence) where evidence may give numbers for Gaussian variables.
-
-        P(Q | e, x) ∝ Σ_h P(Q, h | e) · Π_g p(x_g | pa_g)
-
-    with h the parents of the observed Gaussians that are neither queried nor observed.
-    The discrete part is answered by the engine, the weighting is done in log space.
+    ``joint`` has shape ``(N, |Q1|, ..., |Qk|)`` (rows: cases), ``states`` gives the state
+    indices of the discrete evidence of each case (the parents of a leaf are read there
+    when they are not queried), ``values`` the N numbers of each observed leaf. Returns
+    the weights (largest 1 per case; the caller sums out the hidden parents and
+    normalises) and ``top`` per case, −inf or NaN where the evidence is impossible.
     """
-    from bbn.inference import posterior as discrete_posterior
-
-    variables = list(variables)
-    continuous = set(gaussian_variables(net))
-    queried = [v for v in variables if v in continuous]
-    if queried:
-        raise QueryError(f"{queried[0]!r} is continuous: ask for the posterior of discrete "
-                         "variables (a continuous variable can only be evidence)")
-    observed = {v: x for v, x in evidence.items() if v in continuous}
-    discrete = {v: s for v, s in evidence.items() if v not in continuous}
-    base = discrete_part(net)
-    if not observed:
-        return discrete_posterior(base, variables, discrete)
-    logs = [gaussian_log_likelihood_factor(net, v, x).reduce(
-        {k: s for k, s in discrete.items() if k in net.parents(v)}) for v, x in observed.items()]
-    hidden = list(dict.fromkeys(u for f in logs for u in f.variables if u not in variables))
-    joint = discrete_posterior(base, variables + hidden, discrete)
     with np.errstate(divide="ignore"):
-        log_values = np.log(joint.values)
-    for factor in logs:
-        log_values = log_values + factor.broadcast_to(joint.variables)
-    top = np.max(log_values)
-    if not np.isfinite(top):
-        raise ImpossibleEvidenceError(dict(evidence))
-    weights = Factor(joint.variables, joint.states, np.exp(log_values - top))
-    result = weights.sum_out(hidden) if hidden else weights
-    return result.normalize(dict(evidence)).transpose(variables)
+        log_joint = np.log(joint)
+    for g, x in values.items():
+        log_joint = log_joint + _aligned_log_density(network, g, x, states, query)
+    top = log_joint.reshape(len(joint), -1).max(axis=1)
+    shift = np.where(np.isfinite(top), top, 0.0)
+    return np.exp(log_joint - shift.reshape((-1,) + (1,) * len(query))), top
+
+
+def _aligned_log_density(network: CompiledNetwork, g: str, x: np.ndarray,
+                         states: Mapping[str, np.ndarray], query: Sequence[str]) -> np.ndarray:
+    """log p(x_r | pa) per case r, laid out on axes (cases, *query) for broadcasting."""
+    leaf = network.gaussian[g]
+    mean, variance = _parameters(g, leaf)
+    x = np.asarray(x, dtype=float)
+    shape = (len(x),) + (1,) * len(leaf.parents)
+    table = log_density(x.reshape(shape), mean[np.newaxis], variance[np.newaxis])
+    axes = list(leaf.parents)
+    for p in leaf.parents:  # observed parents: pick each case's own state
+        if p in states and p not in query:
+            k = axes.index(p) + 1
+            moved = np.moveaxis(table, k, -1)
+            picked = np.take_along_axis(
+                moved, np.asarray(states[p], dtype=np.intp).reshape(
+                    (-1,) + (1,) * (moved.ndim - 1)), axis=-1)
+            table = picked[..., 0]
+            axes.remove(p)
+    order = [axes.index(q) + 1 for q in query if q in axes]
+    table = np.transpose(table, [0] + order)
+    return table.reshape((len(x),) + tuple(network.cardinality[q] if q in axes else 1
+                                          for q in query))

@@ -3,8 +3,8 @@
 A *question shape* is (which variables are queried, which are observed). Everything
 that depends only on the shape — the pruned set of tables, how each is sliced by the
 evidence, the elimination order and each step's einsum — is compiled into a
-:class:`Plan` and cached on the network. Answering then only indexes the tables with
-the evidence values and runs the einsums.
+:class:`Plan` and kept by the network's engine (:class:`bbn.Engine`). Answering then
+only indexes the tables with the evidence values and runs the einsums.
 
 Sum-product elimination of X from the factors φ1..φk that mention it::
 
@@ -41,9 +41,10 @@ with the entries over the case axis counted N times for a batch of N cases.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 
@@ -63,6 +64,10 @@ CASE = _CaseAxis()
 
 #: Products of at least this many entries are contracted pairwise along a cached path.
 _PAIRWISE_FROM = 1 << 16
+
+#: Cases assumed when a batched plan's contraction paths are planned (the case axis's
+#: size is known only when the plan runs; paths are fixed when it is compiled).
+_PATH_CASES = 256
 
 #: Distinct subscripts einsum accepts; plans with more variables number them per step.
 _LETTERS = 52
@@ -105,31 +110,41 @@ class Step:
     variables: tuple[str, ...]  # the output factor's variables
     maximize: bool = False  # max-product (MAP) instead of sum-product
     size: int = 1  # entries of the product of the inputs (without the batch axis)
-    path: list | None = None  # einsum's contraction path, found on the first run
+    path: list | None = None  # einsum's contraction path (large products of 3+ tables)
     wide: bool = False  # over 52 distinct subscripts (one-state variables): beyond einsum
+
+
+class Source(NamedTuple):
+    """One table of a plan, as the evidence slices it."""
+
+    #: the variable whose table P(variable | parents) this is
+    variable: str
+    #: its variables fixed by evidence (indexed away), in the order they are indexed
+    fixed: tuple[str, ...]
+    #: the variables of the sliced factor (with the case axis first in a batch)
+    free: tuple
+    #: the transposition that puts the fixed axes first; None when nothing is fixed
+    axes: tuple[int, ...] | None
 
 
 @dataclass
 class Plan:
     """A compiled elimination for one question shape.
 
-    ``sources[i]`` = (table variable, its variables fixed by evidence, variables of the
-    sliced factor, and the transposition that puts the fixed axes first — None when
-    nothing is fixed); steps refer to factors by index (sources first, then step
-    outputs in order). ``result`` holds the index of the final factor.
+    ``sources`` are the tables it multiplies (:class:`Source`); steps refer to factors by
+    index (sources first, then step outputs in order). ``result`` holds the index of the
+    final factor. ``tables`` are the network's tables of ``sources``, set by the engine
+    before it keeps the plan (see :meth:`bbn.Engine.plan`).
     """
 
-    sources: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[int, ...] | None]]
+    sources: list[Source]
     steps: list[Step] = field(default_factory=list)
     result: int = -1
     result_variables: tuple[str, ...] = ()
     largest_table: int = 0  # entries, without the batch axis
     width: int = 0  # induced width: largest number of variables in one table, minus one
     cost: Cost = Cost(0, 0, 0, 0)  # the peak of the run (see check_memory)
-    # The network's tables of ``sources``, kept by the first run: the plan lives in the
-    # network's cache, which every change to a table clears.
     tables: list[np.ndarray] | None = None
-    log_tables: list[np.ndarray] | None = None  # their logs, made when first needed
 
 
 def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]) -> set[str]:
@@ -183,18 +198,18 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     for v in sorted(relevant_variables(parents, targets | observed_set)):
         family = parents[v] + (v,)
         if observed_set.isdisjoint(family):
-            sources.append((v, (), family, None))
+            sources.append(Source(v, (), family, None))
             continue
         fixed: list = []
         free: list = [CASE] if batched else []
         for u in family:
             (fixed if u in observed_set else free).append(u)
         axes = tuple(map(family.index, fixed + (free[1:] if batched else free)))
-        sources.append((v, tuple(fixed), tuple(free), axes))
+        sources.append(Source(v, tuple(fixed), tuple(free), axes))
     kept: dict = {v: set() for v in keep}
     if batched:
         kept[CASE] = set()
-    graph = interaction_graph((source[2] for source in sources), kept)  # sliced tables
+    graph = interaction_graph((source.free for source in sources), kept)  # sliced tables
     if positive is not None:
         risky = [v for v in observed_set if not positive[v]]
         sources, graph = _drop_separated(sources, graph, targets, risky)
@@ -211,8 +226,9 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
 
     size_of = card.__getitem__
     to_letter = letter.__getitem__
-    scopes: list = [source[2] for source in sources]  # factor i's variables; None once used
+    scopes: list = [source.free for source in sources]  # factor i's variables; None once used
     subscripts = [list(map(to_letter, scope)) for scope in scopes]
+    every_scope = list(scopes)  # kept whole, for the contraction paths
     holding: dict[str, list[int]] = {}  # variable → factors that mention it, ascending
     for i, scope in enumerate(scopes):
         for u in scope:
@@ -230,7 +246,7 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     shares: list[int] = []
     for source, scope in zip(sources, scopes):
         kind = 1 if batched and CASE in scope else 0
-        share = math.prod(map(size_of, scope)) if source[1] else 0
+        share = math.prod(map(size_of, scope)) if source.fixed else 0
         kinds.append(kind)
         shares.append(share)
         alive[kind] += share
@@ -261,10 +277,11 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
             scopes[i] = None
         new = len(scopes)
         scopes.append(out)
+        every_scope.append(out)
         subscripts.append(output)
         for u in out:
             holding[u].append(new)
-    has_case = batched and any(source[1] for source in sources)
+    has_case = batched and any(source.fixed for source in sources)
     final = ((CASE,) if has_case else ()) + keep
     remaining = [i for i, scope in enumerate(scopes) if scope is not None]
     union = dict.fromkeys(chain.from_iterable([scopes[i] for i in remaining]))
@@ -278,8 +295,27 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
         for step in steps:
             _relabel(step)
     largest, width = max(largest, size), max(widest, len(union)) - 1
+    if largest > _PAIRWISE_FROM:
+        _plan_paths(steps, every_scope, card)
     return Plan(sources=sources, steps=steps, result=len(scopes), result_variables=final,
                 largest_table=largest, width=width, cost=Cost(*peak, largest, width))
+
+
+def _plan_paths(steps: list[Step], scopes: list, card: Mapping) -> None:
+    """Give each step that multiplies three or more tables into a product of more than
+    _PAIRWISE_FROM entries einsum's greedy contraction path (found on arrays of the right
+    shapes that hold no memory; a batch counted as _PATH_CASES cases)."""
+    def size(u) -> int:
+        return _PATH_CASES if u is CASE else card[u]
+
+    empty = np.empty(())
+    for step in steps:
+        if (2 < len(step.inputs) <= _OPERANDS and step.size > _PAIRWISE_FROM
+                and not step.maximize and not step.wide):
+            args: list = []
+            for i, subscript in zip(step.inputs, step.subscripts):
+                args += [np.broadcast_to(empty, tuple(map(size, scopes[i]))), subscript]
+            step.path = np.einsum_path(*args, step.output, optimize="greedy")[0]
 
 
 def _temporaries(size: int, operands: int, maximize: bool) -> int:
@@ -312,7 +348,7 @@ def _drop_separated(sources: list, graph: dict, targets: set[str],
     reached = {CASE}  # the case axis is shared by every sliced table: never walk through it
     stack = list(targets)
     keep = set(risky)
-    for v, _, free, _ in sources:
+    for v, _, free, _ in sources:  # Source(variable, fixed, free, axes)
         if v in keep:  # a component where this table may make P(e) = 0: keep it
             stack += free
     while stack:
@@ -321,7 +357,8 @@ def _drop_separated(sources: list, graph: dict, targets: set[str],
             reached.add(u)
             stack += graph[u] - reached
     reached.discard(CASE)
-    kept = [s for s in sources if s[0] in keep or (s[2] and s[2][-1] in reached)]
+    # a table is reached through its own variable, the last of its free ones
+    kept = [s for s in sources if s.variable in keep or (s.free and s.free[-1] in reached)]
     if len(reached) == len(graph) - (CASE in graph):
         return kept, graph  # every variable is reached: at most fully observed tables go
     pruned = {u: links for u, links in graph.items() if u in reached}
@@ -369,17 +406,18 @@ def slice_tables(plan: Plan, tables: Sequence[np.ndarray],
     comes first, matching the planned variables ``(CASE,) + free``.
     """
     arrays = []
-    for (_, fixed, _, axes), table in zip(plan.sources, tables):
-        if fixed:
-            table = table.transpose(axes)[tuple(evidence[u] for u in fixed)]
+    for source, table in zip(plan.sources, tables):
+        if source.fixed:
+            table = table.transpose(source.axes)[tuple(evidence[u] for u in source.fixed)]
         arrays.append(table)
     return arrays
 
 
-def evaluate(plan: Plan, tables: Sequence[np.ndarray],
-             evidence: Mapping[str, int | np.ndarray]) -> tuple[np.ndarray, np.ndarray | float,
-                                                                  list]:
-    """Run the plan on ``tables`` sliced by ``evidence``, safe from underflow.
+def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray],
+             logs: Callable[[Plan], list[np.ndarray]]) -> tuple[np.ndarray,
+                                                                np.ndarray | float, list]:
+    """Run the plan on its tables sliced by ``evidence``, safe from underflow (``logs``
+    gives the logs of the plan's tables, for the runs in logs).
 
     Returns ``(table, log_scale, choices)``: the result is ``table × exp(log_scale)``
     (``log_scale`` per case, an array, for a batched result; else a float). A result
@@ -387,7 +425,7 @@ def evaluate(plan: Plan, tables: Sequence[np.ndarray],
     case) is computed again in logs; it then comes back with largest entry 1, or all
     zeros when it is 0 exactly.
     """
-    table, choices = run_plan(plan, slice_tables(plan, tables, evidence))
+    table, choices = run_plan(plan, slice_tables(plan, plan.tables, evidence))
     batched = plan.result_variables[:1] == (CASE,)
     if not batched and _trusted(table):
         return table, 0.0, choices  # the common case, first
@@ -398,18 +436,16 @@ def evaluate(plan: Plan, tables: Sequence[np.ndarray],
             low |= _blurred(flat).any(axis=1)
         if not low.any():
             return table, 0.0, choices
-    if plan.log_tables is None:
-        with np.errstate(divide="ignore"):
-            plan.log_tables = [np.log(t) for t in tables]
+    log_tables = logs(plan)
     if not batched:
-        logs, choices = run_plan(plan, slice_tables(plan, plan.log_tables, evidence), log=True)
+        logs, choices = run_plan(plan, slice_tables(plan, log_tables, evidence), log=True)
         top = float(np.max(logs))
         if top == -np.inf:
             return np.zeros_like(logs), 0.0, choices
         return np.exp(logs - top), top, choices
     rows = np.flatnonzero(low)
     part = {u: e[rows] for u, e in evidence.items()}
-    logs, _ = run_plan(plan, slice_tables(plan, plan.log_tables, part), log=True)
+    logs, _ = run_plan(plan, slice_tables(plan, log_tables, part), log=True)
     top = logs.reshape(len(rows), -1).max(axis=1)
     top[top == -np.inf] = 0.0  # P = 0 exactly: exp(−inf) = 0 stays
     table = np.array(table)  # einsum may return a view of a table
@@ -462,9 +498,7 @@ def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False) -> tuple[n
             args = []
             for array, subscript in zip(operands, step.subscripts):
                 args += [array, subscript]
-            # Small products: one pass of einsum's own loop beats planning a path.
-            if len(operands) > 2 and step.size > _PAIRWISE_FROM and step.path is None:
-                step.path = np.einsum_path(*args, step.output, optimize="greedy")[0]
+            # Small products: one pass of einsum's own loop beats a path (step.path None).
             factors.append(np.einsum(*args, step.output, optimize=step.path or False))
         for i in step.inputs:
             factors[i] = None  # free memory as soon as a table is consumed

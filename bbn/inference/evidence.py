@@ -1,31 +1,122 @@
-"""Checking a question's evidence at the edge of inference: names, states, codes.
+"""Resolving a question against the compiled network, once: names → state indices.
 
-Every function here validates what a user wrote — variable and state names, evidence
-columns — and converts it to state indices, with errors that name the variable or the
-cell and suggest close matches.
+    e = {X1 = s1, ..., Xk = sk}  →  {X1: i1, ..., Xk: ik}   with sj = states(Xj)[ij]
+
+Every function here checks what a user wrote — variable and state names, evidence
+columns, numbers given to Gaussian leaves — against a :class:`bbn.compiled.CompiledNetwork`
+and converts it, with errors that name the variable or the cell and suggest close
+matches. Engines answer only resolved questions: evidence on Gaussian leaves is split
+off as numbers (:class:`Evidence`), a batch's evidence is a matrix of state indices.
+
+>>> import bbn
+>>> network = bbn.load("models/chair.bn").compiled()
+>>> resolve_evidence(network, {"A": "T", "S": "F"}).states
+{'A': 0, 'S': 1}
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from bbn.errors import ImpossibleEvidenceError, QueryError, suggest
-from bbn.network import Network
+from bbn.errors import ImpossibleEvidenceError, ModelError, QueryError, suggest
+
+if TYPE_CHECKING:
+    from bbn.compiled import CompiledNetwork
 
 
-def check_variables(net: Network, variables: Sequence[str], role: str = "query") -> None:
+class Evidence(NamedTuple):
+    """Evidence resolved against a network: ``states`` maps each observed discrete
+    variable to its state index, ``values`` each observed Gaussian leaf to its number,
+    ``given`` is the evidence as written (what ImpossibleEvidenceError shows)."""
+
+    states: dict[str, int]
+    values: dict[str, float]
+    given: dict
+
+
+#: No evidence at all.
+NO_EVIDENCE = Evidence({}, {}, {})
+
+
+class Question(NamedTuple):
+    """A question of the query language resolved against one compiled network: its
+    ``kind`` ("P", "MAP" or "MPE"), the targets without a state (``free``), those with
+    one (``assigned``: variable → state index) and the :class:`Evidence`."""
+
+    kind: str
+    free: tuple[str, ...]
+    assigned: dict[str, int]
+    evidence: Evidence
+    network: CompiledNetwork
+
+
+#: What a continuous variable cannot be, and what to say (the one place for these messages;
+#: "parent" and "table" are mistakes in building a model, the others in asking questions).
+_CONTINUOUS = {
+    "parent": ("{v!r} is continuous (Gaussian) and cannot be a parent of {value!r}: "
+               "continuous variables are leaves"),
+    "table": ("{v!r} is continuous (Gaussian) and has no probability table; see "
+              "gaussian_parameters"),
+    "subject": "{v!r} is continuous: it can be evidence ({v}=3.2), not the subject of a query",
+    "number": "{v!r} is continuous: its evidence must be a number, got {value!r}",
+    "discrete evidence": ("{v!r} is continuous: evidence on it weighs posterior queries "
+                          "(P(X | {v}=3.2)); probabilities of evidence, MAP and MPE take "
+                          "discrete evidence only"),
+    "batch": ("{v!r} is continuous: for batches with continuous evidence use "
+              "net.predict_proba(data, target)"),
+    "target": "the target {v!r} is continuous; classify a discrete variable",
+    "all posteriors": ("posteriors of every variable for a batch of cases need a network "
+                       "without Gaussian variables ({v!r} is continuous); pass one case at "
+                       "a time"),
+}
+
+
+def continuous_error(variable: str, use: str, value: object = None) -> QueryError | ModelError:
+    """The error for the continuous ``variable`` used as ``use`` (a key of the messages
+    above: ModelError for "parent" (``value``: the child) and "table", QueryError for
+    "subject", "number" (``value``: what was given), "discrete evidence", "batch",
+    "target" and "all posteriors").
+
+    >>> str(continuous_error("x", "subject"))
+    "'x' is continuous: it can be evidence (x=3.2), not the subject of a query"
+    """
+    error = ModelError if use in ("parent", "table") else QueryError
+    return error(_CONTINUOUS[use].format(v=variable, value=value))
+
+
+def _known(network: CompiledNetwork, variable) -> bool:
+    try:
+        return variable in network.states
+    except TypeError:  # unhashable: not a name
+        return False
+
+
+def check_variables(network: CompiledNetwork, variables: Sequence[str],
+                    role: str = "query") -> None:
     """Raise QueryError for a variable the network does not have (with close matches)."""
     for v in variables:
-        if v not in net:
-            raise QueryError(f"unknown {role} variable {v!r}{suggest(str(v), net.variables)}")
+        if not _known(network, v):
+            raise QueryError(f"unknown {role} variable {v!r}"
+                             f"{suggest(str(v), network.variables)}")
 
 
-def state_index(net: Network, variable: str, state) -> int:
+def check_discrete(network: CompiledNetwork, variables: Sequence[str],
+                   use: str = "subject") -> None:
+    """Raise :func:`continuous_error` for the first Gaussian leaf among ``variables``."""
+    if network.gaussian:
+        for v in variables:
+            if v in network.gaussian:
+                raise continuous_error(v, use)
+
+
+def state_index(network: CompiledNetwork, variable: str, state) -> int:
     """Position of ``state`` among the states of ``variable``, or a QueryError."""
-    states = net.states(variable)
+    states = network.states[variable]
     state = str(state)
     try:
         return states.index(state)
@@ -34,37 +125,92 @@ def state_index(net: Network, variable: str, state) -> int:
                          f"{', '.join(states)}{suggest(state, states)}") from None
 
 
-def evidence_indices(net: Network, evidence: Mapping[str, str]) -> dict[str, int]:
-    """``{variable: state}`` → ``{variable: state index}``, validating both names."""
-    check_variables(net, list(evidence), role="evidence")
-    continuous = [v for v in evidence if net.is_gaussian(v)]
-    if continuous:
-        raise QueryError(f"{continuous[0]!r} is continuous: evidence on it weighs posterior "
-                         f"queries (P(X | {continuous[0]}=3.2)); probabilities of evidence, "
-                         "MAP and MPE take discrete evidence only")
-    return {v: state_index(net, v, s) for v, s in evidence.items()}
+def gaussian_value(variable: str, value) -> float:
+    """The number observed on a Gaussian leaf, or a QueryError."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise continuous_error(variable, "number", value) from None
+    if not math.isfinite(x):
+        raise QueryError(f"evidence {variable}={value!r} is not a finite number")
+    return x
 
 
-def evidence_codes(net: Network, frame) -> dict[str, np.ndarray]:
+def evidence_value(network: CompiledNetwork, variable: str, state) -> int | float:
+    """What one item ``variable=state`` says: the state's index for a discrete variable,
+    the number for a Gaussian leaf (QueryError for a bad state or number)."""
+    if variable in network.gaussian:
+        return gaussian_value(variable, state)
+    return state_index(network, variable, state)
+
+
+#: numpy arrays have at most 64 axes: one per query variable (and one for a batch's cases).
+MAX_AXES = 64
+
+
+def check_targets(network: CompiledNetwork, variables: Sequence[str],
+                  batched: bool = False) -> None:
+    """Query variables: known, discrete, and few enough for numpy's axes."""
+    check_variables(network, variables)
+    check_discrete(network, variables)
+    if len(variables) + batched > MAX_AXES:
+        raise QueryError(f"a joint posterior of {len(variables)} variables needs an array of "
+                         f"{len(variables) + batched} axes, numpy's limit is {MAX_AXES}: ask "
+                         "for fewer variables at once")
+
+
+def resolve_targets(network: CompiledNetwork, variables: Sequence[str] | str,
+                    batched: bool = False) -> list[str]:
+    """The variables of a posterior, checked: at least one, none twice, and
+    :func:`check_targets`."""
+    variables = [variables] if isinstance(variables, str) else list(variables)
+    if not variables:
+        raise QueryError("a posterior needs at least one query variable")
+    if len(set(variables)) != len(variables):
+        raise QueryError(f"a query variable is named twice: {variables}")
+    check_targets(network, variables, batched)
+    return variables
+
+
+def resolve_evidence(network: CompiledNetwork, evidence: Mapping | None,
+                     numbers: bool = True) -> Evidence:
+    """``{variable: state}`` → :class:`Evidence`, checking every name and state; numbers
+    on Gaussian leaves are split off (with ``numbers=False``, refused: probabilities of
+    evidence, MAP and MPE take discrete evidence only)."""
+    if not evidence:
+        return NO_EVIDENCE
+    if type(evidence) is Evidence:  # resolved already
+        return evidence
+    given = dict(evidence)
+    check_variables(network, list(given), role="evidence")
+    gaussian = network.gaussian
+    if not numbers:
+        check_discrete(network, given, "discrete evidence")
+    states, values = {}, {}
+    for v, s in given.items():
+        (values if v in gaussian else states)[v] = evidence_value(network, v, s)
+    return Evidence(states, values, given)
+
+
+def check_columns(network: CompiledNetwork, columns: Sequence[str]) -> None:
+    """Evidence columns of a batch: known variables, none continuous."""
+    check_variables(network, columns, role="evidence")
+    check_discrete(network, columns, "batch")
+
+
+def evidence_codes(network: CompiledNetwork, frame) -> dict[str, np.ndarray]:
     """A DataFrame of state names → ``{variable: state indices}`` (−1 where missing).
 
     A cell that is not a state of its column's variable raises DataError naming the
     column, the row and the value (see :func:`bbn.data.encode_column`).
     """
-    from bbn.data import encode_column
+    from bbn.data import encode_column  # pandas: only batches need it (start-up time)
 
-    check_variables(net, [str(c) for c in frame.columns], role="evidence")
-    refuse_continuous_columns(net, [str(c) for c in frame.columns])
-    return {str(c): encode_column(frame[c], net.states(str(c)), name=str(c),
+    columns = [str(c) for c in frame.columns]
+    check_columns(network, columns)
+    return {str(c): encode_column(frame[c], network.states[str(c)], name=str(c),
                                   row_names=frame.index).astype(np.intp)
             for c in frame.columns}
-
-
-def refuse_continuous_columns(net: Network, columns: Sequence[str]) -> None:
-    continuous = [c for c in columns if net.is_gaussian(c)]
-    if continuous:
-        raise QueryError(f"{continuous[0]!r} is continuous: for batches with continuous "
-                         "evidence use net.predict_proba(data, target)")
 
 
 #: What a batch does with a case whose evidence is impossible (P(e_i) = 0).
@@ -89,11 +235,11 @@ def warn_impossible(answer: np.ndarray, stacklevel: int = 4) -> None:
                       "(P(e) = 0): their rows are NaN", RuntimeWarning, stacklevel=stacklevel)
 
 
-def impossible_row(net: Network, matrix: np.ndarray, columns: Sequence[str],
+def impossible_row(network: CompiledNetwork, matrix: np.ndarray, columns: Sequence[str],
                    observed: Sequence[str], row: int, row_names=None) -> ImpossibleEvidenceError:
     """The error for case ``row`` of a batch (state indices ``matrix``, one column each)."""
-    from bbn.data import row_label
+    from bbn.data import row_label  # pandas: only batches need it (start-up time)
 
-    shown = {c: net.states(c)[int(matrix[row, list(columns).index(c)])] for c in observed}
+    shown = {c: network.states[c][int(matrix[row, list(columns).index(c)])] for c in observed}
     name = row_label(row_names[row]) if row_names is not None else str(row)
     return ImpossibleEvidenceError.in_row(shown, name)

@@ -10,11 +10,10 @@ once per variable::
 On a handful of variables this beats building and walking a tree of cliques in Python.
 
 >>> import bbn
->>> from bbn.inference.junction_tree import junction_tree
 >>> net = bbn.Network("rain")
 >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
 >>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
->>> tree = junction_tree(net, ["Wet"])
+>>> tree = net.engine.junction_tree(["Wet"])
 >>> tree.joint.variables
 ('Rain',)
 >>> round(float(joint_posteriors(tree, {"Wet": 0}, None)["Rain"][0]), 4)
@@ -26,13 +25,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bbn.inference.clique_tree import JunctionTree, Table, normalised_tables, tree_cost
+from bbn.inference.clique_tree import JunctionTree, Table, tree_cost
 from bbn.inference.elimination import Cost, check_memory, relevant_variables
 from bbn.inference.propagation import SMALLEST, ZeroProbability, checked_total
-from bbn.network import Network
+
+if TYPE_CHECKING:
+    from bbn.compiled import CompiledNetwork
 
 #: Evidence that leaves at most this many joint states of the hidden variables is
 #: answered from that joint table itself (see :class:`Joint`): on a few variables,
@@ -59,13 +61,14 @@ class Joint:
     weighted: list[tuple[str, Table, tuple[int, ...]]]
 
 
-def compile_joint(net: Network, observed: Sequence[str], hidden: list[str],
-                   parents: Mapping[str, tuple[str, ...]], card: Mapping[str, int],
-                   tables: Mapping[str, np.ndarray],
-                   room: Callable[[Cost], int] | None = None) -> JunctionTree:
-    """A tree without cliques: its :class:`Joint` holds every table (the tables of
-    barren variables are handled as in
+def compile_joint(network: CompiledNetwork, observed: Sequence[str], hidden: list[str],
+                  normalised: Mapping[str, tuple],
+                  room: Callable[[Cost], int] | None = None) -> JunctionTree:
+    """A tree without cliques: its :class:`Joint` holds every table of ``network`` (all
+    set; the tables of barren variables are handled, with ``normalised``, as in
     :func:`bbn.inference.clique_tree.compile_cliques`)."""
+    parents, card, tables = (dict(network.parents), dict(network.cardinality),
+                             dict(network.tables))  # plain dicts: faster lookups
     shape = tuple(map(card.__getitem__, hidden))
     size = math.prod(shape)
     tree = JunctionTree(observed=tuple(observed), cliques=[], constants=[], collect=[],
@@ -76,7 +79,6 @@ def compile_joint(net: Network, observed: Sequence[str], hidden: list[str],
     check_memory(tree.cost, held=room(tree.cost) if room else 0)
     observed_set = set(observed)
     ancestral = relevant_variables(parents, observed_set)
-    normalised = normalised_tables(net, tables)
     axis = {v: i for i, v in enumerate(hidden)}
     joint = tree.joint = Joint(tuple(hidden), np.ones(shape), [], [])
     for v, table in tables.items():

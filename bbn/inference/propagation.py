@@ -16,11 +16,13 @@ Potentials are flat arrays, with a leading case axis for a batch; :func:`multipl
 multiplies an operand into one as its :class:`Spread` says.
 
 >>> import bbn
->>> from bbn.inference.clique_tree import compile_cliques, read_network
+>>> from bbn.inference.clique_tree import compile_cliques
 >>> net = bbn.Network("rain")
 >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
 >>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
->>> tree = compile_cliques(net, ["Wet"], *read_network(net))  # cliques even for a tiny network
+>>> engine = net.engine  # cliques even for a tiny network:
+>>> tree = compile_cliques(engine.network, ["Wet"], engine.junction_order(),
+...                        engine.normalised_tables())
 >>> round(float(collect_and_distribute(tree, {"Wet": 0}, None, {}, None)["Rain"][0]), 4)
 0.5294
 """
@@ -63,7 +65,7 @@ def collect_and_distribute(tree: JunctionTree, evidence: Mapping[str, int | np.n
     messages: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for c in tree.collect:
         clique = cliques[c]
-        potential = clique.static
+        potential = clique.evidence_free
         owned = False  # potential is this call's array, free to update in place
         for table in clique.tables:
             values = table.values[tuple(evidence[u] for u in table.fixed)]
@@ -108,15 +110,15 @@ def spread_operand(operand: np.ndarray, spread: Spread) -> np.ndarray:
     if spread.perm is not None:
         operand = operand.reshape(lead + spread.operand).transpose(
             tuple(range(len(lead))) + tuple(p + len(lead) for p in spread.perm))
-    operand = operand.reshape(lead + spread.base)
-    if spread.expand is not None:
-        operand = np.broadcast_to(operand, lead + spread.expand)
+    operand = operand.reshape(lead + spread.runs_shape)
+    if spread.widened is not None:
+        operand = np.broadcast_to(operand, lead + spread.widened)
     return operand.reshape(lead + spread.shape)
 
 
 def upward_message(clique: Clique, potential: np.ndarray, bad: np.ndarray | None = None):
     """The normalised message up, and the unnormalised one (zeros → 1) to divide by."""
-    raw = apply_sum(potential, clique.up)
+    raw = apply_sum(potential, clique.message_sum)
     total = checked_total(raw, bad)
     divisor = raw if raw.all() else np.where(raw > 0, raw, 1.0)
     return raw / total, divisor
@@ -149,7 +151,7 @@ def distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.
     """Beliefs from the root down, posteriors from each clique as it is reached.
 
     ``collected[c]`` is ψ_c × the messages from c's children (this call's array for a
-    dirty clique, else the cached ``static``); a belief lives only while its clique is
+    dirty clique, else the cached ``evidence_free``); a belief lives only while its clique is
     being processed, so memory stays near the largest clique.
     """
     cliques = tree.cliques
@@ -160,7 +162,7 @@ def distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.
         potential = collected.get(c)
         if clique.parent < 0:
             if potential is None:
-                belief = clique.static / checked_total(clique.static, bad)
+                belief = clique.evidence_free / checked_total(clique.evidence_free, bad)
             else:  # this call's own array
                 potential /= checked_total(potential, bad)
                 belief = potential
@@ -174,7 +176,7 @@ def distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.
                 belief = potential
             else:
                 if potential is None:
-                    potential = clique.static
+                    potential = clique.evidence_free
                 if scratch is not None and not lead:  # one clean belief at a time
                     belief = scratch[:clique.size]
                     np.multiply(potential.reshape(-1, clique.separator), shaped,
@@ -183,12 +185,12 @@ def distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.
                     belief = (potential.reshape(-1, clique.separator) * shaped).reshape(
                         lead + (-1,))
         sums: list[np.ndarray] = []
-        for source, plan in clique.derived:
+        for source, plan in clique.belief_sums:
             sums.append(apply_sum(belief if source < 0 else sums[source], plan))
         for k in clique.children:
             child = cliques[k]
             divisor = messages[k][1] if child.dirty else child.divisor
-            separator = sums[child.down]
+            separator = sums[child.separator_sum]
             if child.down_perm is not None:
                 lead = separator.shape[:-1]
                 separator = separator.reshape(lead + child.down_shape).transpose(

@@ -6,7 +6,7 @@ observed values o_r adds, for each family F = (Pa, X) with an unobserved member,
     n̄(F = f) += P(F ∩ U_r = f_U | o_r; θ)      at the cells consistent with o_r,
 
 the posteriors coming from bbn's own exact inference, batched over rows
-(:func:`bbn.inference.posterior_codes`). Rows are first collapsed to the distinct ones
+(:func:`bbn.inference.posterior_of_cases`). Rows are first collapsed to the distinct ones
 (with multiplicities); then either
 
 * *by pattern* — rows that miss the same variables form a group, and one batched
@@ -47,7 +47,7 @@ import numpy as np
 from bbn.codes import distinct_rows, mixed_radix
 from bbn.data import MISSING, encode, read_data, require_columns
 from bbn.errors import DataError
-from bbn.inference import posterior_codes
+from bbn.inference import posterior_of_cases
 from bbn.learning.convergence import EMResult, check_iteration, converged
 from bbn.learning.counting import check_family_sizes, family_counts
 from bbn.learning.estimators import (
@@ -279,7 +279,7 @@ def _by_pattern(net, hidden, group: _Rows, expected, log_tables, shape: _Shape) 
     for start in range(0, len(group.codes), BATCH_ROWS):
         codes = group.codes[start:start + BATCH_ROWS]
         weights = group.weights[start:start + BATCH_ROWS]
-        post = posterior_codes(net, hidden, {v: codes[:, shape.position[v]] for v in observed},
+        post = posterior_of_cases(net, hidden, {v: codes[:, shape.position[v]] for v in observed},
                                cases=len(codes))
         flat = post.reshape(len(codes), -1)
         best = np.argmax(flat, axis=1)
@@ -344,14 +344,14 @@ class _Together:
         for v, family in ((v, net.parents(v) + (v,)) for v in self.variables):
             touched = holes[:, [self.variables.index(u) for u in family]].any(axis=1)
             if touched.any():  # rows that see the whole family were counted already
-                post = posterior_codes(augmented, list(family), self.evidence,
+                post = posterior_of_cases(augmented, list(family), self.evidence,
                                        cases=len(self.rows.codes))
                 expected[v] += np.tensordot(self.rows.weights * touched, post, axes=1)
         # log P(o) = Σ_i log P(E_i = e_i | E_<i = e_<i) − |E|·log ½ (each E_X adds a ½)
         log_p = np.zeros(len(self.rows.codes))
         names = [self.names[v] for v in self.seen]
         for i, v in enumerate(self.seen):
-            post = posterior_codes(augmented, [names[i]],
+            post = posterior_of_cases(augmented, [names[i]],
                                    {n: self.evidence[n] for n in names[:i]}, cases=len(log_p))
             log_p += np.log(post[np.arange(len(log_p)), self.codes[v]])
         return float(np.dot(self.rows.weights, log_p - len(names) * math.log(0.5)))

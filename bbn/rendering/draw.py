@@ -21,7 +21,9 @@ import graphviz
 import numpy as np
 
 from bbn.errors import QueryError
+from bbn.inference.evidence import NO_EVIDENCE, Evidence, resolve_evidence
 from bbn.network import Network
+from bbn.query import resolve_evidence_text
 from bbn.rendering import labels, output
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
@@ -91,8 +93,9 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
         raise QueryError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
     if max_rows < 1 or max_columns < 1:
         raise QueryError("max_rows and max_columns must be at least 1")
-    evidence = _evidence(net, evidence)
-    beliefs = _posteriors(net, evidence) if posteriors else {}
+    resolved = _evidence(net, evidence)
+    evidence = resolved.given
+    beliefs = _posteriors(net, resolved) if posteriors else {}
 
     graph = graphviz.Digraph(_dot_id(net.name), graph_attr=_graph_style(rankdir),
                              node_attr=_node_style(boxed=tables or posteriors),
@@ -187,20 +190,17 @@ def _node_attributes(net: Network, v: str, observed: str | None, tables: bool,
     return attributes
 
 
-def _evidence(net: Network, evidence: Mapping[str, str] | str | None) -> dict[str, str]:
-    """Evidence as ``{variable: state}``, checked against the network."""
+def _evidence(net: Network, evidence: Mapping[str, str] | str | None) -> Evidence:
+    """Evidence resolved against the network (QueryError naming an unknown variable or
+    state), its ``given`` as ``{variable: state}`` strings."""
     if evidence is None:
-        return {}
+        return NO_EVIDENCE
     if isinstance(evidence, str):
-        from bbn.query import parse_evidence
-        return dict(parse_evidence(evidence, net))
-    from bbn.inference import evidence_indices
-    evidence = {str(v): str(s) for v, s in evidence.items()}
-    evidence_indices(net, evidence)  # raises QueryError naming an unknown variable or state
-    return evidence
+        return resolve_evidence_text(evidence, net.compiled())
+    return resolve_evidence(net.compiled(), {str(v): str(s) for v, s in evidence.items()})
 
 
-def _posteriors(net: Network, evidence: dict[str, str]) -> dict[str, np.ndarray]:
+def _posteriors(net: Network, evidence: Evidence) -> dict[str, np.ndarray]:
     """P(X | evidence) for every discrete variable X (one junction-tree pass), as arrays
     in the order of X's states; evidence variables are one-hot."""
     return {v: factor.values for v, factor in net.posteriors(evidence).items()}
