@@ -284,6 +284,8 @@ def test_the_insides_check_finds_what_it_looks_for(tmp_path):
 # nor the clique-tree modules (~20 ms); optional: a dependency bbn does not require. An
 # import that only breaks an import circle does not belong here: restructure instead.
 PANDAS = "start-up: loads pandas, which bbn query and import bbn do without"
+CLIQUES = ("start-up: the junction-tree and clique-tree modules (~20 ms) serve every-posterior "
+           "questions and very large plans only")
 LOCAL_IMPORTS = {
     ("bbn.classification.base", "Classifier.__sklearn_tags__", "sklearn.utils"):
         "optional: only scikit-learn calls it, and bbn does not depend on scikit-learn",
@@ -295,12 +297,22 @@ LOCAL_IMPORTS = {
         "start-up: loads graphviz, which only bbn render needs",
     ("bbn.errors", "suggest", "difflib"):
         "start-up: only when there is a mistake to name, not on every command's start",
-    ("bbn.formats.bn", "_grammar", "pyparsing"):
+    ("bbn.classification.decisions", "loss_matrix", "pandas"):
+        "start-up: bbn classify's parser imports this module on every command",
+    ("bbn.formats._runs", "_token_class", "pyparsing"):
+        "start-up: only the located grammars need it; the fast paths read well-formed files",
+    ("bbn.formats.bn.grammar", "_grammar", "pyparsing"):
         "start-up: the grammar reads ill-formed statements only; the fast path spares it",
-    ("bbn.formats.bn", "_tokens", "pyparsing"):
+    ("bbn.formats.bn.grammar", "_number_block", "pyparsing"):
         "start-up: made with the grammar, for ill-formed statements only",
-    ("bbn.inference", "_plan", "bbn.inference.clique_tree"):
-        "start-up: the clique-tree modules (~20 ms) serve only very large plans",
+    ("bbn.inference.engine", "Engine.junction_order", "bbn.inference.clique_tree"): CLIQUES,
+    ("bbn.inference.engine", "Engine.normalised_tables", "bbn.inference.clique_tree"): CLIQUES,
+    ("bbn.inference.engine", "Engine.junction_tree", "bbn.inference.junction_tree"): CLIQUES,
+    ("bbn.inference.engine", "Engine.posteriors", "bbn.inference.junction_tree"): CLIQUES,
+    ("bbn.inference.engine", "Engine.marginals_of_cases", "bbn.inference.junction_tree"):
+        CLIQUES,
+    ("bbn.inference.engine", "Engine._posterior", "bbn.inference.junction_tree"): CLIQUES,
+    ("bbn.inference.engine", "Engine._weighted_group", "bbn.data"): PANDAS,
     ("bbn.inference.evidence", "evidence_codes", "bbn.data"): PANDAS,
     ("bbn.inference.evidence", "impossible_row", "bbn.data"): PANDAS,
     ("bbn.learning.command", "run_learn", "bbn.learning.missing"): PANDAS,

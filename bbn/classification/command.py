@@ -15,7 +15,10 @@ import sys
 
 import numpy as np
 
-from bbn.classification.decisions import RULES
+import bbn
+from bbn.classification.decisions import RULES, check_rule
+from bbn.errors import DataError
+from bbn.formats import write_atomically
 from bbn.learning.policies import UNSEEN_POLICIES
 
 
@@ -36,12 +39,8 @@ def add_classify_arguments(parser: argparse.ArgumentParser) -> None:
 def run_classify(args: argparse.Namespace) -> int:
     import pandas as pd  # here, not at the top: `bbn query` must not load pandas (start-up)
 
-    import bbn
-    from bbn.classification.decisions import check_rule
     from bbn.classification.prediction import check_target, decide_rows, posterior_table
     from bbn.data import MISSING, encode_column, read_data
-    from bbn.errors import DataError
-    from bbn.formats import write_atomically
 
     net = bbn.load(args.model, normalize=args.normalize)
     rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)

@@ -10,6 +10,7 @@ import argparse
 import sys
 import warnings
 
+import bbn
 from bbn.learning.estimators import ESTIMATORS, as_estimator
 from bbn.learning.policies import MISSING_POLICIES
 
@@ -36,8 +37,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_learn(args: argparse.Namespace) -> int:
-    import bbn  # here, not at the top: `bbn query` must not load pandas (start-up)
-    from bbn.learning.missing import em
+    from bbn.learning.missing import em  # here, not at the top: pandas (start-up)
     from bbn.learning.parameters import learn
 
     net = bbn.load(args.structure, normalize=args.normalize)
