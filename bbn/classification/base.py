@@ -36,6 +36,26 @@ class Classifier:
         return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
 
     def get_params(self, deep: bool = True) -> dict:
+        """The constructor's parameters, as scikit-learn's ``clone`` and grid searches
+        read them.
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Also list the parameters of parameters that have their own (as
+            ``name__inner``).
+
+        Returns
+        -------
+        dict
+            ``{parameter name: value}``, the values as given to the constructor.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.NaiveBayes(estimator="mle").get_params()["estimator"]
+        'mle'
+        """
         params = {name: getattr(self, name) for name in self._param_names()}
         if deep:
             for name, value in list(params.items()):
@@ -45,7 +65,25 @@ class Classifier:
         return params
 
     def set_params(self, **params) -> Classifier:
-        """Set parameters; ``name__inner=value`` sets one of parameter ``name``'s own."""
+        """Set parameters; ``name__inner=value`` sets one of parameter ``name``'s own.
+
+        Parameters
+        ----------
+        **params
+            ``name=value`` for constructor parameters (a ``ValueError`` names an unknown
+            one, with close matches).
+
+        Returns
+        -------
+        Classifier
+            The classifier itself, for chaining.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.NaiveBayes().set_params(unseen="ignore").unseen
+        'ignore'
+        """
         valid, nested = self._param_names(), {}
         for key, value in params.items():
             name, _, inner = key.partition("__")

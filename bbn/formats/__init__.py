@@ -43,7 +43,17 @@ _READ_BINARY = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # O_BINARY: Windows onl
 
 
 class FormatError(BBNError, ValueError):
-    """A network that a format cannot express, or a file of an unknown format."""
+    """A network that a format cannot express, or a file of an unknown format.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> try:
+    ...     bbn.load("model.xyz")
+    ... except FormatError as error:
+    ...     print(type(error).__name__, isinstance(error, bbn.BBNError))
+    FormatError True
+    """
 
 
 def format_of(path: str | os.PathLike) -> str:
