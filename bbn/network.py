@@ -57,6 +57,18 @@ class Network:
 
     Variables keep the order in which they were added (``variables``), parents keep the
     order in which they were given (that order is the axis order of the table).
+
+    Parameters
+    ----------
+    name : str, default "network"
+        The network's name (what files and messages call it).
+
+    Examples
+    --------
+    >>> net = Network("rain")
+    >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
+    >>> net
+    Network('rain', 1 variables, 0 arcs)
     """
 
     def __init__(self, name: str = "network") -> None:
@@ -77,6 +89,34 @@ class Network:
         """Add a discrete variable; optionally its parents and its table at once.
 
         ``states`` are stored as strings, in order; they must be distinct and non-empty.
+
+        Parameters
+        ----------
+        name : str
+            The new variable's name (not yet in the network).
+        states : sequence
+            Its states, in order (stored as strings).
+        description : str, optional
+            A free-text description.
+        parents : sequence of str, optional
+            Its parents, in the order of the table's axes.
+        table : array_like, dict or Factor, optional
+            Its table, as :meth:`set_cpt` takes it.
+        normalize : bool, default False
+            Rescale every row of ``table`` to sum to 1.
+
+        Raises
+        ------
+        ModelError
+            For a duplicate name or state, no states, an unknown parent, a cycle or a bad
+            table; the network is then left unchanged.
+
+        Examples
+        --------
+        >>> net = Network()
+        >>> net.add_variable("Rain", ["yes", "no"], "it rains", table=[0.2, 0.8])
+        >>> net.states("Rain"), net.description("Rain")
+        (('yes', 'no'), 'it rains')
         """
         name = self._new_name(name)
         states = tuple(map(str, states))
@@ -113,6 +153,33 @@ class Network:
         numpy arrays, those calls are made one at a time, so the error is the one they
         raise.
 
+        Parameters
+        ----------
+        name : str
+            The network's name.
+        states : mapping
+            ``{variable: its states}``, in declaration order.
+        parents : mapping, optional
+            ``{variable: its parents}``.
+        tables : mapping or PackedTables, optional
+            ``{variable: its table}``, as :meth:`set_cpt` takes them.
+        descriptions : mapping, optional
+            ``{variable: its description}``.
+        normalize : bool, default False
+            Rescale every row of every table to sum to 1.
+
+        Returns
+        -------
+        Network
+
+        Raises
+        ------
+        ModelError
+            The first problem that add_variable, set_parents, set_cpt or set_description
+            would raise.
+
+        Examples
+        --------
         >>> net = Network.assemble("rain", {"Wet": ["yes", "no"], "Rain": ["yes", "no"]},
         ...                        parents={"Wet": ["Rain"]},
         ...                        tables={"Wet": [[0.9, 0.1], [0.2, 0.8]], "Rain": [0.2, 0.8]})
@@ -203,6 +270,27 @@ class Network:
         """Make ``parents`` (in this order) the parents of ``variable``.
 
         The variable's table is dropped, since its shape changes; a cycle is refused.
+
+        Parameters
+        ----------
+        variable : str
+            The child.
+        parents : sequence of str
+            Its new parents, in the order of its table's axes.
+
+        Raises
+        ------
+        ModelError
+            For an unknown or repeated parent, a Gaussian parent, or a cycle.
+
+        Examples
+        --------
+        >>> net = Network()
+        >>> net.add_variable("A", ["a", "b"])
+        >>> net.add_variable("B", ["x", "y"])
+        >>> net.set_parents("B", ["A"])
+        >>> net.parents("B"), net.has_cpt("B")
+        (('A',), False)
         """
         node = self._require(variable)
         parents = tuple(str(p) for p in parents)
@@ -251,11 +339,47 @@ class Network:
         return None
 
     def add_edge(self, parent: str, child: str) -> None:
-        """Add the arc parent → child (``parent`` becomes the child's last parent)."""
+        """Add the arc parent → child (``parent`` becomes the child's last parent).
+
+        Parameters
+        ----------
+        parent, child : str
+            The arc's ends.
+
+        Raises
+        ------
+        ModelError
+            As :meth:`set_parents`: an unknown variable, a repeated arc or a cycle.
+
+        Examples
+        --------
+        >>> net = Network.assemble("n", {"A": ["a", "b"], "B": ["x", "y"]})
+        >>> net.add_edge("A", "B")
+        >>> net.arcs()
+        [('A', 'B')]
+        """
         self.set_parents(child, self.parents(child) + (parent,))
 
     def remove_variable(self, variable: str) -> None:
-        """Remove a variable; its children lose it as a parent (and their tables)."""
+        """Remove a variable; its children lose it as a parent (and their tables).
+
+        Parameters
+        ----------
+        variable : str
+            The variable to remove.
+
+        Raises
+        ------
+        ModelError
+            For an unknown variable.
+
+        Examples
+        --------
+        >>> net = Network.assemble("n", {"A": ["a", "b"], "B": ["x", "y"]}, {"B": ["A"]})
+        >>> net.remove_variable("A")
+        >>> net.variables, net.parents("B")
+        (('B',), ())
+        """
         self._require(variable)
         for child in self.children(variable):
             self.set_parents(child, [p for p in self.parents(child) if p != variable])
@@ -283,6 +407,29 @@ class Network:
         numbers rounded to six decimals); with ``normalize=True`` each row is divided by
         its sum instead (a row summing to 0 is still an error, since it cannot be
         normalised).
+
+        Parameters
+        ----------
+        variable : str
+            The variable whose table this is.
+        table : array_like, dict or Factor
+            The table, in one of the forms above.
+        normalize : bool, default False
+            Divide each row by its sum instead of requiring it to sum to 1.
+
+        Raises
+        ------
+        ModelError
+            For a Gaussian variable, a wrong shape, a missing row, a negative or non-finite
+            entry, or a row that does not sum to 1.
+
+        Examples
+        --------
+        >>> net = Network.assemble("rain", {"Rain": ["yes", "no"], "Wet": ["yes", "no"]},
+        ...                        {"Wet": ["Rain"]})
+        >>> net.set_cpt("Wet", {"yes": [0.9, 0.1], "no": [0.2, 0.8]})
+        >>> net.cpt_array("Wet").tolist()
+        [[0.9, 0.1], [0.2, 0.8]]
         """
         if self._require(variable).get("kind"):
             raise ModelError(f"{variable!r} is continuous (Gaussian): give its mean and "
@@ -320,6 +467,20 @@ class Network:
         ``np.add.reduceat`` at the row starts), and copied into one read-only array of which
         each variable's table is a view.
 
+        Parameters
+        ----------
+        tables : mapping or PackedTables
+            ``{variable: its table}``, as :meth:`set_cpt` takes each.
+        normalize : bool, default False
+            Divide each row by its sum.
+
+        Raises
+        ------
+        ModelError
+            The error set_cpt raises for the first bad table.
+
+        Examples
+        --------
         >>> net = Network()
         >>> net.add_variable("A", ["a", "b"])
         >>> net.add_variable("B", ["x", "y"], parents=["A"])
@@ -349,6 +510,22 @@ class Network:
         return {v: numbers[end - size:end] for v, size, end in zip(tables.variables, sizes, ends)}
 
     def set_description(self, variable: str, description: str | None) -> None:
+        """Set (or with None, remove) the description of ``variable``.
+
+        Parameters
+        ----------
+        variable : str
+            The variable.
+        description : str or None
+            Its new description.
+
+        Examples
+        --------
+        >>> net = Network.assemble("n", {"A": ["a", "b"]})
+        >>> net.set_description("A", "the alarm")
+        >>> net.description("A")
+        'the alarm'
+        """
         self._require(variable)["description"] = description
         self._changed()
 
@@ -364,6 +541,24 @@ class Network:
         always a leaf; observing it contributes the likelihood factor over its parents
         (:mod:`bbn.inference.continuous`). The node's ``table`` stores ``[μ, σ²]`` rows.
 
+        Parameters
+        ----------
+        name : str
+            The new variable's name.
+        parents : sequence of str, optional
+            Its discrete parents.
+        mean, variance : array_like, optional
+            μ(pa) and σ²(pa), one number per parent configuration (see :meth:`set_gaussian`).
+        description : str, optional
+            A free-text description.
+
+        Raises
+        ------
+        ModelError
+            For a duplicate name, a Gaussian parent, or bad means or variances.
+
+        Examples
+        --------
         >>> net = Network()
         >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
         >>> net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
@@ -376,10 +571,52 @@ class Network:
         self._add_node(name, (), description, parents, fill, kind="gaussian")
 
     def is_gaussian(self, variable: str) -> bool:
+        """Whether ``variable`` is a continuous (Gaussian) variable.
+
+        Parameters
+        ----------
+        variable : str
+            A variable of the network.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> net = Network()
+        >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
+        >>> net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+        >>> net.is_gaussian("x"), net.is_gaussian("C")
+        (True, False)
+        """
         return self._require(variable).get("kind") == "gaussian"
 
     def set_gaussian(self, variable: str, mean, variance) -> None:
-        """Set μ(pa) and σ²(pa) of a Gaussian variable (variances must be > 0)."""
+        """Set μ(pa) and σ²(pa) of a Gaussian variable (variances must be > 0).
+
+        Parameters
+        ----------
+        variable : str
+            A Gaussian variable.
+        mean, variance : array_like
+            One number per parent configuration, shape ``(|P1|, ..., |Pk|)``.
+
+        Raises
+        ------
+        ModelError
+            For a discrete variable, a wrong number of values, or a non-finite mean or a
+            variance that is not > 0.
+
+        Examples
+        --------
+        >>> net = Network()
+        >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
+        >>> net.add_gaussian_variable("x", ["C"])
+        >>> net.set_gaussian("x", mean=[0.0, 2.0], variance=[1.0, 4.0])
+        >>> net.gaussian_parameters("x")[1].tolist()
+        [1.0, 4.0]
+        """
         if not self.is_gaussian(variable):
             raise ModelError(f"{variable!r} is discrete; set_gaussian is for Gaussian variables")
         shape = self._table_shape(variable)[:-1]
@@ -400,7 +637,31 @@ class Network:
         self._changed()
 
     def gaussian_parameters(self, variable: str) -> tuple[np.ndarray, np.ndarray]:
-        """(μ, σ²) of a Gaussian variable, each of shape ``(|P1|, ..., |Pk|)``."""
+        """(μ, σ²) of a Gaussian variable, each of shape ``(|P1|, ..., |Pk|)``.
+
+        Parameters
+        ----------
+        variable : str
+            A Gaussian variable.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(mean, variance)``.
+
+        Raises
+        ------
+        ModelError
+            For a discrete variable, or a Gaussian one with no parameters yet.
+
+        Examples
+        --------
+        >>> net = Network()
+        >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
+        >>> net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+        >>> [a.tolist() for a in net.gaussian_parameters("x")]
+        [[0.0, 2.0], [1.0, 1.0]]
+        """
         if not self.is_gaussian(variable):
             raise ModelError(f"{variable!r} is discrete; it has a table, not Gaussian parameters")
         table = self._nodes[variable]["table"]
@@ -444,6 +705,12 @@ class Network:
         per revision): variables, states, parents, cardinalities, tables, which tables
         have no zero, and the Gaussian leaves with their means and variances.
 
+        Returns
+        -------
+        CompiledNetwork
+
+        Examples
+        --------
         >>> net = Network.assemble("n", {"A": ["a", "b"]}, tables={"A": [0.5, 0.5]})
         >>> network = net.compiled()
         >>> network.states["A"], network.zero_free["A"], net.compiled() is network
@@ -489,6 +756,12 @@ class Network:
         """Every arc (parent, child): children in declaration order, each one's parents in
         their order.
 
+        Returns
+        -------
+        list of tuple
+
+        Examples
+        --------
         >>> Network.assemble("n", {"A": ["a"], "B": ["b"]}, {"B": ["A"]}).arcs()
         [('A', 'B')]
         """
@@ -513,27 +786,154 @@ class Network:
         return nx.freeze(graph)
 
     def states(self, variable: str) -> tuple[str, ...]:
+        """The states of ``variable``, in order.
+
+        Parameters
+        ----------
+        variable : str
+            A variable of the network.
+
+        Returns
+        -------
+        tuple of str
+
+        Raises
+        ------
+        ModelError
+            For an unknown variable (with suggestions).
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").states("C")
+        ('T', 'F')
+        """
         return self._require(variable)["states"]
 
     def cardinality(self, variable: str) -> int:
+        """The number of states of ``variable``, |X|.
+
+        Parameters
+        ----------
+        variable : str
+            A variable of the network.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").cardinality("B")
+        2
+        """
         return len(self.states(variable))
 
     def parents(self, variable: str) -> tuple[str, ...]:
+        """The parents of ``variable``, in the order of its table's axes.
+
+        Parameters
+        ----------
+        variable : str
+            A variable of the network.
+
+        Returns
+        -------
+        tuple of str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").parents("B")
+        ('C', 'S')
+        """
         return self._require(variable)["parents"]
 
     def children(self, variable: str) -> tuple[str, ...]:
-        """The children of ``variable``, in the order their arcs were added."""
+        """The children of ``variable``, in the order their arcs were added.
+
+        Parameters
+        ----------
+        variable : str
+            A variable of the network.
+
+        Returns
+        -------
+        tuple of str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").children("C")
+        ('W', 'B')
+        """
         self._require(variable)
         return tuple(self._children[variable])
 
     def description(self, variable: str) -> str | None:
+        """The description of ``variable``, or None.
+
+        Parameters
+        ----------
+        variable : str
+            A variable of the network.
+
+        Returns
+        -------
+        str or None
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").description("A")
+        'back aches'
+        """
         return self._require(variable)["description"]
 
     def has_cpt(self, variable: str) -> bool:
+        """Whether ``variable`` has a table yet.
+
+        Parameters
+        ----------
+        variable : str
+            A variable of the network.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> net = Network.assemble("n", {"A": ["a", "b"]})
+        >>> net.has_cpt("A")
+        False
+        """
         return self._require(variable)["table"] is not None
 
     def cpt_array(self, variable: str) -> np.ndarray:
-        """The raw table, shape ``(|P1|, ..., |Pk|, |X|)``, read-only."""
+        """The raw table, shape ``(|P1|, ..., |Pk|, |X|)``, read-only.
+
+        Parameters
+        ----------
+        variable : str
+            A discrete variable.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        ModelError
+            For a Gaussian variable or one with no table yet.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").cpt_array("A").tolist()
+        [[0.7, 0.3], [0.1, 0.9]]
+        """
         node = self._require(variable)
         if node.get("kind"):
             raise continuous_error(variable, "table")
@@ -543,7 +943,24 @@ class Network:
         return table
 
     def cpt(self, variable: str) -> Factor:
-        """P(variable | parents) as a :class:`Factor` over ``parents + (variable,)``."""
+        """P(variable | parents) as a :class:`Factor` over ``parents + (variable,)``.
+
+        Parameters
+        ----------
+        variable : str
+            A discrete variable with a table.
+
+        Returns
+        -------
+        Factor
+
+        Examples
+        --------
+        >>> import bbn
+        >>> table = bbn.load("models/chair.bn").cpt("A")
+        >>> table.variables, table.to_dict()[("F", "F")]
+        (('B', 'A'), 0.9)
+        """
         family = self.parents(variable) + (variable,)
         return Factor(family, {v: self.states(v) for v in family}, self.cpt_array(variable))
 
@@ -553,7 +970,18 @@ class Network:
         return all(data["table"] is not None for data in self._nodes.values())
 
     def topological_order(self) -> list[str]:
-        """Parents before children; ties broken by declaration order."""
+        """Parents before children; ties broken by declaration order.
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").topological_order()
+        ['C', 'S', 'W', 'B', 'A']
+        """
         # Kahn's algorithm taking the earliest declared ready variable each time (what
         # networkx's lexicographical_topological_sort keyed by position returns).
         position = {v: i for i, v in enumerate(self._nodes)}
@@ -573,18 +1001,51 @@ class Network:
         """Σ_i (|Xi| − 1) · Π_{P ∈ parents(Xi)} |P|: the numbers the network stores.
 
         A Gaussian variable stores two (μ, σ²) per parent configuration.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").free_parameters()
+        10
         """
         return sum((2 if self.is_gaussian(v) else self.cardinality(v) - 1)
                    * int(np.prod([self.cardinality(p) for p in self.parents(v)]))
                    for v in self.variables)
 
     def joint_parameters(self) -> int:
-        """Π_i |Xi| − 1: the numbers a full joint table over all variables needs."""
+        """Π_i |Xi| − 1: the numbers a full joint table over all variables needs.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").joint_parameters()
+        31
+        """
         return int(np.prod([self.cardinality(v) for v in self.variables
                             if not self.is_gaussian(v)], dtype=object)) - 1
 
     def validate(self) -> list[str]:
-        """Every problem of the model, as messages; empty when it is a valid network."""
+        """Every problem of the model, as messages; empty when it is a valid network.
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> net = Network.assemble("n", {"A": ["a", "b"], "B": ["x", "y"]},
+        ...                        tables={"A": [0.5, 0.5]})
+        >>> net.validate()
+        ["variable 'B' has no table"]
+        """
         problems = []
         for v in self.variables:
             table = self._nodes[v]["table"]
@@ -595,6 +1056,20 @@ class Network:
         return problems
 
     def copy(self) -> Network:
+        """An independent copy: changing one does not change the other.
+
+        Returns
+        -------
+        Network
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.load("models/chair.bn")
+        >>> other = net.copy()
+        >>> other == net, other is net
+        (True, False)
+        """
         other = Network(self.name)
         other._nodes = {v: dict(data) for v, data in self._nodes.items()}
         other._children = {v: dict(children) for v, children in self._children.items()}
@@ -634,6 +1109,29 @@ class Network:
 
         ``P(C | A=T)`` → :class:`Factor`; ``P(C=T | A=T)`` → float;
         ``MAP(C, S | A=T)`` and ``MPE(A=T)`` → (assignment, probability).
+
+        Parameters
+        ----------
+        text : str
+            The query, e.g. ``"P(C | A=T)"``.
+
+        Returns
+        -------
+        Factor, float or tuple
+            As above, by the kind of query.
+
+        Raises
+        ------
+        QueryError
+            For a query that does not parse, or names an unknown variable or state.
+        ImpossibleEvidenceError
+            When P(evidence) = 0.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> round(bbn.load("models/chair.bn").query("P(C=T | A=T)"), 6)
+        0.886749
         """
         return answer(self, text)
 
@@ -646,6 +1144,32 @@ class Network:
         an array of shape ``(N, |X1|, ..., |Xk|)``; a row with impossible evidence
         raises ImpossibleEvidenceError, or with ``impossible="nan"`` is NaN (a warning
         counts such rows). See :meth:`bbn.Engine.posterior`.
+
+        Parameters
+        ----------
+        variables : str or sequence of str
+            The query variables.
+        evidence : dict or pandas.DataFrame, optional
+            ``{variable: state}``, or one case per row.
+        impossible : {"raise", "nan"}
+            What a batch does with a case whose evidence is impossible.
+
+        Returns
+        -------
+        Factor, or for a DataFrame a numpy.ndarray
+
+        Raises
+        ------
+        QueryError
+            For an unknown variable or state.
+        ImpossibleEvidenceError
+            When P(evidence) = 0.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").posterior("C", {"A": "T"}).values.round(6).tolist()
+        [0.886749, 0.113251]
         """
         return self.engine.posterior(variables, evidence, impossible)
 
@@ -655,28 +1179,126 @@ class Network:
         Returns ``{variable: Factor}``; with a :class:`pandas.DataFrame` as ``evidence``
         (one case per row), ``{variable: array of shape (N, |X|)}`` (``impossible="nan"``:
         NaN rows for impossible cases, as in :meth:`posterior`).
+
+        Parameters
+        ----------
+        evidence : dict or pandas.DataFrame, optional
+            ``{variable: state}``, or one case per row.
+        impossible : {"raise", "nan"}
+            What a batch does with a case whose evidence is impossible.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import bbn
+        >>> marginals = bbn.load("models/chair.bn").posteriors({"A": "T"})
+        >>> round(marginals["C"].to_dict()["T"], 6)
+        0.886749
         """
         return self.engine.posteriors(evidence, impossible)
 
     def probability(self, assignment: Mapping[str, str],
                     evidence: Mapping[str, str] | None = None) -> float:
-        """P(assignment | evidence); with no evidence, the probability of the assignment."""
+        """P(assignment | evidence); with no evidence, the probability of the assignment.
+
+        Parameters
+        ----------
+        assignment, evidence : dict
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(evidence) = 0.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.load("models/chair.bn")
+        >>> round(net.probability({"C": "T"}, {"A": "T"}), 6), round(net.probability({"A": "T"}), 6)
+        (0.886749, 0.206056)
+        """
         return self.engine.probability(assignment, evidence)
 
     def log_probability(self, evidence: Mapping[str, str]) -> float:
         """log P(evidence), natural logarithm: exact also below 1e-308, where
-        :meth:`probability` rounds to 0; −inf only when P(evidence) = 0 exactly."""
+        :meth:`probability` rounds to 0; −inf only when P(evidence) = 0 exactly.
+
+        Parameters
+        ----------
+        evidence : dict
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import bbn
+        >>> round(bbn.load("models/chair.bn").log_probability({"A": "T"}), 6)
+        -1.579607
+        """
         return self.engine.log_probability(evidence)
 
     def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None):
         """The most probable joint state of ``variables`` given ``evidence``.
 
         Returns ``(assignment, P(assignment | evidence))``.
+
+        Parameters
+        ----------
+        variables : str or sequence of str
+            The MAP variables (discrete).
+        evidence : dict, optional
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        tuple
+            ``({variable: state}, probability)``.
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(evidence) = 0.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> assignment, p = bbn.load("models/chair.bn").map(["C", "S"], {"A": "T"})
+        >>> assignment, round(p, 6)
+        ({'C': 'T', 'S': 'F'}, 0.837054)
         """
         return self.engine.map(variables, evidence)
 
     def mpe(self, evidence: Mapping[str, str] | None = None):
-        """The most probable state of every unobserved variable given ``evidence``."""
+        """The most probable state of every unobserved variable given ``evidence``.
+
+        Parameters
+        ----------
+        evidence : dict, optional
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        tuple
+            ``({variable: state}, probability)``, as :meth:`map`.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> assignment, p = bbn.load("models/chair.bn").mpe({"A": "T"})
+        >>> assignment, round(p, 6)
+        ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
+        """
         return self.engine.mpe(evidence)
 
     def predict_proba(self, data, target: str, **options):
@@ -684,24 +1306,102 @@ class Network:
 
         The other columns are evidence; missing cells are summed out. See
         :func:`bbn.classification.prediction.predict_proba` and ``docs/classification.md``.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame or str
+            The cases, or the path of a CSV file.
+        target : str
+            The variable to predict.
+        **options
+            As :func:`bbn.classification.prediction.predict_proba` takes them.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per case, one column per state of ``target``.
+
+        Examples
+        --------
+        >>> import bbn, pandas as pd
+        >>> net = bbn.load("models/chair.bn")
+        >>> net.predict_proba(pd.DataFrame({"A": ["T", "F"]}), "C").round(6).values.tolist()
+        [[0.886749, 0.113251], [0.777486, 0.222514]]
         """
         from bbn.classification.prediction import predict_proba  # pandas: start-up time
         return predict_proba(self, data, target, **options)
 
     def predict(self, data, target: str, **options):
-        """The decided state of ``target`` for every row (MAP unless ``decision=``)."""
+        """The decided state of ``target`` for every row (MAP unless ``decision=``).
+
+        Parameters
+        ----------
+        data : pandas.DataFrame or str
+            The cases, or the path of a CSV file.
+        target : str
+            The variable to predict.
+        **options
+            As :func:`bbn.classification.prediction.predict` takes them.
+
+        Returns
+        -------
+        pandas.Series
+            The chosen state of ``target`` for each case.
+
+        Examples
+        --------
+        >>> import bbn, pandas as pd
+        >>> net = bbn.load("models/chair.bn")
+        >>> net.predict(pd.DataFrame({"A": ["T", "F"]}), "C").tolist()
+        ['T', 'T']
+        """
         from bbn.classification.prediction import predict  # pandas: start-up time
         return predict(self, data, target, **options)
 
     # ------------------------------------------------------------- messages
     def family_text(self, variable: str) -> str:
-        """``P(X | A, B)``: how messages name the table of ``variable``."""
+        """``P(X | A, B)``: how messages name the table of ``variable``.
+
+        Parameters
+        ----------
+        variable : str
+            A variable of the network.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").family_text("B")
+        'P(B | C, S)'
+        """
         parents = self.parents(variable)
         return f"P({variable} | {', '.join(parents)})" if parents else f"P({variable})"
 
     def configuration_text(self, variable: str, index: int | tuple[int, ...]) -> str:
         """``P(X | A=a, B=b)``: one row of the table, by parent state indices or by its
-        flat row number (the last parent fastest)."""
+        flat row number (the last parent fastest).
+
+        Parameters
+        ----------
+        variable : str
+            A variable of the network.
+        index : int or tuple of int
+            The row: its flat number, or one state index per parent.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.load("models/chair.bn")
+        >>> net.configuration_text("B", 1), net.configuration_text("B", (1, 0))
+        ('P(B | C=T, S=F)', 'P(B | C=F, S=T)')
+        """
         parents = self.parents(variable)
         if isinstance(index, (int, np.integer)):
             index = np.unravel_index(int(index), [self.cardinality(p) for p in parents])

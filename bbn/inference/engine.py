@@ -118,7 +118,24 @@ class Engine:
 
     def tables(self) -> Mapping[str, np.ndarray]:
         """Every table of the network (ModelError naming the first variable of a
-        structure-only model that has none)."""
+        structure-only model that has none).
+
+        Returns
+        -------
+        Mapping
+            ``{variable: table}``, each of shape ``(|P1|, ..., |Pk|, |X|)``.
+
+        Raises
+        ------
+        ModelError
+            For a structure-only model, naming the first variable with no table.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").engine.tables()["A"].tolist()
+        [[0.7, 0.3], [0.1, 0.9]]
+        """
         if self._tables is None:
             network = self.network
             self._tables = {v: network.table(v) for v in network.tables}
@@ -128,7 +145,33 @@ class Engine:
              maximize: Sequence[str] = (), prune: bool = True) -> Plan:
         """The elimination plan for one question shape (compiled once, with its tables):
         ``query`` kept, ``observed`` sliced, ``maximize`` max-eliminated; ``prune`` drops
-        the tables the evidence d-separates (leave it off to compute P(e) itself)."""
+        the tables the evidence d-separates (leave it off to compute P(e) itself).
+
+        Parameters
+        ----------
+        query : sequence of str
+            The variables kept in the result.
+        observed : sequence of str
+            The observed variables (their order does not matter).
+        batched : bool, default False
+            Evidence holds N cases at once (a leading case axis).
+        maximize : sequence of str, optional
+            The variables max-eliminated (MAP).
+        prune : bool, default True
+            Drop the tables the evidence d-separates from ``query``.
+
+        Returns
+        -------
+        Plan
+
+        Examples
+        --------
+        >>> import bbn
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> plan = engine.plan(["C"], ["A"])
+        >>> plan.result_variables, engine.plan(["C"], ["A"]) is plan
+        (('C',), True)
+        """
         key = (tuple(query), tuple(sorted(observed)), batched, tuple(maximize), prune)
         plan = self._plans.get(key)
         if plan is None:
@@ -161,6 +204,28 @@ class Engine:
 
         Trees are kept most recently used last; older ones are dropped once the cached
         arrays of all of them exceed the memory limit (the newest is kept).
+
+        Parameters
+        ----------
+        observed : sequence of str
+            The observed variables (their order does not matter).
+
+        Returns
+        -------
+        JunctionTree
+
+        Raises
+        ------
+        MemoryLimitError
+            When the tree's peak would exceed the memory limit.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> tree = engine.junction_tree(["A"])
+        >>> tree.width, engine.cached_trees
+        (3, (('A',),))
         """
         trees = self._trees
         key = tuple(sorted(observed))
@@ -191,7 +256,18 @@ class Engine:
 
     def junction_order(self) -> list[str]:
         """The greedy elimination order of the network without evidence (computed once):
-        the order junction trees start from, offered to large elimination plans too."""
+        the order junction trees start from, offered to large elimination plans too.
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").engine.junction_order()
+        ['A', 'W', 'B', 'C', 'S']
+        """
         if self._junction_order is None:
             from bbn.inference.clique_tree import junction_order  # ~20 ms import: start-up
 
@@ -201,7 +277,19 @@ class Engine:
 
     def normalised_tables(self) -> dict:
         """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``,
-        computed once (see :func:`bbn.inference.clique_tree.normalised_tables`)."""
+        computed once (see :func:`bbn.inference.clique_tree.normalised_tables`).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import bbn
+        >>> table, sums = bbn.load("models/chair.bn").engine.normalised_tables()["A"]
+        >>> table.tolist(), sums
+        ([[0.7, 0.3], [0.1, 0.9]], None)
+        """
         if self._normalised is None:
             from bbn.inference.clique_tree import normalised_tables  # ~20 ms import: start-up
 
@@ -367,6 +455,15 @@ class Engine:
 
         Below about 1e-308 this rounds to 0.0; :meth:`log_probability` gives its logarithm.
         ``evidence`` is ``{variable: state}`` of discrete variables.
+
+        Parameters
+        ----------
+        evidence : dict
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
 
         Examples
         --------
@@ -557,6 +654,21 @@ class Engine:
         batched elimination. ``values`` gives numbers observed on Gaussian leaves, N per
         leaf (every case observing them), which weigh the answer (see
         :func:`bbn.inference.continuous.weigh`).
+
+        Parameters
+        ----------
+        variables : sequence of str
+            The query variables.
+        codes : dict
+            ``{variable: (N,) state indices}``, −1 where missing.
+        row_names : sequence, optional
+            How errors name the cases.
+        cases : int, optional
+            N, when there are no columns.
+        impossible : {"raise", "nan"}
+            What to do with a case whose evidence is impossible.
+        values : dict, optional
+            ``{Gaussian leaf: (N,) numbers}``.
 
         Returns
         -------
