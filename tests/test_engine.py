@@ -158,3 +158,28 @@ def test_one_gaussian_weighting_for_one_case_and_for_a_batch():
                                rtol=1e-12)
     table = net.predict_proba(pd.DataFrame({"x": [1.0, 1.0], "D": [None, "u"]}), "C")
     np.testing.assert_allclose(table.to_numpy(), cases, rtol=1e-12)
+
+
+@pytest.mark.parametrize("gaussian", [False, True])
+def test_an_engine_is_freed_without_the_garbage_collector(gaussian):
+    # A reference cycle (the engine once named itself as its discrete part) kept every
+    # junction tree alive until the collector's next pass: on link, 180 MB, and cold
+    # all-posteriors twice as slow while new pages were faulted in.
+    import gc
+    import weakref
+
+    net = bbn.load("models/chair.bn")
+    if gaussian:
+        net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+    engine = net.engine
+    engine.posteriors({"A": "T"})
+    engine.posterior(["C"], {"A": "T"})
+    reference = weakref.ref(engine)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del engine, net
+        assert reference() is None
+    finally:
+        if enabled:
+            gc.enable()

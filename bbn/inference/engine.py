@@ -102,7 +102,10 @@ class Engine:
         # parents, cardinalities and zero-free flags as plain dicts, for compiling plans
         # (a read-only mapping's lookups cost 1.5 × a dict's)
         self._structure: tuple[dict, dict, dict] | None = None
-        self._discrete: Engine | None = None if network.gaussian else self
+        # the engine of the discrete part, made on first need when there are Gaussian
+        # leaves (never ``self``: a reference to itself would keep a 180 MB junction tree
+        # of link alive until the garbage collector's next pass)
+        self._discrete: Engine | None = None
 
     def __repr__(self) -> str:
         return (f"Engine(revision {self.network.revision}, {len(self.network.variables)} "
@@ -112,6 +115,8 @@ class Engine:
     @property
     def discrete(self) -> Engine:
         """The engine of the discrete part (itself when there are no Gaussian leaves)."""
+        if not self.network.gaussian:
+            return self
         if self._discrete is None:
             self._discrete = Engine(self.network.discrete_part())
         return self._discrete
