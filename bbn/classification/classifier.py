@@ -66,7 +66,7 @@ from bbn.learning.gaussian import (
     variance_epsilon,
 )
 from bbn.learning.parameters import learn
-from bbn.learning.policies import UNSEEN_POLICIES
+from bbn.learning.policies import check_unseen
 from bbn.network import Network
 
 KINDS = ("categorical", "bernoulli", "gaussian", "text", "multinomial")
@@ -294,8 +294,7 @@ class NaiveBayes(Classifier):
                                              prior=self.prior, alpha=self.alpha, ess=self.ess)
         check_rule(self.decision, self.loss)
         ddof = check_ddof(self.ddof)
-        if self.unseen not in UNSEEN_POLICIES:
-            raise DataError(f"unseen must be 'error' or 'ignore', got {self.unseen!r}")
+        check_unseen(self.unseen)
         inputs = _Inputs.of(X)
         inputs.require_data()
         labels = check_labels(y, inputs.n_rows)

@@ -25,8 +25,8 @@ import pandas as pd
 from bbn.classification.decisions import check_rule, decide, loss_matrix
 from bbn.codes import observed_groups
 from bbn.data import MISSING, encode_column, numeric_column, read_data
-from bbn.errors import DataError
 from bbn.inference.evidence import check_discrete, check_variables
+from bbn.learning.policies import check_unseen
 from bbn.network import Network
 
 #: Rows per batched elimination (bounds memory; the engine checks its own limit too).
@@ -43,8 +43,7 @@ def predict_proba(net: Network, data, target: str, *, columns=None,
     :class:`bbn.ImpossibleEvidenceError` naming the row.
     """
     check_target(net, target)
-    if unseen not in ("error", "ignore"):
-        raise DataError(f"unseen must be 'error' or 'ignore', got {unseen!r}")
+    check_unseen(unseen)
     network = net.compiled()
     frame, source = read_data(data, columns, {v: network.states[v] for v in network.variables
                                               if v not in network.gaussian})

@@ -48,7 +48,7 @@ DENSE_UP_TO = 1 << 11
 class Joint:
     """The joint table of the hidden ``variables`` (small networks): a single clique.
 
-    ``static`` is the product, over ``variables`` in order, of the tables no evidence
+    ``evidence_free`` is the product, over ``variables`` in order, of the tables no evidence
     reaches. Each of ``tables`` is a table the evidence slices at every call, laid out
     as (fixed axes, free ones in the order of ``variables``), with the shape its slice
     takes to broadcast against the joint; ``weighted`` holds, by variable, the raw row
@@ -56,7 +56,7 @@ class Joint:
     """
 
     variables: tuple[str, ...]
-    static: np.ndarray
+    evidence_free: np.ndarray
     tables: list[tuple[Table, tuple[int, ...]]]
     weighted: list[tuple[str, Table, tuple[int, ...]]]
 
@@ -94,7 +94,7 @@ def compile_joint(network: CompiledNetwork, observed: Sequence[str], hidden: lis
         if fixed:
             joint.tables.append((Table(v, fixed, np.ascontiguousarray(values)), spread))
         else:
-            joint.static *= values.reshape(spread)
+            joint.evidence_free *= values.reshape(spread)
         sums = normalised[v][1]
         if sums is not None and v not in ancestral and v in axis and len(free) > 1:
             # v's parents, in v's layout without v's own axis
@@ -102,8 +102,8 @@ def compile_joint(network: CompiledNetwork, observed: Sequence[str], hidden: lis
             joint.weighted.append((v, Table(v, fixed, sums.transpose(kept)),
                                    tuple(n if u in free and u != v else 1
                                          for u, n in zip(hidden, shape))))
-    joint.static.setflags(write=False)
-    tree.cached_bytes = joint.static.nbytes
+    joint.evidence_free.setflags(write=False)
+    tree.cached_bytes = joint.evidence_free.nbytes
     return tree
 
 
@@ -116,7 +116,7 @@ def joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray
     for table in tree.constants:
         checked_total(table.values[tuple(evidence[u] for u in table.fixed)][..., None], bad,
                       least=SMALLEST)
-    product = joint.static
+    product = joint.evidence_free
     lead: tuple[int, ...] = ()
     for i, (table, spread) in enumerate(joint.tables):
         values = table.values[tuple(evidence[u] for u in table.fixed)]
