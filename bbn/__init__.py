@@ -43,6 +43,7 @@ _LAZY = {
     "Boosting": "bbn.classification",
     "Bagging": "bbn.classification",
     "render": "bbn.rendering",
+    "structure_score": "bbn.structure",
 }
 
 __all__ = [

@@ -1,0 +1,11 @@
+"""Structure learning: how well a graph explains the data (scores), and, later, the graph
+itself from data and what an expert knows.
+
+>>> from bbn.structure import SCORES
+>>> SCORES
+('loglik', 'bic', 'aic', 'k2', 'bdeu')
+"""
+
+from bbn.structure.scores import SCORES, family_score, structure_score
+
+__all__ = ["SCORES", "family_score", "structure_score"]
