@@ -44,6 +44,7 @@ _LAZY = {
     "Bagging": "bbn.classification",
     "render": "bbn.rendering",
     "structure_score": "bbn.structure",
+    "chow_liu": "bbn.structure",
 }
 
 __all__ = [

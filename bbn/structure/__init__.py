@@ -7,5 +7,6 @@ itself from data and what an expert knows.
 """
 
 from bbn.structure.scores import SCORES, family_score, structure_score
+from bbn.structure.tree import chow_liu, mutual_information
 
-__all__ = ["SCORES", "family_score", "structure_score"]
+__all__ = ["SCORES", "chow_liu", "family_score", "mutual_information", "structure_score"]
