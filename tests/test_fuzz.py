@@ -245,8 +245,11 @@ def test_learning_and_classification_fail_only_with_bbn_errors(data, tmp_path_fa
     with _fuzz_limit():
         with contextlib.suppress(BBNError):
             bbn.learn(net, path, estimator, missing=missing)
-        with contextlib.suppress(BBNError):
+        try:  # the frame NaiveBayes gets; text pandas cannot read is not bbn's to judge
             frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        except pd.errors.ParserError:
+            return
+        with contextlib.suppress(BBNError):
             target = data.draw(st.sampled_from(list(frame.columns) or ["C"]))
             model = bbn.NaiveBayes(estimator="laplace").fit(frame.drop(columns=target),
                                                             frame[target])
