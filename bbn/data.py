@@ -431,6 +431,28 @@ def encode(frame: pd.DataFrame, columns: Sequence[str], states: Sequence[Sequenc
     return codes
 
 
+def complete_codes(frame: pd.DataFrame, variables: Sequence[str],
+                   states: Sequence[Sequence[str]], source: str = "data") -> np.ndarray:
+    """The state indices of complete rows, one column per variable: structure learning
+    and scores refuse missing values (DataError naming the first row and column) and
+    empty data.
+
+    >>> import pandas as pd
+    >>> complete_codes(pd.DataFrame({"A": ["y", "n"]}), ["A"], [("n", "y")], "rows").tolist()
+    [[1], [0]]
+    """
+    codes = encode(frame, variables, states, source=source)
+    if not len(codes):
+        raise DataError(f"{source}: no rows to learn a structure from or score")
+    missing = (codes == MISSING).any(axis=1)
+    if missing.any():
+        row = int(np.flatnonzero(missing)[0])
+        column = variables[int(np.flatnonzero(codes[row] == MISSING)[0])]
+        raise DataError(f"{source}: row {row} has no value for {column!r}; structure "
+                        "learning and scores need complete rows (drop or impute them first)")
+    return codes
+
+
 def encode_matrix(array: np.ndarray, names: Sequence[str], states: Sequence[Sequence[str]], *,
                   positions: Sequence[int] | None = None, unknown: str = "error",
                   source: str = "data") -> np.ndarray:

@@ -33,8 +33,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from bbn.data import MISSING, encode, read_data, require_columns
-from bbn.errors import DataError, ModelError, suggest
+from bbn.data import complete_codes, read_data, require_columns
+from bbn.errors import ModelError, suggest
 from bbn.learning.counting import check_family_sizes, family_counts
 from bbn.network import Network
 
@@ -164,15 +164,7 @@ def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
     check_family_sizes(net)
     frame, source = read_data(data, columns, {v: net.states(v) for v in variables})
     require_columns(frame, variables, source)
-    codes = encode(frame, variables, [net.states(v) for v in variables], source=source)
-    missing = (codes == MISSING).any(axis=1)
-    if missing.any():
-        row = int(np.flatnonzero(missing)[0])
-        column = variables[int(np.flatnonzero(codes[row] == MISSING)[0])]
-        raise DataError(f"{source}: row {row} has no value for {column!r}; structure "
-                        "scores need complete rows (drop or impute them first)")
-    if not len(codes):
-        raise DataError(f"{source}: no rows to score")
+    codes = complete_codes(frame, variables, [net.states(v) for v in variables], source)
     position = {v: j for j, v in enumerate(variables)}
     terms = {}
     for v in variables:

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bbn.data import MISSING, encode, read_data, states_from_values
+from bbn.data import complete_codes, read_data, states_from_values
 from bbn.errors import DataError, ModelError, suggest
 from bbn.learning.counting import family_counts
 from bbn.learning.parameters import learn
@@ -108,15 +108,7 @@ def chow_liu(data, root: str | None = None, *, states: Mapping[str, Sequence[str
                          f"{suggest(str(root), variables)}")
     names = [tuple(states[v]) if states and v in states else states_from_values(frame[v])
              for v in variables]
-    codes = encode(frame, variables, names, source=source)
-    if not len(codes):
-        raise DataError(f"{source}: no rows to learn a structure from")
-    missing = (codes == MISSING).any(axis=1)
-    if missing.any():
-        row = int(np.flatnonzero(missing)[0])
-        column = variables[int(np.flatnonzero(codes[row] == MISSING)[0])]
-        raise DataError(f"{source}: row {row} has no value for {column!r}; structure "
-                        "learning needs complete rows (drop or impute them first)")
+    codes = complete_codes(frame, variables, names, source)
     cards = [len(s) for s in names]
     graph = nx.Graph()
     graph.add_nodes_from(variables)
