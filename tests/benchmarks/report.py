@@ -14,6 +14,7 @@ if __package__ in (None, ""):
     __package__ = "tests.benchmarks"
 
 from tests.benchmarks.harness import ratio_text, seconds  # noqa: E402
+from tests.benchmarks.structure import shd_text  # noqa: E402
 
 
 def cell(data: dict | None) -> str:
@@ -33,7 +34,9 @@ def section_markdown(section: dict) -> str:
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     reasons = set()
     for row in section["rows"]:
-        cells = [cell(row["cells"].get(lib)) for lib in section["libraries"]]
+        shd = row["extra"].get("shd", {})  # workload 8: structural Hamming distances
+        cells = [cell(row["cells"].get(lib)) + shd_text(shd.get(lib))
+                 for lib in section["libraries"]]
         lines.append("| " + " | ".join(
             [row["case"]] + cells + [ratio_text(row["ratios"][r]) for r in ratios]
             + ["; ".join(n for n in row["notes"] if n).replace("|", "\\|")]) + " |")

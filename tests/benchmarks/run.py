@@ -28,19 +28,21 @@ from tests.benchmarks import (  # noqa: E402
     naive_bayes,
     single_query,
     startup,
+    structure,
 )
 from tests.benchmarks.harness import Settings, load_average, machine, seconds  # noqa: E402
 from tests.benchmarks.models import CACHE, NETWORKS  # noqa: E402
 
 WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5": learning,
-             "6": naive_bayes, "7": startup}
+             "6": naive_bayes, "7": startup, "8": structure}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],
                   "2": ["alarm", "child", "andes"],
                   "3": ["alarm", "child", "andes"],
                   "4": ["alarm", "child"],
-                  "5": ["alarm"]}
+                  "5": ["alarm"],
+                  "8": ["alarm"]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated workload numbers (default: all)")
     parser.add_argument("--networks", default=None,
                         help="comma-separated network names (default: each workload's own)")
+    parser.add_argument("--rows", default=None,
+                        help="comma-separated sample sizes for the workloads that take them "
+                             "(8: default 1000,10000,100000; --quick 1000)")
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds of repetitions per cell (default 1, --quick 0.2)")
     parser.add_argument("--json", default=str(CACHE / "bench-results.json"),
@@ -62,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [w for w in chosen if w not in WORKLOADS]
     if unknown:
         parser.error(f"unknown workload(s) {unknown}; choose from {', '.join(WORKLOADS)}")
+    try:
+        rows = [int(n) for n in args.rows.split(",") if n.strip()] if args.rows else None
+    except ValueError:
+        parser.error(f"--rows takes comma-separated whole numbers, not {args.rows!r}")
 
     quiet()
     limit_memory()
@@ -81,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                     else QUICK_NETWORKS.get(key) if args.quick else None)
         print(f"\n== {key}. {module.TITLE}", flush=True)
         t0 = time.perf_counter()
-        section = module.run(settings, networks)
+        sizes = {"rows": rows} if rows and hasattr(module, "ROWS") else {}  # workloads with sizes
+        section = module.run(settings, networks, **sizes)
         print(f"   ({seconds(time.perf_counter() - t0)}; load average {load_average()})",
               flush=True)
         sections.append(section)

@@ -1,0 +1,332 @@
+"""Workload 8: learn the structure (the arcs) of a network from sampled rows.
+
+Samples of alarm, insurance, child and hailfinder — 1,000, 10,000 and 100,000 rows drawn
+by ``bbn.sample`` (seed 2024), as ``pandas.read_csv(..., dtype=object)`` reads them back
+— are handed to every library as the same DataFrame of string columns, with the states
+of the true network where a library takes them; reading the frame is part of each
+library's time. One table row per (network, rows, kind of method), its cells taking
+turns:
+
+* **hill climbing, BIC**: bbn ``learn_structure(frame, method="hc", score="bic")``;
+  pyAgrum ``BNLearner(frame, template)``, ``useGreedyHillClimbing()``, ``useScoreBIC()``
+  (no prior: its default), ``learnDAG()``; pgmpy ``HillClimbSearch(frame,
+  state_names=...)`` ``.estimate(scoring_method="bic-d")`` (tabu 100, its defaults).
+* **PC**: bbn ``method="pc"`` (G², α = 0.05); pgmpy ``PC(frame).estimate(variant=
+  "stable", ci_test="g_sq", significance_level=0.05)`` (conditioning sets of at most 5
+  variables, its default) and its PDAG's ``to_dag()``.
+* **tree**: bbn ``method="tree"``; pgmpy ``TreeSearch(frame).estimate("chow-liu")``.
+* **default**: bbn's default ``method="hybrid"`` (BIC); pyAgrum ``useMIIC()`` (its own
+  default, MDL correction), ``learnDAG()``. The notes give the best equivalence-class
+  SHD of every peer cell of that network and size (the issue's target for bbn's default).
+
+Each result becomes a list of arcs (the DAG a library returns, or the consistent
+extension of its PDAG) and the edges it leaves undirected, then a structure-only bbn
+``Network``; ``bbn.compare(learned, true network)`` gives the structural Hamming
+distance on the DAG and on the equivalence class (CPDAG), shown after each time as
+``(DAG/CPDAG)``. The time of the slowest cells (pgmpy on 100,000 rows) is one run; a run
+over the harness's stop is ``n/a: stopped``, and the same method is then not started on
+a larger sample of that network. Peak memory (``ru_maxrss`` of a child process that
+reads the cached sample and learns once) is measured for bbn and pyAgrum on the largest
+sample of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script (the memory child): make the package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    __package__ = "tests.benchmarks"
+
+from .harness import (  # noqa: E402
+    NA,
+    REPO,
+    Row,
+    Section,
+    Settings,
+    attempt,
+    describe,
+    measure_side_by_side,
+)
+from .models import bbn_network, model, pyagrum_network, samples  # noqa: E402
+
+TITLE = "learn the structure (arcs) of a network from sampled rows"
+NETWORKS = ["alarm", "insurance", "child", "hailfinder"]
+ROWS = [1_000, 10_000, 100_000]
+QUICK_ROWS = [1_000]
+ALPHA = 0.05  # PC's significance level, the same for bbn and pgmpy
+
+
+@dataclass
+class Learned:
+    """A library's answer as names: the arcs of a DAG and the edges it leaves undirected
+    (each also among the arcs, in the direction the library's extension chose)."""
+
+    arcs: list[tuple[str, str]]
+    undirected: list[tuple[str, str]] = field(default_factory=list)
+
+
+def true_states(name: str) -> dict[str, list[str]]:
+    m = model(name)
+    return {v: list(m.states[v]) for v in m.variables}
+
+
+# ------------------------------------------------------------------------ bbn
+def bbn_learner(method: str) -> Callable[[str, object], Learned]:
+    def learn(name: str, frame) -> Learned:
+        import bbn
+
+        options = {"score": "bic"} if method in ("hc", "hybrid") else {}
+        learned = bbn.learn_structure(frame, method=method, states=true_states(name),
+                                      **options)
+        return Learned(list(learned.arcs()), [tuple(e) for e in learned.undirected_edges_])
+
+    return learn
+
+
+# -------------------------------------------------------------------- pyAgrum
+def pyagrum_learner(algorithm: str) -> Callable[[str, object], Learned]:
+    def learn(name: str, frame) -> Learned:
+        import pyagrum as gum
+
+        learner = gum.BNLearner(frame, pyagrum_network(name))  # the true states
+        if algorithm == "miic":
+            learner.useMIIC()
+        else:
+            learner.useGreedyHillClimbing()
+            learner.useScoreBIC()
+        dag = learner.learnDAG()
+        return Learned([(learner.nameFromId(a), learner.nameFromId(b)) for a, b in dag.arcs()])
+
+    return learn
+
+
+# ---------------------------------------------------------------------- pgmpy
+def pgmpy_hill_climbing(name: str, frame) -> Learned:
+    from pgmpy.estimators import HillClimbSearch
+
+    dag = HillClimbSearch(frame, state_names=true_states(name)).estimate(
+        scoring_method="bic-d", show_progress=False)
+    return Learned(list(dag.edges()))
+
+
+def pgmpy_pc(name: str, frame) -> Learned:
+    from pgmpy.estimators import PC
+
+    pdag = PC(frame, state_names=true_states(name)).estimate(
+        variant="stable", ci_test="g_sq", significance_level=ALPHA, show_progress=False)
+    # pgmpy's PDAG may hold an undirected edge once or in both directions
+    undirected = sorted({tuple(sorted(edge)) for edge in pdag.undirected_edges})
+    return Learned(list(pdag.to_dag().edges()), undirected)
+
+
+def pgmpy_tree(name: str, frame) -> Learned:
+    from pgmpy.estimators import TreeSearch
+
+    dag = TreeSearch(frame, state_names=true_states(name)).estimate(
+        estimator_type="chow-liu", show_progress=False)
+    return Learned(list(dag.edges()))
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One row of a (network, rows): the cells, by library, of one kind of method."""
+
+    label: str
+    cells: dict[str, tuple[str, Callable[[str, object], Learned]]]  # library: (method, learn)
+
+
+KINDS = [
+    Kind("hill climbing BIC", {"bbn": ("hc", bbn_learner("hc")),
+                               "pyAgrum": ("greedy", pyagrum_learner("greedy")),
+                               "pgmpy": ("hc", pgmpy_hill_climbing)}),
+    Kind("PC", {"bbn": ("pc", bbn_learner("pc")), "pgmpy": ("pc", pgmpy_pc)}),
+    Kind("tree", {"bbn": ("tree", bbn_learner("tree")), "pgmpy": ("tree", pgmpy_tree)}),
+    Kind("default", {"bbn": ("hybrid", bbn_learner("hybrid")),
+                     "pyAgrum": ("miic", pyagrum_learner("miic"))}),
+]
+
+
+def learner(library: str, method: str) -> Callable[[str, object], Learned]:
+    for kind in KINDS:
+        if library in kind.cells and kind.cells[library][0] == method:
+            return kind.cells[library][1]
+    raise KeyError(f"no {library} method {method!r}")
+
+
+# ----------------------------------------------------------------- distances
+def structure_network(name: str, learned: Learned):
+    """The learned arcs as a structure-only bbn Network over the true states."""
+    import bbn
+
+    parents: dict[str, list[str]] = {}
+    for parent, child in learned.arcs:
+        parents.setdefault(child, []).append(parent)
+    return bbn.Network.assemble(name, true_states(name), parents=parents)
+
+
+def distances(name: str, learned: Learned) -> dict[str, int]:
+    """Structural Hamming distances to the true network: on the DAG and on the CPDAG."""
+    import bbn
+
+    result = bbn.compare(structure_network(name, learned), bbn_network(name))
+    return {"dag": int(result.shd_dag), "cpdag": int(result.shd_cpdag)}
+
+
+def shd_text(shd: dict | None) -> str:
+    """`` (DAG/CPDAG)`` after a cell's time; empty when it has none."""
+    if not shd:
+        return ""
+    return f" ({shd['dag']}/{shd['cpdag']})"
+
+
+class StructureSection(Section):
+    """Workload 5's table with each cell's SHD after its time."""
+
+    def columns(self, row: Row) -> list[str]:
+        texts = super().columns(row)
+        shd = row.extra.get("shd", {})  # only for cells that ran
+        for column, library in enumerate(self.libraries, start=1):
+            texts[column] += shd_text(shd.get(library))
+        return texts
+
+
+# ---------------------------------------------------------------------- memory
+def peak_memory(library: str, method: str, name: str, rows: int, timeout: float) -> dict | NA:
+    """Peak resident memory (MiB) of a new process that reads the cached sample and
+    learns once, and its resident memory just before learning (Python, the libraries,
+    the DataFrame)."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO)] + [p for p in [environment.get("PYTHONPATH")] if p])
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.benchmarks.structure", library, method, name,
+             str(rows)], cwd=REPO, env=environment, capture_output=True, text=True,
+            timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return NA(f"stopped: over {timeout:g} s")
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+        return NA(lines[-1][:160])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _resident_mib() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def _child(argv: list[str]) -> int:
+    """``python -m tests.benchmarks.structure LIBRARY METHOD NETWORK ROWS``: learn once
+    and print {"before": MiB, "peak": MiB} as JSON (the memory cell)."""
+    library, method, name, rows = argv
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    learn = learner(library, method)
+    frame = samples(name, int(rows))
+    true_states(name)
+    import bbn  # noqa: F401 - every library's modules loaded before "before"
+    if library == "pyAgrum":
+        import pyagrum  # noqa: F401
+    before = _resident_mib()
+    learn(name, frame)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(json.dumps({"before": round(before, 1), "peak": round(peak, 1)}))
+    return 0
+
+
+# ------------------------------------------------------------------------- run
+def run(settings: Settings, networks: list[str] | None = None,
+        rows: list[int] | None = None) -> Section:
+    section = StructureSection("8", TITLE, ["bbn", "pyAgrum", "pgmpy"],
+                               [("bbn", "pyAgrum"), ("bbn", "pgmpy")])
+    sizes = rows or (QUICK_ROWS if settings.quick else ROWS)
+    section.comment = (
+        "cell = median time (SHD on the DAG / on the equivalence class) against the true "
+        "network; rows: hill climbing BIC = bbn hc, pyAgrum greedy hill climbing, pgmpy "
+        "HillClimbSearch; PC = bbn pc, pgmpy PC stable (G², α 0.05); tree = bbn tree, "
+        "pgmpy TreeSearch (Chow–Liu); default = bbn hybrid, pyAgrum MIIC")
+    for name in networks or NETWORKS:
+        stopped: dict[tuple[str, str], int] = {}  # (library, method): rows it was stopped at
+        for n in sorted(sizes):
+            frame, failed = attempt(lambda: samples(name, n), "sample: ")
+            best: dict[str, int] = {}
+            for kind in KINDS:
+                row = Row("structure", f"{name} N={n} {kind.label}")
+                if failed:
+                    row.cells["bbn"] = failed
+                else:
+                    _measure(settings, row, kind, name, frame, stopped, n)
+                    if n == max(sizes):
+                        _memory(settings, row, kind, name, n)
+                shd = row.extra.get("shd", {})
+                best.update({f"{library} {kind.cells[library][0]}": d["cpdag"]
+                             for library, d in shd.items() if library != "bbn"})
+                if kind.label == "default" and best:
+                    who = min(best, key=best.get)
+                    row.notes.append(f"best peer CPDAG SHD {best[who]} ({who})")
+                section.add(row)
+    return section
+
+
+def _measure(settings: Settings, row: Row, kind: Kind, name: str, frame,
+             stopped: dict, n: int) -> None:
+    """Time the kind's cells side by side; SHD of each cell's last result."""
+    results: dict[str, Learned] = {}
+    runs = {}
+    for library, (method, learn) in kind.cells.items():
+        if (library, method) in stopped:
+            row.cells[library] = NA(f"not run: stopped at N={stopped[library, method]}")
+            continue
+
+        def timed(library=library, learn=learn):
+            results[library] = learn(name, frame)
+        runs[library] = timed
+    row.cells.update(measure_side_by_side(settings, runs))
+    row.cells = {library: row.cells[library] for library in kind.cells}  # table order
+    for library, cell in row.cells.items():
+        if isinstance(cell, NA) and cell.reason.startswith("stopped"):
+            stopped.setdefault((library, kind.cells[library][0]), n)
+    shd = {}
+    for library, learned in results.items():
+        measured, failed = attempt(lambda learned=learned: distances(name, learned))
+        if failed:
+            row.notes.append(f"{library} SHD n/a: {failed.reason}")
+        else:
+            shd[library] = measured
+        row.extra.setdefault("arcs", {})[library] = len(learned.arcs)
+        if learned.undirected:
+            row.extra.setdefault("undirected", {})[library] = len(learned.undirected)
+    if shd:
+        row.extra["shd"] = shd
+
+
+def _memory(settings: Settings, row: Row, kind: Kind, name: str, n: int) -> None:
+    """Peak memory of the bbn and pyAgrum cells that ran, in child processes."""
+    for library in ("bbn", "pyAgrum"):
+        if library not in kind.cells or isinstance(row.cells.get(library), NA):
+            continue
+        method = kind.cells[library][0]
+        try:
+            memory = peak_memory(library, method, name, n, 2 * settings.deadline)
+        except (OSError, ValueError) as error:
+            memory = NA(describe(error))
+        if isinstance(memory, NA):
+            row.notes.append(f"{library} peak memory n/a: {memory.reason}")
+            continue
+        row.extra.setdefault("peak_mib", {})[library] = memory
+        row.notes.append(f"{library} peak memory {memory['peak']:.0f} MiB "
+                         f"({memory['before']:.0f} MiB before learning)")
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1:]))
