@@ -258,7 +258,7 @@ def run(settings: Settings, networks: list[str] | None = None,
     for name in networks or NETWORKS:
         stopped: dict[tuple[str, str], int] = {}  # (library, method): rows it was stopped at
         for n in sorted(sizes):
-            frame, failed = attempt(lambda: samples(name, n), "sample: ")
+            frame, failed = attempt(lambda name=name, n=n: samples(name, n), "sample: ")
             best: dict[str, int] = {}
             for kind in KINDS:
                 row = Row("structure", f"{name} N={n} {kind.label}")
