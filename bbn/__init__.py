@@ -45,6 +45,8 @@ _LAZY = {
     "render": "bbn.rendering",
     "structure_score": "bbn.structure",
     "chow_liu": "bbn.structure",
+    "learn_structure": "bbn.structure",
+    "LearnedNetwork": "bbn.structure",
 }
 
 __all__ = [

@@ -219,8 +219,11 @@ def dot_source() -> str:
 
     known = modules()
     loading, lazy = import_graph(), import_graph(lazy=True)
+    # newrank: ranks the whole graph at once; dot's per-cluster ranking stops with
+    # "trouble in init_rank" on some of the cluster-to-cluster arcs drawn below
     picture = graphviz.Digraph("bbn", graph_attr={
-        "rankdir": "LR", "compound": "true", "fontname": "Helvetica", "fontsize": "16",
+        "rankdir": "LR", "compound": "true", "newrank": "true", "fontname": "Helvetica",
+        "fontsize": "16",
         "label": "bbn: modules and their imports (solid: on loading; dashed: only inside "
                  "functions, on first use)", "labelloc": "t", "nodesep": "0.25"},
         node_attr={"shape": "box", "style": "rounded,filled", "fillcolor": "white",

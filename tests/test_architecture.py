@@ -323,8 +323,6 @@ LOCAL_IMPORTS = {
         "start-up: loads graphviz, only for Jupyter's picture",
     ("bbn.network", "Network.predict_proba", "bbn.classification.prediction"): PANDAS,
     ("bbn.network", "Network.predict", "bbn.classification.prediction"): PANDAS,
-    ("bbn.structure.tree", "chow_liu", "networkx"):
-        "start-up: networkx (~0.2 s), only for the spanning tree",
     ("bbn.query", "_grammars", "pyparsing"):
         "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",
 }

@@ -1,12 +1,15 @@
-"""Structure learning: how well a graph explains the data (scores), and, later, the graph
-itself from data and what an expert knows.
+"""Structure learning: the graph of a network from data and what an expert knows, and how
+well a graph explains the data (scores).
 
 >>> from bbn.structure import SCORES
 >>> SCORES
 ('loglik', 'bic', 'aic', 'k2', 'bdeu')
 """
 
+from bbn.structure.learn import METHODS, chow_liu, learn_structure
+from bbn.structure.learned import LearnedNetwork
 from bbn.structure.scores import SCORES, family_score, structure_score
-from bbn.structure.tree import chow_liu, mutual_information
+from bbn.structure.tree import mutual_information
 
-__all__ = ["SCORES", "chow_liu", "family_score", "mutual_information", "structure_score"]
+__all__ = ["METHODS", "SCORES", "LearnedNetwork", "chow_liu", "family_score", "learn_structure",
+           "mutual_information", "structure_score"]

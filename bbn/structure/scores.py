@@ -50,6 +50,19 @@ def _log_gamma(values: np.ndarray) -> np.ndarray:
     return logs[inverse].reshape(values.shape)
 
 
+def check_ess(ess: float) -> None:
+    """ModelError unless BDeu's equivalent sample size is a finite number > 0.
+
+    >>> check_ess(0)
+    Traceback (most recent call last):
+        ...
+    bbn.errors.ModelError: ess (BDeu's equivalent sample size) must be a number > 0, got 0
+    """
+    if not (isinstance(ess, (int, float)) and math.isfinite(ess) and ess > 0):
+        raise ModelError(f"ess (BDeu's equivalent sample size) must be a number > 0, "
+                         f"got {ess!r}")
+
+
 def family_score(counts: np.ndarray, score: str = "bic", rows: int | None = None,
                  ess: float = 1.0) -> float:
     """The score of one family from its count table.
@@ -153,9 +166,7 @@ def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
     if score not in SCORES:
         raise ModelError(f"unknown score {score!r}; the scores are {', '.join(SCORES)}"
                          f"{suggest(str(score), SCORES)}")
-    if not (isinstance(ess, (int, float)) and math.isfinite(ess) and ess > 0):
-        raise ModelError(f"ess (BDeu's equivalent sample size) must be a number > 0, "
-                         f"got {ess!r}")
+    check_ess(ess)
     continuous = [v for v in net.variables if net.is_gaussian(v)]
     if continuous:
         raise ModelError(f"{continuous[0]!r} is continuous (Gaussian): structure scores "

@@ -10,24 +10,24 @@ oriented away from a root (every root gives the same likelihood: the orientation
 Markov equivalent). The spanning tree is networkx's (Kruskal); the counts are bbn's, one
 ``np.bincount`` per pair of variables.
 
->>> import pandas as pd
+>>> import bbn, pandas as pd
 >>> rows = pd.DataFrame({"A": list("TTFFTF"), "B": list("TTFFTT"), "C": list("TFTFTF")})
->>> net = chow_liu(rows, root="A")
+>>> net = bbn.chow_liu(rows, root="A")
 >>> net.arcs()
 [('A', 'B'), ('A', 'C')]
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
 
+import networkx as nx
 import numpy as np
 
-from bbn.data import complete_codes, read_data, states_from_values
-from bbn.errors import DataError, ModelError, suggest
-from bbn.learning.counting import family_counts
-from bbn.learning.parameters import learn
-from bbn.network import Network
+from bbn.errors import ModelError, suggest
+from bbn.structure.dataset import CodedData
+from bbn.structure.knowledge import Knowledge
+from bbn.structure.method import Settings, Structure
 
 
 def mutual_information(counts: np.ndarray) -> float:
@@ -54,74 +54,68 @@ def mutual_information(counts: np.ndarray) -> float:
     return float(np.sum(joint[seen] * np.log(joint[seen] / outer[seen])))
 
 
-def chow_liu(data, root: str | None = None, *, states: Mapping[str, Sequence[str]] | None = None,
-             columns: Sequence[str] | None = None, estimator="mle",
-             name: str = "chow-liu") -> Network:
-    """The Chow–Liu tree of ``data``, oriented away from ``root``, with its tables learned.
+def tree_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Structure:
+    """The Chow–Liu tree as a structure method (``method="tree"``).
+
+    Pairs that the knowledge allows in neither direction are left out of the spanning
+    tree; required arcs are put in first (weight +∞). The tree is oriented away from the
+    option ``root`` (a name; by default the ``target``, else the first variable); a part
+    of the forest that does not reach it is oriented away from its first variable.
 
     Parameters
     ----------
-    data : DataFrame, str or path, or numpy array
-        Complete discrete rows, one column per variable (read as :func:`bbn.learn` reads
-        data).
-    root : str, optional
-        The variable the arcs point away from; the first column by default.
-    states : dict, optional
-        ``{variable: its states}``; otherwise the distinct values of each column, sorted
-        (numbers numerically).
-    columns : sequence of str, optional
-        Column names for a 2-D numpy array.
-    estimator : Estimator or str, default "mle"
-        How the tables are learned (any of :func:`bbn.learn`'s).
-    name : str, default "chow-liu"
-        The network's name.
+    data : CodedData
+        The coded rows.
+    knowledge : Knowledge
+        What the expert knows (checked on the result by the caller).
+    settings : Settings
+        Reads the option ``root`` and ``target``.
 
     Returns
     -------
-    Network
-        Variables in column order; each but the root has one parent.
-
-    Raises
-    ------
-    DataError
-        For no rows, a missing value, a value that is no state, or fewer than one column.
-    ModelError
-        For a ``root`` that is no column (with close matches).
+    Structure
+        Every variable with at most one parent; ``statistics["pairs"]`` the mutual
+        informations computed, ``statistics["skipped"]["memory"]`` the pairs left out
+        because their count table would exceed the memory limit.
 
     Examples
     --------
-    >>> import bbn
-    >>> rows = bbn.sample(bbn.load("models/chair.bn"), 3000, seed=1)
-    >>> sorted(chow_liu(rows, root="C").arcs())
-    [('B', 'A'), ('B', 'S'), ('C', 'B'), ('C', 'W')]
+    >>> import numpy as np
+    >>> from bbn.structure.dataset import CodedData
+    >>> codes = np.array([[0, 0, 1], [1, 1, 1], [0, 0, 0], [1, 1, 0]])
+    >>> data = CodedData(("A", "B", "C"), (("0", "1"),) * 3, codes)
+    >>> found = tree_method(data, Knowledge.build(data.variables), Settings())
+    >>> found.arcs()        # A and B equal: I = ln 2; C independent of both: I = 0
+    [(0, 1), (0, 2)]
     """
-    import networkx as nx  # here: networkx costs 0.2 s to import (start-up of bbn query)
-
-    frame, source = read_data(data, columns, states)
-    variables = [str(c) for c in frame.columns]
-    if not variables:
-        raise DataError(f"{source}: no columns to learn a structure from")
-    if root is None:
-        root = variables[0]
-    elif root not in variables:
-        raise ModelError(f"the root {root!r} is no column of {source}"
-                         f"{suggest(str(root), variables)}")
-    names = [tuple(states[v]) if states and v in states else states_from_values(frame[v])
-             for v in variables]
-    codes = complete_codes(frame, variables, names, source)
-    cards = [len(s) for s in names]
+    settings.check_options("tree", ("root",))
+    root = settings.option("root", None)
+    if root is not None and root not in data.variables:
+        raise ModelError(f"the root {root!r} is no column of {data.source}"
+                         f"{suggest(str(root), data.variables)}")
+    root = (data.index(root) if root is not None
+            else settings.target if settings.target is not None else 0)
+    n = len(data.variables)
+    allowed = knowledge.allowed
+    required = {frozenset(arc) for arc in knowledge.required}
     graph = nx.Graph()
-    graph.add_nodes_from(variables)
-    for i in range(len(variables)):
-        for j in range(i + 1, len(variables)):
-            counts = family_counts([codes[:, i], codes[:, j]], [cards[i], cards[j]])
-            graph.add_edge(variables[i], variables[j], weight=mutual_information(counts))
+    graph.add_nodes_from(range(n))
+    too_large = 0                        # pairs whose count table exceeds the memory limit
+    for i in range(n):
+        for j in range(i + 1, n):
+            if not (allowed[i, j] or allowed[j, i]):
+                continue
+            if not data.fits((i, j)):
+                too_large += 1
+                continue
+            weight = (math.inf if frozenset((i, j)) in required
+                      else mutual_information(data.counts((i, j))))
+            graph.add_edge(i, j, weight=weight)
     tree = nx.maximum_spanning_tree(graph, weight="weight")
-    parent = {child: p for p, child in nx.bfs_edges(tree, root)}
-    structure = Network(name)
-    for v, v_states in zip(variables, names):
-        structure.add_variable(v, v_states)
-    for v in variables:
-        if v in parent:
-            structure.set_parents(v, [parent[v]])
-    return learn(structure, frame, estimator)
+    parents: list[tuple[int, ...]] = [()] * n
+    for component in nx.connected_components(tree):
+        start = root if root in component else min(component)
+        for parent, child in nx.bfs_edges(tree, start):
+            parents[child] = (parent,)
+    return Structure(tuple(parents), statistics={"pairs": graph.number_of_edges(),
+                                                 "skipped": {"memory": too_large}})
