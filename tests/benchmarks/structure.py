@@ -306,9 +306,9 @@ def _measure(settings: Settings, row: Row, kind: Kind, name: str, frame,
             row.notes.append(f"{library} SHD n/a: {failed.reason}")
         else:
             shd[library] = measured
-        row.extra.setdefault("arcs", {})[library] = len(learned.arcs)
-        if learned.undirected:
-            row.extra.setdefault("undirected", {})[library] = len(learned.undirected)
+        # the answer itself, so distances can be recomputed from the JSON
+        row.extra.setdefault("learned", {})[library] = {
+            "arcs": sorted(learned.arcs), "undirected": sorted(learned.undirected)}
     if shd:
         row.extra["shd"] = shd
 
