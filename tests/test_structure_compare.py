@@ -4,12 +4,14 @@ against brute force over every DAG on 4 variables, and bbn.compare's distances."
 from __future__ import annotations
 
 import itertools
+import re
 from collections import defaultdict
 
 import networkx as nx
 import pytest
 
 import bbn
+from bbn.cli import main
 from bbn.errors import ModelError
 from bbn.structure import LearnedNetwork, compare
 from bbn.structure.equivalence import (
@@ -210,3 +212,49 @@ def test_compare_refuses_different_variables_with_a_suggestion():
         compare(other, net({}))
     with pytest.raises(ModelError, match="the reference one is a dict"):
         compare(net({}), {"A": []})
+
+
+# ------------------------------------------------------------ the picture
+def drawn_edges(source: str) -> dict[tuple[str, str], str]:
+    """``{(tail, head): attributes}`` of the DOT source's edges."""
+    return {(tail, head): attributes for tail, head, attributes
+            in re.findall(r"^\s*(\w+) -> (\w+) \[(.*)\]$", source, re.M)}
+
+
+def test_the_comparison_picture_colours_every_arc_by_its_kind():
+    truth = net({"C": ["A", "B"], "D": ["C"]})
+    learned = net({"A": ["C"], "C": ["B"], "D": ["A"]})
+    source = bbn.render(learned, compare=truth).source
+    assert drawn_edges(source) == {
+        ("B", "C"): 'color="#222222"',                                  # correct
+        ("C", "A"): 'color="#d35400" penwidth=1.6',                     # reversed
+        ("A", "D"): 'color="#2471a3" penwidth=1.6',                     # extra
+        ("C", "D"): 'color="#c0392b" penwidth=1.4 style=dashed',        # missing
+    }
+    assert "SHD 3 on the DAGs, 4 on the equivalence classes" in source
+    assert all(word in source for word in ("correct", "reversed", "extra", "missing"))
+
+
+def test_a_learned_networks_open_edges_are_drawn_without_arrowheads():
+    truth = net({"C": ["A", "B"]})
+    learned = LearnedNetwork.assemble("l", STATES, {"B": ["A"], "C": ["A"]})
+    learned.record("pc", None, [("A", "B"), ("A", "C")], {})
+    edges = drawn_edges(bbn.render(learned, compare=truth).source)
+    assert edges == {("A", "B"): 'color="#2471a3" dir=none penwidth=1.6',    # extra, open
+                     ("A", "C"): 'color="#222222" dir=none',                 # in the truth
+                     ("B", "C"): 'color="#c0392b" penwidth=1.4 style=dashed'}
+
+
+def test_cli_render_compare(tmp_path, capsys):
+    truth, learned = tmp_path / "truth.bn", tmp_path / "learned.bn"
+    bbn.save(net({"C": ["A", "B"], "D": ["C"]}, "truth"), truth)
+    bbn.save(net({"C": ["A"], "D": ["C"]}, "learned"), learned)
+    assert main(["render", str(learned), "--compare", str(truth)]) == 0
+    source = capsys.readouterr().out
+    assert drawn_edges(source) == {("A", "C"): 'color="#222222"', ("C", "D"): 'color="#222222"',
+                                   ("B", "C"): 'color="#c0392b" penwidth=1.4 style=dashed'}
+    assert "SHD 1 on the DAGs, 3 on the equivalence classes" in source
+    other = tmp_path / "other.bn"
+    bbn.save(bbn.Network.assemble("o", {"A": ["0", "1"]}, {}), other)
+    assert main(["render", str(learned), "--compare", str(other)]) == 2
+    assert "'B' is only in the learned network" in capsys.readouterr().err
