@@ -6,10 +6,11 @@ well a graph explains the data (scores).
 ('loglik', 'bic', 'aic', 'k2', 'bdeu')
 """
 
+from bbn.structure.compare import Comparison, compare
 from bbn.structure.learn import METHODS, chow_liu, learn_structure
 from bbn.structure.learned import LearnedNetwork
 from bbn.structure.scores import SCORES, family_score, structure_score
 from bbn.structure.tree import mutual_information
 
-__all__ = ["METHODS", "SCORES", "LearnedNetwork", "chow_liu", "family_score", "learn_structure",
-           "mutual_information", "structure_score"]
+__all__ = ["METHODS", "SCORES", "Comparison", "LearnedNetwork", "chow_liu", "compare",
+           "family_score", "learn_structure", "mutual_information", "structure_score"]
