@@ -41,7 +41,7 @@ from bbn.errors import ModelError
 from bbn.structure.dataset import CodedData
 from bbn.structure.equivalence import PDAG, extension, meek, orient
 from bbn.structure.independence import independence_test
-from bbn.structure.knowledge import Knowledge
+from bbn.structure.knowledge import Knowledge, arc_text
 from bbn.structure.method import Settings, Structure
 
 #: The options of ``method="pc"``.
@@ -75,7 +75,8 @@ def pc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
     Raises
     ------
     ModelError
-        For an unknown option, a bad ``max_condition``, or a ``start`` network.
+        For an unknown option, a bad ``max_condition``, a ``start`` network, or knowledge
+        that orients the edges kept into a directed cycle.
 
     Examples
     --------
@@ -186,9 +187,16 @@ def _orient(adjacent: np.ndarray, separating: dict[tuple[int, int], tuple[int, .
     number of edges whose v-structure orientations conflicted."""
     graph = adjacent.copy()
     allowed = knowledge.allowed
-    graph &= allowed | ~allowed.T                # an edge allowed one way only: that way
-    for p, c in knowledge.required:
-        graph[c, p] = False
+    one_way = adjacent & allowed & ~allowed.T    # an edge allowed one way only: that way
+    for p, c in sorted(knowledge.required) + [(int(p), int(c)) for p, c in
+                                              zip(*np.nonzero(one_way))]:
+        if graph[c, p] and not orient(graph, p, c):
+            names = knowledge.variables
+            raise ModelError(
+                f"the knowledge orients the edges PC kept into a directed cycle: "
+                f"{arc_text(names[p], names[c])} (required, or the only direction the "
+                f"forbidden arcs and tiers allow) closes it; loosen the forbidden arcs "
+                f"or tiers")
     proposed = np.zeros_like(graph)
     for (x, y), given in separating.items():
         for z in np.flatnonzero(adjacent[x] & adjacent[y]):
