@@ -69,7 +69,8 @@ def pc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
         A consistent extension of the PDAG found, its undirected edges, and statistics:
         ``tests`` run, ``shared_sets`` (sets from both ends of an edge, tested once),
         ``levels`` (the largest ℓ reached + 1),
-        ``removed`` (edges by level), ``conflicts``, ``skipped_too_large``,
+        ``removed`` (edges by level), ``conflicts``, ``skipped["memory"]`` (tests whose
+        count table would exceed the memory limit),
         ``extension_fallback`` (True when the PDAG had no consistent extension).
 
     Raises
@@ -109,7 +110,7 @@ def pc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
         parents, fallback = extension(pdag, strict=False), True
     statistics = {"tests": tests.run, "shared_sets": tests.shared, "levels": len(removed),
                   "removed": removed, "conflicts": conflicts,
-                  "skipped_too_large": tests.too_large, "extension_fallback": fallback}
+                  "skipped": {"memory": tests.too_large}, "extension_fallback": fallback}
     return Structure(parents, pdag.undirected, statistics=statistics)
 
 
