@@ -76,6 +76,34 @@ def test_with_an_oracle_pc_finds_the_cpdag_of_every_dag_on_4_variables(monkeypat
     assert found_classes == 543
 
 
+class ListedIndependences:
+    """Tests that find exactly the listed independences (x, y, S), x < y: possibly
+    unfaithful ones, as sampling noise produces."""
+
+    def __init__(self, independent) -> None:
+        self.independent = set(independent)
+        self.run = self.shared = self.too_large = 0
+
+    def p_value(self, x: int, y: int, given: tuple[int, ...]) -> float:
+        self.run += 1
+        return 1.0 if (min(x, y), max(x, y), tuple(sorted(given))) in self.independent else 0.0
+
+
+def test_conflicting_v_structures_leave_the_edge_to_meeks_rules(monkeypatch):
+    # A ⫫ C, B ⫫ D, A ⫫ D (all marginally): skeleton A — B — C — D; the separating sets
+    # are empty, so A → B ← C and B → C ← D: B — C is proposed both ways (a conflict).
+    # Only A → B and D → C are set; Meek's R1 then orients B — C from A → B (the pairs
+    # are visited in position order): B → C.
+    independent = {(0, 2, ()), (1, 3, ()), (0, 3, ())}
+    monkeypatch.setattr(pc, "_Tests", lambda data, test: ListedIndependences(independent))
+    data = CodedData(tuple("ABCD"), (tuple(BINARY),) * 4, np.zeros((1, 4), dtype=int))
+    found = pc.pc_method(data, Knowledge.build(data.variables), Settings())
+    assert found.statistics["conflicts"] == 1
+    assert found.arcs() == [(0, 1), (1, 2), (3, 2)] and found.undirected == frozenset()
+    # level 0: 6 pairs; level 1: A–B | C, B–C | A, B–C | D, C–D | B
+    assert found.statistics["tests"] == 10
+
+
 # ------------------------------------------------------------- from samples
 def test_pc_recovers_the_collider_networks_class_from_5000_samples():
     truth = collider_network()
@@ -119,6 +147,16 @@ def test_max_condition_limits_the_conditioning_sets():
     assert ("A", "D") in learned.arcs() or ("D", "A") in learned.arcs()
     full = bbn.learn_structure(rows, method="pc")
     assert len(full.arcs()) == 3 and len(learned.arcs()) == 5
+
+
+def test_tests_above_the_memory_limit_are_skipped_and_their_edges_stay(memory_limit):
+    rows = bbn.sample(collider_network(), 5000, seed=4)
+    memory_limit(8 * 8)           # tables of 3 binary variables fit, of 4 do not
+    learned = bbn.learn_structure(rows, method="pc")
+    # level 2 would test A–C | B, D and B–C | A, D and C–D | A, B (one set per edge, all
+    # of 4 variables): skipped, and their edges were not removed at level 1 anyway
+    assert learned.statistics_["skipped"] == {"memory": 3}
+    assert sorted(learned.arcs()) == sorted(collider_network().arcs())
 
 
 def test_missing_values_are_dropped_per_test():
@@ -196,6 +234,18 @@ def test_forbidden_both_ways_removes_the_edge_and_required_keeps_one():
     kept = bbn.learn_structure(rows, method="pc", required=["C->A"])
     assert ("C", "A") in kept.arcs()
     assert ("A", "C") not in [tuple(sorted(e)) for e in kept.undirected_edges_]
+
+
+def test_knowledge_that_orients_the_kept_edges_into_a_cycle_is_refused():
+    triangle = bbn.Network("triangle")                  # A → B, A → C, B → C: no test
+    triangle.add_variable("A", BINARY, table=[0.5, 0.5])  # separates any pair
+    triangle.add_variable("B", BINARY, parents=["A"], table=[[0.8, 0.2], [0.2, 0.8]])
+    triangle.add_variable("C", BINARY, parents=["A", "B"],
+                          table=[[0.9, 0.1], [0.5, 0.5], [0.4, 0.6], [0.1, 0.9]])
+    rows = bbn.sample(triangle, 3000, seed=3)
+    assert len(bbn.learn_structure(rows, method="pc").arcs()) == 3
+    with pytest.raises(ModelError, match=r"into a directed cycle: C->A \(required"):
+        bbn.learn_structure(rows, method="pc", forbidden=["B->A", "C->B", "A->C"])
 
 
 def test_max_parents_is_checked_on_the_result():

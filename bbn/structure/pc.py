@@ -41,7 +41,7 @@ from bbn.errors import ModelError
 from bbn.structure.dataset import CodedData
 from bbn.structure.equivalence import PDAG, extension, meek, orient
 from bbn.structure.independence import independence_test
-from bbn.structure.knowledge import Knowledge
+from bbn.structure.knowledge import Knowledge, arc_text
 from bbn.structure.method import Settings, Structure
 
 #: The options of ``method="pc"``.
@@ -69,13 +69,15 @@ def pc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
         A consistent extension of the PDAG found, its undirected edges, and statistics:
         ``tests`` run, ``shared_sets`` (sets from both ends of an edge, tested once),
         ``levels`` (the largest ℓ reached + 1),
-        ``removed`` (edges by level), ``conflicts``, ``skipped_too_large``,
+        ``removed`` (edges by level), ``conflicts``, ``skipped["memory"]`` (tests whose
+        count table would exceed the memory limit),
         ``extension_fallback`` (True when the PDAG had no consistent extension).
 
     Raises
     ------
     ModelError
-        For an unknown option, a bad ``max_condition``, or a ``start`` network.
+        For an unknown option, a bad ``max_condition``, a ``start`` network, or knowledge
+        that orients the edges kept into a directed cycle.
 
     Examples
     --------
@@ -108,7 +110,7 @@ def pc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
         parents, fallback = extension(pdag, strict=False), True
     statistics = {"tests": tests.run, "shared_sets": tests.shared, "levels": len(removed),
                   "removed": removed, "conflicts": conflicts,
-                  "skipped_too_large": tests.too_large, "extension_fallback": fallback}
+                  "skipped": {"memory": tests.too_large}, "extension_fallback": fallback}
     return Structure(parents, pdag.undirected, statistics=statistics)
 
 
@@ -186,9 +188,16 @@ def _orient(adjacent: np.ndarray, separating: dict[tuple[int, int], tuple[int, .
     number of edges whose v-structure orientations conflicted."""
     graph = adjacent.copy()
     allowed = knowledge.allowed
-    graph &= allowed | ~allowed.T                # an edge allowed one way only: that way
-    for p, c in knowledge.required:
-        graph[c, p] = False
+    one_way = adjacent & allowed & ~allowed.T    # an edge allowed one way only: that way
+    for p, c in sorted(knowledge.required) + [(int(p), int(c)) for p, c in
+                                              zip(*np.nonzero(one_way))]:
+        if graph[c, p] and not orient(graph, p, c):
+            names = knowledge.variables
+            raise ModelError(
+                f"the knowledge orients the edges PC kept into a directed cycle: "
+                f"{arc_text(names[p], names[c])} (required, or the only direction the "
+                f"forbidden arcs and tiers allow) closes it; loosen the forbidden arcs "
+                f"or tiers")
     proposed = np.zeros_like(graph)
     for (x, y), given in separating.items():
         for z in np.flatnonzero(adjacent[x] & adjacent[y]):
