@@ -105,9 +105,12 @@ def pyagrum_learner(algorithm: str) -> Callable[[str, object], Learned]:
     def learn(name: str, frame) -> Learned:
         import pyagrum as gum
 
+        # one thread, as bbn: its default two, on two cores other processes also use,
+        # took 0.30-8 s from run to run (greedy search, alarm 10,000 rows; 0.47-0.59 s
+        # with one). The learner's own setting is not enough: MIIC used 17 s of CPU
+        # with it and 3.4 s with the global one.
+        gum.setNumberOfThreads(1)
         learner = gum.BNLearner(frame, pyagrum_network(name))  # the true states
-        # one thread, as bbn: its default two, on two cores another process also uses,
-        # took 0.30-8 s from run to run on alarm 10,000 rows (0.47-0.59 s with one)
         learner.setNumberOfThreads(1)
         if algorithm == "miic":
             learner.useMIIC()
