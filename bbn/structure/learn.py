@@ -22,6 +22,8 @@ from bbn.learning.counting import check_family_sizes
 from bbn.learning.estimators import Estimator, as_estimator, table_from_counts
 from bbn.network import Network
 from bbn.structure.dataset import CodedData, read_coded
+from bbn.structure.hill_climbing import hc_method
+from bbn.structure.hybrid import hybrid_method
 from bbn.structure.independence import TESTS
 from bbn.structure.knowledge import ArcLike, Knowledge
 from bbn.structure.learned import LearnedNetwork
@@ -32,6 +34,8 @@ from bbn.structure.tree import tree_method
 #: The methods by name: each a function (data, knowledge, settings) -> Structure.
 METHODS: dict[str, Callable[[CodedData, Knowledge, Settings], Structure]] = {
     "tree": tree_method,
+    "hc": hc_method,
+    "hybrid": hybrid_method,
 }
 
 #: The method used when none is named.
