@@ -18,9 +18,19 @@ are kept in a dictionary keyed by (child, parents), so a family met again (a rem
 undoing an addition, a tabu step, a restart) is never counted twice.
 
 A family whose table would exceed the memory limit (:func:`bbn.set_memory_limit`) is
-never counted: its score is −∞ and ``skipped_memory`` counts it. With
-``missing="drop"`` a row missing a value of a family goes to a discarded bin, so every
-family is counted on its available cases and N (BIC's ln N) is that family's row count.
+never counted: its score is −∞ and ``skipped_memory`` counts it.
+
+With ``missing="drop"`` a row missing a value of a family goes to a discarded bin, so
+every family U is counted on its available cases, N_U rows (BIC's N is N_U). Two
+families of a child are then scored on different rows, and their difference would mostly
+measure the rows (a sum of log-probabilities over fewer rows is larger, by far more than
+any penalty), so the gain of a move is paired: both families are scored on the rows of
+the larger one, W = U ∪ {p},
+
+    Δ = s(X, U ∪ {p}; rows of W) − s(X, U; rows of W)
+
+the second table being the first summed over p (:meth:`FamilyScores.gains`). With
+complete data that is the plain difference of the two families' scores.
 
 >>> import numpy as np
 >>> from bbn.structure.dataset import CodedData
@@ -119,6 +129,48 @@ class FamilyScores:
         added = [i for i, p in enumerate(others) if p not in present]
         if added:
             result[added] = self._additions(child, current, [others[i] for i in added])
+        return result
+
+    def gains(self, child: int, parents: Sequence[int], others: Sequence[int]) -> np.ndarray:
+        """The score change of toggling each p of ``others`` in the child's ``parents``
+        (adding p, or removing it when it is a parent): paired on the larger family's
+        rows with ``missing="drop"`` (module docstring).
+
+        Returns
+        -------
+        numpy.ndarray
+            One float per entry of ``others`` (−∞ for a family over the memory limit).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bbn.structure.dataset import CodedData
+        >>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
+        >>> scores = FamilyScores(CodedData(("A", "B"), (("0", "1"),) * 2, codes), "loglik")
+        >>> scores.gains(1, (), [0]).round(4).tolist()      # −1.3863 − (−2.2493)
+        [0.863]
+        """
+        current = tuple(sorted(parents))
+        if not self.drop:
+            return self.toggled(child, current, others) - self.score(child, current)
+        result = np.empty(len(others))
+        r = self.r(child)
+        for i, p in enumerate(others):
+            larger = current if p in current else tuple(sorted((*current, p)))
+            if not self.fits(child, larger):
+                self.skipped_memory += 1
+                result[i] = -math.inf
+                continue
+            size = self._size(child, larger)
+            counts = np.bincount(self._codes((*larger, child)), minlength=size + 1)[1:]
+            table = counts.astype(float).reshape([int(self.cardinality[j])
+                                                  for j in (*larger, child)])
+            without = table.sum(axis=larger.index(p)).ravel()
+            both = segment_scores(np.concatenate((table.ravel(), without)),
+                                  np.array([size // r, size // r // self.r(p)]), r,
+                                  self.score_name, self.ess)
+            result[i] = (both[0] - both[1]) * (1 if p not in current else -1)
+            self.scored += 1
         return result
 
     def scores(self, child: int, families: Sequence[tuple[int, ...]]) -> np.ndarray:

@@ -172,21 +172,32 @@ def hill_climb(data: CodedData, knowledge: Knowledge, settings: Settings,
         tuple(sorted(p for p, c in knowledge.required if c == child)) for child in range(n))
     climb = _Climb(scores, allowed, knowledge, start, settings.report)
     climb.run(options)
-    best, best_score = climb.best_parents, climb.best_score
+    best = climb.best
     rng = np.random.default_rng(settings.seed)
     for restart in range(options.restarts):
         climb.restart(best, rng, options.perturbation)
         climb.run(options)
+        if climb.best.progress > best.progress + climb.tolerance(best.score):
+            best = climb.best
         settings.report(f"hc: restart {restart + 1} of {options.restarts}, score "
-                        f"{climb.best_score:.1f} (best {max(best_score, climb.best_score):.1f})")
-        if climb.best_score > best_score + climb.tolerance(best_score):
-            best, best_score = climb.best_parents, climb.best_score
+                        f"{climb.best.score:.1f} (best {best.score:.1f})")
     found = dict(statistics or {})
     found.update(iterations=climb.iterations, restarts=options.restarts,
                  families=scores.scored, cache_hits=scores.hits,
                  skipped={"memory": scores.skipped_memory},
                  seconds=time.perf_counter() - began)
-    return Structure(best, score=best_score, statistics=found)
+    return Structure(best.parents, score=best.score, statistics=found)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A DAG met during the search: its parents, score, and the sum of the gains of the
+    moves that led to it (with missing="drop" the gains, paired on common rows, are what
+    the climb compares; with complete data the progress is the score minus the start's)."""
+
+    parents: Parents
+    score: float
+    progress: float
 
 
 class _Climb:
@@ -202,9 +213,10 @@ class _Climb:
         for p, c in knowledge.required:
             self.required[p, c] = True
         self.iterations = 0
+        self.progress = 0.0
         self.reported = time.perf_counter()
         self._set(start)
-        self.best_parents, self.best_score = self.parents_tuple(), self.total()
+        self.best = self.seen()
 
     def _set(self, parents: Parents) -> None:
         """Start from the DAG ``parents``: its families scored, every Δ column filled."""
@@ -220,8 +232,9 @@ class _Climb:
         self._reachability()
         self.tabu = np.zeros((3, n, n), dtype=np.int64)   # add, remove, reverse: until
 
-    def parents_tuple(self) -> Parents:
-        return tuple(self.parents)
+    def seen(self) -> _Seen:
+        """The current DAG as a _Seen."""
+        return _Seen(tuple(self.parents), self.total(), self.progress)
 
     def total(self) -> float:
         return math.fsum(self.local.tolist())
@@ -239,7 +252,7 @@ class _Climb:
         others = np.flatnonzero(addable | self.arc[:, c]).tolist()
         self.delta[:, c] = -math.inf
         if others:
-            self.delta[others, c] = self.scores.toggled(c, ps, others) - self.local[c]
+            self.delta[others, c] = self.scores.gains(c, ps, others)
 
     def _reachability(self) -> None:
         """R = the transitive closure of the arcs, by repeated squaring (log₂ n products)."""
@@ -264,8 +277,8 @@ class _Climb:
         return add, remove, reverse
 
     def run(self, options: ClimbOptions) -> None:
-        """Climb from the current DAG; keep the best DAG seen in best_parents/best_score."""
-        self.best_parents, self.best_score = self.parents_tuple(), self.total()
+        """Climb from the current DAG; keep the best DAG seen in ``best``."""
+        self.best = self.seen()
         stalled, steps = 0, 0
         while steps < options.max_iterations:
             gains = self.moves()
@@ -274,28 +287,28 @@ class _Climb:
             gain = float(gains[kind].flat[flat])
             if gain == -math.inf:
                 break
-            if gain <= self.tolerance(self.best_score) and (
+            if gain <= self.tolerance(self.best.score) and (
                     options.tabu_length == 0 or stalled >= options.tabu_length):
                 break
             p, c = divmod(flat, self.n)
-            self.apply(kind, p, c)
+            self.apply(kind, p, c, gain)
             undo = (1, 0, 2)[kind]             # remove what was added, and so on
             arc = (p, c) if kind < 2 else (c, p)
             self.tabu[undo, arc[0], arc[1]] = self.iterations + options.tabu_length
             steps += 1
-            score = self.total()
-            if score > self.best_score + self.tolerance(self.best_score):
-                self.best_parents, self.best_score, stalled = self.parents_tuple(), score, 0
+            if self.progress > self.best.progress + self.tolerance(self.best.score):
+                self.best, stalled = self.seen(), 0
             else:
                 stalled += 1
             if time.perf_counter() - self.reported > _PROGRESS_EVERY:
                 self.reported = time.perf_counter()
-                self.report(f"hc: {self.iterations} moves, score {score:.1f}, "
+                self.report(f"hc: {self.iterations} moves, score {self.total():.1f}, "
                             f"{self.scores.scored} families scored")
 
-    def apply(self, kind: int, p: int, c: int) -> None:
+    def apply(self, kind: int, p: int, c: int, gain: float) -> None:
         """Make move ``kind`` (0 add, 1 remove, 2 reverse) on the arc p → c."""
         self.iterations += 1
+        self.progress += gain
         if kind == 0:
             self._toggle(p, c)
             ends = self.reach | np.eye(self.n, dtype=bool)
@@ -313,13 +326,15 @@ class _Climb:
         self.local[c] = self.scores.score(c, self.parents[c])
         self._refresh(c)
 
-    def restart(self, parents: Parents, rng: np.random.Generator, moves: int) -> None:
-        """Go to ``parents`` and make ``moves`` random legal moves (tabu cleared)."""
-        self._set(parents)
+    def restart(self, start: _Seen, rng: np.random.Generator, moves: int) -> None:
+        """Go to ``start`` and make ``moves`` random legal moves (tabu cleared)."""
+        self._set(start.parents)
+        self.progress = start.progress
         for _ in range(moves):
-            legal = np.stack([np.isfinite(g) for g in self.moves()])
-            choices = np.flatnonzero(legal)
+            gains = np.stack(self.moves())
+            choices = np.flatnonzero(np.isfinite(gains))
             if not len(choices):
                 break
-            kind, p, c = np.unravel_index(int(rng.choice(choices)), legal.shape)
-            self.apply(int(kind), int(p), int(c))
+            pick = int(rng.choice(choices))
+            kind, p, c = np.unravel_index(pick, gains.shape)
+            self.apply(int(kind), int(p), int(c), float(gains.flat[pick]))
