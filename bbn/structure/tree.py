@@ -75,7 +75,8 @@ def tree_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> St
     -------
     Structure
         Every variable with at most one parent; ``statistics["pairs"]`` the mutual
-        informations computed.
+        informations computed, ``statistics["skipped"]["memory"]`` the pairs left out
+        because their count table would exceed the memory limit.
 
     Examples
     --------
@@ -99,9 +100,13 @@ def tree_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> St
     required = {frozenset(arc) for arc in knowledge.required}
     graph = nx.Graph()
     graph.add_nodes_from(range(n))
+    too_large = 0                        # pairs whose count table exceeds the memory limit
     for i in range(n):
         for j in range(i + 1, n):
             if not (allowed[i, j] or allowed[j, i]):
+                continue
+            if not data.fits((i, j)):
+                too_large += 1
                 continue
             weight = (math.inf if frozenset((i, j)) in required
                       else mutual_information(data.counts((i, j))))
@@ -112,4 +117,5 @@ def tree_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> St
         start = root if root in component else min(component)
         for parent, child in nx.bfs_edges(tree, start):
             parents[child] = (parent,)
-    return Structure(tuple(parents), statistics={"pairs": graph.number_of_edges()})
+    return Structure(tuple(parents), statistics={"pairs": graph.number_of_edges(),
+                                                 "skipped": {"memory": too_large}})
