@@ -283,6 +283,7 @@ def test_missing_values_are_dropped_per_family(chair_file, method):
         for c, ps in enumerate(tuple(data.index(p) for p in learned.parents(v))
                                for v in data.variables))
     assert learned.score_ == pytest.approx(expected, rel=1e-12)
+    assert CHAIR_COMPELLED <= set(learned.arcs())         # the generating class again
     assert {frozenset(arc) for arc in learned.arcs()} == {
         frozenset(arc) for arc in CHAIR_COMPELLED | {("C", "W")}}
     with pytest.raises(bbn.errors.DataError):
