@@ -74,6 +74,16 @@ def test_cached_family_scores_equal_family_score(chair_file, score, missing):
     assert scores.scored == before and scores.hits > 0
 
 
+def test_a_pair_table_scores_both_directions(chair_file):
+    data = read_coded(chair_rows(chair_file, 500))
+    scores = FamilyScores(data, "bdeu")
+    scores.toggled(0, (), [1, 2, 3, 4])                  # C with each other parent
+    assert scores.scored == 8                            # and each other with parent C
+    reverse = scores.toggled(3, (), [0])                 # B | C: no new count
+    assert scores.scored == 8 and scores.hits == 1
+    assert reverse[0] == pytest.approx(family_score(data.counts((0, 3)), "bdeu"), rel=1e-12)
+
+
 @pytest.mark.parametrize("score", ["bic", "bdeu"])
 def test_gains_with_missing_values_compare_families_on_the_same_rows(chair_file, score):
     data = read_coded(with_missing(chair_rows(chair_file, 500), 0.1, seed=3), missing="drop")

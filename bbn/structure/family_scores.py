@@ -270,8 +270,27 @@ class FamilyScores:
         else:
             code += base[:, None]
             counts = np.bincount(code.ravel(order="K"), minlength=int(cards.sum()) * base_size)
-        return segment_scores(counts.astype(float), cards * (base_size // r), r,
-                              self.score_name, self.ess)
+        counts = counts.astype(float)
+        if base_size == r:                 # pair tables n(x_p, x_child): reuse for (p | child)
+            self._reversed_pairs(child, extra, cards, counts)
+        return segment_scores(counts, cards * (base_size // r), r, self.score_name, self.ess)
+
+    def _reversed_pairs(self, child: int, extra: np.ndarray, cards: np.ndarray,
+                        counts: np.ndarray) -> None:
+        """Cache s(p, {child}) from the pair tables just counted for s(child, {p}): the same
+        table transposed, so a search's n(n − 1) first families need n(n − 1)/2 counts."""
+        r = self.r(child)
+        starts = np.concatenate(([0], np.cumsum(cards * r)[:-1]))
+        new = np.array([(int(p), (child,)) not in self.cache for p in extra.tolist()])
+        for rp in np.unique(cards[new]).tolist():
+            group = np.flatnonzero(new & (cards == rp))
+            cells = starts[group][:, None] + np.arange(rp * r)
+            flipped = counts[cells].reshape(len(group), rp, r).transpose(0, 2, 1).ravel()
+            values = segment_scores(flipped, np.full(len(group), r), rp, self.score_name,
+                                    self.ess)
+            for p, value in zip(extra[group].tolist(), values.tolist()):
+                self.cache[(p, (child,))] = value
+            self.scored += len(group)
 
 
 def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score: str,
