@@ -50,13 +50,18 @@ def with_missing(rows: pd.DataFrame, fraction: float, seed: int) -> pd.DataFrame
     return holes
 
 
+def chair_data(chair_file, n: int, missing: str, fraction: float, seed: int):
+    """Coded chair rows; with missing="drop", ``fraction`` of the cells blanked."""
+    rows = chair_rows(chair_file, n)
+    if missing == "drop":
+        rows = with_missing(rows, fraction, seed)
+    return read_coded(rows, missing=missing)
+
+
 @pytest.mark.parametrize("score", SCORES)
 @pytest.mark.parametrize("missing", ["error", "drop"])
 def test_cached_family_scores_equal_family_score(chair_file, score, missing):
-    rows = chair_rows(chair_file, 500)
-    if missing == "drop":
-        rows = with_missing(rows, 0.1, seed=1)
-    data = read_coded(rows, missing=missing)
+    data = chair_data(chair_file, 500, missing, 0.1, seed=1)
     scores = FamilyScores(data, score, ess=3.0)
     n = len(data.variables)
     for child in range(n):
@@ -105,10 +110,7 @@ def test_gains_with_missing_values_compare_families_on_the_same_rows(chair_file,
 @pytest.mark.parametrize("test", ["g2", "chi2"])
 @pytest.mark.parametrize("missing", ["error", "drop"])
 def test_batched_tests_equal_independence_test(chair_file, test, missing):
-    rows = chair_rows(chair_file, 800)
-    if missing == "drop":
-        rows = with_missing(rows, 0.05, seed=2)
-    data = read_coded(rows, missing=missing)
+    data = chair_data(chair_file, 800, missing, 0.05, seed=2)
     for target, condition in [(3, ()), (3, (0,)), (4, (0, 1)), (0, (3, 4))]:
         others = [x for x in range(5) if x != target and x not in condition]
         statistic, dof, p_value = batch_tests(data, target, others, condition, test)

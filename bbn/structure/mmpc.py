@@ -11,9 +11,10 @@ with the largest minimum association joins CPC while it is dependent (p < α); a
 independent given some S leaves the candidates for good. Backward: an X of CPC
 independent of T given a subset of the rest of CPC is removed. The skeleton keeps X – T
 when X ∈ PC(T) or T ∈ PC(X): the score prunes the extra candidates afterwards, while an
-edge left out can never come back (on samples of alarm, insurance and hailfinder, 1,000
-and 10,000 rows, "or" gave the hybrid an equivalence-class SHD lower than "and" by 3 to
-26 in 5 cells out of 7, and higher in 2; see docs/structure.md).
+edge left out can never come back (with BIC on samples of alarm, insurance, child and
+hailfinder, 1,000 and 10,000 rows, "or" gave the hybrid an equivalence-class SHD lower
+than "and" by 3, 21 and 26 in 3 cells, equal in 4 and higher by 6 in one; see
+docs/structure.md).
 
 The tests of one target and one conditioning set run together: the candidates X of one
 cardinality are counted by one ``np.bincount`` into a (candidates, z, t, x) array, and
