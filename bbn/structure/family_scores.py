@@ -85,8 +85,8 @@ class FamilyScores:
     >>> scores = FamilyScores(data, "bic")
     >>> scores.toggled(1, (), [0]).round(4).tolist()      # 2 ln ½ − ½ ln 3 · 2
     [-2.4849]
-    >>> scores.scored, scores.hits
-    (1, 0)
+    >>> scores.scored, scores.hits       # and A's family with parent B: the same table
+    (2, 0)
     """
 
     def __init__(self, data: CodedData, score: str, ess: float = 1.0):
