@@ -27,7 +27,7 @@ from bbn.errors import ModelError, suggest
 from bbn.structure.dataset import CodedData
 from bbn.structure.knowledge import Knowledge, arc_text
 from bbn.structure.method import Settings, Structure
-from bbn.structure.tree import required_weights, spanning_tree
+from bbn.structure.tree import require, spanning_tree
 
 
 def conditional_mutual_information(counts: np.ndarray) -> float:
@@ -57,7 +57,8 @@ def conditional_mutual_information(counts: np.ndarray) -> float:
     n_cx = counts.sum(axis=2)[:, :, None]
     n_cy = counts.sum(axis=1)[:, None, :]
     seen = counts > 0
-    ratio = (counts * n_c) / (n_cx * n_cy)
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 in unseen cells, not read
+        ratio = (counts * n_c) / (n_cx * n_cy)
     return float(np.sum(counts[seen] * np.log(ratio[seen])) / total)
 
 
@@ -131,7 +132,8 @@ def tan_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Str
             weights[a, b] = conditional_mutual_information(data.counts((target, i, j)))
     information = weights.copy()
     position = {v: a for a, v in enumerate(features)}
-    required_weights(weights, [(position[p], position[c]) for p, c in knowledge.required])
+    allowed = require(weights, allowed, [(position[p], position[c])
+                                         for p, c in knowledge.required if p != target])
     tree = spanning_tree(weights, allowed, position[names.index(root)] if root else 0,
                          [names[i] for i in features], fixed_root=root is not None)
     parents: list[tuple[int, ...]] = [()] * len(names)

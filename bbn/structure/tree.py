@@ -102,16 +102,20 @@ def tree_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> St
         for j in range(i + 1, n):
             if allowed[i, j] or allowed[j, i]:
                 weights[i, j] = mutual_information(data.counts((i, j)))
-    required_weights(weights, knowledge.required)
+    allowed = require(weights, allowed, knowledge.required)
     parents = spanning_tree(weights, allowed, start, data.variables, fixed_root=root is not None)
     return Structure(tuple(() if p is None else (p,) for p in parents),
                      statistics={"pairs": int(np.isfinite(weights).sum())})
 
 
-def required_weights(weights: np.ndarray, required) -> None:
-    """Put the required arcs (parent, child) into every maximum spanning tree: weight +∞."""
+def require(weights: np.ndarray, allowed: np.ndarray, required) -> np.ndarray:
+    """Put the required arcs (parent, child) into every maximum spanning tree (weight +∞,
+    in ``weights``) in their direction: ``allowed`` without their reversals (a copy)."""
+    allowed = allowed.copy()
     for p, c in required:
         weights[min(p, c), max(p, c)] = math.inf
+        allowed[c, p] = False
+    return allowed
 
 
 def spanning_tree(weights: np.ndarray, allowed: np.ndarray, root: int, names: Sequence[str],

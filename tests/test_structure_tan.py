@@ -1,0 +1,175 @@
+"""Tree-augmented naive Bayes (method "tan" and NaiveBayes(structure="tan")): the tree by
+conditional mutual information, by hand and by brute force over every tree, pgmpy's
+TreeSearch, the knowledge honoured, errors."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbn
+from bbn.errors import ModelError
+from bbn.structure import structure_score
+from bbn.structure.tan import conditional_mutual_information
+
+
+def dependent_features() -> bbn.Network:
+    """A class C and features whose values copy one another given C (a chain A → B → D,
+    E noise): naive Bayes counts the same evidence several times, TAN once."""
+    net = bbn.Network("dependent")
+    net.add_variable("C", ["c0", "c1"], table=[0.5, 0.5])
+    net.add_variable("A", ["a0", "a1"], parents=["C"], table=[[0.7, 0.3], [0.3, 0.7]])
+    net.add_variable("B", ["b0", "b1"], parents=["C", "A"],
+                     table=[[[0.95, 0.05], [0.05, 0.95]], [[0.9, 0.1], [0.1, 0.9]]])
+    net.add_variable("D", ["d0", "d1", "d2"], parents=["C", "B"],
+                     table=[[[0.9, 0.05, 0.05], [0.05, 0.05, 0.9]],
+                            [[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]]])
+    net.add_variable("E", ["e0", "e1"], parents=["C"], table=[[0.6, 0.4], [0.45, 0.55]])
+    return net
+
+
+def cmi_by_definition(rows: pd.DataFrame, x: str, y: str, given: str) -> float:
+    """Σ_c P(c) Σ_xy P(x, y | c) ln(P(x, y | c) / (P(x | c) P(y | c))), one cell at a time."""
+    total = 0.0
+    for c, part in rows.groupby(given, observed=True):
+        p_c = len(part) / len(rows)
+        for (a, b), n in part.groupby([x, y], observed=True).size().items():
+            p_xy = n / len(part)
+            p_x = (part[x] == a).mean()
+            p_y = (part[y] == b).mean()
+            total += p_c * p_xy * math.log(p_xy / (p_x * p_y))
+    return total
+
+
+def test_conditional_mutual_information_by_hand():
+    # given c0, X = Y (2 rows each): ln 2; given c1 X, Y independent: 0; P(c0) = 1/2
+    counts = np.array([[[2.0, 0.0], [0.0, 2.0]], [[1.0, 1.0], [1.0, 1.0]]])
+    assert conditional_mutual_information(counts) == pytest.approx(0.5 * math.log(2), rel=1e-12)
+    # P(c0) = 3/4: n(c0) = 6 with x, y of (3, 1 / 0, 2)
+    counts = np.array([[[3.0, 1.0], [0.0, 2.0]], [[1.0, 0.0], [0.0, 1.0]]])
+    p = np.array([3, 1, 0, 2]) / 6  # P(x, y | c0)
+    px, py = np.array([4, 2]) / 6, np.array([3, 3]) / 6
+    given_c0 = sum(p[2 * a + b] * math.log(p[2 * a + b] / (px[a] * py[b]))
+                   for a in range(2) for b in range(2) if p[2 * a + b] > 0)
+    expected = 0.75 * given_c0 + 0.25 * math.log(2)
+    assert conditional_mutual_information(counts) == pytest.approx(expected, rel=1e-12)
+    assert conditional_mutual_information(np.zeros((2, 2, 2))) == 0.0
+
+
+def test_three_features_keep_the_two_strongest_dependences_given_the_class():
+    rows = bbn.sample(dependent_features(), 3000, seed=4)[["C", "A", "B", "D"]]
+    weights = {pair: cmi_by_definition(rows, *pair, "C")
+               for pair in [("A", "B"), ("A", "D"), ("B", "D")]}
+    # the weakest pair is A–D (D depends on A only through B)
+    assert min(weights, key=weights.get) == ("A", "D")
+    net = bbn.learn_structure(rows, method="tan", target="C")
+    assert net.parents("A") == ("C",)            # the root: the first feature
+    assert net.parents("B") == ("C", "A")
+    assert net.parents("D") == ("C", "B")
+    assert net.statistics_["tree_information"] == pytest.approx(
+        weights["A", "B"] + weights["B", "D"], rel=1e-12)
+    assert net.statistics_["pairs"] == 3
+    # the tables are the maximum likelihood ones of that structure
+    assert np.allclose(net.cpt_array("D"), bbn.learn(net, rows).cpt_array("D"), atol=1e-12)
+
+
+def test_the_tan_tree_is_the_best_of_every_tree_over_four_features():
+    rows = bbn.sample(dependent_features(), 2000, seed=8)
+    features = ["A", "B", "D", "E"]
+    learned = bbn.learn_structure(rows, method="tan", target="C", root="E")
+    best = structure_score(learned, rows, "loglik")
+    assert learned.parents("E") == ("C",)
+    trees = 0
+    for edges in itertools.combinations(itertools.combinations(features, 2), 3):
+        skeleton = nx.Graph(list(edges))
+        if skeleton.number_of_nodes() < 4 or not nx.is_tree(skeleton):
+            continue
+        trees += 1
+        net = bbn.Network()
+        net.add_variable("C", ["c0", "c1"])
+        for v in features:
+            net.add_variable(v, list(dependent_features().states(v)), parents=["C"])
+        for parent, child in nx.bfs_edges(skeleton, "A"):
+            net.set_parents(child, ["C", parent])
+        # log-likelihood = N Σ I(Xi; Xpa(i) | C) + terms the tree does not change
+        assert structure_score(net, rows, "loglik") <= best + 1e-9
+        information = sum(cmi_by_definition(rows, a, b, "C") for a, b in edges)
+        assert information <= learned.statistics_["tree_information"] + 1e-12
+    assert trees == 16  # Cayley: 4^(4-2)
+
+
+def test_the_arcs_are_pgmpys_tan(shared):
+    pytest.importorskip("pgmpy")
+    with warnings.catch_warnings():  # pgmpy's own deprecation notice on import
+        warnings.simplefilter("ignore")
+        from pgmpy.estimators import TreeSearch
+
+    rows = bbn.sample(bbn.load(shared / "networks" / "asia.bif.gz"), 5000, seed=11).astype(str)
+    for target, root in [("either", "asia"), ("dysp", "smoke")]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = TreeSearch(rows, root_node=root).estimate(
+                estimator_type="tan", class_node=target, show_progress=False)
+        ours = bbn.learn_structure(rows, method="tan", target=target, root=root)
+        assert sorted(ours.arcs()) == sorted(theirs.edges())
+
+
+def test_the_knowledge_is_honoured():
+    rows = bbn.sample(dependent_features(), 2000, seed=8)
+    free = bbn.learn_structure(rows, method="tan", target="C")
+    assert ("A", "B") in free.arcs()
+    # forbidding both directions of A–B leaves the pair out of the tree
+    net = bbn.learn_structure(rows, method="tan", target="C", forbidden=["A->B", "B->A"])
+    assert not {("A", "B"), ("B", "A")} & set(net.arcs())
+    assert all("C" in net.parents(v) for v in "ABDE")
+    # a required arc between features is in the tree, in its direction
+    net = bbn.learn_structure(rows, method="tan", target="C", required=["E->D"])
+    assert net.parents("D") == ("C", "E")
+    # tiers: B first, so the tree is rooted where no arc goes back to it
+    net = bbn.learn_structure(rows, method="tan", target="C", tiers=[["C"], ["B"], ["A", "D", "E"]])
+    assert net.parents("B") == ("C",)
+    assert ("B", "A") in net.arcs()
+    # one parent at most: the class takes it, naive Bayes
+    net = bbn.learn_structure(rows, method="tan", target="C", max_parents=1)
+    assert sorted(net.arcs()) == [("C", v) for v in "ABDE"]
+
+
+def test_missing_values_are_counted_per_triple():
+    rows = bbn.sample(dependent_features(), 1500, seed=2).astype(object)
+    rows.loc[::7, "E"] = None
+    with pytest.raises(bbn.DataError, match="row 0 has no value for 'E'"):
+        bbn.learn_structure(rows, method="tan", target="C")
+    net = bbn.learn_structure(rows, method="tan", target="C", missing="drop",
+                              required=["C->E"])
+    assert net.statistics_["pairs"] == 6
+    tree = [(p, c) for p, c in net.arcs() if p != "C"]
+    assert len(tree) == 3 and any("E" in arc for arc in tree)
+    # each pair weighed on the rows that have its three values
+    expected = sum(cmi_by_definition(rows[["C", p, c]].dropna(), p, c, "C") for p, c in tree)
+    assert net.statistics_["tree_information"] == pytest.approx(expected, rel=1e-12)
+    assert expected != pytest.approx(sum(cmi_by_definition(rows.dropna(), p, c, "C")
+                                         for p, c in tree), rel=1e-6)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({}, "method 'tan' needs the class variable: target="),
+    ({"target": "C", "root": "C"}, "the root 'C' is no feature"),
+    ({"target": "C", "root": "Bb"}, "did you mean 'B'"),
+    ({"target": "C", "forbidden": ["C->D"]}, "the arc C->D is forbidden"),
+    ({"target": "C", "tiers": [["A"], ["C"]]}, "the arc C->A is against the tiers"),
+    ({"target": "C", "required": ["A->C"]}, "the arc A->C is required"),
+    ({"target": "C", "max_parents": 0}, "max_parents=0"),
+    ({"target": "C", "tier": [["A"]]}, "method 'tan' has no option 'tier'"),
+    ({"target": "C", "required": ["A->B", "D->B"]}, "no orientation of the tree"),
+])
+def test_errors(options, message):
+    rows = bbn.sample(dependent_features(), 300, seed=1)
+    with pytest.raises(ModelError) as error:
+        bbn.learn_structure(rows, method="tan", **options)
+    assert message in str(error.value)
