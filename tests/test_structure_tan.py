@@ -37,7 +37,7 @@ def dependent_features() -> bbn.Network:
 def cmi_by_definition(rows: pd.DataFrame, x: str, y: str, given: str) -> float:
     """Σ_c P(c) Σ_xy P(x, y | c) ln(P(x, y | c) / (P(x | c) P(y | c))), one cell at a time."""
     total = 0.0
-    for c, part in rows.groupby(given, observed=True):
+    for _, part in rows.groupby(given, observed=True):
         p_c = len(part) / len(rows)
         for (a, b), n in part.groupby([x, y], observed=True).size().items():
             p_xy = n / len(part)
@@ -111,13 +111,14 @@ def test_the_arcs_are_pgmpys_tan(shared):
         from pgmpy.estimators import TreeSearch
 
     rows = bbn.sample(bbn.load(shared / "networks" / "asia.bif.gz"), 5000, seed=11).astype(str)
-    for target, root in [("either", "asia"), ("dysp", "smoke")]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            theirs = TreeSearch(rows, root_node=root).estimate(
-                estimator_type="tan", class_node=target, show_progress=False)
-        ours = bbn.learn_structure(rows, method="tan", target=target, root=root)
-        assert sorted(ours.arcs()) == sorted(theirs.edges())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = TreeSearch(rows, root_node="smoke").estimate(
+            estimator_type="tan", class_node="dysp", show_progress=False)
+    ours = bbn.learn_structure(rows, method="tan", target="dysp", root="smoke",
+                               estimator="laplace")
+    assert sorted(ours.arcs()) == sorted(theirs.edges())
+    assert ours.parents("either") == ("dysp", "lung")  # not naive Bayes
 
 
 def test_the_knowledge_is_honoured():
@@ -173,3 +174,64 @@ def test_errors(options, message):
     with pytest.raises(ModelError) as error:
         bbn.learn_structure(rows, method="tan", **options)
     assert message in str(error.value)
+
+
+# ------------------------------------------------------- NaiveBayes(structure="tan")
+def split(seed: int, n: int) -> tuple[pd.DataFrame, pd.Series]:
+    rows = bbn.sample(dependent_features(), n, seed=seed)
+    return rows.drop(columns="C"), rows["C"]
+
+
+def test_the_classifier_has_the_methods_tree():
+    X, y = split(3, 2000)
+    model = bbn.NaiveBayes(structure="tan", estimator="mle").fit(X, y)
+    learned = bbn.learn_structure(pd.concat([y, X], axis=1), method="tan", target="C")
+    assert sorted(model.network_.arcs()) == sorted(learned.arcs())
+    assert model.network_.parents("B") == ("C", "A")
+    for v in learned.variables:
+        assert np.allclose(model.network_.cpt_array(v), learned.cpt_array(v), atol=1e-12)
+    assert model.get_params()["structure"] == "tan"
+    assert bbn.NaiveBayes().structure == "naive"
+
+
+def test_the_classifier_equals_exact_inference_missing_values_summed_out():
+    X, y = split(5, 1500)
+    model = bbn.NaiveBayes(structure="tan").fit(X, y)
+    test, _ = split(6, 300)
+    test = test.astype(object)
+    test.iloc[::3, 1] = None        # B: a parent and a child in the tree
+    test.iloc[::5, 0] = None        # A: the root
+    test.iloc[::4, 2] = None
+    test.iloc[7, :] = None          # nothing known: the prior
+    ours = model.predict_proba(test)
+    exact = model.network_.predict_proba(test, "C").to_numpy()
+    assert np.abs(ours - exact).max() < 1e-12
+    assert ours[7] == pytest.approx(model.network_.cpt_array("C"), abs=1e-12)
+    assert model.predict(test).tolist() == model.classes_[exact.argmax(axis=1)].tolist()
+
+
+def test_tan_is_more_accurate_than_naive_bayes_on_dependent_features():
+    X, y = split(1, 3000)
+    test_X, test_y = split(2, 3000)
+    naive = bbn.NaiveBayes().fit(X, y).score(test_X, test_y)
+    tan = bbn.NaiveBayes(structure="tan").fit(X, y).score(test_X, test_y)
+    assert (round(naive, 3), round(tan, 3)) == (0.671, 0.7)
+    # the true network is TAN-shaped: TAN is as accurate as it (to sampling noise)
+    truth = dependent_features().predict(test_X, "C").to_numpy()
+    assert round(float(np.mean(truth == test_y.to_numpy())), 3) == 0.699
+
+
+def test_whole_weights_are_repeated_rows():
+    X, y = split(9, 400)
+    weights = np.arange(400) % 3
+    weighted = bbn.NaiveBayes(structure="tan").fit(X, y, sample_weight=weights)
+    repeated = bbn.NaiveBayes(structure="tan").fit(X.loc[X.index.repeat(weights)],
+                                                   y.loc[y.index.repeat(weights)])
+    assert weighted.network_.arcs() == repeated.network_.arcs()
+    assert np.allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-12)
+
+
+def test_an_unknown_structure_is_refused():
+    X, y = split(9, 50)
+    with pytest.raises(bbn.DataError, match="unknown structure 'tab'.*did you mean 'tan'"):
+        bbn.NaiveBayes(structure="tab").fit(X, y)
