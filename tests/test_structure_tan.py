@@ -235,3 +235,31 @@ def test_an_unknown_structure_is_refused():
     X, y = split(9, 50)
     with pytest.raises(bbn.DataError, match="unknown structure 'tab'.*did you mean 'tan'"):
         bbn.NaiveBayes(structure="tab").fit(X, y)
+
+
+def test_impossible_evidence_names_the_value_and_its_tree_parent():
+    X = pd.DataFrame({"a": list("xxyy"), "b": list("pqpq"), "d": list("uuvv")})
+    model = bbn.NaiveBayes(structure="tan", estimator="mle").fit(X, ["c1", "c1", "c2", "c2"])
+    assert model.network_.parents("d") == ("class", "a")
+    with pytest.raises(bbn.ImpossibleEvidenceError) as error:
+        model.predict(pd.DataFrame({"a": ["x"], "b": [None], "d": ["v"]}))
+    assert ("P(a=x, d=v) = 0 under this model: a=x has probability 0 given class=c2; "
+            "d=v (with a=x) has probability 0 given class=c1;") in str(error.value)
+
+
+def test_scikit_learn_protocol_with_the_structure_as_a_parameter():
+    pytest.importorskip("sklearn")
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = split(1, 1500)
+    model = bbn.NaiveBayes(structure="tan")
+    assert clone(model).get_params() == model.get_params()
+    assert repr(model) == "NaiveBayes(structure='tan')"
+    fitted = model.fit(X, y)
+    restored = pickle.loads(pickle.dumps(fitted))
+    assert np.array_equal(restored.predict_proba(X), fitted.predict_proba(X))
+    search = GridSearchCV(bbn.NaiveBayes(), {"structure": ["naive", "tan"]}, cv=3).fit(X, y)
+    assert search.best_params_ == {"structure": "tan"}

@@ -588,15 +588,16 @@ class NaiveBayes(Classifier):
             node, code = nodes[column], int(codes[column][0])
             if code >= 0:
                 evidence[node] = net.states(node)[code]
-                table = net.cpt_array(node)
+                table, value = net.cpt_array(node), f"{node}={evidence[node]}"
                 if tree.get(column) is not None:  # P(x | c, x_parent): its parent's row
-                    parent_code = int(codes[tree[column]][0])
+                    parent, parent_code = nodes[tree[column]], int(codes[tree[column]][0])
                     if parent_code < 0:
                         continue
                     table = table[:, parent_code]
+                    value += f" (with {parent}={net.states(parent)[parent_code]})"
                 zero = np.flatnonzero(table[:, code] == 0)
                 if len(zero):
-                    zero_in[f"{node}={evidence[node]}"] = [classes[c] for c in zero]
+                    zero_in[value] = [classes[c] for c in zero]
         bag, _ = self._bag(single, fitting=False)
         if bag is not None:
             node = nodes[WORD_KEY]
@@ -1052,11 +1053,14 @@ def _feature_tree(columns: list[str], codes: Mapping[str, np.ndarray], states: M
     information = np.full((n, n), -np.inf)
     for a in range(n):
         for b in range(a + 1, n):
-            x, z = codes[columns[a]], codes[columns[b]]
-            seen = (x >= 0) & (z >= 0)
-            counts = family_counts([y_codes[seen], x[seen], z[seen]],
-                                   [n_classes, len(states[columns[a]]),
-                                    len(states[columns[b]])], _seen(weights, seen))
+            family = [y_codes, codes[columns[a]], codes[columns[b]]]
+            seen = (family[1] >= 0) & (family[2] >= 0)
+            if not seen.all():  # complete columns (the usual case) are counted uncopied
+                family, pair_weights = [f[seen] for f in family], _seen(weights, seen)
+            else:
+                pair_weights = weights
+            counts = family_counts(family, [n_classes, len(states[columns[a]]),
+                                            len(states[columns[b]])], pair_weights)
             information[a, b] = conditional_mutual_information(counts)
     parents = spanning_tree(information, ~np.eye(n, dtype=bool), 0, columns)
     depth = [0] * n
