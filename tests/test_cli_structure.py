@@ -42,11 +42,13 @@ def test_the_network_is_written_and_summarised(capsys, tmp_path, chair_csv):
     code, out, err = run(capsys, "structure", chair_csv, "-o", output, "--method", "tan",
                          "--target", "C", "--estimator", "laplace")
     assert (code, err) == (0, "")
-    assert out.splitlines() == [f"wrote {output}", "method tan: 5 variables, 7 arcs",
+    expected = bbn.learn_structure(chair_csv, method="tan", target="C", estimator="laplace")
+    bic = bbn.structure_score(expected, chair_csv, "bic")
+    assert out.splitlines() == [f"wrote {output}",
+                                f"method tan: 5 variables, 7 arcs, bic score {bic:.6g}",
                                 "arcs: C->S, C->W, S->W, C->B, S->B, C->A, B->A",
                                 "undirected edges: none"]
     written = bbn.load(output)
-    expected = bbn.learn_structure(chair_csv, method="tan", target="C", estimator="laplace")
     assert sorted(written.arcs()) == sorted(expected.arcs())
     for v in expected.variables:
         assert np.allclose(written.cpt_array(v), expected.cpt_array(v), atol=1e-12)
@@ -56,7 +58,7 @@ def test_without_output_the_model_goes_to_stdout_and_the_summary_to_stderr(capsy
     code, out, err = run(capsys, "structure", chair_csv, "--method", "tree", "--root", "C")
     assert code == 0
     assert bbn.loads(out).arcs() == bbn.chow_liu(chair_csv, root="C").arcs()
-    assert err.splitlines() == ["method tree: 5 variables, 4 arcs",
+    assert err.splitlines() == ["method tree: 5 variables, 4 arcs, bic score -3416.13",
                                 "arcs: B->S, C->W, C->B, B->A", "undirected edges: none"]
 
 
@@ -122,6 +124,14 @@ def test_read_tiers_without_columns(tmp_path):
     tiers = tmp_path / "tiers.txt"
     tiers.write_text("a,b  c\n\t# only a comment\nd\n")
     assert read_tiers(str(tiers)) == [["a", "b", "c"], ["d"]]
+
+
+def test_the_score_asked_for_is_summarised(capsys, chair_csv):
+    code, _, err = run(capsys, "structure", chair_csv, "--method", "tree", "--score", "bdeu",
+                       "--ess", "10")
+    net = bbn.chow_liu(chair_csv)
+    score = bbn.structure_score(net, chair_csv, "bdeu", ess=10)
+    assert err.splitlines()[0] == f"method tree: 5 variables, 4 arcs, bdeu score {score:.6g}"
 
 
 def test_missing_values_are_refused_or_dropped(capsys, tmp_path, chair_csv):

@@ -98,12 +98,15 @@ def run_structure(args: argparse.Namespace) -> int:
     else:
         bbn.save(learned, args.output)  # written whole or not at all (a renamed temp file)
         print(f"wrote {args.output}", file=summary)
-    for line in summary_lines(learned, args.score):
+    score = learned.score_
+    if score is None and args.missing == "error":  # a method without a score: the summary's
+        score = bbn.structure_score(learned, args.data, args.score, ess=args.ess)
+    for line in summary_lines(learned, args.score, score):
         print(line, file=summary)
     return 0
 
 
-def summary_lines(learned, score: str) -> list[str]:
+def summary_lines(learned, score: str, value: float | None) -> list[str]:
     """What the command prints about a learned network: method and score, its arcs, and
     the edges whose direction the data leave open.
 
@@ -111,15 +114,17 @@ def summary_lines(learned, score: str) -> list[str]:
     --------
     >>> import bbn, pandas as pd
     >>> rows = pd.DataFrame({"A": list("TTFF"), "B": list("TTFF"), "C": list("TFTF")})
-    >>> print("\\n".join(summary_lines(bbn.learn_structure(rows, method="tree"), "bic")))
-    method tree: 3 variables, 2 arcs
+    >>> net = bbn.learn_structure(rows, method="tree")
+    >>> bic = bbn.structure_score(net, rows, "bic")    # 4 ln ½ + 4 ln ½ − (ln 4 / 2) · 5
+    >>> print("\\n".join(summary_lines(net, "bic", bic)))
+    method tree: 3 variables, 2 arcs, bic score -9.01091
     arcs: A->B, A->C
     undirected edges: none
     """
     head = (f"method {learned.method_}: {len(learned.variables)} variables, "
             f"{len(learned.arcs())} arcs")
-    if learned.score_ is not None:
-        head += f", {score} score {learned.score_:.6g}"
+    if value is not None:
+        head += f", {score} score {value:.6g}"
     arcs = ", ".join(f"{p}->{c}" for p, c in learned.arcs()) or "none"
     undirected = ", ".join(f"{a}-{b}" for a, b in learned.undirected_edges_) or "none"
     return [head, f"arcs: {arcs}", f"undirected edges: {undirected}"]
