@@ -12,6 +12,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bbn
 from bbn.errors import ModelError
@@ -263,3 +265,32 @@ def test_scikit_learn_protocol_with_the_structure_as_a_parameter():
     assert np.array_equal(restored.predict_proba(X), fitted.predict_proba(X))
     search = GridSearchCV(bbn.NaiveBayes(), {"structure": ["naive", "tan"]}, cv=3).fit(X, y)
     assert search.best_params_ == {"structure": "tan"}
+
+
+_ROWS = bbn.sample(dependent_features(), 400, seed=12)
+_FEATURE_ARCS = [(p, c) for p in "ABDE" for c in "ABDE" if p != c]
+
+
+@settings(max_examples=40, deadline=None)
+@given(forbidden=st.lists(st.sampled_from(_FEATURE_ARCS), max_size=6, unique=True),
+       required=st.lists(st.sampled_from(_FEATURE_ARCS), max_size=2, unique=True),
+       tiers=st.one_of(st.none(), st.lists(st.integers(0, 2), min_size=4, max_size=4)))
+def test_every_result_is_a_tan_honouring_the_knowledge(forbidden, required, tiers):
+    grouped = None if tiers is None else [["C"]] + [
+        [v for v, t in zip("ABDE", tiers) if t == tier] for tier in range(3)]
+    grouped = grouped and [g for g in grouped if g]
+    try:
+        net = bbn.learn_structure(_ROWS, method="tan", target="C", forbidden=forbidden,
+                                  required=required, tiers=grouped)
+    except ModelError as error:  # knowledge against itself, or against every tree
+        assert any(text in str(error) for text in (
+            "no orientation of the tree", "both required and forbidden", "back to tier",
+            "form a cycle")), error
+        return
+    arcs = set(net.arcs())
+    assert set(required) <= arcs and not set(forbidden) & arcs
+    assert net.parents("C") == ()
+    for v in "ABDE":
+        assert net.parents(v)[0] == "C" and len(net.parents(v)) <= 2
+    order = {v: t for t, group in enumerate(grouped or []) for v in group}
+    assert all(order.get(p, 0) <= order.get(c, 0) for p, c in arcs if grouped)
