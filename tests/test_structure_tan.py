@@ -77,6 +77,10 @@ def test_three_features_keep_the_two_strongest_dependences_given_the_class():
     assert net.statistics_["tree_information"] == pytest.approx(
         weights["A", "B"] + weights["B", "D"], rel=1e-12)
     assert net.statistics_["pairs"] == 3
+    lines = []
+    bbn.learn_structure(rows, method="tan", target="C", progress=lines.append)
+    assert lines == [f"tan: the pairs of {v!r} ({k} of 3 features)"
+                     for k, v in enumerate("ABD", start=1)]
     # the tables are the maximum likelihood ones of that structure
     assert np.allclose(net.cpt_array("D"), bbn.learn(net, rows).cpt_array("D"), atol=1e-12)
 

@@ -63,7 +63,7 @@ def add_structure_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how the tables are learned: mle (default), m-estimate (--m), "
                         "laplace (--lambda) or bayes (BDeu, --ess)")
     parser.add_argument("--m", type=float, default=1.0, help="m of the m-estimate (default 1)")
-    parser.add_argument("--lambda", dest="laplace", type=float, default=1.0,
+    parser.add_argument("--lambda", dest="laplace", type=float, default=1.0, metavar="LAMBDA",
                         help="λ of Laplace smoothing (default 1; bbn learn's --alpha)")
     parser.add_argument("--ess", type=float, default=1.0, help="equivalent sample size of "
                         "the bdeu score and of the bayes estimator (default 1)")

@@ -122,6 +122,8 @@ def tan_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Str
     weights = np.full((len(features),) * 2, -np.inf)
     skipped = 0
     for a, i in enumerate(features):
+        settings.report(f"tan: the pairs of {names[i]!r} ({a + 1} of {len(features)} "
+                        "features)")
         for b in range(a + 1, len(features)):
             j = features[b]
             if not (allowed[a, b] or allowed[b, a]):
