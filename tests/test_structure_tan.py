@@ -298,3 +298,15 @@ def test_every_result_is_a_tan_honouring_the_knowledge(forbidden, required, tier
         assert net.parents(v)[0] == "C" and len(net.parents(v)) <= 2
     order = {v: t for t, group in enumerate(grouped or []) for v in group}
     assert all(order.get(p, 0) <= order.get(c, 0) for p, c in arcs if grouped)
+
+
+def test_a_triple_above_the_memory_limit_is_never_allocated(memory_limit):
+    wide = pd.DataFrame({v: [str(i % 30) for i in range(90)] for v in "XYZ"})
+    wide["C"] = [str(i % 2) for i in range(90)]
+    memory_limit(2 * 30 ** 2 * 8 - 1)            # one 2 × 30 × 30 table does not fit
+    net = bbn.learn_structure(wide, method="tan", target="C")
+    assert sorted(net.arcs()) == [("C", "X"), ("C", "Y"), ("C", "Z")]
+    assert net.statistics_["skipped"] == {"memory": 3} and net.statistics_["pairs"] == 0
+    memory_limit(2 * 30 ** 2 * 8)
+    net = bbn.learn_structure(wide, method="tan", target="C", estimator="laplace")
+    assert len(net.arcs()) == 5 and net.statistics_["skipped"] == {"memory": 0}

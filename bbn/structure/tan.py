@@ -120,7 +120,7 @@ def tan_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Str
     if knowledge.max_parents is not None and knowledge.max_parents < 2:
         allowed[:] = False  # the class fills the only parent place: naive Bayes
     weights = np.full((len(features),) * 2, -np.inf)
-    skipped = 0
+    skipped = 0  # pairs whose count table exceeds the memory limit
     for a, i in enumerate(features):
         settings.report(f"tan: the pairs of {names[i]!r} ({a + 1} of {len(features)} "
                         "features)")
@@ -146,7 +146,7 @@ def tan_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Str
         "pairs": int(np.isfinite(information).sum()),
         "tree_information": float(sum(information[e] for e in edges
                                       if np.isfinite(information[e]))),
-        "skipped": {"memory": skipped} if skipped else {}})
+        "skipped": {"memory": skipped}})
 
 
 def _check_class_arcs(knowledge: Knowledge, target: int, features: list[int]) -> None:

@@ -59,9 +59,12 @@ def tree_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> St
     """The Chow–Liu tree as a structure method (``method="tree"``).
 
     Pairs that the knowledge allows in neither direction are left out of the spanning
-    tree; required arcs are put in first (weight +∞). The tree is oriented away from the
-    option ``root`` (a name; by default the ``target``, else the first variable); a part
-    of the forest that does not reach it is oriented away from its first variable.
+    tree; required arcs are put in first (weight +∞, in their direction). The tree is
+    oriented away from the option ``root`` (a name; by default the ``target``, else the
+    first variable); a part of the forest that does not reach it is oriented away from its
+    first variable. Without ``root``, a tree whose orientation breaks the tiers or a
+    forbidden arc is oriented from the first variable that honours them
+    (:func:`spanning_tree`).
 
     Parameters
     ----------
@@ -76,7 +79,8 @@ def tree_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> St
     -------
     Structure
         Every variable with at most one parent; ``statistics["pairs"]`` the mutual
-        informations computed.
+        informations computed, ``statistics["skipped"]["memory"]`` the pairs left out
+        because their count table would exceed the memory limit.
 
     Examples
     --------
@@ -98,14 +102,20 @@ def tree_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> St
     n = len(data.variables)
     allowed = knowledge.allowed
     weights = np.full((n, n), -np.inf)
+    too_large = 0                        # pairs whose count table exceeds the memory limit
     for i in range(n):
         for j in range(i + 1, n):
-            if allowed[i, j] or allowed[j, i]:
-                weights[i, j] = mutual_information(data.counts((i, j)))
+            if not (allowed[i, j] or allowed[j, i]):
+                continue
+            if not data.fits((i, j)):
+                too_large += 1
+                continue
+            weights[i, j] = mutual_information(data.counts((i, j)))
+    computed = int(np.isfinite(weights).sum())
     allowed = require(weights, allowed, knowledge.required)
     parents = spanning_tree(weights, allowed, start, data.variables, fixed_root=root is not None)
     return Structure(tuple(() if p is None else (p,) for p in parents),
-                     statistics={"pairs": int(np.isfinite(weights).sum())})
+                     statistics={"pairs": computed, "skipped": {"memory": too_large}})
 
 
 def require(weights: np.ndarray, allowed: np.ndarray, required) -> np.ndarray:
