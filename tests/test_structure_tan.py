@@ -172,6 +172,8 @@ def test_missing_values_are_counted_per_triple():
     ({"target": "C", "tiers": [["A"], ["C"]]}, "the arc C->A is against the tiers"),
     ({"target": "C", "required": ["A->C"]}, "the arc A->C is required"),
     ({"target": "C", "max_parents": 0}, "max_parents=0"),
+    ({"target": "C", "max_parents": 1, "required": ["A->B"]},
+     "with max_parents=1 the class 'C' is every feature's only parent, but the arc A->B"),
     ({"target": "C", "tier": [["A"]]}, "method 'tan' has no option 'tier'"),
     ({"target": "C", "required": ["A->B", "D->B"]}, "no orientation of the tree"),
 ])

@@ -168,3 +168,8 @@ def _check_class_arcs(knowledge: Knowledge, target: int, features: list[int]) ->
     if knowledge.max_parents == 0:
         raise ModelError("tree-augmented naive Bayes makes the class a parent of every "
                          "feature, but max_parents=0")
+    between = sorted(arc for arc in knowledge.required if target not in arc)
+    if knowledge.max_parents == 1 and between:
+        raise ModelError(f"with max_parents=1 the class {names[target]!r} is every feature's "
+                         f"only parent, but the arc {arc_text(*(names[v] for v in between[0]))} "
+                         "is required")
