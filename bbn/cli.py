@@ -121,14 +121,20 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
                         help="TB: parents above children (default); LR: left to right")
     parser.add_argument("--max-rows", type=int, default=16, metavar="N",
                         help="rows drawn per table before it is cut (default 16)")
+    parser.add_argument("--compare", metavar="REFERENCE",
+                        help="colour each arc against this model: correct, reversed, extra, "
+                        "missing (dashed); the caption gives the structural Hamming distances")
 
 
 def run_render(args: argparse.Namespace) -> int:
     from bbn.rendering import render
 
     net = bbn.load(args.model, normalize=args.normalize)
+    reference = None if args.compare is None else bbn.load(args.compare,
+                                                           normalize=args.normalize)
     graph = render(net, args.output, tables=args.tables, evidence=args.evidence,
-                   posteriors=args.posteriors, rankdir=args.rankdir, max_rows=args.max_rows)
+                   posteriors=args.posteriors, rankdir=args.rankdir, max_rows=args.max_rows,
+                   compare=reference)
     if args.output is None:
         print(graph.source, end="")
     else:

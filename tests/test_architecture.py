@@ -327,6 +327,8 @@ LOCAL_IMPORTS = {
         "start-up: loads graphviz, only for Jupyter's picture",
     ("bbn.network", "Network.predict_proba", "bbn.classification.prediction"): PANDAS,
     ("bbn.network", "Network.predict", "bbn.classification.prediction"): PANDAS,
+    ("bbn.rendering.comparison", "comparison_arcs", "bbn.structure.compare"):
+        "start-up: bbn.structure loads networkx and scipy, only a comparison picture needs it",
     ("bbn.query", "_grammars", "pyparsing"):
         "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",
 }

@@ -13,6 +13,11 @@ from __future__ import annotations
 
 from bbn.lazy import lazy_attributes
 
+# Loaded now (numpy only): a lazy ``compare`` would be shadowed by the submodule of that
+# name as soon as anything imports ``bbn.structure.compare``.
+from bbn.structure.compare import Comparison as Comparison
+from bbn.structure.compare import compare as compare
+
 _NAMES = {
     "METHODS": "bbn.structure.learn",
     "chow_liu": "bbn.structure.learn",
@@ -25,7 +30,7 @@ _NAMES = {
     "conditional_mutual_information": "bbn.structure.tan",
 }
 
-__all__ = sorted(_NAMES)
+__all__ = sorted([*_NAMES, "Comparison", "compare"])
 
 
 __getattr__ = lazy_attributes("bbn.structure", _NAMES)

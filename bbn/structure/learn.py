@@ -26,6 +26,7 @@ from bbn.structure.independence import TESTS
 from bbn.structure.knowledge import ArcLike, Knowledge
 from bbn.structure.learned import LearnedNetwork
 from bbn.structure.method import Parents, Settings, Structure
+from bbn.structure.pc import pc_method
 from bbn.structure.scores import SCORES, check_ess
 from bbn.structure.tan import tan_method
 from bbn.structure.tree import tree_method
@@ -34,6 +35,7 @@ from bbn.structure.tree import tree_method
 METHODS: dict[str, Callable[[CodedData, Knowledge, Settings], Structure]] = {
     "tree": tree_method,
     "tan": tan_method,
+    "pc": pc_method,
 }
 
 #: The method used when none is named.
