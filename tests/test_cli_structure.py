@@ -126,6 +126,18 @@ def test_read_tiers_without_columns(tmp_path):
     assert read_tiers(str(tiers)) == [["a", "b", "c"], ["d"]]
 
 
+def test_pc_gives_its_equivalence_class(capsys, chair_csv):
+    code, _, err = run(capsys, "structure", chair_csv, "--method", "pc", "--max-condition",
+                       "2", "--alpha", "0.01")
+    expected = bbn.learn_structure(chair_csv, method="pc", max_condition=2, alpha=0.01)
+    assert code == 0
+    assert err.splitlines()[2] == "undirected edges: " + ", ".join(
+        f"{a}-{b}" for a, b in expected.undirected_edges_)
+    assert expected.undirected_edges_ == [("C", "W")]
+    assert "method 'tree' has no option 'max_condition'" in failed(
+        capsys, "structure", chair_csv, "--method", "tree", "--max-condition", "2")
+
+
 def test_the_score_asked_for_is_summarised(capsys, chair_csv):
     code, _, err = run(capsys, "structure", chair_csv, "--method", "tree", "--score", "bdeu",
                        "--ess", "10")

@@ -55,6 +55,8 @@ def add_structure_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the level of the independence tests (default 0.05)")
     parser.add_argument("--test", default="g2", help="the independence test: g2 (default) "
                         "or chi2")
+    parser.add_argument("--max-condition", type=int, metavar="N",
+                        help="pc: the most variables an independence test conditions on")
     parser.add_argument("--missing", choices=("error", "drop"), default="error",
                         help="a missing value is an error (default), or each family is "
                         "counted on the rows that have its values (drop)")
@@ -73,7 +75,9 @@ def run_structure(args: argparse.Namespace) -> int:
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.laplace, ess=args.ess)
     tiers = None if args.tiers is None else read_tiers(args.tiers, _header(args.data))
     start = None if args.start is None else bbn.load(args.start, normalize=args.normalize)
-    options = {} if args.root is None else {"root": args.root}
+    options = {name: value for name, value in (("root", args.root),
+                                                ("max_condition", args.max_condition))
+               if value is not None}  # method options: passed only when given
     if args.method is not None:
         options["method"] = args.method
     progress = _Progress() if sys.stderr.isatty() else None
