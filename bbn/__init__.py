@@ -47,6 +47,7 @@ _LAZY = {
     "chow_liu": "bbn.structure",
     "learn_structure": "bbn.structure",
     "LearnedNetwork": "bbn.structure",
+    "compare": "bbn.structure",
 }
 
 __all__ = [

@@ -25,6 +25,7 @@ from bbn.classification.command import add_classify_arguments, run_classify
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
 from bbn.learning.command import add_learn_arguments, run_learn
 from bbn.query import parse_query
+from bbn.structure.command import add_structure_arguments, run_structure
 
 EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -120,14 +121,20 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
                         help="TB: parents above children (default); LR: left to right")
     parser.add_argument("--max-rows", type=int, default=16, metavar="N",
                         help="rows drawn per table before it is cut (default 16)")
+    parser.add_argument("--compare", metavar="REFERENCE",
+                        help="colour each arc against this model: correct, reversed, extra, "
+                        "missing (dashed); the caption gives the structural Hamming distances")
 
 
 def run_render(args: argparse.Namespace) -> int:
     from bbn.rendering import render
 
     net = bbn.load(args.model, normalize=args.normalize)
+    reference = None if args.compare is None else bbn.load(args.compare,
+                                                           normalize=args.normalize)
     graph = render(net, args.output, tables=args.tables, evidence=args.evidence,
-                   posteriors=args.posteriors, rankdir=args.rankdir, max_rows=args.max_rows)
+                   posteriors=args.posteriors, rankdir=args.rankdir, max_rows=args.max_rows,
+                   compare=reference)
     if args.output is None:
         print(graph.source, end="")
     else:
@@ -147,6 +154,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "learn": ("learn a model's tables from a CSV file", add_learn_arguments, run_learn),
     "classify": ("predict a variable for every row of a CSV file", add_classify_arguments,
                  run_classify),
+    "structure": ("learn a network's structure and tables from a CSV file",
+                  add_structure_arguments, run_structure),
 }
 
 

@@ -297,6 +297,10 @@ LOCAL_IMPORTS = {
         "start-up: loads graphviz, which only bbn render needs",
     ("bbn.errors", "suggest", "difflib"):
         "start-up: only when there is a mistake to name, not on every command's start",
+    ("bbn.classification.classifier", "_feature_tree", "bbn.structure.tan"):
+        "start-up: networkx (~0.3 s), only NaiveBayes(structure='tan') needs the tree",
+    ("bbn.classification.classifier", "_feature_tree", "bbn.structure.tree"):
+        "start-up: networkx (~0.3 s), only NaiveBayes(structure='tan') needs the tree",
     ("bbn.classification.decisions", "loss_matrix", "pandas"):
         "start-up: bbn classify's parser imports this module on every command",
     ("bbn.formats._runs", "_token_class", "pyparsing"):
@@ -323,6 +327,8 @@ LOCAL_IMPORTS = {
         "start-up: loads graphviz, only for Jupyter's picture",
     ("bbn.network", "Network.predict_proba", "bbn.classification.prediction"): PANDAS,
     ("bbn.network", "Network.predict", "bbn.classification.prediction"): PANDAS,
+    ("bbn.rendering.comparison", "comparison_arcs", "bbn.structure.compare"):
+        "start-up: bbn.structure loads networkx and scipy, only a comparison picture needs it",
     ("bbn.query", "_grammars", "pyparsing"):
         "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",
 }

@@ -25,6 +25,7 @@ from bbn.inference.evidence import NO_EVIDENCE, Evidence, resolve_evidence
 from bbn.network import Network
 from bbn.query import resolve_evidence_text
 from bbn.rendering import labels, output
+from bbn.rendering.comparison import comparison_arcs
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
 #: Default caps: parent configurations (table rows) and states (table columns) drawn.
@@ -35,7 +36,7 @@ MAX_COLUMNS = 8
 def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool = False,
            evidence: Mapping[str, str] | str | None = None, posteriors: bool = False,
            rankdir: str = "TB", max_rows: int = MAX_ROWS,
-           max_columns: int = MAX_COLUMNS) -> graphviz.Digraph:
+           max_columns: int = MAX_COLUMNS, compare: Network | None = None) -> graphviz.Digraph:
     """Draw ``net``; write the picture to ``path`` when given; return the Digraph.
 
     Parameters
@@ -59,6 +60,11 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
         ``"TB"`` (parents above children), ``"LR"`` (left to right), ``"BT"``, ``"RL"``.
     max_rows, max_columns : int
         Caps on the table rows (and posterior bars) and state columns drawn per node.
+    compare : Network, optional
+        A reference network over the same variables: each arc is coloured by what
+        :func:`bbn.compare` finds (correct black, reversed orange, extra blue, missing
+        red dashed; a LearnedNetwork's undirected edges without arrowheads), with a
+        legend and the structural Hamming distances as caption.
 
     Returns
     -------
@@ -70,6 +76,8 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
     QueryError
         An unknown ``rankdir``, caps below 1, or evidence naming an unknown variable or
         state.
+    ModelError
+        A ``compare`` network with other variables.
     ImpossibleEvidenceError
         ``posteriors`` with evidence of probability 0.
     BBNError
@@ -100,17 +108,26 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
     graph = graphviz.Digraph(_dot_id(net.name), graph_attr=_graph_style(rankdir),
                              node_attr=_node_style(boxed=tables or posteriors),
                              edge_attr={"color": "#4d4d4d", "arrowsize": "0.7"})
+    captions = []
     if posteriors:
         given = ", ".join(f"{v}={s}" for v, s in evidence.items())
         caption = (f"posterior probabilities given {given}" if given
                    else "prior probabilities (no evidence)")
-        graph.attr(label=f"<<I>{labels.escape(caption)}</I>>", labelloc="b", fontsize="11")
+        captions.append(f"<I>{labels.escape(caption)}</I>")
     for v in net.variables:
         graph.node(_dot_id(v), **_node_attributes(net, v, evidence.get(v), tables,
                                                   beliefs.get(v), max_rows, max_columns))
-    for v in net.variables:
-        for p in net.parents(v):
-            graph.edge(_dot_id(p), _dot_id(v))
+    if compare is None:
+        for v in net.variables:
+            for p in net.parents(v):
+                graph.edge(_dot_id(p), _dot_id(v))
+    else:
+        picture = comparison_arcs(net, compare)
+        for arc in picture.arcs:
+            graph.edge(_dot_id(arc.tail), _dot_id(arc.head), **arc.attributes())
+        captions.append(picture.caption)
+    if captions:
+        graph.attr(label=f"<{'<BR/>'.join(captions)}>", labelloc="b", fontsize="11")
     if path is not None:
         output.write(graph, path)
     return graph

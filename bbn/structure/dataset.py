@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -76,9 +77,9 @@ class CodedData:
         """N, the number of rows."""
         return int(self.codes.shape[0])
 
-    @property
+    @cached_property
     def cardinality(self) -> tuple[int, ...]:
-        """|X| for every variable, in order."""
+        """|X| for every variable, in order (kept: a search reads it for every family)."""
         return tuple(len(s) for s in self.states)
 
     def index(self, name: str) -> int:
@@ -102,7 +103,8 @@ class CodedData:
 
     def table_size(self, family: Sequence[int]) -> int:
         """Π |U| over the family: the entries of its count table (a Python int)."""
-        return math.prod(len(self.states[j]) for j in family)
+        cardinality = self.cardinality
+        return math.prod(cardinality[j] for j in family)
 
     def fits(self, family: Sequence[int]) -> bool:
         """Whether the family's count table fits within the memory limit
@@ -134,7 +136,7 @@ class CodedData:
         mask = self.complete_rows(family)
         if mask is not None:
             columns = [column[mask] for column in columns]
-        return family_counts(columns, [len(self.states[j]) for j in family])
+        return family_counts(columns, [self.cardinality[j] for j in family])
 
 
 def read_coded(data, *, states: Mapping[str, Sequence[str]] | None = None,

@@ -28,12 +28,16 @@ from bbn.structure.independence import TESTS
 from bbn.structure.knowledge import ArcLike, Knowledge
 from bbn.structure.learned import LearnedNetwork
 from bbn.structure.method import Parents, Settings, Structure
+from bbn.structure.pc import pc_method
 from bbn.structure.scores import SCORES, check_ess
+from bbn.structure.tan import tan_method
 from bbn.structure.tree import tree_method
 
 #: The methods by name: each a function (data, knowledge, settings) -> Structure.
 METHODS: dict[str, Callable[[CodedData, Knowledge, Settings], Structure]] = {
     "tree": tree_method,
+    "tan": tan_method,
+    "pc": pc_method,
     "hc": hc_method,
     "hybrid": hybrid_method,
 }
