@@ -81,7 +81,7 @@ def batch_tests(data: CodedData, target: int, candidates: Sequence[int], given: 
     (2, True)
     """
     codes = np.asarray(data.codes, dtype=np.int64) if codes is None else codes
-    cards = np.fromiter((len(states) for states in data.states), np.int64, len(data.states))
+    cards = np.array(data.cardinality, dtype=np.int64)
     candidates = np.asarray(candidates, dtype=np.int64)
     statistic = np.zeros(len(candidates))
     dof = np.zeros(len(candidates), dtype=np.int64)
