@@ -43,7 +43,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bbn.errors import ModelError
 from bbn.structure.dataset import CodedData
 from bbn.structure.family_scores import FamilyScores
 from bbn.structure.knowledge import Knowledge
@@ -87,14 +86,8 @@ class ClimbOptions:
              known: tuple[str, ...] = HC_OPTIONS) -> ClimbOptions:
         """The options from ``settings``: whole numbers ≥ 0, unknown names refused."""
         settings.check_options(method, known)
-        values = {}
-        for name in HC_OPTIONS:
-            value = settings.option(name, getattr(cls, name))
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ModelError(f"option {name} of method {method!r} must be a whole number "
-                                 f"≥ 0, got {value!r}")
-            values[name] = int(value)
-        return cls(**values)
+        return cls(**{name: settings.whole_option(method, name, getattr(cls, name))
+                      for name in HC_OPTIONS})
 
 
 def hc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Structure:

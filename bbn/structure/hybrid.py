@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 
-from bbn.errors import ModelError
 from bbn.structure.dataset import CodedData
 from bbn.structure.hill_climbing import HC_OPTIONS, ClimbOptions, hill_climb
 from bbn.structure.knowledge import Knowledge
@@ -70,11 +69,7 @@ def hybrid_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> 
     ([(0, 1)], 1)
     """
     options = ClimbOptions.read(settings, "hybrid", HYBRID_OPTIONS)
-    max_condition = settings.option("max_condition", 3)
-    if isinstance(max_condition, bool) or not isinstance(max_condition, int) \
-            or max_condition < 0:
-        raise ModelError(f"option max_condition of method 'hybrid' must be a whole number "
-                         f"≥ 0, got {max_condition!r}")
+    max_condition = settings.whole_option("hybrid", "max_condition", 3)
     began = time.perf_counter()
     allowed = knowledge.allowed
     skeleton, tests = mmpc(data, settings.alpha, settings.test, max_condition,
