@@ -25,6 +25,7 @@ from bbn.classification.command import add_classify_arguments, run_classify
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
 from bbn.learning.command import add_learn_arguments, run_learn
 from bbn.query import parse_query
+from bbn.structure.command import add_structure_arguments, run_structure
 
 EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -153,6 +154,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "learn": ("learn a model's tables from a CSV file", add_learn_arguments, run_learn),
     "classify": ("predict a variable for every row of a CSV file", add_classify_arguments,
                  run_classify),
+    "structure": ("learn a network's structure and tables from a CSV file",
+                  add_structure_arguments, run_structure),
 }
 
 

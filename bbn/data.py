@@ -343,9 +343,9 @@ def _lookup(uniques, states, unknown, name, source, codes, row_names, rows=None)
     for j, value in enumerate(uniques):
         lookup[j] = _state_of(value, index)
         if lookup[j] == -2:
-            if unknown != "missing":
-                row = int(np.flatnonzero(codes == j)[0])
-                row = row if rows is None else int(rows[row])
+            cells = np.flatnonzero(codes == j)  # none for a category no row uses
+            if unknown != "missing" and len(cells):
+                row = int(cells[0]) if rows is None else int(rows[cells[0]])
                 raise DataError(_unknown_message(value, states, name, source, row, row_names))
             lookup[j] = MISSING
     return lookup

@@ -233,7 +233,8 @@ def test_exit_code_of_every_error(capsys, monkeypatch, chair_file, error, code):
     monkeypatch.setattr(bbn, "load", fail)
     for argv in (("query", chair_file, "P(C)"), ("info", chair_file),
                  ("learn", chair_file, "data.csv"), ("classify", chair_file, "d.csv",
-                                                      "--target", "C")):
+                                                      "--target", "C"),
+                 ("structure", "data.csv", "--start", chair_file)):
         err = failed(capsys, code, *argv)
         message = f"{error.filename}: {error.strerror}" if isinstance(error, OSError) else error
         assert err == f"bbn {argv[0]}: {message}\n"

@@ -421,3 +421,14 @@ def test_learning_modules_import_each_other_at_the_top_without_a_circle():
     assert order.index("estimators") < order.index("mixture") < order.index("missing") < (
         order.index("parameters"))
 
+
+
+def test_a_category_no_row_uses_is_no_error():
+    # a sample of 500 insurance rows has no 'SuperLuxury' car, yet pandas keeps the
+    # category; states from the data leave it out, and the unused category is not a value
+    column = pd.Series(pd.Categorical(["x", "y", "x"], categories=["x", "y", "z"]), name="A")
+    assert encode_column(column, ("x", "y")).tolist() == [0, 1, 0]
+    frame = pd.DataFrame({"A": column, "B": ["1", "2", "1"]})
+    assert bbn.learn_structure(frame, method="tree").states("A") == ("x", "y")
+    with pytest.raises(DataError, match=r"row 1: value 'y' is not a state of 'A'"):
+        encode_column(column, ("x",))

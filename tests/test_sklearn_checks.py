@@ -47,6 +47,7 @@ ESTIMATORS = [
     bbn.NaiveBayes(features="gaussian"),
     bbn.NaiveBayes(features="bernoulli"),
     bbn.NaiveBayes(features="multinomial"),
+    bbn.NaiveBayes(structure="tan"),  # tree-augmented: the categorical features' tree
     bbn.Boosting(),
     bbn.Bagging(seed=0),  # seeded: fitting twice gives the same members
 ]

@@ -1,13 +1,19 @@
-"""Expert knowledge (bbn.structure.knowledge): what each constraint allows, and knowledge
-that contradicts itself refused with the arcs named."""
+"""Expert knowledge (bbn.structure.knowledge): what each constraint allows, knowledge
+that contradicts itself refused with the arcs named, and every method's result honouring
+it (a property test over random knowledge)."""
 
 from __future__ import annotations
 
 import itertools
+import re
+import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
+import bbn
 from bbn.errors import ModelError
 from bbn.structure.knowledge import NO_TIER, Knowledge
 
@@ -69,3 +75,51 @@ def test_check_dag_names_what_is_wrong():
     tiered = Knowledge.build(NAMES, tiers=[["A"], ["B"]])
     with pytest.raises(ModelError, match=r"the arc B->A, which is against the tiers"):
         tiered.check_dag([(1,), (), (), ()], "start")
+
+
+CHAIR = ("C", "S", "W", "B", "A")
+CHAIR_ARCS = [(a, b) for a in CHAIR for b in CHAIR if a != b]
+
+
+@pytest.fixture(scope="module")
+def chair_rows(chair_file):
+    return bbn.sample(bbn.load(chair_file), 400, seed=7)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(required=st.lists(st.sampled_from(CHAIR_ARCS), max_size=3, unique=True),
+       forbidden=st.lists(st.sampled_from(CHAIR_ARCS), max_size=5, unique=True),
+       tier_of=st.lists(st.integers(-1, 2), min_size=5, max_size=5),
+       max_parents=st.one_of(st.none(), st.integers(1, 3)),
+       method=st.sampled_from(["tree", "pc", "hc", "hybrid", "tan"]))
+def test_every_method_honours_the_knowledge_or_says_why_it_cannot(
+        chair_rows, required, forbidden, tier_of, max_parents, method):
+    tiers = [[v for v, t in zip(CHAIR, tier_of) if t == k] for k in range(3)]
+    try:
+        knowledge = Knowledge.build(CHAIR, required, forbidden, tiers, max_parents)
+    except ModelError:
+        event("contradictory: refused up front")
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            learned = bbn.learn_structure(chair_rows, method=method, required=required,
+                                          forbidden=forbidden, tiers=tiers,
+                                          max_parents=max_parents,
+                                          **({"target": "C"} if method == "tan" else {}))
+    except ModelError as error:
+        # a tree orients one spanning tree, PC keeps what its tests found: some knowledge
+        # no such result can honour, and the error says which arc or variable
+        assert method in ("tree", "tan", "pc"), error
+        assert re.search(r"->|parents|tier|forbid|requir|cycle", str(error)), error
+        event(f"{method}: cannot honour it")
+        return
+    event(f"{method}: honoured")
+    order = {name: i for i, name in enumerate(learned.variables)}
+    position = [order[v] for v in CHAIR]
+    parents = [()] * 5
+    for p, c in learned.arcs():
+        parents[CHAIR.index(c)] += (CHAIR.index(p),)
+    knowledge.check_dag(parents, f"the {method} result")    # raises if anything is broken
+    assert sorted(position) == list(range(5))

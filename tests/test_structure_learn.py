@@ -4,6 +4,8 @@ same counts, and LearnedNetwork's fitted attributes."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -97,3 +99,17 @@ def test_a_table_above_the_memory_limit_is_never_allocated(memory_limit):
     memory_limit(60 ** 2 * 8)
     net = bbn.learn_structure(wide, method="tree")
     assert len(net.arcs()) == 2 and net.statistics_["skipped"] == {"memory": 0}
+
+
+def test_the_worked_alarm_example_of_the_docs(shared, tmp_path):
+    truth = bbn.load(shared / "networks" / "alarm.bif.gz")
+    bbn.sample(truth, 10_000, seed=1).to_csv(tmp_path / "alarm.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")            # PRESS: three parent configurations unseen
+        learned = bbn.learn_structure(tmp_path / "alarm.csv")
+    result = bbn.compare(learned, truth)
+    assert learned.method_ == "hybrid" and len(learned.arcs()) == 44
+    assert (result.shd, result.cpdag_shd) == (9, 6)
+    assert result.missing == [("INSUFFANESTH", "CATECHOL"), ("SAO2", "CATECHOL"),
+                              ("VENTTUBE", "VENTLUNG")]
+    assert result.extra == [("VENTTUBE", "MINVOL")] and len(result.reversed) == 5

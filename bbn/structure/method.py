@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from bbn.errors import ModelError, suggest
 
 #: A DAG by positions: the parent positions of every variable.
@@ -68,6 +70,24 @@ class Settings:
     def option(self, name: str, default):
         """The method-specific option ``name``, or ``default``."""
         return self.options.get(name, default)
+
+    def whole_option(self, method: str, name: str, default: int | None) -> int | None:
+        """The option ``name`` as a whole number ≥ 0, ``default`` when absent.
+
+        Examples
+        --------
+        >>> Settings(options={"restarts": -1}).whole_option("hc", "restarts", 0)
+        Traceback (most recent call last):
+            ...
+        bbn.errors.ModelError: option restarts of method 'hc' must be a whole number ≥ 0, got -1
+        """
+        value = self.options.get(name, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ModelError(f"option {name} of method {method!r} must be a whole number ≥ 0, "
+                             f"got {value!r}")
+        return int(value)
 
     def check_options(self, method: str, known: tuple[str, ...]) -> None:
         """ModelError naming the first option ``method`` does not know (did you mean).

@@ -91,11 +91,7 @@ def pc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
     ([(0, 2), (1, 2)], frozenset())
     """
     settings.check_options("pc", PC_OPTIONS)
-    max_condition = settings.option("max_condition", None)
-    if max_condition is not None and (isinstance(max_condition, bool) or not isinstance(
-            max_condition, (int, np.integer)) or max_condition < 0):
-        raise ModelError(f"max_condition (the largest conditioning set) must be a whole "
-                         f"number ≥ 0, got {max_condition!r}")
+    max_condition = settings.whole_option("pc", "max_condition", None)
     if settings.start is not None:
         raise ModelError("method 'pc' starts from the complete graph and takes no start "
                          "network; start= is for the score-based searches")
