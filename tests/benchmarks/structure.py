@@ -279,6 +279,7 @@ def run(settings: Settings, networks: list[str] | None = None,
         "network; rows: hill climbing BIC = bbn hc, pyAgrum greedy hill climbing, pgmpy "
         "HillClimbSearch; PC = bbn pc, pgmpy PC stable (G², α 0.05); tree = bbn tree, "
         "pgmpy TreeSearch (Chow–Liu); default = bbn hybrid, pyAgrum MIIC")
+    _import_libraries()
     for name in networks or NETWORKS:
         stopped: dict[tuple[str, str], int] = {}  # (library, method): rows it was stopped at
         for n in sorted(sizes):
@@ -300,6 +301,14 @@ def run(settings: Settings, networks: list[str] | None = None,
                     row.notes.append(f"best peer CPDAG SHD {best[who]} ({who})")
                 section.add(row)
     return section
+
+
+def _import_libraries() -> None:
+    """Import every library's learning modules before the first cell, so no cell's
+    first run pays for them (pgmpy's take about a second; --quick runs a cell once)."""
+    for module in ("bbn.structure", "pyagrum", "pgmpy.causal_discovery",
+                   "pgmpy.estimators"):
+        attempt(lambda module=module: __import__(module))
 
 
 def _measure(settings: Settings, row: Row, kind: Kind, name: str, frame,
