@@ -297,8 +297,6 @@ LOCAL_IMPORTS = {
         "start-up: loads graphviz, which only bbn render needs",
     ("bbn.errors", "suggest", "difflib"):
         "start-up: only when there is a mistake to name, not on every command's start",
-    ("bbn.classification.classifier", "_feature_tree", "bbn.structure.tan"):
-        "start-up: networkx (~0.3 s), only NaiveBayes(structure='tan') needs the tree",
     ("bbn.classification.classifier", "_feature_tree", "bbn.structure.tree"):
         "start-up: networkx (~0.3 s), only NaiveBayes(structure='tan') needs the tree",
     ("bbn.classification.decisions", "loss_matrix", "pandas"):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import bbn
 from bbn.errors import ModelError
 from bbn.structure import structure_score
-from bbn.structure.tan import conditional_mutual_information
+from bbn.structure.tree import conditional_mutual_information
 
 
 def dependent_features() -> bbn.Network:

@@ -1046,8 +1046,7 @@ def _feature_tree(columns: list[str], codes: Mapping[str, np.ndarray], states: M
     """The tree parent of every column (None for the root): the maximum spanning tree of
     I(Xi; Xj | C), each pair counted on the rows that have both values."""
     # here: networkx costs ~0.3 s to import, and only a TAN needs the tree
-    from bbn.structure.tan import conditional_mutual_information
-    from bbn.structure.tree import spanning_tree
+    from bbn.structure.tree import conditional_mutual_information, spanning_tree
 
     n = len(columns)
     information = np.full((n, n), -np.inf)

@@ -27,7 +27,7 @@ _NAMES = {
     "family_score": "bbn.structure.scores",
     "structure_score": "bbn.structure.scores",
     "mutual_information": "bbn.structure.tree",
-    "conditional_mutual_information": "bbn.structure.tan",
+    "conditional_mutual_information": "bbn.structure.tree",
 }
 
 __all__ = sorted([*_NAMES, "Comparison", "compare"])

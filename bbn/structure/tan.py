@@ -27,39 +27,7 @@ from bbn.errors import ModelError, suggest
 from bbn.structure.dataset import CodedData
 from bbn.structure.knowledge import Knowledge, arc_text
 from bbn.structure.method import Settings, Structure
-from bbn.structure.tree import require, spanning_tree
-
-
-def conditional_mutual_information(counts: np.ndarray) -> float:
-    """I(X; Y | C) in nats from the count table n(c, x, y) (0 · ln 0 = 0).
-
-    Parameters
-    ----------
-    counts : numpy.ndarray
-        Shape ``(|C|, |X|, |Y|)``.
-
-    Returns
-    -------
-    float
-        Σ_c P(c) I(X; Y | C = c); 0 for no rows.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> equal_given_c = np.array([[[2.0, 0.0], [0.0, 2.0]], [[1.0, 1.0], [1.0, 1.0]]])
-    >>> round(conditional_mutual_information(equal_given_c), 6)    # ½ ln 2 + ½ · 0
-    0.346574
-    """
-    total = counts.sum()
-    if total == 0:
-        return 0.0
-    n_c = counts.sum(axis=(1, 2))[:, None, None]
-    n_cx = counts.sum(axis=2)[:, :, None]
-    n_cy = counts.sum(axis=1)[:, None, :]
-    seen = counts > 0
-    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 in unseen cells, not read
-        ratio = (counts * n_c) / (n_cx * n_cy)
-    return float(np.sum(counts[seen] * np.log(ratio[seen])) / total)
+from bbn.structure.tree import conditional_mutual_information, require, spanning_tree
 
 
 def tan_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Structure:
