@@ -24,6 +24,7 @@ from bbn.factor import Factor
 from bbn.formats import FormatError, dumps, load, loads, save
 from bbn.inference.engine import Engine
 from bbn.lazy import lazy_attributes
+from bbn.markov import MarkovNetwork
 from bbn.memory import get_memory_limit, set_memory_limit
 from bbn.network import Network
 
@@ -52,7 +53,8 @@ _LAZY = {
 
 __all__ = [
     "BBNError", "DataError", "Engine", "Factor", "FormatError", "ImpossibleEvidenceError",
-    "MemoryLimitError", "ModelError", "Network", "ParseError", "ParseErrors", "QueryError",
+    "MarkovNetwork", "MemoryLimitError", "ModelError", "Network", "ParseError", "ParseErrors",
+    "QueryError",
     "dumps", "get_memory_limit", "load", "loads", "save", "set_memory_limit", *_LAZY,
 ]
 

@@ -22,7 +22,9 @@ from collections.abc import Callable, Sequence
 
 import bbn
 from bbn.classification.command import add_classify_arguments, run_classify
+from bbn.competition import TASKS, answer_task, read_evidence, result_text
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
+from bbn.formats import read_text, write_atomically
 from bbn.learning.command import add_learn_arguments, run_learn
 from bbn.query import parse_query
 from bbn.structure.command import add_structure_arguments, run_structure
@@ -66,6 +68,8 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
 
 def run_info(args: argparse.Namespace) -> int:
     net = bbn.load(args.model, normalize=args.normalize)
+    if isinstance(net, bbn.MarkovNetwork):
+        return _markov_info(net)
     print(f"network {net.name!r}: {len(net.variables)} variables, "
           f"{len(net.arcs())} arcs")
     rows = [("variable", "states", "parents")]
@@ -82,17 +86,35 @@ def run_info(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _markov_info(net: bbn.MarkovNetwork) -> int:
+    print(f"Markov network {net.name!r}: {len(net.variables)} variables, "
+          f"{len(net.factors)} factors")
+    rows = [("variable", "states", "factors")]
+    held: dict[str, int] = dict.fromkeys(net.variables, 0)
+    for factor in net.factors:
+        for v in factor.variables:
+            held[v] += 1
+    for v in net.variables:
+        rows.append((v, ", ".join(net.states(v)), str(held[v])))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for row in rows:
+        print("  " + "   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    print(f"entries: {sum(f.values.size for f in net.factors)} in the factors")
+    return EXIT_OK
+
+
 # ------------------------------------------------------------------ check
 def run_check(args: argparse.Namespace) -> int:
     net = bbn.load(args.model, normalize=args.normalize)
-    problems = net.validate()
+    problems = [] if isinstance(net, bbn.MarkovNetwork) else net.validate()  # checked on reading
     if problems:
         for problem in problems:
             print(f"{args.model}: {problem}", file=sys.stderr)
         print(f"{args.model}: {len(problems)} problem(s)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"{args.model}: ok ({len(net.variables)} variables, "
-          f"{len(net.arcs())} arcs)")
+    arcs = (f"{len(net.factors)} factors" if isinstance(net, bbn.MarkovNetwork)
+            else f"{len(net.arcs())} arcs")
+    print(f"{args.model}: ok ({len(net.variables)} variables, {arcs})")
     return EXIT_OK
 
 
@@ -143,6 +165,28 @@ def run_render(args: argparse.Namespace) -> int:
 
 
 #: name → (help, add arguments, run)
+# -------------------------------------------------------------------- uai
+def add_uai_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="model file (UAI .uai or .uai.gz, or any model format)")
+    parser.add_argument("--evid", metavar="FILE",
+                        help="the competition's evidence file (count var state ...)")
+    parser.add_argument("--task", required=True, type=str.upper, choices=TASKS,
+                        help="MAR: every marginal; PR: log10 of Z(e) or P(e); MPE")
+    parser.add_argument("-o", "--output", metavar="RESULT",
+                        help="write the result file here (atomically) instead of stdout")
+
+
+def run_uai(args: argparse.Namespace) -> int:
+    net = bbn.load(args.model, normalize=args.normalize)
+    evidence = read_evidence(read_text(args.evid), net, args.evid) if args.evid else {}
+    text = result_text(args.task, answer_task(net, args.task, evidence)) + "\n"
+    if args.output:
+        write_atomically(args.output, text)
+    else:
+        print(text, end="")
+    return EXIT_OK
+
+
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "query": ("answer a probability, posterior or MAP query", add_query_arguments, run_query),
     "info": ("list variables, states, parents and parameter counts", add_model_argument,
@@ -156,6 +200,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                  run_classify),
     "structure": ("learn a network's structure and tables from a CSV file",
                   add_structure_arguments, run_structure),
+    "uai": ("answer a UAI competition task (MAR, PR, MPE) in the competition's formats",
+            add_uai_arguments, run_uai),
 }
 
 

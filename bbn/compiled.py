@@ -20,7 +20,7 @@ engine built on it can cache whatever it derives, since nothing it reads can cha
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -63,6 +63,10 @@ class CompiledNetwork:
         that the evidence d-separates only when they cannot make P(e) zero).
     gaussian : mapping
         Gaussian variable → its :class:`GaussianLeaf`.
+    constraints : mapping, optional
+        variable → the state index it is observed at in every question; such variables
+        are not in ``variables`` (they are the factor nodes by which a Markov network is
+        answered as a Bayesian network, see :mod:`bbn.markov`).
 
     Examples
     --------
@@ -83,6 +87,7 @@ class CompiledNetwork:
     tables: Mapping[str, np.ndarray | None]
     zero_free: Mapping[str, bool]
     gaussian: Mapping[str, GaussianLeaf]
+    constraints: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     def table(self, variable: str) -> np.ndarray:
         """The table of a discrete variable; ModelError when the model has none yet."""
@@ -103,7 +108,7 @@ class CompiledNetwork:
 
         return CompiledNetwork(self.revision, kept, only(self.states),
                                only(self.parents), only(self.cardinality), self.tables,
-                               self.zero_free, MappingProxyType({}))
+                               self.zero_free, MappingProxyType({}), self.constraints)
 
 
 def missing_table(variable: str) -> ModelError:

@@ -37,6 +37,7 @@ from bbn.errors import ModelError, suggest
 from bbn.factor import Factor
 from bbn.inference.engine import Engine
 from bbn.inference.evidence import continuous_error
+from bbn.markov import MarkovNetwork, markov_from_network
 from bbn.query import answer
 from bbn.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_ENTRY: re-exported)
     ROUNDING_PER_ENTRY,
@@ -1102,6 +1103,21 @@ class Network:
         """The picture Jupyter shows for a network (see ``docs/rendering.md``)."""
         from bbn.rendering import repr_svg  # graphviz: imported on first use (start-up)
         return repr_svg(self)
+
+    def to_markov(self) -> MarkovNetwork:
+        """The same distribution as a Markov network, one factor per table (Z = 1).
+
+        Returns
+        -------
+        MarkovNetwork
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").to_markov()
+        MarkovNetwork('Back ache', 5 variables, 5 factors)
+        """
+        return markov_from_network(self)
 
     # ------------------------------------------------------------- inference
     def query(self, text: str):

@@ -184,7 +184,7 @@ class Query:
         check_variables(network, observed, role="evidence")
         check_discrete(network, targets)
         assigned = {v: evidence_value(network, v, s) for v, s in self.targets if s is not None}
-        states, values = {}, {}
+        states, values = dict(network.constraints), {}
         for v, s in self.evidence:
             if s is not None:
                 (values if v in network.gaussian else states)[v] = evidence_value(network, v, s)

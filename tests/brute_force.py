@@ -12,11 +12,17 @@ import numpy as np
 import bbn
 
 
-def joint_array(net: bbn.Network) -> np.ndarray:
-    """P(X1, ..., Xn) with one axis per variable, in ``net.variables`` order."""
+def joint_array(net: bbn.Network | bbn.MarkovNetwork) -> np.ndarray:
+    """P(X1, ..., Xn) with one axis per variable, in ``net.variables`` order; for a Markov
+    network the product of its factors, Z times P (``p_evidence`` is then Z(e))."""
     axis = {v: i for i, v in enumerate(net.variables)}
     operands: list = []
-    for v in net.variables:
+    if isinstance(net, bbn.MarkovNetwork):
+        for factor in net.factors:
+            operands += [factor.values, [axis[u] for u in factor.variables]]
+        for v in net.variables:  # every axis, also of a variable in no factor
+            operands += [np.ones(net.cardinality(v)), [axis[v]]]
+    for v in [] if isinstance(net, bbn.MarkovNetwork) else net.variables:
         operands += [np.asarray(net.cpt_array(v)), [axis[u] for u in net.parents(v) + (v,)]]
     if not operands:
         return np.ones(())
@@ -26,7 +32,7 @@ def joint_array(net: bbn.Network) -> np.ndarray:
 class BruteForce:
     """Answers read off the full joint table of a network."""
 
-    def __init__(self, net: bbn.Network) -> None:
+    def __init__(self, net: bbn.Network | bbn.MarkovNetwork) -> None:
         self.net = net
         self.variables = list(net.variables)
         self.joint = joint_array(net)

@@ -48,7 +48,9 @@ def test_the_message_gives_the_size_width_and_a_hint(memory_limit):
     assert str(error.value) == (
         "exact inference (induced width 5, largest table 1.0 KiB, everything alive at once "
         "counted) needs 1.1 KiB, above the memory limit of 1000.0 B; raise the limit with "
-        "bbn.set_memory_limit(bytes), query fewer variables at once, or add evidence")
+        "bbn.set_memory_limit(bytes), query fewer variables at once, add evidence, or answer "
+        "approximately with method='lbp' (loopy belief propagation), 'gibbs', 'lw' or 'is' "
+        "(sampling; see docs/approximate.md)")
 
 
 def _chain(n: int, states: int) -> bbn.Network:

@@ -1,5 +1,5 @@
 """UAI ``MARKOV`` files that are Bayesian networks written as factors read as those
-networks (UAI 2014's Promedus and Pedigree instances); other Markov networks are refused."""
+networks (UAI 2014's Promedus and Pedigree instances); others as Markov networks."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import gzip
 
 import numpy as np
 import pytest
+from brute_force import BruteForce
 from test_formats_exchange import UAI
 
 import bbn
@@ -38,26 +39,26 @@ def test_markov_factors_that_are_conditional_tables_read_as_the_network():
                                             [[0.8, 0.2], [0.0, 1.0]]]
 
 
-@pytest.mark.parametrize("change, reason", [
-    (("0.6 0.4 0.3 0.7", "0.6 0.5 0.3 0.7"),
-     "a factor does not sum to 1 over its child for some configuration"),
-    (("4\n1 0\n", "5\n1 0\n"), "5 factors for 4 variables (a Bayesian network has one table "
-                               "per variable)"),
-    (("1 0\n2 0 1\n", "1 1\n2 0 1\n"), "its factors are not one conditional table per variable"),
-    (("2 0 1\n2 0 2\n", "2 2 1\n2 1 2\n"), "its factors, read as conditional tables, form a "
-                                            "cycle"),
+@pytest.mark.parametrize("change", [
+    ("0.6 0.4 0.3 0.7", "0.6 0.5 0.3 0.7"),  # a factor that does not sum to 1 over its child
+    ("4\n1 0\n", "5\n1 0\n"),  # 5 factors for 4 variables
+    ("1 0\n2 0 1\n", "1 1\n2 0 1\n"),  # not one conditional table per variable
+    ("2 0 1\n2 0 2\n", "2 2 1\n2 1 2\n"),  # conditional tables would form a cycle
 ])
-def test_other_markov_networks_are_refused_clearly(change, reason):
+def test_other_markov_files_are_markov_networks(change):
     old, new = change
     text = UAI.replace("BAYES", "MARKOV")
     assert old in text
     text = text.replace(old, new)
-    with pytest.raises(bbn.ParseError) as error:
-        uai.read(text, "m.uai")
-    assert str(error.value).splitlines()[0] == (
-        f"m.uai:1:1: MARKOV networks (undirected models) are not supported yet: {reason}; bbn "
-        "reads Bayesian networks ('BAYES', or MARKOV factors that are each a variable's table "
-        "given the rest of the factor)")
+    if new.startswith("5"):  # a fifth factor over X0 and its 2 entries
+        text = text.replace("3 1 2 3\n", "3 1 2 3\n1 0\n") + "2\n2.0 3.0\n"
+    net = uai.read(text, "m.uai")
+    assert isinstance(net, bbn.MarkovNetwork)
+    assert net == uai.read(uai.write(net), "m.uai")
+    oracle = BruteForce(net)
+    assert net.log_partition() == pytest.approx(np.log(oracle.p_evidence({})), rel=1e-12)
+    np.testing.assert_allclose(net.posterior("X3", {"X0": "1"}).values,
+                               oracle.posterior(["X3"], {"X0": "1"}), rtol=1e-12)
 
 
 def test_promedus_reads_as_a_bayesian_network_with_the_reference_marginals(shared):

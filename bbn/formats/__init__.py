@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from bbn.errors import BBNError, suggest
+from bbn.markov import MarkovNetwork
 from bbn.network import Network
 
 #: format name → (module, file extensions)
@@ -175,6 +176,11 @@ def dumps(net: Network, format: str = "bn") -> str:
     True
     """
     module = _module(format)
+    if isinstance(net, MarkovNetwork):
+        if format != "uai":
+            raise FormatError(f"the {format} format cannot express a Markov network (factors "
+                              "over any scopes): save it as .uai, the format that has them")
+        return module.write(net)
     continuous = [v for v in net.variables if net.is_gaussian(v)]
     if continuous and format != "bn":
         raise FormatError(f"the {format} format cannot express the continuous (Gaussian) "

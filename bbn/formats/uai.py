@@ -1,4 +1,4 @@
-"""UAI, the model format of the UAI inference competitions (``BAYES`` networks).
+"""UAI, the model format of the UAI inference competitions (``BAYES`` and ``MARKOV``).
 
     BAYES
     3                  number of variables
@@ -28,7 +28,11 @@ UAI stores no names: variables are read as ``X0``, ``X1``, ... (in file order), 
 ``0``, ``1``, ..., and the network is named after the file. Writing keeps the variable
 order, the parents and every number (exact float64, in fixed-point) but loses the network name,
 variable and state names and descriptions: ``load(save(net))`` equals ``net`` up to names.
-``MARKOV`` (undirected) models are refused, as are networks with a variable lacking a table.
+A ``MARKOV`` file lists factors the same way (``MARKOV``, the cardinalities, the number of
+factors, their scopes, their tables: any non-negative numbers). It is read as the Bayesian
+network it writes when its factors are one conditional table per variable (UAI 2014's
+Promedus and Pedigree instances), and as a :class:`bbn.MarkovNetwork` otherwise; a Markov
+network is written back as ``MARKOV``. A ``BAYES`` network lacking a table is refused.
 
 >>> net = read("BAYES 2  2 2  2  1 0  2 0 1  2 0.3 0.7  4 0.9 0.1 0.2 0.8")
 >>> net.variables, net.parents("X1"), net.cpt_array("X1").tolist()
@@ -60,6 +64,7 @@ from bbn.formats._text import (
     number_texts,
     plain_line_ends,
 )
+from bbn.markov import MarkovNetwork
 from bbn.network import Network
 from bbn.tables import is_valid
 
@@ -143,15 +148,9 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     tokens = _Tokens(text, source)
     kind = tokens.tokens[0] if tokens.tokens else ""
     if kind.upper() == "MARKOV":
-        net = _markov_as_bayes(tokens, name_from_source(source))
-        if isinstance(net, Network):
-            return net
-        raise tokens.error(0, "MARKOV networks (undirected models) are not supported yet: "
-                              f"{net}; bbn reads Bayesian networks ('BAYES', or MARKOV "
-                              "factors that are each a variable's table given the rest of "
-                              "the factor)", found=False)
-    elif kind.upper() != "BAYES":
-        raise tokens.error(0, "expected 'BAYES'")
+        return _read_markov(tokens, name_from_source(source))
+    if kind.upper() != "BAYES":
+        raise tokens.error(0, "expected 'BAYES' or 'MARKOV'")
     tokens.next = 1
     n = tokens.integer("the number of variables", 1)
     cards = [tokens.integer(f"the number of states of X{i}", 1) for i in range(n)]
@@ -186,53 +185,82 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     return net
 
 
-def _markov_as_bayes(tokens: _Tokens, name: str) -> Network | str:
-    """A MARKOV file read as the Bayesian network it writes as factors, or why it is not one.
+def _read_markov(tokens: _Tokens, name: str) -> Network | MarkovNetwork:
+    """A ``MARKOV`` file: the Bayesian network it writes as factors when it is one (see
+    :func:`_as_bayes`: P(e) and every answer are the same, and the engine can then drop
+    barren variables), else a :class:`MarkovNetwork`."""
+    tokens.next = 1
+    n = tokens.integer("the number of variables", 1)
+    cards = [tokens.integer(f"the number of states of X{i}", 1) for i in range(n)]
+    largest = max(range(n), key=cards.__getitem__)
+    tokens.check_size(2 + largest, sum(cards), f"the {sum(cards)} state names (X{largest} has "
+                                               f"{cards[largest]})", STATE_BYTES)
+    m = tokens.integer("the number of factors", 0)
+    scopes, starts = [], []
+    for t in range(m):
+        starts.append(tokens.next)
+        size = tokens.integer(f"the size of factor {t}'s scope", 0, n)
+        scope = [tokens.integer(f"a variable of factor {t}", 0, n - 1) for _ in range(size)]
+        if len(set(scope)) != len(scope):
+            raise tokens.error(starts[t], f"factor {t} lists a variable twice in its scope",
+                               found=False)
+        tokens.check_size(starts[t], math.prod(cards[v] for v in scope), f"factor {t}")
+        scopes.append(scope)
+    factors = []
+    for t, scope in enumerate(scopes):
+        expected = math.prod(cards[v] for v in scope)
+        tokens.integer(f"the number of entries of factor {t}", expected, expected)
+        at = tokens.next
+        values = tokens.numbers(expected, f"factor {t}")
+        negative = np.flatnonzero(values < 0)
+        if negative.size:
+            raise tokens.error(at + int(negative[0]), f"factor {t} has a negative entry "
+                                                      "(factors take numbers ≥ 0)")
+        factors.append(values.reshape([cards[v] for v in scope]))
+    if tokens.next < len(tokens.tokens):
+        raise tokens.error(tokens.next, "expected the end of the file after the last factor")
+    net = _as_bayes(name, cards, scopes, factors)
+    if net is not None:
+        return net
+    markov = MarkovNetwork(name)
+    for i, card in enumerate(cards):
+        markov.add_variable(f"X{i}", [str(s) for s in range(card)])
+    for scope, values in zip(scopes, factors):
+        markov.add_factor([f"X{v}" for v in scope], values)
+    return markov
 
-    It is one when there is one factor per variable, and the same position of every
+
+def _as_bayes(name: str, cards: list[int], scopes: list[list[int]],
+              factors: list[np.ndarray]) -> Network | None:
+    """The Bayesian network that MARKOV factors write, or None when they are not one.
+
+    They are one when there is one factor per variable, and the same position of every
     scope — the last (as in BAYES) or the first (UAI 2014's Promedus instances) — names
     each variable once, reading each factor as the table of that variable given the rest
     of its scope is acyclic, and every factor sums to 1 over that variable for each
     configuration of the others (within the row tolerance). Then Π_i φ_i =
     Π_X P(X | Pa(X)), with the normalising constant 1.
     """
-    tokens.next = 1
-    n = tokens.integer("the number of variables", 1)
-    cards = [tokens.integer(f"the number of states of X{i}", 1) for i in range(n)]
-    m = tokens.integer("the number of factors", 1)
-    if m != n:
-        return f"{m} factors for {n} variables (a Bayesian network has one table per variable)"
-    scopes = [[tokens.integer(f"a variable of factor {t}", 0, n - 1)
-               for _ in range(tokens.integer(f"the size of factor {t}'s scope", 1, n))]
-              for t in range(m)]
-    factors = []
-    for t, scope in enumerate(scopes):
-        expected = math.prod(cards[v] for v in scope)
-        tokens.integer(f"the number of entries of factor {t}", expected, expected)
-        factors.append(tokens.numbers(expected, f"factor {t}").reshape([cards[v] for v in scope]))
-    if tokens.next < len(tokens.tokens):
-        raise tokens.error(tokens.next, "expected the end of the file after the last factor")
-    problem = "its factors are not one conditional table per variable"
+    n = len(cards)
+    if len(scopes) != n or not all(scopes):
+        return None
     for child in (-1, 0):  # the child last (as BAYES), or first
-        if (len({scope[child] for scope in scopes}) != n
-                or any(len(set(scope)) != len(scope) for scope in scopes)):
+        if len({scope[child] for scope in scopes}) != n:
             continue
         tables = {f"X{scope[child]}": np.moveaxis(f, child, -1)
                   for scope, f in zip(scopes, factors)}
         if not all(map(is_valid, tables.values())):
-            problem = "a factor does not sum to 1 over its child for some configuration"
             continue
         parents = {f"X{scope[child]}": [f"X{v}" for v in scope if v != scope[child]]
                    for scope in scopes}
         try:
             TopologicalSorter(parents).prepare()
         except CycleError:
-            problem = "its factors, read as conditional tables, form a cycle"
             continue
         return Network.assemble(name, {f"X{i}": [str(s) for s in range(card)]
                                        for i, card in enumerate(cards)}, parents,
                                 {v: np.ascontiguousarray(t) for v, t in tables.items()})
-    return problem
+    return None
 
 
 def _from_pyagrum(values: np.ndarray, scope: list[int], cards: list[int]) -> np.ndarray:
@@ -309,8 +337,9 @@ def _located_network(name: str, tokens: _Tokens, cards: list[int], scopes: list[
     return net
 
 
-def write(net: Network) -> str:
-    """The network as a UAI ``BAYES`` file (names are lost; see the module docstring).
+def write(net: Network | MarkovNetwork) -> str:
+    """The network as a UAI ``BAYES`` file, or a Markov network as a ``MARKOV`` one (names
+    are lost; see the module docstring).
 
     The writer behind :func:`bbn.formats.dumps` for this format; it raises
     FormatError for a variable without a table.
@@ -320,6 +349,8 @@ def write(net: Network) -> str:
     >>> write(read("BAYES 1  2  1  1 0  2 0.5 0.5")).split()
     ['BAYES', '1', '2', '1', '1', '0', '2', '0.5', '0.5']
     """
+    if isinstance(net, MarkovNetwork):
+        return _write_markov(net)
     missing = [v for v in net.variables if not net.has_cpt(v)]
     if missing:
         raise FormatError(f"UAI cannot write a network without tables: {missing[0]!r} has none "
@@ -333,4 +364,19 @@ def write(net: Network) -> str:
         card, texts = net.cardinality(v), number_texts(net.cpt_array(v))
         out += ["", str(len(texts))]
         out += [" " + " ".join(texts[i:i + card]) for i in range(0, len(texts), card)]
+    return "\n".join(out) + "\n"
+
+
+def _write_markov(net: MarkovNetwork) -> str:
+    """A Markov network as a UAI ``MARKOV`` file: its factors, scopes in their axis order."""
+    index = {v: i for i, v in enumerate(net.variables)}
+    out = ["MARKOV", str(len(index)), " ".join(str(net.cardinality(v)) for v in net.variables),
+           str(len(net.factors))]
+    out += [" ".join(map(str, [len(f.variables), *(index[v] for v in f.variables)]))
+            for f in net.factors]
+    for f in net.factors:
+        width = f.shape[-1] if f.shape else 1
+        texts = number_texts(f.values)
+        out += ["", str(len(texts))]
+        out += [" " + " ".join(texts[i:i + width]) for i in range(0, len(texts), width)]
     return "\n".join(out) + "\n"

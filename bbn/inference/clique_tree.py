@@ -163,6 +163,10 @@ class JunctionTree:
     scratch: np.ndarray | None = None  # the belief of each clean clique in turn
     lock: threading.Lock = field(default_factory=threading.Lock)
     joint: Joint | None = None  # set instead of cliques when the whole joint is small
+    # Rescale each potential as its tables are multiplied in: a Markov network's factor
+    # nodes (``constraints``) bring tens of tables of entries φ/max φ into one clique, whose
+    # product falls below 1e-300 (Alchemy_11) where a Bayesian network's stays near 1.
+    rescale: bool = False
 
 
 def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Sequence[str],
@@ -200,7 +204,8 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
                         distribute=[], fixed_marginals={},
                         largest_table=max((c.size for c in cliques), default=1),
                         width=max((len(c.variables) for c in cliques), default=1) - 1,
-                        total_entries=sum(c.size for c in cliques))
+                        total_entries=sum(c.size for c in cliques),
+                        rescale=bool(network.constraints))
 
     # Tables of variables that are not ancestors of the evidence are barren for every
     # query about an ancestor: variable elimination drops them, i.e. counts their rows as

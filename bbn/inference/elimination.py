@@ -394,7 +394,9 @@ def check_memory(cost: Cost, cases: int = 1, held: int = 0) -> None:
                      f"exact inference (induced width {cost.width}, largest table {largest}, "
                      "everything alive at once counted)",
                      "raise the limit with bbn.set_memory_limit(bytes), query fewer "
-                     "variables at once, or add evidence")
+                     "variables at once, add evidence, or answer approximately with "
+                     "method='lbp' (loopy belief propagation), 'gibbs', 'lw' or 'is' "
+                     "(sampling; see docs/approximate.md)")
 
 
 def slice_tables(plan: Plan, tables: Sequence[np.ndarray],

@@ -476,8 +476,11 @@ class Engine:
         >>> round(bbn.load("models/chair.bn").engine.probability_of_evidence({"A": "T"}), 6)
         0.206056
         """
-        mantissa, scale = self.discrete._weight(
-            resolve_evidence(self.network, evidence, numbers=False).states)
+        states = resolve_evidence(self.network, evidence, numbers=False).states
+        mantissa, scale = self.discrete._weight(states)
+        if self.network.constraints:  # P(e | constraints) = P(e, c) / P(c)
+            total, total_scale = self.discrete._weight(dict(self.network.constraints))
+            return mantissa / total * math.exp(scale - total_scale) if mantissa else 0.0
         return mantissa * math.exp(scale) if mantissa else 0.0
 
     def log_probability(self, evidence: Mapping[str, str]) -> float:
@@ -503,6 +506,33 @@ class Engine:
         ...                  table=[[1e-300, 1 - 1e-300], [0.5, 0.5]])
         >>> round(net.engine.log_probability({"A": "t", "B": "t"}) / math.log(10), 6)
         -600.0
+        """
+        log_p = self.log_weight(evidence)
+        if self.network.constraints:  # log P(e | c) = log P(e, c) − log P(c)
+            log_c = self._log_probability(dict(self.network.constraints))
+            return log_p - log_c if log_c > -math.inf else -math.inf
+        return log_p
+
+    def log_weight(self, evidence: Mapping[str, str] | None) -> float:
+        """log P(e, c): the evidence together with the observations every question
+        includes (``constraints`` of the compiled view: a Markov network's factor nodes);
+        log P(e) when there are none.
+
+        Parameters
+        ----------
+        evidence : dict or None
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
+            The natural log, or −inf.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> round(bbn.load("models/chair.bn").engine.log_weight({"A": "T"}), 6)
+        -1.579607
         """
         return self._log_probability(resolve_evidence(self.network, evidence,
                                                       numbers=False).states)

@@ -178,7 +178,7 @@ def resolve_evidence(network: CompiledNetwork, evidence: Mapping | None,
     on Gaussian leaves are split off (with ``numbers=False``, refused: probabilities of
     evidence, MAP and MPE take discrete evidence only)."""
     if not evidence:
-        return NO_EVIDENCE
+        return Evidence(dict(network.constraints), {}, {}) if network.constraints else NO_EVIDENCE
     if type(evidence) is Evidence:  # resolved already
         return evidence
     given = dict(evidence)
@@ -186,7 +186,7 @@ def resolve_evidence(network: CompiledNetwork, evidence: Mapping | None,
     gaussian = network.gaussian
     if not numbers:
         check_discrete(network, given, "discrete evidence")
-    states, values = {}, {}
+    states, values = dict(network.constraints), {}
     for v, s in given.items():
         (values if v in gaussian else states)[v] = evidence_value(network, v, s)
     return Evidence(states, values, given)
@@ -208,9 +208,10 @@ def evidence_codes(network: CompiledNetwork, frame) -> dict[str, np.ndarray]:
 
     columns = [str(c) for c in frame.columns]
     check_columns(network, columns)
-    return {str(c): encode_column(frame[c], network.states[str(c)], name=str(c),
-                                  row_names=frame.index).astype(np.intp)
-            for c in frame.columns}
+    codes = {v: np.full(len(frame), i, dtype=np.intp) for v, i in network.constraints.items()}
+    return {**codes, **{str(c): encode_column(frame[c], network.states[str(c)], name=str(c),
+                                              row_names=frame.index).astype(np.intp)
+                        for c in frame.columns}}
 
 
 #: What a batch does with a case whose evidence is impossible (P(e_i) = 0).

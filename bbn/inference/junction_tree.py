@@ -82,7 +82,8 @@ def posteriors_one(engine: Engine, evidence: Evidence) -> dict[str, Factor]:
         if not hidden or np.isnan(marginals[hidden[0]][0]):  # only constants: P(e) = 0
             raise ImpossibleEvidenceError(evidence.given) from None
     result = {}
-    for v, states in network.states.items():
+    for v in network.variables:
+        states = network.states[v]
         if v in indices:
             values = np.zeros(len(states))
             values[indices[v]] = 1.0

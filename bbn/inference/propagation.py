@@ -37,6 +37,10 @@ import numpy as np
 from bbn.inference.elimination import TRUSTED
 from bbn.inference.summing import apply_sum
 
+#: Potentials whose largest entry falls below this are rescaled (see :func:`rescale`):
+#: 1e-100 leaves 200 orders of magnitude for the next table's entries before TRUSTED.
+RESCALE_BELOW = 1e-100
+
 #: The smallest positive double: a sum at least this is not 0.
 SMALLEST = float(np.finfo(float).smallest_subnormal)
 
@@ -71,12 +75,16 @@ def collect_and_distribute(tree: JunctionTree, evidence: Mapping[str, int | np.n
             values = table.values[tuple(evidence[u] for u in table.fixed)]
             potential = multiply_spread(potential, values, table.spread, owned, work.get(c))
             owned = True
+            if tree.rescale:
+                rescale(potential)
         for k in clique.children:
             child = cliques[k]
             if child.dirty:
                 potential = multiply_spread(potential, messages[k][0], child.into_parent, owned,
                                    work.get(c))
                 owned = True
+                if tree.rescale:
+                    rescale(potential)
         potentials[c] = potential
         if clique.parent >= 0:
             messages[c] = upward_message(clique, potential, bad)
@@ -114,6 +122,16 @@ def spread_operand(operand: np.ndarray, spread: Spread) -> np.ndarray:
     if spread.widened is not None:
         operand = np.broadcast_to(operand, lead + spread.widened)
     return operand.reshape(lead + spread.shape)
+
+
+def rescale(potential: np.ndarray) -> None:
+    """Divide each case's potential by its largest entry, in place, when that entry is
+    below RESCALE_BELOW: a constant per case, which the normalised messages and beliefs
+    never see, keeps a product of many small tables above the smallest double."""
+    largest = np.maximum.reduce(potential, axis=-1, keepdims=True)
+    low = largest < RESCALE_BELOW
+    if low.any():
+        potential /= np.where(low & (largest > 0), largest, 1.0)
 
 
 def upward_message(clique: Clique, potential: np.ndarray, bad: np.ndarray | None = None):

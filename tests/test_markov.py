@@ -1,0 +1,207 @@
+"""Markov networks: every exact answer against the product of the factors, enumerated."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from brute_force import BruteForce
+
+import bbn
+from bbn.formats import uai
+from bbn.markov import markov_from_network
+
+
+def random_markov(seed: int, zeros: bool = False) -> bbn.MarkovNetwork:
+    """4 to 6 variables of 2 or 3 states, a factor on every variable and 3 to 6 factors
+    over 2 or 3 of them (loops, so elimination must fill in); with ``zeros``, about a
+    tenth of the entries are 0."""
+    rng = np.random.default_rng(seed)
+    net = bbn.MarkovNetwork(f"random{seed}")
+    names = [f"V{i}" for i in range(rng.integers(4, 7))]
+    for v in names:
+        net.add_variable(v, [f"s{j}" for j in range(rng.integers(2, 4))])
+    scopes = [[v] for v in names[:-1]]  # the last variable is in pairs only (or in none)
+    scopes += [list(rng.choice(names, size=rng.integers(2, 4), replace=False))
+               for _ in range(rng.integers(3, 7))]
+    for scope in scopes:
+        values = rng.gamma(1.0, 2.0, size=[net.cardinality(v) for v in scope])
+        if zeros:
+            values[rng.random(values.shape) < 0.1] = 0.0
+        net.add_factor(scope, values)
+    return net
+
+
+def some_evidence(net: bbn.MarkovNetwork, seed: int) -> dict[str, str]:
+    rng = np.random.default_rng(seed + 1000)
+    chosen = rng.choice(net.variables, size=rng.integers(0, 3), replace=False)
+    return {str(v): net.states(str(v))[rng.integers(net.cardinality(str(v)))] for v in chosen}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_posteriors_and_partition_functions_equal_enumeration(seed):
+    net = random_markov(seed)
+    oracle = BruteForce(net)
+    evidence = some_evidence(net, seed)
+    z, z_e = oracle.p_evidence({}), oracle.p_evidence(evidence)
+    assert net.log_partition() == pytest.approx(math.log(z), rel=1e-12, abs=1e-12)
+    assert net.log_partition(evidence) == pytest.approx(math.log(z_e), rel=1e-12, abs=1e-12)
+    assert net.log10_partition(evidence) == pytest.approx(math.log10(z_e), rel=1e-12, abs=1e-12)
+    assert net.probability(evidence) == pytest.approx(z_e / z, rel=1e-12)
+    marginals = net.posteriors(evidence)
+    assert list(marginals) == list(net.variables)
+    for v in net.variables:
+        expected = oracle.posterior([v], evidence)
+        np.testing.assert_allclose(marginals[v].values, expected, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(net.posterior(v, evidence).values, expected, rtol=1e-10,
+                                   atol=1e-14)
+    pair = list(net.variables[:2])
+    np.testing.assert_allclose(net.posterior(pair, evidence).values,
+                               oracle.posterior(pair, evidence), rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_map_and_mpe_equal_enumeration(seed):
+    net = random_markov(seed)
+    oracle = BruteForce(net)
+    evidence = some_evidence(net, seed)
+    free = [v for v in net.variables if v not in evidence]
+    table = oracle.posterior(free, evidence)
+    best = np.unravel_index(np.argmax(table), table.shape)
+    assignment, p = net.mpe(evidence)
+    assert assignment == {v: net.states(v)[i] for v, i in zip(free, best)}
+    assert p == pytest.approx(table.max(), rel=1e-10)
+    chosen = free[:2]
+    marginal = oracle.posterior(chosen, evidence)
+    assignment, p = net.map(chosen, evidence)
+    assert p == pytest.approx(marginal.max(), rel=1e-10)
+    assert marginal[tuple(net.states(v).index(assignment[v]) for v in chosen)] == pytest.approx(p)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_zero_entries_and_impossible_evidence(seed):
+    net = random_markov(seed, zeros=True)
+    oracle = BruteForce(net)
+    for values in itertools.islice(itertools.product(*(net.states(v) for v in
+                                                       net.variables[:2])), 6):
+        evidence = dict(zip(net.variables[:2], values))
+        z_e = oracle.p_evidence(evidence)
+        if z_e == 0:
+            assert net.log_partition(evidence) == -math.inf
+            with pytest.raises(bbn.ImpossibleEvidenceError):
+                net.posteriors(evidence)
+            with pytest.raises(bbn.ImpossibleEvidenceError):
+                net.posterior(net.variables[-1], evidence)
+        else:
+            assert net.log_partition(evidence) == pytest.approx(math.log(z_e), rel=1e-12,
+                                                                abs=1e-12)
+            expected = oracle.posterior([net.variables[-1]], evidence)
+            np.testing.assert_allclose(net.posteriors(evidence)[net.variables[-1]].values,
+                                       expected, rtol=1e-10, atol=1e-14)
+
+
+def test_an_all_zero_factor_has_no_answer():
+    net = bbn.MarkovNetwork()
+    net.add_variable("A", ["0", "1"])
+    net.add_factor(["A"], [0.0, 0.0])
+    assert net.log_partition() == -math.inf
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        net.posterior("A")
+
+
+def test_a_variable_in_no_factor_counts_its_states_in_z():
+    net = bbn.MarkovNetwork()
+    net.add_variable("A", ["0", "1"])
+    net.add_variable("B", ["0", "1", "2"])
+    net.add_factor(["A"], [1.0, 4.0])
+    assert math.exp(net.log_partition()) == pytest.approx(15.0, rel=1e-14)  # (1 + 4) · 3
+    assert net.posterior("B").values.tolist() == pytest.approx([1 / 3] * 3, rel=1e-14)
+
+
+def test_a_bayesian_network_as_a_markov_network_answers_the_same():
+    net = bbn.load("models/chair.bn")
+    markov = net.to_markov()
+    assert isinstance(markov, bbn.MarkovNetwork) and len(markov.factors) == 5
+    assert markov.log_partition() == pytest.approx(0.0, abs=1e-15)  # Z = 1
+    # the course's 22840/25757 (EXAMPLES.md), and log P(e) the Bayesian network's own
+    assert markov.probability({"C": "T"}, {"A": "T"}) == pytest.approx(22840 / 25757, rel=1e-12)
+    assert markov.log_partition({"A": "T"}) == pytest.approx(net.log_probability({"A": "T"}),
+                                                             rel=1e-12)
+    for v, factor in net.posteriors({"A": "T", "W": "F"}).items():
+        np.testing.assert_allclose(markov.posteriors({"A": "T", "W": "F"})[v].values,
+                                   factor.values, rtol=1e-12)
+    assert markov.mpe({"A": "T"}) == pytest.approx(net.mpe({"A": "T"}))
+    assert markov_from_network(net) == markov
+
+
+def test_the_query_language_and_the_command_line_answer_markov_networks(tmp_path):
+    from bbn.cli import main
+
+    net = random_markov(3)
+    oracle = BruteForce(net)
+    v, w = net.variables[0], net.variables[1]
+    state = net.states(w)[1]
+    expected = oracle.posterior([v], {w: state})
+    np.testing.assert_allclose(net.query(f"P({v} | {w}={state})").values, expected, rtol=1e-10)
+    path = tmp_path / "m.uai"
+    bbn.save(net, path)
+    loaded = bbn.load(path)
+    assert isinstance(loaded, bbn.MarkovNetwork)
+    first = loaded.variables[0]  # UAI keeps no names: X0, X1, ...
+    assert loaded.probability({first: "0"}) == pytest.approx(
+        net.probability({v: net.states(v)[0]}), rel=1e-12)
+    assert main(["query", str(path), "P(X0=0 | X1=1)", "--json"]) == 0
+    assert main(["info", str(path)]) == 0
+    assert main(["check", str(path)]) == 0
+
+
+def test_uai_markov_files_round_trip_every_number():
+    net = random_markov(5, zeros=True)
+    text = uai.write(net)
+    assert text.startswith("MARKOV\n")
+    again = uai.read(text, "m.uai")
+    assert [f.variables for f in again.factors] == [
+        tuple(f"X{net.variables.index(v)}" for v in f.variables) for f in net.factors]
+    for a, b in zip(again.factors, net.factors):
+        assert np.array_equal(a.values, b.values)
+    assert uai.write(again) == text
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda n: n.add_factor(["A", "Q"], [1, 2, 3, 4]),
+     "factor over ['A', 'Q']: unknown variable 'Q'"),
+    (lambda n: n.add_factor(["A", "A"], [1, 2, 3, 4]), "factor over ['A', 'A']: a variable "
+                                                       "appears twice"),
+    (lambda n: n.add_factor(["A", "B"], [1, 2, 3]), "factor over ['A', 'B']: 3 values for 4 "
+                                                    "configurations (shape (2, 2))"),
+    (lambda n: n.add_factor(["A", "B"], [1, -2, 3, 4]),
+     "factor over ['A', 'B']: entry (A=0, B=1) is -2.0; factors take finite numbers ≥ 0"),
+    (lambda n: n.add_factor(["B"], [1, float("nan")]),
+     "factor over ['B']: entry (B=1) is nan; factors take finite numbers ≥ 0"),
+    (lambda n: n.add_variable("A", ["x"]), "variable 'A' already exists"),
+    (lambda n: n.add_variable("C", ["x", "x"]), "variable 'C' lists state(s) ['x'] more than "
+                                                "once"),
+])
+def test_bad_factors_and_variables_are_refused_clearly(build, message):
+    net = bbn.MarkovNetwork()
+    net.add_variable("A", ["0", "1"])
+    net.add_variable("B", ["0", "1"])
+    with pytest.raises(bbn.ModelError) as error:
+        build(net)
+    assert str(error.value).startswith(message)
+    assert len(net.factors) == 0  # nothing half-added
+
+
+def test_markov_networks_save_only_as_uai(tmp_path):
+    with pytest.raises(bbn.FormatError, match="cannot express a Markov network"):
+        bbn.save(random_markov(0), tmp_path / "m.bif")
+    assert not (tmp_path / "m.bif").exists()
+
+
+def test_uai_markov_reader_locates_a_negative_entry():
+    with pytest.raises(bbn.ParseError) as error:
+        uai.read("MARKOV\n1\n2\n1\n1 0\n2\n0.5 -1\n", "m.uai")
+    assert str(error.value).splitlines()[0] == (
+        "m.uai:7:5: factor 0 has a negative entry (factors take numbers ≥ 0), found '-1'")
