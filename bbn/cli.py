@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 import bbn
 from bbn.classification.command import add_classify_arguments, run_classify
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
+from bbn.explorer.command import add_serve_arguments, run_serve
 from bbn.learning.command import add_learn_arguments, run_learn
 from bbn.query import parse_query
 from bbn.structure.command import add_structure_arguments, run_structure
@@ -156,6 +157,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                  run_classify),
     "structure": ("learn a network's structure and tables from a CSV file",
                   add_structure_arguments, run_structure),
+    "serve": ("explore a model in the browser: click a state, watch every belief update",
+              add_serve_arguments, run_serve),
 }
 
 
