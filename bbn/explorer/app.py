@@ -105,7 +105,7 @@ class Explorer:
     net : Network
         The model shown first.
     source : str, optional
-        Where it came from (a file name), shown on the page; default the network's name.
+        Where it came from (a file name), shown on the page beside the network's name.
     settings : Settings, optional
         The limits on uploads and queries.
 
@@ -120,7 +120,7 @@ class Explorer:
     def __init__(self, net: Network, source: str | None = None,
                  settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self._model = Model(net, source or net.name)
+        self._model = Model(net, source or "")
         self._lock = threading.Lock()
 
     @property

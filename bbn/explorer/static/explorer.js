@@ -5,6 +5,7 @@
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
+const MARGIN = 10;       // points of white around the drawing
 const explorer = {
   model: null,
   findings: new Map(),   // variable → state
@@ -59,7 +60,8 @@ function draw(model) {
   explorer.nodes = new Map();
   const layout = model.layout;
   const g = layout.geometry;
-  picture.setAttribute("viewBox", `0 0 ${layout.width} ${layout.height}`);
+  const m = MARGIN;
+  picture.setAttribute("viewBox", `${-m} ${-m} ${layout.width + 2 * m} ${layout.height + 2 * m}`);
   for (const arc of layout.arcs) {
     svg("path", {class: "arc", d: arc.path}, picture);
     svg("polygon", {class: "arrow", points: arc.arrow.map((p) => p.join(",")).join(" ")},
@@ -110,15 +112,15 @@ function setZoom(zoom) {
   explorer.zoom = zoom;
   const layout = explorer.model.layout;
   const picture = document.getElementById("network");
-  picture.setAttribute("width", Math.ceil(layout.width * zoom));
-  picture.setAttribute("height", Math.ceil(layout.height * zoom));
+  picture.setAttribute("width", Math.floor((layout.width + 2 * MARGIN) * zoom));
+  picture.setAttribute("height", Math.floor((layout.height + 2 * MARGIN) * zoom));
 }
 
 function fitting() {
   const area = document.getElementById("drawing");
   const layout = explorer.model.layout;
-  return Math.min((area.clientWidth - 4) / layout.width,
-                  (area.clientHeight - 4) / layout.height);
+  return Math.min(area.clientWidth / (layout.width + 2 * MARGIN),
+                  area.clientHeight / (layout.height + 2 * MARGIN));
 }
 
 function fit() { setZoom(Math.min(2, fitting())); }
