@@ -24,11 +24,15 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import bbn
 from bbn.errors import BBNError, DataError, ImpossibleEvidenceError, QueryError
-from bbn.network import Network
+from bbn.formats import format_of, loads
 from bbn.query import parse_query
+from bbn.rendering.layout import network_layout
+
+if TYPE_CHECKING:
+    from bbn.network import Network
 
 #: 16 MiB: the largest shared network (munin, 0.9 MiB as BIF) fits many times over.
 UPLOAD_LIMIT = 16 * 2**20
@@ -150,8 +154,6 @@ class Explorer:
         """
         model = self._model
         if model.revision != model.net.revision:
-            from bbn.rendering.layout import network_layout  # graphviz: optional at start-up
-
             with self._lock:  # drawn once per model, even when the page asks twice at once
                 if self._model is model:
                     revision = model.net.revision
@@ -285,7 +287,7 @@ class Explorer:
         'coin'
         """
         name = os.path.basename(filename.replace("\\", "/")) or "upload"
-        fmt = bbn.formats.format_of(name)  # FormatError names the known extensions
+        fmt = format_of(name)  # FormatError names the known extensions
         limit = self.settings.upload_limit
         if len(data) > limit:
             raise TooLargeError(f"{name}: {len(data)} bytes, more than the limit of {limit}")
@@ -297,7 +299,7 @@ class Explorer:
             raise DataError(f"{name}: not UTF-8 text ({error.reason} at byte "
                             f"{error.start})") from None
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        net = bbn.loads(text, fmt, source=name)
+        net = loads(text, fmt, source=name)
         if net.name in ("", "network"):  # the format stores no name: the file names it
             net.name = name.split(".")[0]
         self._model = Model(net, name)

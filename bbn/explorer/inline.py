@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bbn.explorer.server import Server, serve
-from bbn.network import Network
+
+if TYPE_CHECKING:
+    from bbn.network import Network
 
 #: id(network) → (the network, its background server): one server per network object
 #: shown inline, reused when a notebook re-runs the cell (a Network is unhashable).

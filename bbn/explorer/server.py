@@ -30,11 +30,14 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from bbn.errors import BBNError
 from bbn.explorer.app import Explorer, Settings, TooLargeError, status_of
-from bbn.network import Network
+
+if TYPE_CHECKING:
+    from bbn.network import Network
 
 #: route → (file of bbn/explorer/static, content type)
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),

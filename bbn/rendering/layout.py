@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import graphviz
 
-from bbn.network import Network
 from bbn.rendering import output
+
+if TYPE_CHECKING:
+    from bbn.network import Network
 
 POINTS_PER_INCH = 72
 
