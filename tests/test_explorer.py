@@ -121,6 +121,32 @@ def test_shared_networks_beliefs_and_p_evidence_equal_the_reference(shared, netw
             assert answer["p_evidence"] == pytest.approx(case["p_evidence"], rel=1e-9)
 
 
+PETS = """variable kind { cat, dog }
+variable weight "kg" gaussian
+P(kind) = 0.4, 0.6
+P(weight | kind) {
+  cat: N(4.0, 1.5)
+  dog: N(20.0, 30.0)
+}
+"""
+
+
+def test_a_continuous_finding_weighs_the_beliefs_and_has_no_p_evidence():
+    """P(kind=cat | weight=6.5) = 0.4 N(6.5; 4, 1.5) / (0.4 N(6.5; 4, 1.5) + 0.6 N(6.5; 20, 30))."""
+    def normal(x, mean, variance):
+        return np.exp(-(x - mean) ** 2 / (2 * variance)) / np.sqrt(2 * np.pi * variance)
+
+    cat, dog = 0.4 * normal(6.5, 4.0, 1.5), 0.6 * normal(6.5, 20.0, 30.0)
+    with serve(bbn.loads(PETS), port=0, block=False) as server:
+        _, _, model = get(server.url + "api/model")
+        weight = json.loads(model)["variables"][1]
+        assert (weight["continuous"], weight["states"]) == (True, [])
+        status, answer = api(server, {"weight": "6.5"})
+    assert (status, answer["p_evidence"]) == (200, None)
+    assert list(answer["posteriors"]) == ["kind"]
+    assert answer["posteriors"]["kind"]["cat"] == pytest.approx(cat / (cat + dog), abs=1e-12)
+
+
 # --------------------------------------------------------------- bad input
 def test_impossible_evidence_is_422_with_bbns_message(models):
     with serve(bbn.load(models / "monty_hall.bn"), port=0, block=False) as server:
