@@ -96,7 +96,16 @@ function draw(model) {
                                height: g.row - 6}, row);
       const prob = svgText({class: "prob", x: box.width - 2 * g.pad - 2, y: g.row - 4,
                             "text-anchor": "end"}, "", row);
+      row.setAttribute("role", "button");      // reachable and usable from the keyboard
+      row.setAttribute("tabindex", "0");
+      row.setAttribute("aria-label", `${variable.name} = ${state}`);
       row.addEventListener("click", () => toggle(variable.name, state));
+      row.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          toggle(variable.name, state);
+        }
+      });
       states.set(state, {row, bar, prob});
     });
     explorer.bars.set(variable.name, states);
