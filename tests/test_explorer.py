@@ -202,6 +202,38 @@ def test_binding_beyond_loopback_warns(chair_file, capsys):
     assert "warning: bbn serve on '0.0.0.0' answers every machine" in capsys.readouterr().err
 
 
+def test_without_graphviz_the_model_is_503_with_how_to_install_it(chair_file, monkeypatch):
+    from bbn.rendering import output
+
+    def no_dot(graph, fmt):
+        raise output.GraphvizMissingError(f"drawing a .{fmt} picture")
+
+    monkeypatch.setattr(output, "pipe", no_dot)
+    with serve(bbn.load(chair_file), port=0, block=False) as server:
+        status, _, body = get(server.url + "api/model")
+        assert status == 503
+        assert json.loads(body)["error"].startswith(
+            "drawing a .json picture needs Graphviz's 'dot' program")
+        assert api(server, {"A": "T"})[0] == 200   # the beliefs need no drawing
+
+
+def test_a_port_in_use_exits_2_and_says_what_to_do(chair_server, chair_file, capsys):
+    port = chair_server.url.rsplit(":", 1)[1].strip("/")
+    assert main(["serve", str(chair_file), "--port", port]) == 2
+    assert capsys.readouterr().err == (
+        f"bbn serve: 127.0.0.1:{port} is in use (another server?); choose another port "
+        "with --port, or --port 0 for any free one\n")
+
+
+def test_open_shows_the_page_in_the_browser(chair_file, monkeypatch):
+    import webbrowser
+
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", opened.append)
+    with serve(bbn.load(chair_file), port=0, block=False, open=True) as server:
+        assert opened == [server.url]
+
+
 # ------------------------------------------------------------------ model
 def test_the_model_has_a_box_for_every_node_and_a_path_for_every_arc(chair_server):
     status, _, body = get(chair_server.url + "api/model")

@@ -30,6 +30,7 @@ from bbn.errors import BBNError, DataError, ImpossibleEvidenceError, QueryError
 from bbn.formats import format_of, loads
 from bbn.query import parse_query
 from bbn.rendering.layout import network_layout
+from bbn.rendering.output import GraphvizMissingError
 
 if TYPE_CHECKING:
     from bbn.network import Network
@@ -78,7 +79,7 @@ class Model:
 
 def status_of(error: BBNError) -> int:
     """The HTTP status for one of bbn's errors: 422 impossible evidence, 413 too large,
-    400 anything else wrong with the request.
+    503 no Graphviz to lay the network out, 400 anything else wrong with the request.
 
     Parameters
     ----------
@@ -98,6 +99,8 @@ def status_of(error: BBNError) -> int:
         return 422
     if isinstance(error, TooLargeError):
         return 413
+    if isinstance(error, GraphvizMissingError):  # the machine's fault, not the request's
+        return 503
     return 400
 
 

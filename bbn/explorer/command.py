@@ -7,8 +7,10 @@ server loads when the command runs.
 from __future__ import annotations
 
 import argparse
+import errno
 
 import bbn
+from bbn.errors import BBNError
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,8 +29,14 @@ def run_serve(args: argparse.Namespace) -> int:
     from bbn.explorer.server import serve  # here: http.server, only bbn serve needs it
 
     net = bbn.load(args.model, normalize=args.normalize)
-    server = serve(net, args.host, args.port, open=args.open, block=False,
-                   source=args.model, verbose=args.verbose)
+    try:
+        server = serve(net, args.host, args.port, open=args.open, block=False,
+                       source=args.model, verbose=args.verbose)
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        raise BBNError(f"{args.host}:{args.port} is in use (another server?); choose "
+                       "another port with --port, or --port 0 for any free one") from None
     print(f"bbn serve: {net.name!r} at {server.url} (Ctrl-C stops)", flush=True)
     try:
         server.thread.join()
