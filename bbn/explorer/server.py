@@ -45,10 +45,10 @@ STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/explorer.js": ("explorer.js", "text/javascript; charset=utf-8"),
           "/explorer.css": ("explorer.css", "text/css; charset=utf-8")}
 
-#: Every response: no script but the page's own file, no framing by other sites' pages.
+#: Every response: no script but the page's own file. Framing stays allowed: a notebook
+#: (Jupyter, VS Code's webviews) shows the page in a frame of its own origin.
 SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                               "frame-ancestors 'self' http://localhost:* http://127.0.0.1:*",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
