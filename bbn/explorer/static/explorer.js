@@ -132,6 +132,17 @@ function fitting() {
                   area.clientHeight / (layout.height + 2 * MARGIN));
 }
 
+// A wide network's top-left corner is often empty: scroll to its top-most node.
+function showTop() {
+  const boxes = Object.values(explorer.model.layout.nodes);
+  if (!boxes.length) return;
+  const top = boxes.reduce((a, b) => (b.y < a.y || (b.y === a.y && b.x < a.x) ? b : a));
+  const area = document.getElementById("drawing");
+  area.scrollTop = 0;
+  area.scrollLeft = Math.max(0, (top.x + top.width / 2 + MARGIN) * explorer.zoom
+                                - area.clientWidth / 2);
+}
+
 function fit() { setZoom(Math.min(2, fitting())); }
 
 // ------------------------------------------------------------------ beliefs
@@ -204,7 +215,8 @@ async function load(model) {
   explorer.model = model;
   explorer.findings = new Map();
   draw(model);
-  setZoom(Math.max(0.5, Math.min(1.5, fitting())));   // large networks scroll, text stays legible
+  setZoom(Math.min(1.5, Math.max(1, fitting())));   // a large network scrolls: text stays legible
+  showTop();
   await update(new Map());
 }
 
