@@ -49,6 +49,7 @@ _LAZY = {
     "learn_structure": "bbn.structure",
     "LearnedNetwork": "bbn.structure",
     "compare": "bbn.structure",
+    "serve": "bbn.explorer",
 }
 
 __all__ = [

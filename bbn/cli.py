@@ -25,6 +25,7 @@ from bbn.classification.command import add_classify_arguments, run_classify
 from bbn.competition import TASKS, answer_task, read_evidence, result_text
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
 from bbn.formats import read_text, write_atomically
+from bbn.explorer.command import add_serve_arguments, run_serve
 from bbn.learning.command import add_learn_arguments, run_learn
 from bbn.query import parse_query
 from bbn.structure.command import add_structure_arguments, run_structure
@@ -202,6 +203,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                   add_structure_arguments, run_structure),
     "uai": ("answer a UAI competition task (MAR, PR, MPE) in the competition's formats",
             add_uai_arguments, run_uai),
+    "serve": ("explore a model in the browser: click a state, watch every belief update",
+              add_serve_arguments, run_serve),
 }
 
 

@@ -1099,6 +1099,32 @@ class Network:
         return (f"Network({self.name!r}, {len(self.variables)} variables, "
                 f"{len(self.arcs())} arcs)")
 
+    def explore(self, height: int = 600):
+        """The explorer inline in a notebook: this network with belief bars in a frame; a
+        click on a state enters a finding (see ``docs/explorer.md``).
+
+        A server starts on 127.0.0.1 in a background thread the first time and is reused.
+
+        Parameters
+        ----------
+        height : int
+            The frame's height in pixels.
+
+        Returns
+        -------
+        bbn.explorer.InlineExplorer
+            Shown by Jupyter as the app; its ``url`` also opens in a browser.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> view = bbn.load("models/chair.bn").explore()            # doctest: +SKIP
+        >>> view.url                                                 # doctest: +SKIP
+        'http://127.0.0.1:40123/'
+        """
+        from bbn.explorer.inline import explore  # http.server: only the explorer needs it
+        return explore(self, height)
+
     def _repr_svg_(self) -> str | None:
         """The picture Jupyter shows for a network (see ``docs/rendering.md``)."""
         from bbn.rendering import repr_svg  # graphviz: imported on first use (start-up)

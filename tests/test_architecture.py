@@ -295,6 +295,10 @@ LOCAL_IMPORTS = {
     ("bbn.classification.command", "run_classify", "bbn.data"): PANDAS,
     ("bbn.cli", "run_render", "bbn.rendering"):
         "start-up: loads graphviz, which only bbn render needs",
+    ("bbn.explorer.command", "run_serve", "bbn.explorer.server"):
+        "start-up: http.server, graphviz and the app (~100 ms), only bbn serve needs them",
+    ("bbn.network", "Network.explore", "bbn.explorer.inline"):
+        "start-up: http.server, graphviz and the app, only for the notebook's explorer",
     ("bbn.errors", "suggest", "difflib"):
         "start-up: only when there is a mistake to name, not on every command's start",
     ("bbn.classification.classifier", "_feature_tree", "bbn.structure.tree"):
