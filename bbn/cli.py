@@ -59,6 +59,25 @@ def run_query(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ---------------------------------------------------------------- explain
+def add_explain_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="model file")
+    parser.add_argument("query", help='e.g. "P(C=T | A=T)", "P(C | A=T)", "MAP(C, S | A=T)"')
+    parser.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
+                        help="text (default), markdown (with LaTeX formulas) or a LaTeX "
+                        "fragment")
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from bbn.explain.derivation import explain  # here: not loaded by the other commands
+
+    net = bbn.load(args.model, normalize=args.normalize)
+    derivation = explain(net, parse_query(args.query, net))
+    print({"text": derivation.to_text, "markdown": derivation.to_markdown,
+           "latex": derivation.to_latex}[args.format]().rstrip("\n"))
+    return EXIT_OK
+
+
 # ------------------------------------------------------------------- info
 def add_model_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", help="model file")
@@ -121,6 +140,9 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
                         help="TB: parents above children (default); LR: left to right")
     parser.add_argument("--max-rows", type=int, default=16, metavar="N",
                         help="rows drawn per table before it is cut (default 16)")
+    parser.add_argument("--trail", metavar="QUESTION",
+                        help='an independence question, e.g. "C _|_ S | A": its observed '
+                        "variables are shaded and one active trail is drawn in red")
     parser.add_argument("--compare", metavar="REFERENCE",
                         help="colour each arc against this model: correct, reversed, extra, "
                         "missing (dashed); the caption gives the structural Hamming distances")
@@ -134,7 +156,7 @@ def run_render(args: argparse.Namespace) -> int:
                                                            normalize=args.normalize)
     graph = render(net, args.output, tables=args.tables, evidence=args.evidence,
                    posteriors=args.posteriors, rankdir=args.rankdir, max_rows=args.max_rows,
-                   compare=reference)
+                   compare=reference, trail=args.trail)
     if args.output is None:
         print(graph.source, end="")
     else:
@@ -145,6 +167,8 @@ def run_render(args: argparse.Namespace) -> int:
 #: name → (help, add arguments, run)
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "query": ("answer a probability, posterior or MAP query", add_query_arguments, run_query),
+    "explain": ("show the working of a query: factorisation, sums, normalisation",
+                add_explain_arguments, run_explain),
     "info": ("list variables, states, parents and parameter counts", add_model_argument,
              run_info),
     "check": ("validate a model and report every problem", add_model_argument, run_check),
