@@ -1,9 +1,9 @@
 """Independence (d-separation, active trails, Markov blankets) and the query language's
 ``X _|_ Y | Z``: the chair by hand, random networks against the joint table.
 
-On a network with generic random tables (every entry drawn, none 0 or 1, every variable
-with two or more states), X ⟂ Y | Z holds in the joint exactly when the graph d-separates
-them: P(x, y, z) P(z) = P(x, z) P(y, z) for every x, y, z (brute_force.py's joint).
+On a network with generic random tables (tests/generic_networks.py), X ⟂ Y | Z holds in
+the joint exactly when the graph d-separates them: P(x, y, z) P(z) = P(x, z) P(y, z) for
+every x, y, z (brute_force.py's joint).
 """
 
 from __future__ import annotations
@@ -18,25 +18,7 @@ from bbn.cli import main
 from bbn.errors import ParseError, QueryError
 from bbn.explain.independence import COLLIDER, independence
 from tests.brute_force import joint_array
-
-
-def generic_network(seed: int) -> bbn.Network:
-    """3–7 variables of 2–3 states, each with up to 3 parents among the earlier ones,
-    tables drawn uniformly in [0.05, 1] and normalised (generic: no accidental
-    independence)."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(3, 8))
-    net = bbn.Network(f"generic {seed}")
-    names = [f"X{i}" for i in rng.permutation(n)]
-    for i, name in enumerate(names):
-        k = int(rng.integers(0, min(3, i) + 1))
-        parents = list(rng.choice(names[:i], size=k, replace=False)) if k else []
-        states = [f"s{j}" for j in range(int(rng.integers(2, 4)))]
-        shape = tuple(net.cardinality(p) for p in parents) + (len(states),)
-        table = rng.uniform(0.05, 1.0, size=shape)
-        net.add_variable(name, states, parents=parents,
-                         table=table / table.sum(axis=-1, keepdims=True))
-    return net
+from tests.generic_networks import generic_network
 
 
 def dependence(net: bbn.Network, x: list[str], y: list[str], z: list[str]) -> float:

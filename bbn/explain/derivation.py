@@ -164,8 +164,7 @@ def explain(net: Network, query: str | Query) -> Derivation:
     Raises
     ------
     QueryError
-        For another kind of question, evidence on a Gaussian leaf, or a target that is
-        also observed.
+        For another kind of question, or evidence on a Gaussian leaf.
     ImpossibleEvidenceError
         When P(e) = 0.
     MemoryLimitError
@@ -188,9 +187,6 @@ def explain(net: Network, query: str | Query) -> Derivation:
         raise QueryError("explain takes evidence on discrete variables only, not "
                          f"{', '.join(question.evidence.values)}")
     observed = question.evidence.states
-    both = sorted(v for v in (*question.free, *question.assigned) if v in observed)
-    if both:
-        raise QueryError(f"variable(s) {both} both asked and observed: nothing to explain")
     answer = query.answer(net)  # checks P(e) > 0 (ImpossibleEvidenceError) first
     engine = net.engine.discrete
     if query.kind == "P":
