@@ -117,3 +117,17 @@ def test_the_query_language_asks_information(chair, capsys, chair_file):
         chair.query("I(C; w)")
     with pytest.raises(QueryError, match="named more than once"):
         chair.query("H(C | C=T)")
+
+
+def test_an_information_question_does_not_load_networkx(chair_file):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys; from bbn.cli import main; "
+            f"main(['query', {str(chair_file)!r}, 'H(C | A=T)']); "
+            "main(['query', " + repr(str(chair_file)) + ", 'I(C; W | A=T)']); "
+            "print('networkx' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.splitlines()[-1] == "False", done.stderr

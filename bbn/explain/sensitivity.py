@@ -66,6 +66,7 @@ class Sensitivity:
     denominator: tuple[float, float]
     decision: str
     decision_range: tuple[float, float]
+    evidence: tuple[tuple[str, str], ...] = ()
 
     def at(self, theta: float) -> np.ndarray:
         """P(y | e) for every y when the entry is ``theta``.
@@ -94,15 +95,21 @@ class Sensitivity:
         return float((alpha * delta - beta * gamma) / (gamma * self.theta + delta) ** 2)
 
     def to_text(self) -> str:
-        """What ``bbn explain --sensitivity`` would print: the function, value, slope and
-        the range of the decision."""
+        """The function of θ, its value and slope at θ0, and the range of the decision.
+
+        >>> import bbn
+        >>> net = bbn.load("models/chair.bn")
+        >>> print(sensitivity(net, "P(C | A=T)", "C", None, "T").to_text().splitlines()[1])
+        P(C=T | A=T)(θ) = (0.2284 θ + 0) / (0.11172 θ + 0.11668)
+        """
         asked = self.state if self.state is not None else self.decision
         alpha, beta = self.numerator[self._index()]
         gamma, delta = self.denominator
         low, high = self.decision_range
+        given = "".join(f"{', ' if i else ' | '}{v}={s}" for i, (v, s) in enumerate(self.evidence))
         return "\n".join([
             f"θ = {self.entry} = {self.theta:.6g}",
-            f"P({self.target}={asked} | e)(θ) = ({alpha:.6g} θ + {beta:.6g}) / "
+            f"P({self.target}={asked}{given})(θ) = ({alpha:.6g} θ + {beta:.6g}) / "
             f"({gamma:.6g} θ + {delta:.6g})",
             f"  at θ = {self.theta:.6g}: {self.value:.6g}, derivative {self.derivative:.6g}",
             f"  the decision {self.target}={self.decision} holds for θ in "
@@ -172,7 +179,7 @@ def sensitivity(net: Network, query: str | Query, variable: str,
                                            (net.states(p)[i] for p, i in zip(
                                                net.parents(variable), row)))),
                        entry, theta, numerator, (float(gamma), float(delta)), states[best],
-                       _holding(numerator, best, theta))
+                       _holding(numerator, best, theta), tuple(evidence.items()))
 
 
 def _row(net: Network, variable: str, parents_state, state: str
