@@ -161,8 +161,8 @@ def _scan_explained(text: str, source: str) -> dict | None:
 def _parse(which: str, text: str, source: str) -> dict:
     """``{"kind", "targets", "evidence"}`` read by grammar ``which`` ("query", "evidence")."""
     scanned = _scan(text, which)
-    if scanned is None and which == "query":
-        scanned = _scan_explained(text, source)
+    if scanned is None and which == "query" and not any(q in text for q in "\"'"):
+        scanned = _scan_explained(text, source)  # bare names only: quoted ones are P(...)
     if scanned is not None:
         return scanned
     grammars = _grammars()
