@@ -210,3 +210,22 @@ def test_bbn_explain_of_impossible_evidence_exits_1(capsys, tmp_path):
     path.write_text("variable X { a, b }\nvariable Y { a, b }\nP(X) = 1, 0\n"
                     "P(Y | X) {\n a: 1, 0\n b: 0.5, 0.5\n}\n")
     assert main(["explain", str(path), "P(X | Y=b)"]) == 1
+
+
+def test_d_separated_tables_are_named_and_cancel(chair):
+    # B=T cuts A off from C and S: Σ_{c,s} P(c) P(s) P(B=T | c, s) = P(B=T) is a constant
+    d = chair.explain("P(A | B=T)")
+    assert d.barren == ("W",) and d.separated == ("C", "S", "B")
+    assert d.answer.to_dict() == pytest.approx({"T": 0.7, "F": 0.3}, abs=1e-15)
+    assert d.total == pytest.approx(1.0, abs=1e-15)  # not P(B=T) = 0.17676: the constant left
+    text = d.to_text()
+    assert "d-separates P(C), P(S), P(B=T | C, S) from the question" in text
+    assert "     Σ_A φ(A) = 0.7 + 0.3 = 1" in text and "P(B=T) =" not in text
+    assert latex_problems(d.to_latex()) == []
+
+
+def test_quoted_names_with_the_independence_sign_stay_probability_questions():
+    net = bbn.Network("odd names")
+    net.add_variable("a_|_b", ["x", "y"], table=[0.25, 0.75])
+    assert net.query('P("a_|_b"=x)') == pytest.approx(0.25)
+    assert net.explain('P("a_|_b"=x)').answer == pytest.approx(0.25)

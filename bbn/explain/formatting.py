@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -205,10 +205,14 @@ def _sections(d: Derivation, n: _Notation) -> list[_Section]:
                         f"Summed out children first, each table sums to 1 ({tables}), so "
                         + ("it drops out." if len(d.barren) == 1 else "they drop out.")))
     if d.separated:
-        names = ", ".join(d.separated)
-        dropped.append(("text", f"The evidence d-separates {names} from the question: their "
-                        "tables make a factor of their own, the same constant in the "
-                        "numerator and in P(e), which cancels in the ratio."))
+        observed = dict(evidence)
+        tables = ", ".join(_plain_table(replace(by_variable[v], fixed=tuple(
+            (u, observed[u]) for u in by_variable[v].variables if u in observed)))
+            for v in d.separated)
+        dropped.append(("text", f"The evidence d-separates {tables} from the question: "
+                        "these tables make a factor of their own, the same constant in "
+                        "the numerator and in P(e), which cancels in the ratio (φ below "
+                        "is the numerator over that constant)."))
     position = {v: i for i, v in enumerate(every)}
     sources = sorted((t for step in d.steps for t in step.inputs if t.variable is not None),
                      key=lambda t: position[t.variable])
@@ -321,11 +325,9 @@ def _normalisation(d: Derivation, n: _Notation, final: str, targets, evidence) -
         terms = (" + ".join(n.number(x) for x in values) + " = "
                  if len(values) <= 16 else "")
         summed = (n.operator(",".join(asked), False) if asked else "") + final
-        scale = " (up to the same constant)" if d.separated else ""
-        blocks.append(("math", f"{evidence_name} = {summed} = {terms}{n.number(d.total)}"))
-        if scale:
-            blocks.append(("text", "Both numerator and denominator carry the constant of "
-                                   "the d-separated tables" + scale + "."))
+        # with d-separated tables dropped, the sum is P(e) over their constant, not P(e)
+        total = "" if d.separated else f"{evidence_name} = "
+        blocks.append(("math", f"{total}{summed} = {terms}{n.number(d.total)}"))
     else:
         blocks.append(("text", "No evidence: the table sums to 1, nothing to divide by."))
     if d.numerator is not None:
