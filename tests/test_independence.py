@@ -174,3 +174,27 @@ def test_bbn_render_draws_the_active_trail(capsys, chair_file):
     assert "active trail: C → B ← S" in source
     assert main(["render", str(chair_file), "--trail", "P(C)"]) == 2
     assert "--trail takes an independence question" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["alarm", "insurance", "child"])
+def test_d_separation_equals_pyagrums_on_bnlearn_networks(shared, name):
+    gum = pytest.importorskip("pyagrum")
+    net = bbn.load(shared / "networks" / f"{name}.bif.gz")
+    theirs = gum.BayesNet(name)
+    for v in net.variables:
+        theirs.add(gum.LabelizedVariable(v, v, list(net.states(v))))
+    for parent, child in net.arcs():
+        theirs.addArc(parent, child)
+    rng = np.random.default_rng(7)
+    names = list(net.variables)
+    dependent = 0
+    for _ in range(150):
+        chosen = [str(v) for v in rng.permutation(names)]
+        x, y = chosen[0], chosen[1]
+        z = [v for v in chosen[2:] if rng.random() < 0.15]
+        answer = independence(net, x, y, z)
+        assert answer.independent == theirs.isIndependent(x, y, z), (x, y, z)
+        if not answer.independent:
+            dependent += 1
+            check_trail(net, answer.trail, [x], [y], z)
+    assert 10 < dependent < 145  # both answers are exercised
