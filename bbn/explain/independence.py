@@ -20,6 +20,7 @@ C → B ← S
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from bbn.errors import QueryError
 from bbn.inference.evidence import check_variables
 
 if TYPE_CHECKING:
+    from bbn.compiled import CompiledNetwork
     from bbn.network import Network
 
 #: Why a middle node of a trail lets it through.
@@ -168,10 +170,7 @@ def is_independent(net: Network, x: str | Iterable[str], y: str | Iterable[str],
     xs, ys, zs = _sets(net, x, y, given)
     import networkx as nx  # here: networkx costs ~0.2 s to import, only independence needs it
 
-    graph = nx.DiGraph()
-    graph.add_nodes_from(net.variables)
-    graph.add_edges_from(net.arcs())
-    return bool(nx.is_d_separator(graph, set(xs), set(ys), set(zs)))
+    return bool(nx.is_d_separator(_digraph(net.compiled()), set(xs), set(ys), set(zs)))
 
 
 def active_trail(net: Network, x: str | Iterable[str], y: str | Iterable[str],
@@ -206,8 +205,7 @@ def active_trail(net: Network, x: str | Iterable[str], y: str | Iterable[str],
     'C → B → A'
     """
     xs, ys, zs = _sets(net, x, y, given)
-    parents = {v: net.parents(v) for v in net.variables}
-    children = {v: net.children(v) for v in net.variables}
+    parents, children = _links(net.compiled())
     return _search(parents, children, xs, set(ys), set(zs))
 
 
@@ -270,6 +268,31 @@ def markov_blanket(net: Network, variable: str) -> tuple[str, ...]:
         members.update(net.parents(child))
     members.discard(v)
     return tuple(u for u in net.variables if u in members)
+
+
+# One revision's graph, kept for the questions that follow (a compiled network is hashed by
+# identity and never changes): building it costs ~1 ms on alarm's 37 variables, the
+# question itself ~40 µs.
+@functools.lru_cache(maxsize=4)
+def _digraph(network: CompiledNetwork):
+    """The networkx DiGraph of a revision (frozen: networkx never changes it)."""
+    import networkx as nx  # here: networkx costs ~0.2 s to import, only independence needs it
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(network.variables)
+    graph.add_edges_from((p, v) for v in network.variables for p in network.parents[v])
+    return nx.freeze(graph)
+
+
+@functools.lru_cache(maxsize=4)
+def _links(network: CompiledNetwork) -> tuple[Mapping[str, tuple[str, ...]],
+                                              dict[str, list[str]]]:
+    """Parents and children of every variable of a revision."""
+    children: dict[str, list[str]] = {v: [] for v in network.variables}
+    for v in network.variables:
+        for p in network.parents[v]:
+            children[p].append(v)
+    return network.parents, children
 
 
 def _search(parents: Mapping[str, Sequence[str]], children: Mapping[str, Sequence[str]],
