@@ -324,6 +324,8 @@ LOCAL_IMPORTS = {
         "start-up: the other commands need none of bbn.explain",
     ("bbn.query", "Query.answer", "bbn.explain.questions"):
         "start-up: networkx (~0.2 s), only for an independence question",
+    ("bbn.explain.independence", "is_independent", "networkx"):
+        "start-up: networkx (~0.2 s), only when d-separation is asked",
     ("bbn.explain.independence", "_digraph", "networkx"):
         "start-up: networkx (~0.2 s), only when d-separation is asked",
     ("bbn.network", "Network.explain", "bbn.explain.derivation"): EXPLAIN,
