@@ -229,3 +229,22 @@ def test_quoted_names_with_the_independence_sign_stay_probability_questions():
     net.add_variable("a_|_b", ["x", "y"], table=[0.25, 0.75])
     assert net.query('P("a_|_b"=x)') == pytest.approx(0.25)
     assert net.explain('P("a_|_b"=x)').answer == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_map_derivations_reach_the_brute_force_maximum(seed):
+    net = random_network(seed, max_variables=6, max_states=3)
+    oracle = BruteForce(net)
+    rng = np.random.default_rng(seed)
+    names = [str(v) for v in rng.permutation(net.variables)]
+    evidence = {v: str(rng.choice(net.states(v))) for v in names[2:] if rng.random() < 0.3}
+    if oracle.p_evidence(evidence) == 0:
+        return
+    given = ", ".join(f"{v}={s}" for v, s in evidence.items())
+    asked = names[:2] if len(names) > 1 else names[:1]
+    d = net.explain(f"MAP({', '.join(asked)}" + (f" | {given})" if given else ")"))
+    best = float(oracle.posterior(asked, evidence).max())
+    assert d.answer[1] == pytest.approx(best, abs=1e-12)
+    assert d.numerator / d.total == pytest.approx(best, abs=1e-12)
+    assert d.total == pytest.approx(oracle.p_evidence(evidence), rel=1e-12)
+    assert latex_problems(d.to_latex()) == []
