@@ -43,6 +43,9 @@ def latex_problems(text: str) -> list[str]:
         problems.append("environments do not match")
     if text.count(r"\[") != text.count(r"\]"):
         problems.append("display formulas do not match")
+    unicode = sorted(set(re.sub(r"\\mathrm\{[^}]*\}", "", text)) & set("ΣψφΦ×⟂→←"))
+    if unicode:  # pdflatex stops at these outside the names: the notation must be commands
+        problems.append(f"characters LaTeX does not know: {''.join(unicode)}")
     return problems
 
 
@@ -144,6 +147,7 @@ def test_latex_balances_and_uses_only_known_commands(chair, models):
         assert latex_problems(latex) == [], query
     assert latex_problems(r"\frac{1}{2") == ["1 unclosed braces"]  # the check can fail
     assert latex_problems(r"\input{x}") == ["unknown command \\input"]
+    assert latex_problems("ψ") == ["characters LaTeX does not know: ψ"]
 
 
 def test_latex_escapes_awkward_names():

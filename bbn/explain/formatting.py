@@ -192,7 +192,7 @@ def _sections(d: Derivation, n: _Notation) -> list[_Section]:
                      + (f" given {_plain(evidence)}" if evidence else "")
                      + ": the maximum of P(m, e) over m, divided by P(e).")]))
     factors = d.factorisation
-    every = [v for table in factors for v in (table.variable,)]
+    every = [table.variable for table in factors]
     sections.append(_Section("Factorisation by the network", [
         ("math", f"{n.given(n.items([(v, None) for v in every]), '')} = {n.product(factors)}")]))
     dropped: list[tuple[str, str]] = []
@@ -211,8 +211,8 @@ def _sections(d: Derivation, n: _Notation) -> list[_Section]:
             for v in d.separated)
         dropped.append(("text", f"The evidence d-separates {tables} from the question: "
                         "these tables make a factor of their own, the same constant in "
-                        "the numerator and in P(e), which cancels in the ratio (φ below "
-                        "is the numerator over that constant)."))
+                        "the numerator and in P(e), which cancels in the ratio (the sums "
+                        "below are the numerator over that constant)."))
     position = {v: i for i, v in enumerate(every)}
     sources = sorted((t for step in d.steps for t in step.inputs if t.variable is not None),
                      key=lambda t: position[t.variable])
