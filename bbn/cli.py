@@ -24,8 +24,8 @@ import bbn
 from bbn.classification.command import add_classify_arguments, run_classify
 from bbn.competition import TASKS, answer_task, read_evidence, result_text
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
-from bbn.formats import read_text, write_atomically
 from bbn.explorer.command import add_serve_arguments, run_serve
+from bbn.formats import read_text, write_atomically
 from bbn.learning.command import add_learn_arguments, run_learn
 from bbn.query import parse_query
 from bbn.structure.command import add_structure_arguments, run_structure
@@ -59,6 +59,25 @@ def run_query(args: argparse.Namespace) -> int:
         print(json.dumps(parsed.to_json(result)))
     else:
         print(parsed.to_text(result))
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- explain
+def add_explain_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="model file")
+    parser.add_argument("query", help='e.g. "P(C=T | A=T)", "P(C | A=T)", "MAP(C, S | A=T)"')
+    parser.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
+                        help="text (default), markdown (with LaTeX formulas) or a LaTeX "
+                        "fragment")
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from bbn.explain.derivation import explain  # here: not loaded by the other commands
+
+    net = bbn.load(args.model, normalize=args.normalize)
+    derivation = explain(net, parse_query(args.query, net))
+    print({"text": derivation.to_text, "markdown": derivation.to_markdown,
+           "latex": derivation.to_latex}[args.format]().rstrip("\n"))
     return EXIT_OK
 
 
@@ -144,6 +163,9 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
                         help="TB: parents above children (default); LR: left to right")
     parser.add_argument("--max-rows", type=int, default=16, metavar="N",
                         help="rows drawn per table before it is cut (default 16)")
+    parser.add_argument("--trail", metavar="QUESTION",
+                        help='an independence question, e.g. "C _|_ S | A": its observed '
+                        "variables are shaded and one active trail is drawn in red")
     parser.add_argument("--compare", metavar="REFERENCE",
                         help="colour each arc against this model: correct, reversed, extra, "
                         "missing (dashed); the caption gives the structural Hamming distances")
@@ -157,7 +179,7 @@ def run_render(args: argparse.Namespace) -> int:
                                                            normalize=args.normalize)
     graph = render(net, args.output, tables=args.tables, evidence=args.evidence,
                    posteriors=args.posteriors, rankdir=args.rankdir, max_rows=args.max_rows,
-                   compare=reference)
+                   compare=reference, trail=args.trail)
     if args.output is None:
         print(graph.source, end="")
     else:
@@ -190,6 +212,8 @@ def run_uai(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "query": ("answer a probability, posterior or MAP query", add_query_arguments, run_query),
+    "explain": ("show the working of a query: factorisation, sums, normalisation",
+                add_explain_arguments, run_explain),
     "info": ("list variables, states, parents and parameter counts", add_model_argument,
              run_info),
     "check": ("validate a model and report every problem", add_model_argument, run_check),

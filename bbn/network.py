@@ -1343,6 +1343,195 @@ class Network:
         """
         return self.engine.mpe(evidence)
 
+    # ---------------------------------------------------------- explanations
+    def explain(self, query: str):
+        """The derivation of a ``P(...)``, ``MAP(...)`` or ``MPE(...)`` question, step by
+        step with the engine's numbers (see ``docs/explain.md``).
+
+        Parameters
+        ----------
+        query : str
+            The question, e.g. ``"P(C=T | A=T)"``.
+
+        Returns
+        -------
+        Derivation
+            ``to_text()``, ``to_markdown()``, ``to_latex()``; Jupyter shows the Markdown.
+
+        Raises
+        ------
+        QueryError
+            For another kind of question or evidence on a Gaussian leaf.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> print(bbn.load("models/chair.bn").explain("P(C=T | A=T)").to_text().splitlines()[-1])
+             P(C=T | A=T) = 0.18272 / 0.206056 = 0.886749  (= 22840/25757)
+        """
+        from bbn.explain.derivation import explain  # here: bbn query needs none of bbn.explain
+
+        return explain(self, query)
+
+    def is_independent(self, x: str | Sequence[str], y: str | Sequence[str],
+                       given: str | Sequence[str] | None = None) -> bool:
+        """Whether X ⟂ Y | given holds by d-separation (networkx).
+
+        Parameters
+        ----------
+        x, y : str or sequence of str
+            The two sets of variables.
+        given : str or sequence of str, optional
+            The observed variables.
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        QueryError
+            For an unknown variable or overlapping sets.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.load("models/chair.bn")
+        >>> net.is_independent("C", "S"), net.is_independent("C", "S", given="A")
+        (True, False)
+        """
+        from bbn.explain.independence import is_independent  # here: networkx costs ~200 ms
+
+        return is_independent(self, x, y, given)
+
+    def active_trail(self, x: str | Sequence[str], y: str | Sequence[str],
+                     given: str | Sequence[str] | None = None):
+        """One trail from X to Y that ``given`` does not block, with why each middle node
+        passes (chain, fork, collider with an observed descendant); None when independent.
+
+        Parameters
+        ----------
+        x, y : str or sequence of str
+            The two sets of variables.
+        given : str or sequence of str, optional
+            The observed variables.
+
+        Returns
+        -------
+        Trail or None
+
+        Raises
+        ------
+        QueryError
+            For an unknown variable or overlapping sets.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> print(bbn.load("models/chair.bn").active_trail("C", "S", given="A"))
+        C → B ← S
+          B: a collider whose descendant A is observed
+        """
+        from bbn.explain.independence import active_trail  # here: not loaded by bbn query
+
+        return active_trail(self, x, y, given)
+
+    def markov_blanket(self, variable: str) -> tuple[str, ...]:
+        """Parents, children and the children's other parents of ``variable``.
+
+        Parameters
+        ----------
+        variable : str
+
+        Returns
+        -------
+        tuple of str
+            In declaration order.
+
+        Raises
+        ------
+        QueryError
+            For an unknown variable.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").markov_blanket("B")
+        ('C', 'S', 'A')
+        """
+        from bbn.explain.independence import markov_blanket  # here: not loaded by bbn query
+
+        return markov_blanket(self, variable)
+
+    def value_of_information(self, target: str, candidates: Sequence[str] | None = None,
+                             evidence: Mapping[str, str] | None = None) -> list:
+        """The unobserved variables ranked by I(target; X | evidence) in bits: the expected
+        fall of the target's entropy if X were observed next.
+
+        Parameters
+        ----------
+        target : str
+        candidates : sequence of str, optional
+            Default: every unobserved discrete variable but the target.
+        evidence : dict, optional
+
+        Returns
+        -------
+        list of Information
+            ``(variable, bits)``, the most informative first.
+
+        Raises
+        ------
+        QueryError
+            For an unknown, observed or repeated variable.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").value_of_information("C", evidence={"A": "T"})[0].variable
+        'W'
+        """
+        from bbn.explain.information import value_of_information  # here: not for bbn query
+
+        return value_of_information(self, target, candidates, evidence)
+
+    def sensitivity(self, query: str, variable: str,
+                    parents_state: Mapping[str, str] | Sequence[str] | None, state: str):
+        """P(query) as a function (αθ + β)/(γθ + δ) of one table entry θ = P(variable=state
+        | parents_state), its row rescaled; value, derivative, and the θ range of the MAP
+        decision.
+
+        Parameters
+        ----------
+        query : str
+            ``P(Y=y | e)`` or ``P(Y | e)``.
+        variable : str
+            The table's variable.
+        parents_state : dict or sequence of str, or None
+            The row (None for a root).
+        state : str
+            The entry's state.
+
+        Returns
+        -------
+        Sensitivity
+
+        Raises
+        ------
+        QueryError
+            For another query shape or an unknown variable, parent or state.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> result = bbn.load("models/chair.bn").sensitivity("P(C | A=T)", "C", None, "T")
+        >>> [round(x, 6) for x in result.decision_range]
+        [0.338124, 1.0]
+        """
+        from bbn.explain.sensitivity import sensitivity  # here: not loaded by bbn query
+
+        return sensitivity(self, query, variable, parents_state, state)
+
     def predict_proba(self, data, target: str, **options):
         """P(target | row) for every row of ``data`` (DataFrame or CSV), one column per state.
 

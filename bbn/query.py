@@ -2,12 +2,15 @@
 
 Grammar (whitespace-insensitive; see ``docs/query.md``)::
 
-    query    := prob | map | mpe
+    query    := prob | map | mpe | independence | entropy | information
     prob     := "P"   "(" items [ "|" evidence ] ")"
     map      := "MAP" "(" names [ "|" evidence ] ")"
     mpe      := "MPE" "(" [ "|" ] [ evidence ] ")"
     items    := item { "," item }          item := name [ "=" name ]
     evidence := name "=" name { "," name "=" name }
+    independence := names ( "_|_" | "⟂" ) names [ "|" names ]
+    entropy      := "H" "(" names [ "|" items ] ")"
+    information  := "I" "(" names ";" names [ "|" items ] ")"
     name     := bare | "double-quoted" | 'single-quoted'
     bare     := one or more characters other than white space , ( ) | = " '
 
@@ -15,6 +18,12 @@ Grammar (whitespace-insensitive; see ``docs/query.md``)::
 numbers, ``P(B, C=T | A=T)`` is the table P(B, C=T | A=T) over B; ``MAP(C, S | A=T)`` is
 the most probable joint state of C and S given A=T; ``MPE(A=T)`` the most probable
 state of every other variable.
+
+The questions about the graph and about information (bare names only) are answered by
+:mod:`bbn.explain`: ``C _|_ S | A`` is d-separation (true/false, with an active trail when
+false); ``H(C | A=T)`` the entropy in bits of the posterior, ``I(C; W | A=T)`` the mutual
+information in bits — in both, items without a state (``H(C | B, A=T)``) are conditioning
+variables averaged over their posterior.
 
 >>> parse_query('P(C | A=T)').targets
 (('C', None),)
@@ -72,6 +81,11 @@ def _grammars() -> dict:
 _S = r"[ \t\r\n]*"
 _BARE_ITEM = re.compile(f"{_S}([^\\s,()|=\"']+){_S}(?:={_S}([^\\s,()|=\"']+){_S})?")
 _SHAPE = re.compile(f"{_S}(P|MAP|MPE){_S}\\(([^()]*)\\){_S}", re.IGNORECASE)
+_INDEPENDENCE = re.compile(r"([^|]*?)(?:_\|_|⟂)([^|]*)(?:\|(.*))?", re.DOTALL)
+_INFORMATION = re.compile(f"{_S}([HI]){_S}\\(([^()]*)\\){_S}", re.DOTALL)
+
+#: The kinds answered by bbn.explain: independence, entropy, mutual information.
+EXPLAINED_KINDS = ("IND", "H", "I")
 
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -119,9 +133,36 @@ def _scan(text: str, which: str) -> dict | None:
     return None if None in found.values() else found
 
 
+def _scan_explained(text: str, source: str) -> dict | None:
+    """``{"kind", "targets", "others", "evidence"}`` of ``X _|_ Y | Z``, ``H(X | e)`` or
+    ``I(X; Y | e)``; None for any other text; a located ParseError for a malformed one."""
+    independence = _INDEPENDENCE.fullmatch(text)
+    information = None if independence else _INFORMATION.fullmatch(text)
+    if independence is None and information is None:
+        return None
+    if independence:
+        kind, parts = "IND", [independence[1], independence[2], independence[3] or ""]
+        expected = "variables on each side of _|_, as in C _|_ S | A"
+    else:
+        kind = information[1].upper()
+        head, _, tail = information[2].partition("|")
+        parts = [head, "", tail] if kind == "H" else [*head.partition(";")[::2], tail]
+        expected = ("H(variables | evidence), as in H(C | A=T)" if kind == "H" else
+                    "I(variables; variables | evidence), as in I(C; W | A=T)")
+        if kind == "I" and ";" not in head:
+            parts[1] = "\0"  # not a name: reported below
+    targets, others = _scan_items(parts[0]), _scan_items(parts[1], optional=kind == "H")
+    evidence = _scan_items(parts[2], optional=True)
+    if None in (targets, others, evidence) or any(s for _, s in targets + others):
+        raise ParseError(f"malformed query: expected {expected}", source, 1, 1, text)
+    return {"kind": kind, "targets": targets, "others": others, "evidence": evidence}
+
+
 def _parse(which: str, text: str, source: str) -> dict:
     """``{"kind", "targets", "evidence"}`` read by grammar ``which`` ("query", "evidence")."""
     scanned = _scan(text, which)
+    if scanned is None and which == "query" and not any(q in text for q in "\"'"):
+        scanned = _scan_explained(text, source)  # bare names only: quoted ones are P(...)
     if scanned is not None:
         return scanned
     grammars = _grammars()
@@ -144,14 +185,16 @@ def _expected(error) -> str:
 
 @dataclass(frozen=True)
 class Query:
-    """A parsed query: its kind (``P``, ``MAP``, ``MPE``), targets and evidence, and, when
-    it was parsed against a network, the :class:`~bbn.inference.evidence.Question` it
-    resolves to there (``resolved``)."""
+    """A parsed query: its kind (``P``, ``MAP``, ``MPE``; ``IND``, ``H``, ``I`` for the
+    questions of :mod:`bbn.explain`), targets, the other side (``others``: Y of ``X _|_ Y``
+    and ``I(X; Y)``) and evidence, and, when it was parsed against a network, the
+    :class:`~bbn.inference.evidence.Question` it resolves to there (``resolved``)."""
 
     kind: str
     targets: tuple[tuple[str, str | None], ...]
     evidence: tuple[tuple[str, str | None], ...]
     resolved: Question | None = field(default=None, compare=False, repr=False)
+    others: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def evidence_dict(self) -> dict[str, str]:
@@ -162,7 +205,12 @@ class Query:
         def show(items):
             return ", ".join(_quote(v) + (f"={_quote(s)}" if s is not None else "")
                              for v, s in items)
+        if self.kind == "IND":
+            text = f"{show(self.targets)} _|_ {show(self.others)}"
+            return text + (f" | {show(self.evidence)}" if self.evidence else "")
         inside = show(self.targets) if self.kind != "MPE" else ""
+        if self.kind == "I":
+            inside += f"; {show(self.others)}"
         if self.evidence:
             inside += (" | " if inside else "") + show(self.evidence)
         return f"{self.kind}({inside})"
@@ -178,10 +226,12 @@ class Query:
         >>> question.free, question.evidence.states
         (('C',), {'A': 0})
         """
-        targets = [v for v, _ in self.targets]
+        targets = [v for v, _ in self.targets + self.others]
         observed = [v for v, _ in self.evidence]
         check_variables(network, targets)
         check_variables(network, observed, role="evidence")
+        if self.kind in EXPLAINED_KINDS:
+            return self._resolve_explained(network, targets, observed)
         check_discrete(network, targets)
         assigned = {v: evidence_value(network, v, s) for v, s in self.targets if s is not None}
         states, values = dict(network.constraints), {}
@@ -201,6 +251,24 @@ class Query:
         return Question(self.kind, tuple(v for v, s in self.targets if s is None), assigned,
                         Evidence(states, values, self.evidence_dict), network)
 
+    def _resolve_explained(self, network: CompiledNetwork, targets: list[str],
+                           observed: list[str]) -> Question:
+        """The checks of an independence or information question; its Question holds
+        the targets as ``free`` and the evidence with a state (``given``: without)."""
+        names = targets + observed
+        repeated = sorted({v for v in names if names.count(v) > 1})
+        if repeated:
+            raise QueryError(f"variable(s) {repeated} named more than once in {self.text()}")
+        stated = [f"{v}={s}" for v, s in self.evidence if s is not None]
+        if self.kind == "IND" and stated:
+            raise QueryError(f"independence is read off the graph: name the observed "
+                             f"variables without states ({', '.join(stated)})")
+        if self.kind != "IND":
+            check_discrete(network, targets)
+        states = {v: evidence_value(network, v, s) for v, s in self.evidence if s is not None}
+        given = {v: s for v, s in self.evidence if s is not None}
+        return Question(self.kind, tuple(targets), {}, Evidence(states, {}, given), network)
+
     def validate(self, net: Network) -> None:
         """Check every variable and state against ``net`` (see :meth:`resolve`)."""
         self.resolve(net.compiled())
@@ -214,8 +282,15 @@ class Query:
         return question
 
     def answer(self, net: Network):
-        """Factor for a distribution; float for a probability; (assignment, p) for MAP/MPE."""
-        return net.engine.answer(self._question(net))
+        """Factor for a distribution; float for a probability; (assignment, p) for MAP/MPE;
+        for ``X _|_ Y | Z`` an :class:`~bbn.explain.independence.Independence`; bits
+        (float) for ``H(...)`` and ``I(...)``."""
+        question = self._question(net)
+        if self.kind in EXPLAINED_KINDS:
+            from bbn.explain.questions import answer_explained  # here: networkx, ~200 ms to import
+
+            return answer_explained(net, self)
+        return net.engine.answer(question)
 
     def log_answer(self, net: Network) -> float:
         """log P(targets | evidence), the natural logarithm, for a query of one number
@@ -229,6 +304,10 @@ class Query:
 
     def to_json(self, result) -> dict:
         """The JSON document ``bbn query --json`` prints for ``result``."""
+        if self.kind == "IND":
+            return {"query": self.text(), **result.to_json()}
+        if self.kind in EXPLAINED_KINDS:
+            return {"query": self.text(), "bits": float(result)}
         if isinstance(result, Factor):
             rows = [{**dict(zip(result.variables, key)), "p": value}
                     for key, value in result.rows()]
@@ -240,6 +319,10 @@ class Query:
 
     def to_text(self, result, digits: int = 6) -> str:
         """The readable answer ``bbn query`` prints."""
+        if self.kind == "IND":
+            return result.to_text()
+        if self.kind in EXPLAINED_KINDS:
+            return f"{self.text()} = {float(result):.{digits}f} bits"
         if isinstance(result, Factor):
             return f"{self.text()}\n{result.to_text(digits=digits)}"
         if isinstance(result, tuple):
@@ -255,7 +338,7 @@ def parse_query(text: str, net: Network | None = None, source: str = "<query>") 
     states once: :meth:`Query.answer` on the same revision reuses it)."""
     result = _parse("query", text, source)
     query = Query(kind=result["kind"].upper(), targets=result.get("targets", ()),
-                  evidence=result.get("evidence", ()))
+                  evidence=result.get("evidence", ()), others=result.get("others", ()))
     if net is not None:
         query = replace(query, resolved=query.resolve(net.compiled()))
     return query
@@ -280,4 +363,4 @@ def parse_evidence(text: str, net: Network | None = None,
 
 def answer(net: Network, text: str):
     """Parse and answer ``text`` on ``net`` (what :meth:`Network.query` does)."""
-    return net.engine.answer(parse_query(text).resolve(net.compiled()))
+    return parse_query(text).answer(net)

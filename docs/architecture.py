@@ -39,6 +39,7 @@ SVG_FILE = IMAGES / "architecture.svg"
 # top-level modules are placed by TOP_LEVEL, the others land in "foundations".
 CLUSTERS = {
     "interface": ("questions and commands (bbn, cli, query)", "#fff2cc"),
+    "explain": ("explain: derivations, independence, information, sensitivity", "#e6f2ea"),
     "model": ("model: network, compiled view, tables, factor", "#dae8fc"),
     "inference": ("inference: the Engine and exact algorithms", "#d5e8d4"),
     "formats": ("formats: readers and writers", "#f8cecc"),

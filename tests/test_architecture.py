@@ -284,6 +284,7 @@ def test_the_insides_check_finds_what_it_looks_for(tmp_path):
 # nor the clique-tree modules (~20 ms); optional: a dependency bbn does not require. An
 # import that only breaks an import circle does not belong here: restructure instead.
 PANDAS = "start-up: loads pandas, which bbn query and import bbn do without"
+EXPLAIN = "start-up: bbn query and import bbn need none of bbn.explain"
 CLIQUES = ("start-up: the junction-tree and clique-tree modules (~20 ms) serve every-posterior "
            "questions and very large plans only")
 LOCAL_IMPORTS = {
@@ -323,6 +324,20 @@ LOCAL_IMPORTS = {
     ("bbn.inference.evidence", "impossible_row", "bbn.data"): PANDAS,
     ("bbn.learning.command", "run_learn", "bbn.learning.missing"): PANDAS,
     ("bbn.learning.command", "run_learn", "bbn.learning.parameters"): PANDAS,
+    ("bbn.cli", "run_explain", "bbn.explain.derivation"):
+        "start-up: the other commands need none of bbn.explain",
+    ("bbn.query", "Query.answer", "bbn.explain.questions"):
+        "start-up: networkx (~0.2 s), only for an independence question",
+    ("bbn.explain.independence", "is_independent", "networkx"):
+        "start-up: networkx (~0.2 s), only when d-separation is asked",
+    ("bbn.explain.independence", "_digraph", "networkx"):
+        "start-up: networkx (~0.2 s), only when d-separation is asked",
+    ("bbn.network", "Network.explain", "bbn.explain.derivation"): EXPLAIN,
+    ("bbn.network", "Network.is_independent", "bbn.explain.independence"): EXPLAIN,
+    ("bbn.network", "Network.active_trail", "bbn.explain.independence"): EXPLAIN,
+    ("bbn.network", "Network.markov_blanket", "bbn.explain.independence"): EXPLAIN,
+    ("bbn.network", "Network.value_of_information", "bbn.explain.information"): EXPLAIN,
+    ("bbn.network", "Network.sensitivity", "bbn.explain.sensitivity"): EXPLAIN,
     ("bbn.network", "Network.graph", "networkx"):
         "start-up: networkx, only for the read-only graph copy",
     ("bbn.network", "Network._repr_svg_", "bbn.rendering"):

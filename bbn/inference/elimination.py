@@ -473,11 +473,14 @@ def _blurred(table: np.ndarray) -> np.ndarray:
     return (table > 0) & (table < SHARP)
 
 
-def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False) -> tuple[np.ndarray, list]:
+def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False,
+             trace: list | None = None) -> tuple[np.ndarray, list]:
     """Execute the plan's steps (on the logs of the tables when ``log``).
 
     Returns the final array (axes ``result_variables``) and, for every max step, the
     argmax table needed to trace the MAP assignment back (see :func:`trace_back`).
+    ``trace``, when given, receives each step's output in order (what
+    :mod:`bbn.explain` prints: the engine's own numbers).
     """
     factors = list(arrays)
     choices = []
@@ -502,6 +505,8 @@ def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False) -> tuple[n
                 args += [array, subscript]
             # Small products: one pass of einsum's own loop beats a path (step.path None).
             factors.append(np.einsum(*args, step.output, optimize=step.path or False))
+        if trace is not None:
+            trace.append(factors[-1])
         for i in step.inputs:
             factors[i] = None  # free memory as soon as a table is consumed
     return factors[-1], choices

@@ -26,6 +26,7 @@ from bbn.network import Network
 from bbn.query import resolve_evidence_text
 from bbn.rendering import labels, output
 from bbn.rendering.comparison import comparison_arcs
+from bbn.rendering.trail import TRAIL_COLOUR, trail_picture
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
 #: Default caps: parent configurations (table rows) and states (table columns) drawn.
@@ -36,7 +37,8 @@ MAX_COLUMNS = 8
 def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool = False,
            evidence: Mapping[str, str] | str | None = None, posteriors: bool = False,
            rankdir: str = "TB", max_rows: int = MAX_ROWS,
-           max_columns: int = MAX_COLUMNS, compare: Network | None = None) -> graphviz.Digraph:
+           max_columns: int = MAX_COLUMNS, compare: Network | None = None,
+           trail: str | None = None) -> graphviz.Digraph:
     """Draw ``net``; write the picture to ``path`` when given; return the Digraph.
 
     Parameters
@@ -65,6 +67,10 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
         :func:`bbn.compare` finds (correct black, reversed orange, extra blue, missing
         red dashed; a LearnedNetwork's undirected edges without arrowheads), with a
         legend and the structural Hamming distances as caption.
+    trail : str, optional
+        An independence question, ``"C _|_ S | A"``: its observed variables are shaded
+        and, when they do not separate the two sides, one active trail is drawn in red,
+        with the answer and the reason each node passes as caption.
 
     Returns
     -------
@@ -104,6 +110,7 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
     resolved = _evidence(net, evidence)
     evidence = resolved.given
     beliefs = _posteriors(net, resolved) if posteriors else {}
+    marked = None if trail is None else trail_picture(net, trail)
 
     graph = graphviz.Digraph(_dot_id(net.name), graph_attr=_graph_style(rankdir),
                              node_attr=_node_style(boxed=tables or posteriors),
@@ -115,12 +122,22 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
                    else "prior probabilities (no evidence)")
         captions.append(f"<I>{labels.escape(caption)}</I>")
     for v in net.variables:
-        graph.node(_dot_id(v), **_node_attributes(net, v, evidence.get(v), tables,
-                                                  beliefs.get(v), max_rows, max_columns))
+        attributes = _node_attributes(net, v, evidence.get(v), tables, beliefs.get(v),
+                                      max_rows, max_columns)
+        if marked is not None:
+            if v in marked.observed:
+                attributes.update(style="filled", fillcolor=labels.EVIDENCE_FILL)
+            if v in marked.nodes:
+                attributes.update(color=TRAIL_COLOUR, penwidth="2.5")
+        graph.node(_dot_id(v), **attributes)
+    if marked is not None:
+        captions.append(marked.caption)
     if compare is None:
         for v in net.variables:
             for p in net.parents(v):
-                graph.edge(_dot_id(p), _dot_id(v))
+                on_trail = marked is not None and (p, v) in marked.arcs
+                graph.edge(_dot_id(p), _dot_id(v),
+                           **({"color": TRAIL_COLOUR, "penwidth": "2.5"} if on_trail else {}))
     else:
         picture = comparison_arcs(net, compare)
         for arc in picture.arcs:
