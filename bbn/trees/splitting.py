@@ -1,0 +1,286 @@
+"""The best test of a node, from one histogram of (column value, class) counts.
+
+Every cell of X is one integer *key* per column (:class:`KeyedColumns`): a categorical
+column's state, a continuous column's rank among its distinct training values. At a node,
+one ``np.bincount`` over the keys of its rows gives n(value, class) for every column at
+once; every candidate split is then read off that histogram, vectorised:
+
+* multi-way (ID3): column j's branches are its values present at the node, counts
+  n(v, c);
+* threshold x ≤ v (continuous): cumulative class counts over the sorted distinct values
+  of the column at the node give the left branch of every cut, L(v, c) = Σ_{u ≤ v} n(u, c),
+  and the right one T(c) − L(v, c); the threshold is the midpoint between the value and
+  the next present one (scikit-learn's choice). No Python loop over cuts;
+* binary grouping of a categorical column's values: with two classes, sorting the values
+  by P(class 1 | v) and cutting that order is optimal (Breiman et al., 1984) — the same
+  cumulative scan; with more classes, every grouping of up to ``EXHAUSTIVE_VALUES``
+  values as one matrix product, and beyond that the order of P(majority class | v).
+
+The best candidate has the highest score; ties go to the leftmost column, then the lowest
+threshold (the first cut) — the order scikit-learn's trees use when they scan the
+columns in order. With ``missing="stop"`` a column's gain is computed on the rows that
+have a value and multiplied by their fraction (C4.5's rule).
+
+>>> keyed = KeyedColumns.build(np.array([[0], [0], [1], [1]], dtype=np.int32),
+...                            np.zeros((4, 0)), ("categorical",))
+>>> test, _ = best_test(keyed, np.arange(4), np.array([0, 0, 1, 1]), 2, Settings())
+>>> test.column, test.branches, round(test.gain, 3)
+(0, (0, 1), 1.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from bbn.memory import check_allocation
+from bbn.trees.criteria import split_gains
+from bbn.trees.nodes import Test
+
+#: Split kinds for categorical columns: one branch per value, or two groups of values.
+SPLITS = ("multiway", "binary")
+#: Most values of a categorical column whose groupings are all tried (2^(v−1) − 1 of them)
+#: when there are more than two classes: 10 values are 511 groupings.
+EXHAUSTIVE_VALUES = 10
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a node's test is chosen."""
+
+    criterion: str = "entropy"
+    split: str = "multiway"
+    weigh_known: bool = False  # missing="stop": gains × the fraction of rows with a value
+
+
+class Found(NamedTuple):
+    """What :func:`best_test` finds at a node."""
+
+    test: Test | None
+    varied: np.ndarray  # the columns with two or more values at the node
+
+
+@dataclass(frozen=True)
+class KeyedColumns:
+    """Every cell of X as a key: the keys of column j are ``start[j]`` to
+    ``start[j + 1] − 1``; ``n_keys`` marks a missing cell.
+
+    Attributes
+    ----------
+    keys : numpy.ndarray, shape (rows, columns)
+    start : numpy.ndarray, shape (columns + 1,)
+    column_of_key, value_of_key : numpy.ndarray, shape (n_keys,)
+        The column of every key and its value: a state code, or a distinct number.
+    continuous : numpy.ndarray of bool, shape (columns,)
+    position : tuple of int
+        Every column's index among the columns of its kind.
+    """
+
+    keys: np.ndarray
+    start: np.ndarray
+    column_of_key: np.ndarray
+    value_of_key: np.ndarray
+    continuous: np.ndarray
+    position: tuple[int, ...]
+
+    @property
+    def n_keys(self) -> int:
+        return int(self.start[-1])
+
+    @classmethod
+    def build(cls, codes: np.ndarray, numbers: np.ndarray, kinds) -> KeyedColumns:
+        """The keys of coded training rows (codes: state codes, −1 missing; numbers: NaN
+        missing), the columns in ``kinds`` order."""
+        n_rows = max(len(codes), len(numbers))
+        check_allocation(n_rows * len(kinds), "the keys of a decision tree's rows",
+                         entry_bytes=8)
+        values, columns, position = [], [], []
+        seen = {"categorical": 0, "continuous": 0}
+        for kind in kinds:
+            j = seen[kind]
+            seen[kind] += 1
+            position.append(j)
+            if kind == "categorical":
+                code = codes[:, j]
+                values.append(np.arange(int(code.max()) + 1 if len(code) else 0, dtype=float))
+                columns.append(code.astype(np.int64))
+            else:
+                x = numbers[:, j]
+                known = ~np.isnan(x)
+                distinct, rank = np.unique(x[known], return_inverse=True)
+                column = np.full(n_rows, -1, dtype=np.int64)
+                column[known] = rank
+                values.append(distinct)
+                columns.append(column)
+        sizes = np.array([len(v) for v in values], dtype=np.int64)
+        start = np.concatenate([[0], np.cumsum(sizes)])
+        keys = np.empty((n_rows, len(kinds)), dtype=np.int64)
+        for j, column in enumerate(columns):
+            keys[:, j] = np.where(column >= 0, column + start[j], start[-1])
+        return cls(keys, start, np.repeat(np.arange(len(kinds)), sizes),
+                   np.concatenate(values) if values else np.zeros(0),
+                   np.array([k == "continuous" for k in kinds]), tuple(position))
+
+
+def histogram(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray,
+              n_classes: int, columns: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The keys present among ``rows`` (sorted) and their class counts n(key, c).
+
+    One ``bincount`` over all keys when they are few for the node's cells, else a sort
+    of the node's (key, class) pairs: a small node of a column with many distinct values
+    never costs the size of the whole key range. ``columns``: only these (default all).
+    """
+    keys = keyed.keys[rows] if columns is None else keyed.keys[rows[:, None], columns]
+    pairs = keys * n_classes + y_rows[:, None]
+    n_all = (keyed.n_keys + 1) * n_classes
+    if n_all <= 4 * pairs.size:
+        counts = np.bincount(pairs.ravel(), minlength=n_all).reshape(-1, n_classes)
+        counts = counts[:keyed.n_keys]
+        present = np.flatnonzero(counts.any(axis=1))
+        return present, counts[present]
+    pair, number = np.unique(pairs, return_counts=True)
+    key = pair // n_classes
+    starts = np.empty(len(key), dtype=bool)
+    starts[:1] = True
+    np.not_equal(key[1:], key[:-1], out=starts[1:])
+    present = key[starts]
+    counts = np.zeros((len(present), n_classes), dtype=np.int64)
+    counts[np.cumsum(starts) - 1, pair % n_classes] = number
+    keep = present < keyed.n_keys
+    return present[keep], counts[keep]
+
+
+def best_test(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray, n_classes: int,
+              settings: Settings, columns: np.ndarray | None = None) -> Found:
+    """The best test of the node of ``rows``, and the columns that vary there.
+
+    Parameters
+    ----------
+    keyed : KeyedColumns
+        The keys of all training rows.
+    rows : numpy.ndarray
+        The node's rows.
+    y_rows : numpy.ndarray
+        Their class codes.
+    n_classes : int
+    settings : Settings
+    columns : numpy.ndarray, optional
+        The columns to try (default all): a column constant at a node is constant below
+        it, so its children skip it.
+
+    Returns
+    -------
+    Found
+        The test (None: no column splits the rows in two) and the columns with two or more
+        values among the rows.
+    """
+    present, counts = histogram(keyed, rows, y_rows, n_classes, columns)
+    column = keyed.column_of_key[present]
+    m = len(column)
+    starts = np.empty(m, dtype=bool)  # where a column's run of present keys starts
+    starts[:1] = True
+    np.not_equal(column[1:], column[:-1], out=starts[1:])
+    first = np.flatnonzero(starts)
+    run_of = np.cumsum(starts) - 1
+    cumulative = np.zeros((m + 1, n_classes), dtype=counts.dtype)
+    np.cumsum(counts, axis=0, out=cumulative[1:])
+    base = cumulative[first]
+    totals = cumulative[np.append(first[1:], m)] - base  # class counts per column
+    share = None
+    if settings.weigh_known:  # C4.5: a column's gain × the fraction of rows with a value
+        share = np.zeros(len(keyed.continuous))
+        share[column[first]] = totals.sum(axis=1) / len(rows)
+    options: list[tuple[float, int, Test]] = []
+    # Cuts between consecutive present values of one continuous column.
+    cut = np.flatnonzero(~starts[1:] & keyed.continuous[column[:-1]])
+    if len(cut):
+        branches = np.empty((len(cut), 2, n_classes), dtype=counts.dtype)
+        run = run_of[cut]
+        np.subtract(cumulative[cut + 1], base[run], out=branches[:, 0])
+        np.subtract(totals[run], branches[:, 0], out=branches[:, 1])
+        gains, scores = _scored(branches, column[cut], settings, share)
+        i = int(np.argmax(scores))  # the first best: lowest column, then threshold
+        low, high = keyed.value_of_key[present[cut[i]:cut[i] + 2]]
+        options.append((scores[i], int(column[cut[i]]),
+                        Test(int(column[cut[i]]), threshold=_midpoint(low, high),
+                             gain=float(gains[i]), score=float(scores[i]))))
+    sizes = np.diff(np.append(first, m))
+    splittable = np.flatnonzero(~keyed.continuous[column[first]] & (sizes >= 2))
+    if len(splittable):
+        states = keyed.value_of_key[present].astype(np.int64)
+        n_states = np.diff(keyed.start)
+        if settings.split == "multiway":
+            options.append(_multiway(counts, first, sizes, splittable, column, states,
+                                     n_states, settings, share))
+        else:
+            options.extend(_grouping(counts[first[r]:first[r] + sizes[r]], int(column[first[r]]),
+                                     states[first[r]:first[r] + sizes[r]], n_states, settings,
+                                     share) for r in splittable)
+    varied = column[first[sizes >= 2]]
+    if not options:
+        return Found(None, varied)
+    return Found(min(options, key=lambda o: (-o[0], o[1]))[2], varied)  # ties: leftmost column
+
+
+def _scored(branches: np.ndarray, columns: np.ndarray, settings: Settings,
+            share: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(Δ, score) of candidate splits, each weighed by its column's known share."""
+    gains, scores = split_gains(branches, settings.criterion)
+    if share is not None:
+        gains, scores = gains * share[columns], scores * share[columns]
+    return gains, scores
+
+
+def _midpoint(low: float, high: float) -> float:
+    """(low + high) / 2, or low where rounding puts the midpoint on high (so that
+    x ≤ threshold still separates the two values), as scikit-learn."""
+    middle = low / 2.0 + high / 2.0
+    return float(low if middle == high or np.isinf(middle) else middle)
+
+
+def _multiway(counts, first, sizes, splittable, column, states, n_states, settings,
+              share) -> tuple[float, int, Test]:
+    """The best multi-way split (one branch per present value) of the splittable
+    categorical columns, scored all at once."""
+    width = int(sizes[splittable].max())
+    padded = np.zeros((len(splittable), width, counts.shape[1]), dtype=counts.dtype)
+    for i, r in enumerate(splittable):  # one slice per column (tens), not per row or cut
+        padded[i, :sizes[r]] = counts[first[r]:first[r] + sizes[r]]
+    columns = column[first[splittable]]
+    gains, scores = _scored(padded, columns, settings, share)
+    i = int(np.argmax(scores))
+    r = splittable[i]
+    branches = np.full(int(n_states[columns[i]]), -1, dtype=np.int64)
+    branches[states[first[r]:first[r] + sizes[r]]] = np.arange(sizes[r])
+    return scores[i], int(columns[i]), Test(int(columns[i]), branches=tuple(branches.tolist()),
+                                             gain=float(gains[i]), score=float(scores[i]))
+
+
+def _grouping(counts: np.ndarray, column: int, states: np.ndarray, n_states: np.ndarray,
+              settings: Settings, share: np.ndarray | None) -> tuple[float, int, Test]:
+    """The best split of one categorical column's present values into two groups."""
+    n_values, n_classes = counts.shape
+    total = counts.sum(axis=0)
+    if n_classes > 2 and n_values <= EXHAUSTIVE_VALUES:
+        groupings = np.arange(1, 1 << (n_values - 1))  # the last value always on the right
+        left_of = ((groupings[:, None] >> np.arange(n_values)) & 1).astype(bool)
+    else:  # sorted by P(class | value) of the node's majority class, cut in order
+        share_of = counts[:, int(np.argmax(total))] / counts.sum(axis=1)
+        order = np.argsort(share_of, kind="stable")
+        below, at = np.tril_indices(n_values - 1)
+        left_of = np.zeros((n_values - 1, n_values), dtype=bool)
+        left_of[below, order[at]] = True
+    left = left_of.astype(counts.dtype) @ counts
+    gains, scores = _scored(np.stack([left, total - left], axis=1),
+                            np.full(len(left), column), settings, share)
+    i = int(np.argmax(scores))
+    branches = np.full(int(n_states[column]), -1, dtype=np.int64)
+    branches[states] = np.where(left_of[i], 0, 1)
+    return scores[i], column, Test(column, branches=tuple(branches.tolist()),
+                                   gain=float(gains[i]), score=float(scores[i]))
+
+
+__all__ = ["EXHAUSTIVE_VALUES", "SPLITS", "KeyedColumns", "Settings", "Found",
+           "best_test", "histogram"]
