@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bbn.errors import DataError
+from bbn.errors import DataError, suggest
 from bbn.trees.nodes import Node, walk
 
 #: Post-pruning methods (None: no post-pruning).
@@ -48,8 +48,6 @@ def check_pruning(pruning, penalty, validation_fraction) -> None:
     bbn.errors.DataError: validation_fraction must be between 0 and 1 (exclusive), got 1.5
     """
     if pruning is not None and pruning not in PRUNINGS:
-        from bbn.errors import suggest
-
         raise DataError(f"unknown pruning {pruning!r}; the methods are None, "
                         f"{', '.join(PRUNINGS)}{suggest(str(pruning), PRUNINGS)}")
     if not isinstance(penalty, (int, float)) or not penalty >= 0:

@@ -41,9 +41,9 @@ from typing import NamedTuple
 import numpy as np
 
 from bbn.classification.base import Classifier, check_labels, class_codes
-from bbn.errors import DataError
+from bbn.errors import DataError, suggest
 from bbn.trees.criteria import check_criterion, impurity
-from bbn.trees.features import FeatureSpace, check_missing, read_features
+from bbn.trees.features import check_missing, read_features
 from bbn.trees.growing import Stopping, grow
 from bbn.trees.nodes import Node, leaves, route, walk
 from bbn.trees.pruning import check_pruning, prune_on_validation, prune_pessimistic
@@ -223,8 +223,6 @@ class DecisionTree(Classifier):
         """The parameters, checked once."""
         criterion = check_criterion(self.criterion)
         if self.split not in SPLITS:
-            from bbn.errors import suggest
-
             raise DataError(f"unknown split {self.split!r}; the splits are "
                             f"{', '.join(SPLITS)}{suggest(str(self.split), SPLITS)}")
         depth, least, min_gain = self.max_depth, self.min_samples_split, self.min_gain
@@ -245,8 +243,8 @@ class DecisionTree(Classifier):
         """The rows to grow on and the rows held out for validation pruning (seeded)."""
         held = int(round(self.validation_fraction * n_rows))
         if held < 1 or held >= n_rows:
-            raise DataError(f"validation_fraction={self.validation_fraction} of {n_rows} rows "
-                            "leaves no rows to validate on or none to grow on")
+            raise DataError(f"validation_fraction={self.validation_fraction} of n_samples="
+                            f"{n_rows} rows leaves no rows to validate on or none to grow on")
         order = np.random.default_rng(self.random_state).permutation(n_rows)
         return np.sort(order[held:]), np.sort(order[:held])
 
