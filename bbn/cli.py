@@ -26,6 +26,7 @@ from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
 from bbn.learning.command import add_learn_arguments, run_learn
 from bbn.query import parse_query
 from bbn.structure.command import add_structure_arguments, run_structure
+from bbn.trees.command import add_tree_arguments, run_tree
 
 EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -156,6 +157,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                  run_classify),
     "structure": ("learn a network's structure and tables from a CSV file",
                   add_structure_arguments, run_structure),
+    "tree": ("grow a decision tree from a CSV file; print it, draw it, save it",
+             add_tree_arguments, run_tree),
 }
 
 

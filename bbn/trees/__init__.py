@@ -15,6 +15,7 @@ from bbn.lazy import lazy_attributes
 _NAMES = {
     "DecisionTree": "bbn.trees.tree",
     "Rule": "bbn.trees.tree",
+    "load_tree": "bbn.trees.tree",
     "entropy": "bbn.trees.criteria",
     "gini": "bbn.trees.criteria",
     "gain": "bbn.trees.criteria",

@@ -61,7 +61,7 @@ def entropy(counts: np.ndarray) -> np.ndarray:
     p = counts / np.where(total > 0, total, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
-    return -terms.sum(axis=-1)
+    return 0.0 - terms.sum(axis=-1)  # 0.0, not −0.0, for a pure node
 
 
 def gini(counts: np.ndarray) -> np.ndarray:

@@ -21,19 +21,18 @@ code −1 at prediction (the row stops at the node that tests it, see :mod:`bbn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from bbn.data import MISSING, encode_column, named_columns, numeric_column, states_from_values
+from bbn.data import MISSING, MISSING_TEXT, encode_column, named_columns, numeric_column, states_from_values
 from bbn.errors import DataError, suggest
+from bbn.learning.policies import TREE_MISSING_POLICIES as MISSING_POLICIES
 
 #: The kinds of column a tree tests.
 KINDS = ("categorical", "continuous")
-#: Missing values: refuse them, or stop the row at the node that tests the column.
-MISSING_POLICIES = ("error", "stop")
 
 
 @dataclass(frozen=True)
@@ -254,11 +253,33 @@ def _coded(frame, array, names, kinds, states, missing, unseen) -> CodedFeatures
     return CodedFeatures(codes, numbers)
 
 
+def typed_columns(frame: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame:
+    """``frame`` read from a CSV file as text, with its missing markers (empty, ``NA``,
+    ``?``...) as None and every column whose other cells are all numbers as floats — a
+    continuous feature — except those named in ``keep``.
+
+    >>> frame = typed_columns(pd.DataFrame({"a": ["1", "2.5", "?"], "b": ["x", "1", ""]}))
+    >>> frame["a"].tolist(), frame["b"].tolist()
+    ([1.0, 2.5, nan], ['x', '1', None])
+    """
+    typed = {}
+    for name in frame.columns:
+        text = frame[name].astype(object)
+        missing = text.isin(MISSING_TEXT) | text.isna()
+        text = text.where(~missing, None)
+        numbers = pd.to_numeric(text, errors="coerce")
+        if name in keep or (numbers.isna() & ~missing).any() or missing.all():
+            typed[name] = text
+        else:
+            typed[name] = numbers.astype(float)
+    return pd.DataFrame(typed, index=frame.index)
+
+
 def _refuse_missing(name: str, row: int) -> None:
     raise DataError(f"X has a missing value (NaN) in column {name!r}, row {row}: decision "
                     "trees refuse missing values unless missing='stop' (a row without the "
                     "tested value stops at that node)")
 
 
-__all__ = ["KINDS", "MISSING_POLICIES", "CodedFeatures", "FeatureSpace", "check_missing",
+__all__ = ["KINDS", "CodedFeatures", "FeatureSpace", "check_missing",
            "read_features"]

@@ -44,6 +44,7 @@ from bbn.classification.base import Classifier, check_labels, class_codes
 from bbn.errors import DataError, suggest
 from bbn.trees.criteria import check_criterion, impurity
 from bbn.trees.features import check_missing, read_features
+from bbn.trees.files import read_tree, save_tree
 from bbn.trees.growing import Stopping, grow
 from bbn.trees.nodes import Node, leaves, route, walk
 from bbn.trees.pruning import check_pruning, prune_on_validation, prune_pessimistic
@@ -558,6 +559,33 @@ class DecisionTree(Classifier):
                          for label, child, _ in self._branches(node, 0))
         return found
 
+    def save(self, path) -> None:
+        """Write the fitted tree to a JSON file, atomically (see :mod:`bbn.trees.files`;
+        :func:`bbn.load_tree` reads it back, ``bbn classify`` classifies with it).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file (``.gz``: gzipped).
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        DataError
+            When the file cannot be written.
+
+        Examples
+        --------
+        >>> import bbn, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "tree.json")
+        >>> bbn.DecisionTree().fit([["a"], ["b"]], ["x", "y"]).save(path)
+        >>> print(bbn.load_tree(path).to_text())
+        x0 = a: x (x 1)
+        x0 = b: y (y 1)
+        """
+        save_tree(self, path)
+
     def _counts(self, node: Node) -> dict:
         return {c: int(n) for c, n in zip(self.classes_, node.counts, strict=True) if n}
 
@@ -565,8 +593,47 @@ class DecisionTree(Classifier):
         return f"{self.classes_[node.majority]} ({_counts_text(self._counts(node))})"
 
 
+def load_tree(path) -> DecisionTree:
+    """A decision tree saved by ``DecisionTree.save`` (a JSON file, see
+    :mod:`bbn.trees.files`), fitted as it was saved.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (``.gz``: gzipped).
+
+    Returns
+    -------
+    DecisionTree
+
+    Raises
+    ------
+    DataError
+        A file that is not JSON (naming line and column) or not a saved tree.
+
+    Examples
+    --------
+    >>> import bbn, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "tree.json")
+    >>> bbn.DecisionTree().fit([[1.0], [2.0]], ["a", "b"]).save(path)
+    >>> bbn.load_tree(path).get_n_leaves()
+    2
+    """
+    saved = read_tree(path)
+    try:
+        tree = DecisionTree(**saved.parameters)
+    except TypeError as error:
+        raise DataError(f"{path}: not a valid saved decision tree ({error})") from None
+    tree.tree_, tree.feature_space_ = saved.root, saved.feature_space
+    tree.classes_, tree.class_name_ = saved.classes, saved.class_name
+    tree.n_features_in_ = len(saved.feature_space.names)
+    if saved.feature_space.named:
+        tree.feature_names_in_ = np.array(saved.feature_space.names, dtype=object)
+    return tree
+
+
 def _counts_text(counts: dict) -> str:
     return ", ".join(f"{c} {n}" for c, n in counts.items())
 
 
-__all__ = ["DecisionTree", "Rule"]
+__all__ = ["DecisionTree", "Rule", "load_tree"]
