@@ -365,3 +365,85 @@ def test_continuous_and_categorical_columns_together():
     forced = bbn.DecisionTree(features={"size": "categorical"}).fit(X, y)
     assert forced.feature_space_.kinds == ("categorical", "categorical")
     assert forced.tree_.test.n_branches == 4  # one per size: 1, 2, 5, 6
+
+
+# ------------------------------------------------- files, pictures, the command
+def test_saved_tree_predicts_as_the_fitted_one(tennis, tmp_path):
+    X = tennis[FEATURES].assign(temp=np.linspace(10, 30, 14))
+    tree = bbn.DecisionTree(split="binary", criterion="gain_ratio").fit(X, tennis["play"])
+    for name in ("tree.json", "tree.json.gz"):
+        tree.save(tmp_path / name)
+        again = bbn.load_tree(tmp_path / name)
+        assert again.get_params() == tree.get_params()
+        assert again.to_text() == tree.to_text()
+        assert np.array_equal(again.predict_proba(X), tree.predict_proba(X))
+        assert again.feature_names_in_.tolist() == X.columns.tolist()
+
+
+def test_bad_tree_files_name_the_problem(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "bbn decision tree",\n "version": 1, }')
+    with pytest.raises(DataError, match=r"broken.json:2:16: not JSON"):
+        bbn.load_tree(broken)
+    other = tmp_path / "other.json"
+    other.write_text('{"nodes": []}')
+    with pytest.raises(DataError, match="not a saved decision tree"):
+        bbn.load_tree(other)
+    with pytest.raises(NotFittedError):
+        bbn.DecisionTree().save(tmp_path / "unfitted.json")
+    assert not (tmp_path / "unfitted.json").exists()
+
+
+def test_render_draws_every_node_with_counts_and_entropy(tennis, tmp_path):
+    tree = bbn.DecisionTree().fit(tennis[FEATURES], tennis["play"])
+    graph = bbn.render(tree, tmp_path / "tree.gv")
+    source = (tmp_path / "tree.gv").read_text()
+    assert source == graph.source
+    assert source.count("->") == len(tree.nodes()) - 1 == 7
+    assert "no 5, yes 9" in source and "entropy 0.940" in source  # the root
+    assert source.count("entropy 0.971") == 2 and source.count("entropy 0.000") == 5
+    assert 'label="= overcast"' in source
+
+
+def _run(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "bbn.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_command_prints_the_tree_and_saves_it_for_classify(models, tmp_path):
+    saved = tmp_path / "tennis.json"
+    done = _run("tree", models / "tennis.csv", "--target", "play", "-o", saved)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "outlook = overcast: yes (yes 4)"
+    assert "5 leaves, depth 2; training accuracy 1.000000 (14/14)" in lines
+    classified = _run("classify", saved, models / "tennis.csv", "--target", "play")
+    assert classified.returncode == 0, classified.stderr
+    rows = classified.stdout.splitlines()
+    assert rows[0] == "predicted,P(play=no),P(play=yes)" and rows[1] == "no,1,0"
+    assert "accuracy 1.000000 (14/14)" in classified.stderr
+
+
+def test_command_reads_number_columns_as_continuous(tmp_path):
+    data = tmp_path / "sizes.csv"
+    data.write_text("size,colour,label\n1,red,s\n2,red,s\n8,blue,l\n9,red,l\n")
+    done = _run("tree", data, "--target", "label")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == ["size <= 5: s (s 2)", "size > 5: l (l 2)"]
+    kept = _run("tree", data, "--target", "label", "--categorical", "size")
+    assert kept.stdout.splitlines()[0] == "size = 1: s (s 1)"
+
+
+def test_command_errors_exit_2_without_traceback(models, tmp_path):
+    done = _run("tree", models / "tennis.csv", "--target", "plya")
+    assert done.returncode == 2 and "did you mean 'play'" in done.stderr
+    assert "Traceback" not in done.stderr
+    done = _run("tree", models / "tennis.csv", "--target", "play", "--criterion", "entropie")
+    assert done.returncode == 2 and "did you mean 'entropy'" in done.stderr
+    saved = tmp_path / "t.json"
+    _run("tree", models / "tennis.csv", "--target", "play", "-o", saved)
+    wrong = _run("classify", saved, models / "tennis.csv", "--target", "windy")
+    assert wrong.returncode == 2 and "predicts 'play', not 'windy'" in wrong.stderr
