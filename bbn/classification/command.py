@@ -2,11 +2,11 @@
 
 The output has one row per input row: the decided state (``predicted``) and the
 posterior of every state (``P(COL=state)``). MODEL may also be a decision tree saved by
-``bbn tree -o tree.json``: its leaves' class shares are the posterior. When DATA has the target column, the
-accuracy and the confusion matrix (rows: true state, columns: predicted) are printed —
-to stdout when the predictions go to a file, else to stderr. Only argparse, numpy and
-the lists of choices are imported here; the work (and pandas) loads when the command
-runs.
+``bbn tree -o tree.json``: its leaves' class shares are the posterior. When DATA has the
+target column, the accuracy and the confusion matrix (rows: true state, columns:
+predicted) are printed — to stdout when the predictions go to a file, else to stderr.
+Only argparse, numpy and the lists of choices are imported here; the work (and pandas)
+loads when the command runs.
 """
 
 from __future__ import annotations

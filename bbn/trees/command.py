@@ -71,8 +71,9 @@ def run_tree(args: argparse.Namespace) -> int:
     labels = frame[args.target]
     missing = labels.isin(MISSING_TEXT).to_numpy()
     if missing.any():
-        raise DataError(f"{source}: column {args.target!r}, {location(source, int(missing.argmax()))}"
-                        ": the target is missing (a tree learns from labelled rows only)")
+        where = location(source, int(missing.argmax()))
+        raise DataError(f"{source}: column {args.target!r}, {where}: the target is missing "
+                        "(a tree learns from labelled rows only)")
     X = typed_columns(frame.drop(columns=[args.target]), keep)
     tree = DecisionTree(criterion=args.criterion, split=args.split, max_depth=args.max_depth,
                         min_samples_split=args.min_samples_split, min_gain=args.min_gain,

@@ -27,7 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bbn.data import MISSING, MISSING_TEXT, encode_column, named_columns, numeric_column, states_from_values
+from bbn.data import (
+    MISSING,
+    MISSING_TEXT,
+    encode_column,
+    named_columns,
+    numeric_column,
+    states_from_values,
+)
 from bbn.errors import DataError, suggest
 from bbn.learning.policies import TREE_MISSING_POLICIES as MISSING_POLICIES
 
