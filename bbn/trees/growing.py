@@ -8,7 +8,10 @@ A node becomes a leaf when
 * the best test's gain Δ is below ``min_gain`` (by more than rounding, 10⁻¹²: a split of
   gain 0 is still made when ``min_gain = 0``, as scikit-learn does).
 
-Nodes are grown from an explicit stack, depth first, so a deep tree needs no recursion.
+Nodes are grown one depth at a time: the nodes of a level are tested together
+(:func:`bbn.trees.splitting.best_tests`, one histogram for all), so a tree of thousands
+of nodes costs a few dozen numpy passes, not thousands; and a deep tree needs no
+recursion.
 
 >>> import numpy as np
 >>> from bbn.trees.splitting import KeyedColumns, Settings
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bbn.trees.nodes import Node
-from bbn.trees.splitting import KeyedColumns, Settings, best_test
+from bbn.trees.splitting import KeyedColumns, Settings, best_test, best_tests
 
 #: Gains this close below ``min_gain`` are rounding, not a worse split.
 ROUNDING = 1e-12
@@ -64,27 +67,58 @@ def grow(keyed: KeyedColumns, y: np.ndarray, n_classes: int, stopping: Stopping,
     """
     rows = np.arange(len(y)) if rows is None else rows
     root = Node(np.bincount(y[rows], minlength=n_classes), depth=0)
-    stack = [(root, rows, None)]
     codes, numbers = _column_values(keyed)
-    while stack:
-        node, rows, columns = stack.pop()
-        if (np.count_nonzero(node.counts) <= 1 or len(rows) < stopping.min_samples_split
-                or (stopping.max_depth is not None and node.depth >= stopping.max_depth)):
-            continue
-        y_rows = y[rows]
-        test, varied = best_test(keyed, rows, y_rows, n_classes, settings, columns)
-        if test is None or test.gain < stopping.min_gain - ROUNDING:
-            continue
-        j = test.column
-        branch = test.branch_of(codes[rows, j] if test.branches is not None else None,
-                                numbers[rows, j] if test.branches is None else None)
-        node.test = test
-        for b in range(test.n_branches):
-            child_rows = rows[branch == b]
-            child = Node(np.bincount(y[child_rows], minlength=n_classes), node.depth + 1)
-            node.children.append(child)
-            stack.append((child, child_rows, varied))
+    level = [(root, rows)]
+    batched = _batched(keyed, n_classes, settings)
+    while level:  # one depth at a time: every node of a level tested together
+        open_nodes = [(node, r) for node, r in level if not _stops(node, r, stopping)]
+        tests = _tests(keyed, open_nodes, y, n_classes, settings, batched)
+        level = []
+        for (node, node_rows), test in zip(open_nodes, tests, strict=True):
+            if test is None or test.gain < stopping.min_gain - ROUNDING:
+                continue
+            j = test.column
+            branch = test.branch_of(codes[node_rows, j] if test.branches is not None else None,
+                                    numbers[node_rows, j] if test.branches is None else None)
+            node.test = test
+            for b in range(test.n_branches):
+                child_rows = node_rows[branch == b]
+                child = Node(np.bincount(y[child_rows], minlength=n_classes), node.depth + 1)
+                node.children.append(child)
+                level.append((child, child_rows))
     return root
+
+
+#: Entries of one level's histogram (nodes × keys × classes) counted at once: 4 M
+#: (32 MB of int64); a wider level is counted in groups of nodes.
+BATCH_ENTRIES = 1 << 22
+
+
+def _batched(keyed: KeyedColumns, n_classes: int, settings: Settings) -> bool:
+    """Whether the nodes of a level can be tested together: not for grouped splits of
+    categorical columns (node by node), nor for a key range too wide for one node."""
+    grouped = settings.split == "binary" and bool(
+        (np.diff(keyed.start)[~keyed.continuous] > 2).any())
+    return not grouped and (keyed.n_keys + 1) * n_classes <= BATCH_ENTRIES
+
+
+def _stops(node: Node, rows: np.ndarray, stopping: Stopping) -> bool:
+    """Whether a node is a leaf before any test is tried (pre-pruning)."""
+    return (np.count_nonzero(node.counts) <= 1 or len(rows) < stopping.min_samples_split
+            or (stopping.max_depth is not None and node.depth >= stopping.max_depth))
+
+
+def _tests(keyed, open_nodes, y, n_classes, settings, batched) -> list:
+    """The best test of every open node of a level."""
+    if not batched:
+        return [best_test(keyed, r, y[r], n_classes, settings).test for _, r in open_nodes]
+    per_node = (keyed.n_keys + 1) * n_classes
+    group = max(1, BATCH_ENTRIES // per_node)
+    tests = []
+    for start in range(0, len(open_nodes), group):
+        tests.extend(best_tests(keyed, [r for _, r in open_nodes[start:start + group]], y,
+                                n_classes, settings))
+    return tests
 
 
 def _column_values(keyed: KeyedColumns) -> tuple[np.ndarray, np.ndarray]:
@@ -98,4 +132,4 @@ def _column_values(keyed: KeyedColumns) -> tuple[np.ndarray, np.ndarray]:
     return codes, numbers
 
 
-__all__ = ["ROUNDING", "Stopping", "grow"]
+__all__ = ["BATCH_ENTRIES", "ROUNDING", "Stopping", "grow"]

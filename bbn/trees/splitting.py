@@ -224,6 +224,106 @@ def best_test(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray, n_class
     return Found(min(options, key=lambda o: (-o[0], o[1]))[2], varied)  # ties: leftmost column
 
 
+def best_tests(keyed: KeyedColumns, node_rows: list[np.ndarray], y: np.ndarray,
+               n_classes: int, settings: Settings) -> list[Test | None]:
+    """The best test of many nodes at once (one tree level): one ``bincount`` of
+    (node, key, class) over all their rows, every candidate of every node scored in one
+    pass. Gives the same tests as :func:`best_test` node by node; for multi-way or
+    threshold splits only (grouped splits of categorical columns go node by node).
+
+    Parameters
+    ----------
+    keyed : KeyedColumns
+    node_rows : list of numpy.ndarray
+        The rows of every node.
+    y : numpy.ndarray
+        The class codes of all training rows.
+    n_classes : int
+    settings : Settings
+
+    Returns
+    -------
+    list of Test or None
+        One per node (None: no column splits its rows in two).
+    """
+    n_nodes, n_keys, n_columns = len(node_rows), keyed.n_keys, len(keyed.continuous)
+    sizes = np.array([len(r) for r in node_rows])
+    rows = np.concatenate(node_rows)
+    node_of_row = np.repeat(np.arange(n_nodes), sizes)
+    cells = (node_of_row[:, None] * (n_keys + 1) + keyed.keys[rows]) * n_classes
+    cells += y[rows][:, None]
+    hist = np.bincount(cells.ravel(), minlength=n_nodes * (n_keys + 1) * n_classes)
+    hist = hist.reshape(n_nodes, n_keys + 1, n_classes)[:, :n_keys]  # without missing cells
+    # The (node, key) pairs present, node by node and key by key, and their class counts:
+    # from here on the work is proportional to what the nodes hold, not to nodes × keys.
+    node, key = np.nonzero(hist.any(axis=2))
+    counts = hist[node, key]
+    column = keyed.column_of_key[key]
+    group = node * n_columns + column
+    starts = np.empty(len(group), dtype=bool)  # where a (node, column) run starts
+    starts[:1] = True
+    np.not_equal(group[1:], group[:-1], out=starts[1:])
+    first = np.flatnonzero(starts)
+    run_of = np.cumsum(starts) - 1
+    run_sizes = np.diff(np.append(first, len(group)))
+    cumulative = np.zeros((len(group) + 1, n_classes), dtype=counts.dtype)
+    np.cumsum(counts, axis=0, out=cumulative[1:])
+    base = cumulative[first]
+    totals = cumulative[first + run_sizes] - base
+    share = totals.sum(axis=1) / sizes[node[first]] if settings.weigh_known else None
+    candidate_runs, candidate_keys, candidate_scores, candidate_gains = [], [], [], []
+    cut = np.flatnonzero(~starts[1:] & keyed.continuous[column[:-1]])
+    if len(cut):  # thresholds between consecutive present values of a continuous column
+        run = run_of[cut]
+        branches = np.empty((len(cut), 2, n_classes), dtype=counts.dtype)
+        np.subtract(cumulative[cut + 1], base[run], out=branches[:, 0])
+        np.subtract(totals[run], branches[:, 0], out=branches[:, 1])
+        found_gains, found_scores = split_gains(branches, settings.criterion)
+        candidate_runs.append(run)
+        candidate_keys.append(cut)
+        candidate_scores.append(found_scores)
+        candidate_gains.append(found_gains)
+    multiway = np.flatnonzero(~keyed.continuous[column[first]] & (run_sizes >= 2))
+    if len(multiway):  # one branch per present value of a categorical column
+        width = int(run_sizes[multiway].max())
+        padded = np.zeros((len(multiway), width, n_classes), dtype=counts.dtype)
+        slot = np.full(len(first), -1)
+        slot[multiway] = np.arange(len(multiway))
+        pairs = np.flatnonzero(slot[run_of] >= 0)
+        padded[slot[run_of[pairs]], pairs - first[run_of[pairs]]] = counts[pairs]
+        found_gains, found_scores = split_gains(padded, settings.criterion)
+        candidate_runs.append(multiway)
+        candidate_keys.append(first[multiway])
+        candidate_scores.append(found_scores)
+        candidate_gains.append(found_gains)
+    tests: list[Test | None] = [None] * n_nodes
+    if not candidate_runs:
+        return tests
+    runs = np.concatenate(candidate_runs)
+    at = np.concatenate(candidate_keys)  # the pair where the candidate is read
+    scores = np.concatenate(candidate_scores)
+    gains = np.concatenate(candidate_gains)
+    if share is not None:
+        scores, gains = scores * share[runs], gains * share[runs]
+    owner = node[at]
+    order = np.lexsort((at, -scores, owner))  # per node: best score, then lowest key
+    chosen = order[np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])]
+    for c in chosen.tolist():
+        i, j, pair = int(owner[c]), int(column[at[c]]), int(at[c])
+        if keyed.continuous[j]:
+            low, high = keyed.value_of_key[key[pair:pair + 2]]
+            tests[i] = Test(j, threshold=_midpoint(low, high), gain=float(gains[c]),
+                            score=float(scores[c]))
+        else:
+            run = run_of[pair]
+            states = key[first[run]:first[run] + run_sizes[run]] - keyed.start[j]
+            branches_of = np.full(int(keyed.start[j + 1] - keyed.start[j]), -1, dtype=np.int64)
+            branches_of[states] = np.arange(len(states))
+            tests[i] = Test(j, branches=tuple(branches_of.tolist()), gain=float(gains[c]),
+                            score=float(scores[c]))
+    return tests
+
+
 def _scored(branches: np.ndarray, columns: np.ndarray, settings: Settings,
             share: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(Δ, score) of candidate splits, each weighed by its column's known share."""
@@ -283,4 +383,4 @@ def _grouping(counts: np.ndarray, column: int, states: np.ndarray, n_states: np.
 
 
 __all__ = ["EXHAUSTIVE_VALUES", "SPLITS", "KeyedColumns", "Settings", "Found",
-           "best_test", "histogram"]
+           "best_test", "best_tests", "histogram"]
