@@ -31,8 +31,10 @@ from bbn.data import (
     MISSING,
     MISSING_TEXT,
     encode_column,
+    is_missing,
     named_columns,
     numeric_column,
+    state_texts,
     states_from_values,
 )
 from bbn.errors import DataError, suggest
@@ -88,8 +90,7 @@ class FeatureSpace:
             chosen = list(self.names)
         else:
             chosen = names
-        return _coded(frame, array, chosen, self.kinds, self.column_states, missing,
-                      unseen="missing")
+        return _coded(frame, array, chosen, self.kinds, self.column_states, missing)
 
 
 @dataclass(frozen=True)
@@ -153,15 +154,33 @@ def read_features(X, features, missing: str) -> tuple[FeatureSpace, CodedFeature
     if not names:
         raise DataError(f"X has 0 feature(s) (shape=({n_rows}, 0)) while a minimum of 1 is "
                         "required.")
-    kinds = _kinds(features, names, frame, array)
-    states = {}
+    factorized = {}  # object columns: one hashing pass, read for the kind and the codes
     if frame is not None:
-        for name, kind in zip(names, kinds, strict=True):
-            if kind == "categorical":
-                states[name] = states_from_values(frame[name])
+        for name in names:
+            if frame[name].dtype.kind not in "iufc":
+                factorized[name] = pd.factorize(frame[name], use_na_sentinel=True)
+    kinds = _kinds(features, names, frame, array, factorized)
+    states, fitted_codes = {}, {}
+    for name, kind in zip(names, kinds, strict=True):
+        if kind == "categorical":
+            states[name], fitted_codes[name] = _states_and_codes(
+                frame[name], factorized.get(name))
     space = FeatureSpace(tuple(names), kinds, states, named)
     return space, _coded(frame, array, names, kinds, space.column_states, missing,
-                         unseen="error")
+                         fitted_codes)
+
+
+def _states_and_codes(column: pd.Series, factorized) -> tuple[tuple[str, ...], np.ndarray]:
+    """A training column's states (as ``states_from_values``) and its codes, from one
+    factorisation: the few distinct values are named and sorted, not the rows."""
+    codes, uniques = factorized if factorized is not None else pd.factorize(
+        column, use_na_sentinel=True)
+    uniques = pd.Series(np.asarray(uniques, dtype=object))
+    states = states_from_values(uniques)
+    index = {state: i for i, state in enumerate(states)}
+    lookup = np.array([index.get(state_texts(u)[0], MISSING) if not is_missing(u) else MISSING
+                       for u in uniques] + [MISSING], dtype=np.int32)
+    return states, lookup[codes]  # code −1 (missing) reads the last entry
 
 
 def _table(X) -> tuple[pd.DataFrame | None, np.ndarray | None, list[str], bool]:
@@ -191,11 +210,18 @@ def _table(X) -> tuple[pd.DataFrame | None, np.ndarray | None, list[str], bool]:
     return pd.DataFrame(array, columns=names, dtype=object), None, names, False
 
 
-def _kinds(features, names: list[str], frame, array) -> tuple[str, ...]:
-    if features is None:
+def _kinds(features, names: list[str], frame, array, factorized: Mapping) -> tuple[str, ...]:
+    def default(name: str) -> str:
         if array is not None:
-            return ("continuous",) * len(names)
-        return tuple("continuous" if _numeric(frame[n]) else "categorical" for n in names)
+            return "continuous"
+        if name in factorized:  # numbers held as objects are continuous too
+            uniques = factorized[name][1]
+            numeric = pd.api.types.infer_dtype(uniques, skipna=True) in _NUMBERS
+            return "continuous" if numeric and frame[name].dtype != bool else "categorical"
+        return "continuous" if frame[name].dtype.kind in "iuf" else "categorical"
+
+    if features is None:
+        return tuple(default(n) for n in names)
     if isinstance(features, str):
         kinds = [features] * len(names)
     elif isinstance(features, Mapping):
@@ -204,8 +230,7 @@ def _kinds(features, names: list[str], frame, array) -> tuple[str, ...]:
         if unknown:
             raise DataError(f"features names column {unknown[0]!r}, which X does not have"
                             f"{suggest(unknown[0], names)}")
-        kinds = [given.get(n) or ("continuous" if array is not None or _numeric(frame[n])
-                                  else "categorical") for n in names]
+        kinds = [given.get(n) or default(n) for n in names]
     else:
         kinds = list(features)
         if len(kinds) != len(names):
@@ -217,16 +242,15 @@ def _kinds(features, names: list[str], frame, array) -> tuple[str, ...]:
     return tuple(kinds)
 
 
-def _numeric(column: pd.Series) -> bool:
-    """Whether a column holds numbers (not booleans): a continuous feature by default."""
-    if column.dtype.kind in "iuf":
-        return True
-    return column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) in (
-        "integer", "floating", "mixed-integer-float", "decimal")
+#: The kinds of ``pandas.api.types.infer_dtype`` of numbers (a continuous column).
+_NUMBERS = frozenset({"integer", "floating", "mixed-integer-float", "decimal"})
 
 
-def _coded(frame, array, names, kinds, states, missing, unseen) -> CodedFeatures:
-    """X coded: ``states[j]`` are the states of column j (categorical ones)."""
+def _coded(frame, array, names, kinds, states, missing,
+           fitted_codes: Mapping | None = None) -> CodedFeatures:
+    """X coded: ``states[j]`` are the states of column j (categorical ones);
+    ``fitted_codes``: the codes of training columns, already made."""
+    fitted_codes = fitted_codes or {}
     n_rows = len(frame) if frame is not None else len(array)
     categorical = [j for j, k in enumerate(kinds) if k == "categorical"]
     continuous = [j for j, k in enumerate(kinds) if k == "continuous"]
@@ -238,12 +262,17 @@ def _coded(frame, array, names, kinds, states, missing, unseen) -> CodedFeatures
     source = frame if frame is not None else pd.DataFrame(array, columns=names)
     for i, j in enumerate(categorical):
         column = source[names[j]]
-        seen = ~pd.isna(column).to_numpy()
-        if missing == "error" and not seen.all():
-            _refuse_missing(names[j], int(np.flatnonzero(~seen)[0]))
-        codes[:, i] = encode_column(column, states[j],
-                                    unknown=unseen, name=names[j], source="X")
-        codes[~seen, i] = MISSING
+        if names[j] in fitted_codes:
+            codes[:, i] = fitted_codes[names[j]]
+        else:
+            codes[:, i] = encode_column(column, states[j], unknown="missing", name=names[j],
+                                        source="X")
+        unmatched = np.flatnonzero(codes[:, i] < 0)  # missing, or (predicting) unseen
+        if missing == "error" and len(unmatched):
+            absent = unmatched if names[j] in fitted_codes else unmatched[
+                [_is_missing_cell(v) for v in column.iloc[unmatched]]]  # the few unmatched
+            if len(absent):
+                _refuse_missing(names[j], int(absent[0]))
     if not (array is not None and len(continuous) == len(names)):
         for i, j in enumerate(continuous):
             numbers[:, i] = numeric_column(source[names[j]], names[j], "X")
@@ -280,6 +309,10 @@ def typed_columns(frame: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame
         else:
             typed[name] = numbers.astype(float)
     return pd.DataFrame(typed, index=frame.index)
+
+
+def _is_missing_cell(value) -> bool:
+    return is_missing(value) or (isinstance(value, str) and value.strip() in MISSING_TEXT)
 
 
 def _refuse_missing(name: str, row: int) -> None:

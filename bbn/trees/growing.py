@@ -67,7 +67,6 @@ def grow(keyed: KeyedColumns, y: np.ndarray, n_classes: int, stopping: Stopping,
     """
     rows = np.arange(len(y)) if rows is None else rows
     root = Node(np.bincount(y[rows], minlength=n_classes), depth=0)
-    codes, numbers = _column_values(keyed)
     level = [(root, rows)]
     batched = _batched(keyed, n_classes, settings)
     while level:  # one depth at a time: every node of a level tested together
@@ -77,9 +76,7 @@ def grow(keyed: KeyedColumns, y: np.ndarray, n_classes: int, stopping: Stopping,
         for (node, node_rows), test in zip(open_nodes, tests, strict=True):
             if test is None or test.gain < stopping.min_gain - ROUNDING:
                 continue
-            j = test.column
-            branch = test.branch_of(codes[node_rows, j] if test.branches is not None else None,
-                                    numbers[node_rows, j] if test.branches is None else None)
+            branch = _branch_of_rows(keyed, test, node_rows)
             node.test = test
             for b in range(test.n_branches):
                 child_rows = node_rows[branch == b]
@@ -121,15 +118,14 @@ def _tests(keyed, open_nodes, y, n_classes, settings, batched) -> list:
     return tests
 
 
-def _column_values(keyed: KeyedColumns) -> tuple[np.ndarray, np.ndarray]:
-    """Every column as the tests read it: a categorical column's state codes, a
-    continuous column's numbers (−1 / NaN: missing), indexed by column."""
-    missing = keyed.keys == keyed.n_keys
-    local = keyed.keys - keyed.start[:-1]
-    codes = np.where(missing, -1, local)
-    numbers = np.where(missing, np.nan, keyed.value_of_key[np.minimum(keyed.keys,
-                                                                      keyed.n_keys - 1)])
-    return codes, numbers
+def _branch_of_rows(keyed: KeyedColumns, test, rows: np.ndarray) -> np.ndarray:
+    """The branch of every training row of a node (−1: missing), read off the keys."""
+    key = keyed.keys[rows, test.column]
+    missing = key == keyed.n_keys
+    if test.branches is None:
+        values = keyed.value_of_key[np.where(missing, 0, key)]
+        return np.where(missing, -1, test.branch_of(None, values))
+    return test.branch_of(np.where(missing, -1, key - keyed.start[test.column]), None)
 
 
 __all__ = ["BATCH_ENTRIES", "ROUNDING", "Stopping", "grow"]

@@ -105,7 +105,7 @@ class KeyedColumns:
             if kind == "categorical":
                 code = codes[:, j]
                 values.append(np.arange(int(code.max()) + 1 if len(code) else 0, dtype=float))
-                columns.append(code.astype(np.int64))
+                columns.append(code)
             else:
                 x = numbers[:, j]
                 known = ~np.isnan(x)
@@ -116,9 +116,8 @@ class KeyedColumns:
                 columns.append(column)
         sizes = np.array([len(v) for v in values], dtype=np.int64)
         start = np.concatenate([[0], np.cumsum(sizes)])
-        keys = np.empty((n_rows, len(kinds)), dtype=np.int64)
-        for j, column in enumerate(columns):
-            keys[:, j] = np.where(column >= 0, column + start[j], start[-1])
+        matrix = np.column_stack(columns) if columns else np.zeros((n_rows, 0), np.int64)
+        keys = np.where(matrix >= 0, matrix + start[:-1], start[-1])
         return cls(keys, start, np.repeat(np.arange(len(kinds)), sizes),
                    np.concatenate(values) if values else np.zeros(0),
                    np.array([k == "continuous" for k in kinds]), tuple(position))
