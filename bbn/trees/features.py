@@ -254,7 +254,7 @@ def _coded(frame, array, names, kinds, states, missing,
     n_rows = len(frame) if frame is not None else len(array)
     categorical = [j for j, k in enumerate(kinds) if k == "categorical"]
     continuous = [j for j, k in enumerate(kinds) if k == "continuous"]
-    codes = np.empty((n_rows, len(categorical)), dtype=np.int32)
+    codes = np.empty((n_rows, len(categorical)), dtype=np.int32, order="F")  # by column
     if array is not None and len(continuous) == len(names):
         numbers = np.array(array, dtype=float)  # a copy: the tree keeps no view of X
     else:

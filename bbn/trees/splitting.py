@@ -96,27 +96,27 @@ class KeyedColumns:
         n_rows = max(len(codes), len(numbers))
         check_allocation(n_rows * len(kinds), "the keys of a decision tree's rows",
                          entry_bytes=8)
-        values, columns, position = [], [], []
+        values, position = [], []
+        matrix = np.empty((n_rows, len(kinds)), dtype=np.int64)  # per column: 0..k−1, −1
         seen = {"categorical": 0, "continuous": 0}
         for kind in kinds:
-            j = seen[kind]
+            position.append(seen[kind])
             seen[kind] += 1
-            position.append(j)
+        categorical = [j for j, kind in enumerate(kinds) if kind == "categorical"]
+        matrix[:, categorical] = codes  # one block copy, not a column at a time
+        top = codes.max(axis=0) if codes.size else np.zeros(codes.shape[1], dtype=int)
+        for j, kind in enumerate(kinds):
             if kind == "categorical":
-                code = codes[:, j]
-                values.append(np.arange(int(code.max()) + 1 if len(code) else 0, dtype=float))
-                columns.append(code)
-            else:
-                x = numbers[:, j]
-                known = ~np.isnan(x)
-                distinct, rank = np.unique(x[known], return_inverse=True)
-                column = np.full(n_rows, -1, dtype=np.int64)
-                column[known] = rank
-                values.append(distinct)
-                columns.append(column)
+                values.append(np.arange(int(top[position[j]]) + 1, dtype=float))
+                continue
+            x = numbers[:, position[j]]
+            known = ~np.isnan(x)
+            distinct, rank = np.unique(x[known], return_inverse=True)
+            matrix[:, j] = -1
+            matrix[known, j] = rank
+            values.append(distinct)
         sizes = np.array([len(v) for v in values], dtype=np.int64)
         start = np.concatenate([[0], np.cumsum(sizes)])
-        matrix = np.column_stack(columns) if columns else np.zeros((n_rows, 0), np.int64)
         keys = np.where(matrix >= 0, matrix + start[:-1], start[-1])
         return cls(keys, start, np.repeat(np.arange(len(kinds)), sizes),
                    np.concatenate(values) if values else np.zeros(0),
