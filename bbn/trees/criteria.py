@@ -228,6 +228,53 @@ def split_gains(branches: np.ndarray, criterion: str) -> tuple[np.ndarray, np.nd
     return found, np.where(positive, found / np.where(positive, info, 1.0), 0.0)
 
 
+def cut_gains(left: np.ndarray, totals: np.ndarray, run: np.ndarray,
+              criterion: str) -> tuple[np.ndarray, np.ndarray]:
+    """(Δ, score) of many two-way cuts: cut i sends the class counts ``left[i]`` to one
+    branch and ``totals[run[i]] − left[i]`` to the other. The same formulas as
+    :func:`split_gains`, without building the (cuts, 2, classes) array, and the parent's
+    impurity computed once per run (a node's column), not once per cut.
+
+    Parameters
+    ----------
+    left : numpy.ndarray of int, shape (cuts, classes)
+    totals : numpy.ndarray of int, shape (runs, classes)
+    run : numpy.ndarray of int, shape (cuts,)
+    criterion : {"entropy", "gain_ratio", "gini"}
+
+    Returns
+    -------
+    gain, score : numpy.ndarray, shape (cuts,)
+
+    Examples
+    --------
+    >>> gain_, ratio = cut_gains(np.array([[3, 4]]), np.array([[9, 5]]), np.array([0]),
+    ...                          "gain_ratio")
+    >>> round(float(gain_[0]), 4), round(float(ratio[0]), 4)      # humidity
+    (0.1518, 0.1518)
+    """
+    if criterion == "gini":
+        return split_gains(np.stack([left, totals[run] - left], axis=1), criterion)
+    right = totals[run] - left
+    n_run = totals.sum(axis=1)
+    n = n_run[run]
+    n_left = left.sum(axis=1)
+    top = int(n_run.max()) if len(n_run) else 0
+    whole = np.arange(top + 1, dtype=float)
+    xlog = whole * np.log2(np.maximum(whole, 1.0))
+    safe_run = np.maximum(n_run, 1).astype(float)
+    parent = ((xlog[n_run] - xlog[totals].sum(axis=1)) / safe_run)[run]
+    sides = xlog[n_left] + xlog[n - n_left]
+    within = sides - (xlog[left].sum(axis=1) + xlog[right].sum(axis=1))
+    safe = safe_run[run]
+    found = parent - within / safe
+    if criterion != "gain_ratio":
+        return found, found
+    info = (xlog[n] - sides) / safe
+    positive = info > 1e-12  # rounding of a split that separates nothing
+    return found, np.where(positive, found / np.where(positive, info, 1.0), 0.0)
+
+
 def score(branches: np.ndarray, criterion: str) -> np.ndarray:
     """The value a split maximises: the gain ratio for ``"gain_ratio"``, else Δ.
 
@@ -249,4 +296,4 @@ def score(branches: np.ndarray, criterion: str) -> np.ndarray:
 
 
 __all__ = ["CRITERIA", "check_criterion", "entropy", "gain", "gain_ratio", "gini",
-           "impurity", "score", "split_gains", "split_information"]
+           "cut_gains", "impurity", "score", "split_gains", "split_information"]

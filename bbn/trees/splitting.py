@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bbn.memory import check_allocation
-from bbn.trees.criteria import split_gains
+from bbn.trees.criteria import cut_gains, split_gains
 from bbn.trees.nodes import Test
 
 #: Split kinds for categorical columns: one branch per value, or two groups of values.
@@ -249,13 +249,16 @@ def best_tests(keyed: KeyedColumns, node_rows: list[np.ndarray], y: np.ndarray,
     sizes = np.array([len(r) for r in node_rows])
     rows = np.concatenate(node_rows)
     node_of_row = np.repeat(np.arange(n_nodes), sizes)
-    cells = (node_of_row[:, None] * (n_keys + 1) + keyed.keys[rows]) * n_classes
+    pairs = node_of_row[:, None] * (n_keys + 1) + keyed.keys[rows]  # (node, key) of a cell
+    occupied = np.bincount(pairs.ravel(), minlength=n_nodes * (n_keys + 1))
+    cells = pairs * n_classes
     cells += y[rows][:, None]
     hist = np.bincount(cells.ravel(), minlength=n_nodes * (n_keys + 1) * n_classes)
-    hist = hist.reshape(n_nodes, n_keys + 1, n_classes)[:, :n_keys]  # without missing cells
-    # The (node, key) pairs present, node by node and key by key, and their class counts:
-    # from here on the work is proportional to what the nodes hold, not to nodes × keys.
-    node, key = np.nonzero(hist.any(axis=2))
+    hist = hist.reshape(n_nodes, n_keys + 1, n_classes)
+    # The (node, key) pairs present, node by node and key by key, and their class counts
+    # (missing cells, key n_keys, left out): from here on the work is proportional to what
+    # the nodes hold, not to nodes × keys.
+    node, key = np.nonzero(occupied.reshape(n_nodes, n_keys + 1)[:, :n_keys])
     counts = hist[node, key]
     column = keyed.column_of_key[key]
     group = node * n_columns + column
@@ -274,10 +277,8 @@ def best_tests(keyed: KeyedColumns, node_rows: list[np.ndarray], y: np.ndarray,
     cut = np.flatnonzero(~starts[1:] & keyed.continuous[column[:-1]])
     if len(cut):  # thresholds between consecutive present values of a continuous column
         run = run_of[cut]
-        branches = np.empty((len(cut), 2, n_classes), dtype=counts.dtype)
-        np.subtract(cumulative[cut + 1], base[run], out=branches[:, 0])
-        np.subtract(totals[run], branches[:, 0], out=branches[:, 1])
-        found_gains, found_scores = split_gains(branches, settings.criterion)
+        left = cumulative[cut + 1] - base[run]
+        found_gains, found_scores = cut_gains(left, totals, run, settings.criterion)
         candidate_runs.append(run)
         candidate_keys.append(cut)
         candidate_scores.append(found_scores)
@@ -305,8 +306,7 @@ def best_tests(keyed: KeyedColumns, node_rows: list[np.ndarray], y: np.ndarray,
     if share is not None:
         scores, gains = scores * share[runs], gains * share[runs]
     owner = node[at]
-    order = np.lexsort((at, -scores, owner))  # per node: best score, then lowest key
-    chosen = order[np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])]
+    chosen = _first_best(owner, at, scores, ordered=len(candidate_runs) == 1)
     for c in chosen.tolist():
         i, j, pair = int(owner[c]), int(column[at[c]]), int(at[c])
         if keyed.continuous[j]:
@@ -321,6 +321,21 @@ def best_tests(keyed: KeyedColumns, node_rows: list[np.ndarray], y: np.ndarray,
             tests[i] = Test(j, branches=tuple(branches_of.tolist()), gain=float(gains[c]),
                             score=float(scores[c]))
     return tests
+
+
+def _first_best(owner: np.ndarray, at: np.ndarray, scores: np.ndarray,
+                ordered: bool) -> np.ndarray:
+    """The candidate chosen for every node that has one: its highest score, then its
+    lowest key (``at``). ``ordered``: the candidates are already by node, then key."""
+    if not ordered:
+        order = np.lexsort((at, -scores, owner))
+        return order[np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])]
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    top = np.maximum.reduceat(scores, starts)
+    index = np.arange(len(scores))
+    ends = np.append(starts[1:], len(scores))
+    segment = np.repeat(np.arange(len(starts)), ends - starts)
+    return np.minimum.reduceat(np.where(scores == top[segment], index, len(scores)), starts)
 
 
 def _scored(branches: np.ndarray, columns: np.ndarray, settings: Settings,
