@@ -274,7 +274,14 @@ def best_tests(keyed: KeyedColumns, node_rows: list[np.ndarray], y: np.ndarray,
     totals = cumulative[first + run_sizes] - base
     share = totals.sum(axis=1) / sizes[node[first]] if settings.weigh_known else None
     candidate_runs, candidate_keys, candidate_scores, candidate_gains = [], [], [], []
-    cut = np.flatnonzero(~starts[1:] & keyed.continuous[column[:-1]])
+    between = ~starts[1:] & keyed.continuous[column[:-1]]
+    if settings.criterion != "gain_ratio":
+        # Fayyad & Irani (1992): the best cut for entropy (and any concave impurity, Gini
+        # too) lies on a boundary — never between two values whose rows are all of one
+        # and the same class. Such cuts, most of them in deep nodes, are not scored.
+        only = np.where((counts > 0).sum(axis=1) == 1, counts.argmax(axis=1), -1)
+        between &= (only[:-1] < 0) | (only[:-1] != only[1:])
+    cut = np.flatnonzero(between)
     if len(cut):  # thresholds between consecutive present values of a continuous column
         run = run_of[cut]
         left = cumulative[cut + 1] - base[run]
