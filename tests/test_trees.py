@@ -470,3 +470,24 @@ def test_command_errors_exit_2_without_traceback(run, models, tmp_path):
     run("tree", models / "tennis.csv", "--target", "play", "-o", saved)
     wrong = run("classify", saved, models / "tennis.csv", "--target", "windy")
     assert wrong.returncode == 2 and "predicts 'play', not 'windy'" in wrong.stderr
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gini", "gain_ratio"])
+def test_level_at_once_finds_the_node_by_node_tests(criterion):
+    from bbn.trees.splitting import best_tests
+
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 4, size=(80, 2)).astype(np.int32)
+    numbers = np.column_stack([rng.integers(0, 9, 80), rng.normal(size=80)])
+    keyed = KeyedColumns.build(codes, numbers, ("categorical", "continuous",
+                                                "categorical", "continuous"))
+    y = rng.integers(0, 3, size=80)
+    nodes = [np.arange(80), np.arange(0, 80, 2), np.arange(10, 30), np.array([5, 6])]
+    together = best_tests(keyed, nodes, y, 3, Settings(criterion))
+    for rows, test in zip(nodes, together, strict=True):
+        alone, _ = best_test(keyed, rows, y[rows], 3, Settings(criterion))
+        if alone is None:
+            assert test is None
+            continue
+        assert test.score == pytest.approx(alone.score, abs=1e-12)
+        assert test.gain == pytest.approx(alone.gain, abs=1e-12)
