@@ -491,3 +491,31 @@ def test_level_at_once_finds_the_node_by_node_tests(criterion):
             continue
         assert test.score == pytest.approx(alone.score, abs=1e-12)
         assert test.gain == pytest.approx(alone.gain, abs=1e-12)
+
+
+def test_validation_pruning_by_hand():
+    from bbn.trees.nodes import Node, Test
+    from bbn.trees.pruning import prune_on_validation
+
+    # x ≤ 0.5 → leaf (5 a, 1 b), else leaf (1 a, 3 b); the node's majority is a (6 of 10).
+    left, right = Node(np.array([5, 1]), 1), Node(np.array([1, 3]), 1)
+    root = Node(np.array([6, 4]), 0, Test(0, threshold=0.5), [left, right])
+    # held-out rows: 2 a + 0 b reach the left leaf, 2 a + 1 b the right one
+    reached = {id(root): np.array([4, 1]), id(left): np.array([2, 0]),
+               id(right): np.array([2, 1])}
+    prune_on_validation(root, reached)  # subtree: 0 + 2 errors; as a leaf (a): 1 error
+    assert root.is_leaf
+    kept = Node(np.array([6, 4]), 0, Test(0, threshold=0.5),
+                [Node(np.array([5, 1]), 1), Node(np.array([1, 3]), 1)])
+    reached = {id(kept): np.array([2, 3]), id(kept.children[0]): np.array([2, 0]),
+               id(kept.children[1]): np.array([0, 3])}
+    prune_on_validation(kept, reached)  # subtree: 0 errors; as a leaf: 3
+    assert not kept.is_leaf
+
+
+def test_missing_continuous_value_stops_at_the_node():
+    X = np.array([[1.0], [2.0], [8.0], [9.0], [np.nan]])
+    tree = bbn.DecisionTree(missing="stop").fit(X, ["s", "s", "l", "l", "l"])
+    assert tree.tree_.test.threshold == 5.0
+    assert tree.tree_.test.gain == pytest.approx(4 / 5)  # 1 bit on 4 of the 5 rows
+    assert tree.predict_proba([[np.nan], [0.0]]).tolist() == [[3 / 5, 2 / 5], [0.0, 1.0]]
