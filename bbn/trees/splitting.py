@@ -105,22 +105,35 @@ class KeyedColumns:
         categorical = [j for j, kind in enumerate(kinds) if kind == "categorical"]
         matrix[:, categorical] = codes  # one block copy, not a column at a time
         top = codes.max(axis=0) if codes.size else np.zeros(codes.shape[1], dtype=int)
+        continuous = [j for j, kind in enumerate(kinds) if kind == "continuous"]
+        distinct = _ranks(numbers, matrix, continuous)  # all continuous columns at once
         for j, kind in enumerate(kinds):
-            if kind == "categorical":
-                values.append(np.arange(int(top[position[j]]) + 1, dtype=float))
-                continue
-            x = numbers[:, position[j]]
-            known = ~np.isnan(x)
-            distinct, rank = np.unique(x[known], return_inverse=True)
-            matrix[:, j] = -1
-            matrix[known, j] = rank
-            values.append(distinct)
+            values.append(np.arange(int(top[position[j]]) + 1, dtype=float)
+                          if kind == "categorical" else distinct[position[j]])
         sizes = np.array([len(v) for v in values], dtype=np.int64)
         start = np.concatenate([[0], np.cumsum(sizes)])
         keys = np.where(matrix >= 0, matrix + start[:-1], start[-1])
         return cls(keys, start, np.repeat(np.arange(len(kinds)), sizes),
                    np.concatenate(values) if values else np.zeros(0),
                    np.array([k == "continuous" for k in kinds]), tuple(position))
+
+
+def _ranks(numbers: np.ndarray, matrix: np.ndarray, columns: list[int]) -> list[np.ndarray]:
+    """Write every continuous value's rank among its column's distinct values into
+    ``matrix[:, columns]`` (−1: missing), one sort for all columns; the distinct values
+    of every column, sorted."""
+    if not columns:
+        return []
+    order = np.argsort(numbers, axis=0, kind="stable")  # NaN last
+    ordered = np.take_along_axis(numbers, order, axis=0)
+    known = ~np.isnan(ordered)
+    new = known.copy()
+    new[1:] &= ordered[1:] != ordered[:-1]
+    rank = np.where(known, np.cumsum(new, axis=0) - 1, -1)
+    ranks = np.empty_like(rank)
+    np.put_along_axis(ranks, order, rank, axis=0)
+    matrix[:, columns] = ranks
+    return [ordered[new[:, i], i] for i in range(numbers.shape[1])]
 
 
 def histogram(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray,
@@ -279,8 +292,9 @@ def best_tests(keyed: KeyedColumns, node_rows: list[np.ndarray], y: np.ndarray,
         # Fayyad & Irani (1992): the best cut for entropy (and any concave impurity, Gini
         # too) lies on a boundary — never between two values whose rows are all of one
         # and the same class. Such cuts, most of them in deep nodes, are not scored.
-        only = np.where((counts > 0).sum(axis=1) == 1, counts.argmax(axis=1), -1)
-        between &= (only[:-1] < 0) | (only[:-1] != only[1:])
+        pair_sizes = occupied.reshape(n_nodes, n_keys + 1)[node, key]
+        two = counts[:-1] + counts[1:]  # two neighbours all of one class: max = their rows
+        between &= two.max(axis=1) != pair_sizes[:-1] + pair_sizes[1:]
     cut = np.flatnonzero(between)
     if len(cut):  # thresholds between consecutive present values of a continuous column
         run = run_of[cut]
