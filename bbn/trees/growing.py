@@ -123,9 +123,13 @@ def _branch_of_rows(keyed: KeyedColumns, test, rows: np.ndarray) -> np.ndarray:
     key = keyed.keys[rows, test.column]
     missing = key == keyed.n_keys
     if test.branches is None:
-        values = keyed.value_of_key[np.where(missing, 0, key)]
-        return np.where(missing, -1, test.branch_of(None, values))
-    return test.branch_of(np.where(missing, -1, key - keyed.start[test.column]), None)
+        branch = (keyed.value_of_key[np.minimum(key, keyed.n_keys - 1)]
+                  > test.threshold).astype(np.int64)
+        branch[missing] = -1
+        return branch
+    code = key - keyed.start[test.column]
+    code[missing] = -1
+    return test.branch_of(code, None)
 
 
 __all__ = ["BATCH_ENTRIES", "ROUNDING", "Stopping", "grow"]

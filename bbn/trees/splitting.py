@@ -124,16 +124,17 @@ def _ranks(numbers: np.ndarray, matrix: np.ndarray, columns: list[int]) -> list[
     of every column, sorted."""
     if not columns:
         return []
-    order = np.argsort(numbers, axis=0, kind="stable")  # NaN last
-    ordered = np.take_along_axis(numbers, order, axis=0)
+    by_column = np.ascontiguousarray(numbers.T)  # a column per row: contiguous sorts
+    order = np.argsort(by_column, axis=1, kind="stable")  # NaN last
+    ordered = np.take_along_axis(by_column, order, axis=1)
     known = ~np.isnan(ordered)
     new = known.copy()
-    new[1:] &= ordered[1:] != ordered[:-1]
-    rank = np.where(known, np.cumsum(new, axis=0) - 1, -1)
+    new[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
+    rank = np.where(known, np.cumsum(new, axis=1) - 1, -1)
     ranks = np.empty_like(rank)
-    np.put_along_axis(ranks, order, rank, axis=0)
-    matrix[:, columns] = ranks
-    return [ordered[new[:, i], i] for i in range(numbers.shape[1])]
+    np.put_along_axis(ranks, order, rank, axis=1)
+    matrix[:, columns] = ranks.T
+    return [ordered[i, new[i]] for i in range(len(by_column))]
 
 
 def histogram(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray,
