@@ -132,7 +132,7 @@ def test_best_threshold_is_the_best_cut(criterion):
         x = rng.integers(0, 8, size=(30, 3)).astype(float)
         y = rng.integers(0, 3, size=30)
         keyed = KeyedColumns.build(np.zeros((30, 0), dtype=np.int32), x, ("continuous",) * 3)
-        test, _ = best_test(keyed, np.arange(30), y, 3, Settings(criterion))
+        test = best_test(keyed, np.arange(30), y, 3, Settings(criterion))
         brute = max(_brute_threshold(x[:, j], y, criterion) for j in range(3))
         assert test.score == pytest.approx(brute, abs=1e-12)
         column = x[:, test.column]
@@ -148,7 +148,7 @@ def test_best_grouping_is_the_best_of_every_grouping(n_classes):
         codes = rng.integers(0, 6, size=(60, 1)).astype(np.int32)
         y = rng.integers(0, n_classes, size=60)
         keyed = KeyedColumns.build(codes, np.zeros((60, 0)), ("categorical",))
-        test, _ = best_test(keyed, np.arange(60), y, n_classes, Settings(split="binary"))
+        test = best_test(keyed, np.arange(60), y, n_classes, Settings(split="binary"))
         counts = np.zeros((6, n_classes), dtype=int)
         np.add.at(counts, (codes[:, 0], y), 1)
         values = [v for v in range(6) if counts[v].any()]
@@ -161,7 +161,7 @@ def test_best_grouping_is_the_best_of_every_grouping(n_classes):
 def test_multiway_split_has_one_branch_per_value_present():
     codes = np.array([[0], [2], [2], [3]], dtype=np.int32)
     keyed = KeyedColumns.build(codes, np.zeros((4, 0)), ("categorical",))
-    test, _ = best_test(keyed, np.arange(4), np.array([0, 1, 1, 0]), 2, Settings())
+    test = best_test(keyed, np.arange(4), np.array([0, 1, 1, 0]), 2, Settings())
     assert test.branches == (0, -1, 1, 2)  # value 1 absent: no branch
 
 
@@ -485,7 +485,7 @@ def test_level_at_once_finds_the_node_by_node_tests(criterion):
     nodes = [np.arange(80), np.arange(0, 80, 2), np.arange(10, 30), np.array([5, 6])]
     together = best_tests(keyed, nodes, y, 3, Settings(criterion))
     for rows, test in zip(nodes, together, strict=True):
-        alone, _ = best_test(keyed, rows, y[rows], 3, Settings(criterion))
+        alone = best_test(keyed, rows, y[rows], 3, Settings(criterion))
         if alone is None:
             assert test is None
             continue

@@ -108,7 +108,7 @@ def _stops(node: Node, rows: np.ndarray, stopping: Stopping) -> bool:
 def _tests(keyed, open_nodes, y, n_classes, settings, batched) -> list:
     """The best test of every open node of a level."""
     if not batched:
-        return [best_test(keyed, r, y[r], n_classes, settings).test for _, r in open_nodes]
+        return [best_test(keyed, r, y[r], n_classes, settings) for _, r in open_nodes]
     per_node = (keyed.n_keys + 1) * n_classes
     group = max(1, BATCH_ENTRIES // per_node)
     tests = []

@@ -23,7 +23,7 @@ have a value and multiplied by their fraction (C4.5's rule).
 
 >>> keyed = KeyedColumns.build(np.array([[0], [0], [1], [1]], dtype=np.int32),
 ...                            np.zeros((4, 0)), ("categorical",))
->>> test, _ = best_test(keyed, np.arange(4), np.array([0, 0, 1, 1]), 2, Settings())
+>>> test = best_test(keyed, np.arange(4), np.array([0, 0, 1, 1]), 2, Settings())
 >>> test.column, test.branches, round(test.gain, 3)
 (0, (0, 1), 1.0)
 """
@@ -31,7 +31,6 @@ have a value and multiplied by their fraction (C4.5's rule).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -53,13 +52,6 @@ class Settings:
     criterion: str = "entropy"
     split: str = "multiway"
     weigh_known: bool = False  # missing="stop": gains × the fraction of rows with a value
-
-
-class Found(NamedTuple):
-    """What :func:`best_test` finds at a node."""
-
-    test: Test | None
-    varied: np.ndarray  # the columns with two or more values at the node
 
 
 @dataclass(frozen=True)
@@ -138,14 +130,14 @@ def _ranks(numbers: np.ndarray, matrix: np.ndarray, columns: list[int]) -> list[
 
 
 def histogram(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray,
-              n_classes: int, columns: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+              n_classes: int) -> tuple[np.ndarray, np.ndarray]:
     """The keys present among ``rows`` (sorted) and their class counts n(key, c).
 
     One ``bincount`` over all keys when they are few for the node's cells, else a sort
     of the node's (key, class) pairs: a small node of a column with many distinct values
-    never costs the size of the whole key range. ``columns``: only these (default all).
+    never costs the size of the whole key range.
     """
-    keys = keyed.keys[rows] if columns is None else keyed.keys[rows[:, None], columns]
+    keys = keyed.keys[rows]
     pairs = keys * n_classes + y_rows[:, None]
     n_all = (keyed.n_keys + 1) * n_classes
     if n_all <= 4 * pairs.size:
@@ -166,8 +158,9 @@ def histogram(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray,
 
 
 def best_test(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray, n_classes: int,
-              settings: Settings, columns: np.ndarray | None = None) -> Found:
-    """The best test of the node of ``rows``, and the columns that vary there.
+              settings: Settings) -> Test | None:
+    """The best test of the node of ``rows``, node by node (grouped splits, and key
+    ranges too wide for :func:`best_tests`).
 
     Parameters
     ----------
@@ -179,17 +172,13 @@ def best_test(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray, n_class
         Their class codes.
     n_classes : int
     settings : Settings
-    columns : numpy.ndarray, optional
-        The columns to try (default all): a column constant at a node is constant below
-        it, so its children skip it.
 
     Returns
     -------
-    Found
-        The test (None: no column splits the rows in two) and the columns with two or more
-        values among the rows.
+    Test or None
+        None: no column splits the rows in two.
     """
-    present, counts = histogram(keyed, rows, y_rows, n_classes, columns)
+    present, counts = histogram(keyed, rows, y_rows, n_classes)
     column = keyed.column_of_key[present]
     m = len(column)
     starts = np.empty(m, dtype=bool)  # where a column's run of present keys starts
@@ -231,10 +220,9 @@ def best_test(keyed: KeyedColumns, rows: np.ndarray, y_rows: np.ndarray, n_class
             options.extend(_grouping(counts[first[r]:first[r] + sizes[r]], int(column[first[r]]),
                                      states[first[r]:first[r] + sizes[r]], n_states, settings,
                                      share) for r in splittable)
-    varied = column[first[sizes >= 2]]
     if not options:
-        return Found(None, varied)
-    return Found(min(options, key=lambda o: (-o[0], o[1]))[2], varied)  # ties: leftmost column
+        return None
+    return min(options, key=lambda o: (-o[0], o[1]))[2]  # ties: the leftmost column
 
 
 def best_tests(keyed: KeyedColumns, node_rows: list[np.ndarray], y: np.ndarray,
@@ -418,5 +406,5 @@ def _grouping(counts: np.ndarray, column: int, states: np.ndarray, n_states: np.
                                    gain=float(gains[i]), score=float(scores[i]))
 
 
-__all__ = ["EXHAUSTIVE_VALUES", "SPLITS", "KeyedColumns", "Settings", "Found",
+__all__ = ["EXHAUSTIVE_VALUES", "SPLITS", "KeyedColumns", "Settings",
            "best_test", "best_tests", "histogram"]
