@@ -43,6 +43,8 @@ _LAZY = {
     "NaiveBayes": "bbn.classification",
     "Boosting": "bbn.classification",
     "Bagging": "bbn.classification",
+    "DecisionTree": "bbn.trees",
+    "load_tree": "bbn.trees",
     "render": "bbn.rendering",
     "structure_score": "bbn.structure",
     "chow_liu": "bbn.structure",

@@ -29,6 +29,7 @@ from bbn.formats import read_text, write_atomically
 from bbn.learning.command import add_learn_arguments, run_learn
 from bbn.query import parse_query
 from bbn.structure.command import add_structure_arguments, run_structure
+from bbn.trees.command import add_tree_arguments, run_tree
 
 EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -229,6 +230,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
             add_uai_arguments, run_uai),
     "serve": ("explore a model in the browser: click a state, watch every belief update",
               add_serve_arguments, run_serve),
+    "tree": ("grow a decision tree from a CSV file; print it, draw it, save it",
+             add_tree_arguments, run_tree),
 }
 
 

@@ -348,6 +348,13 @@ LOCAL_IMPORTS = {
         "start-up: bbn.structure loads networkx and scipy, only a comparison picture needs it",
     ("bbn.query", "_grammars", "pyparsing"):
         "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",
+    ("bbn.trees.command", "run_tree", "bbn.data"): PANDAS,
+    ("bbn.trees.command", "run_tree", "bbn.trees.features"): PANDAS,
+    ("bbn.trees.command", "run_tree", "bbn.trees.tree"): PANDAS,
+    ("bbn.trees.command", "run_tree", "bbn.rendering"):
+        "start-up: loads graphviz, only for a picture of the tree",
+    ("bbn.trees.command", "tree_posteriors", "bbn.trees.features"): PANDAS,
+    ("bbn.trees.command", "tree_posteriors", "bbn.trees.tree"): PANDAS,
 }
 
 

@@ -50,13 +50,17 @@ ESTIMATORS = [
     bbn.NaiveBayes(structure="tan"),  # tree-augmented: the categorical features' tree
     bbn.Boosting(),
     bbn.Bagging(seed=0),  # seeded: fitting twice gives the same members
+    bbn.DecisionTree(),
+    bbn.DecisionTree(split="binary", criterion="gini", max_depth=5),
+    bbn.DecisionTree(criterion="gain_ratio", pruning="pessimistic"),
+    bbn.DecisionTree(pruning="validation", random_state=0),
 ]
 
 
 def _expected_failures(estimator) -> dict[str, str]:
     kind = getattr(estimator, "features", None)
-    if kind is not None:  # only categorical features meet unseen values
-        return {}
+    if kind is not None or isinstance(estimator, bbn.DecisionTree):
+        return {}  # only categorical features meet unseen values; trees stop at the node
     return INAPPLICABLE[type(estimator).__name__]
 
 
@@ -83,7 +87,7 @@ def test_not_fitted_is_scikit_learns_error_too_once_it_is_imported():
 
     from bbn.errors import NotFittedError
 
-    for model in (bbn.NaiveBayes(), bbn.Boosting(), bbn.Bagging()):
+    for model in (bbn.NaiveBayes(), bbn.Boosting(), bbn.Bagging(), bbn.DecisionTree()):
         with pytest.raises(TheirNotFittedError) as error:
             model.predict([[0, 1]])
         assert isinstance(error.value, NotFittedError) and isinstance(error.value, bbn.BBNError)

@@ -1,11 +1,12 @@
 """``bbn classify MODEL DATA.csv --target COL``: predictions for every row, as CSV.
 
 The output has one row per input row: the decided state (``predicted``) and the
-posterior of every state (``P(COL=state)``). When DATA has the target column, the
-accuracy and the confusion matrix (rows: true state, columns: predicted) are printed —
-to stdout when the predictions go to a file, else to stderr. Only argparse, numpy and
-the lists of choices are imported here; the work (and pandas) loads when the command
-runs.
+posterior of every state (``P(COL=state)``). MODEL may also be a decision tree saved by
+``bbn tree -o tree.json``: its leaves' class shares are the posterior. When DATA has the
+target column, the accuracy and the confusion matrix (rows: true state, columns:
+predicted) are printed — to stdout when the predictions go to a file, else to stderr.
+Only argparse, numpy and the lists of choices are imported here; the work (and pandas)
+loads when the command runs.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ import sys
 import numpy as np
 
 import bbn
-from bbn.classification.decisions import RULES, check_rule
+from bbn.classification.decisions import RULES, check_rule, decide, loss_matrix
 from bbn.errors import DataError
 from bbn.formats import write_atomically
 from bbn.learning.policies import UNSEEN_POLICIES
+from bbn.trees.command import is_tree_file, tree_posteriors
 
 
 def add_classify_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", help="model file")
+    parser.add_argument("model", help="model file, or a decision tree saved by bbn tree "
+                        "(.json)")
     parser.add_argument("data", help="CSV file; columns naming variables are evidence, "
                         "empty cells are missing")
     parser.add_argument("--target", required=True, help="the variable to predict")
@@ -42,17 +45,27 @@ def run_classify(args: argparse.Namespace) -> int:
     from bbn.classification.prediction import check_target, decide_rows, posterior_table
     from bbn.data import MISSING, encode_column, read_data
 
-    net = bbn.load(args.model, normalize=args.normalize)
     rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)
-    check_target(net, args.target)  # before reading the data
-    frame, source = read_data(args.data, states={v: net.states(v) for v in net.variables
-                                                 if not net.is_gaussian(v)})
-    posterior = posterior_table(net, frame, args.target, source=source, unseen=args.unseen)
-    states = list(net.states(args.target))
-    chosen = decide_rows(net, posterior.to_numpy(), args.target, rule, args.loss)
+    if is_tree_file(args.model):  # a decision tree saved by `bbn tree -o tree.json`
+        if rule == "ml":
+            raise DataError("--decision ml needs P(x | class), which a decision tree does "
+                            "not give; use map or risk")
+        frame, source = read_data(args.data)
+        states, posterior = tree_posteriors(args.model, frame, args.target)
+        chosen = decide(posterior, rule, loss=None if args.loss is None
+                        else loss_matrix(args.loss, states))
+    else:
+        net = bbn.load(args.model, normalize=args.normalize)
+        check_target(net, args.target)  # before reading the data
+        frame, source = read_data(args.data, states={v: net.states(v) for v in net.variables
+                                                     if not net.is_gaussian(v)})
+        table = posterior_table(net, frame, args.target, source=source, unseen=args.unseen)
+        posterior = table.to_numpy()
+        states = list(net.states(args.target))
+        chosen = decide_rows(net, posterior, args.target, rule, args.loss)
     output = pd.DataFrame({"predicted": np.asarray(states, dtype=object)[chosen]})
     for j, s in enumerate(states):
-        output[f"P({args.target}={s})"] = posterior.to_numpy()[:, j]
+        output[f"P({args.target}={s})"] = posterior[:, j]
     text = output.to_csv(index=False, float_format="%.10g")
     report = sys.stderr
     if args.output:

@@ -14,6 +14,9 @@ from bbn.errors import DataError, suggest
 MISSING_POLICIES = ("error", "drop", "em")
 #: Classifying a value that is no state of its variable: refuse it, or skip it as missing.
 UNSEEN_POLICIES = ("error", "ignore")
+#: A decision tree meeting a missing value: refuse it, or stop the row at the node that
+#: tests the column (bbn.DecisionTree(missing=...), bbn tree --missing).
+TREE_MISSING_POLICIES = ("error", "stop")
 
 
 def check_unseen(unseen: str) -> None:

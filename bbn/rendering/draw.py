@@ -26,6 +26,7 @@ from bbn.network import Network
 from bbn.query import resolve_evidence_text
 from bbn.rendering import labels, output
 from bbn.rendering.comparison import comparison_arcs
+from bbn.rendering.decision_tree import draw_tree
 from bbn.rendering.trail import TRAIL_COLOUR, trail_picture
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
@@ -34,7 +35,7 @@ MAX_ROWS = 16
 MAX_COLUMNS = 8
 
 
-def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool = False,
+def render(net, path: str | os.PathLike | None = None, *, tables: bool = False,
            evidence: Mapping[str, str] | str | None = None, posteriors: bool = False,
            rankdir: str = "TB", max_rows: int = MAX_ROWS,
            max_columns: int = MAX_COLUMNS, compare: Network | None = None,
@@ -43,8 +44,10 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
 
     Parameters
     ----------
-    net : Network
-        The network to draw: one node per variable, one arc per parent → child.
+    net : Network or DecisionTree
+        The network to draw: one node per variable, one arc per parent → child. A fitted
+        :class:`bbn.DecisionTree` is drawn as its tree (one box per node with its test or
+        class, counts and impurity; ``rankdir`` applies, the other options do not).
     path : str or os.PathLike, optional
         Where to write the picture; its extension picks the output: ``.png``, ``.svg``,
         ``.pdf`` (these run Graphviz's ``dot``) or ``.dot``/``.gv`` (the DOT source; no
@@ -105,6 +108,8 @@ def render(net: Network, path: str | os.PathLike | None = None, *, tables: bool 
     rankdir = str(rankdir).upper()
     if rankdir not in RANKDIRS:
         raise QueryError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
+    if not isinstance(net, Network):
+        return draw_tree(net, path, rankdir=rankdir)
     if max_rows < 1 or max_columns < 1:
         raise QueryError("max_rows and max_columns must be at least 1")
     resolved = _evidence(net, evidence)

@@ -31,13 +31,14 @@ from tests.benchmarks import (  # noqa: E402
     single_query,
     startup,
     structure,
+    trees,
 )
 from tests.benchmarks.harness import Settings, load_average, machine, seconds  # noqa: E402
 from tests.benchmarks.models import CACHE, NETWORKS  # noqa: E402
 
 WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5": learning,
              "6": naive_bayes, "7": startup, "8": structure, "9": explorer,
-             "10": independence}
+             "10": independence, "11": trees}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],
