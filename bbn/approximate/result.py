@@ -30,7 +30,7 @@ class RunReport:
     method : str
         ``"lbp"``, ``"lw"``, ``"is"`` or ``"gibbs"``.
     iterations : int, optional
-        Message-passing sweeps (LBP).
+        Message-passing sweeps (LBP); sweeps kept after burn-in (Gibbs).
     residual : float, optional
         The largest change of a message in the last sweep (LBP).
     converged : bool
@@ -39,7 +39,8 @@ class RunReport:
     samples : int
         Samples drawn (over all chains).
     effective_samples : float, optional
-        Kish's effective sample size of the weights, or the chains' equivalent.
+        Kish's effective sample size of the weights; for Gibbs, the median over states
+        of p̂(1 − p̂)/SE², the number of independent samples as precise.
     seconds : float
         Wall-clock time of the run.
     stopped_by : str

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -94,41 +95,18 @@ def weighted_sampling(graph: FactorGraph, evidence: Mapping[int, int],
                          "Markov network use method='gibbs' or 'lbp'")
     evidence = check_evidence(graph, evidence)
     reduce_factors(graph, evidence)  # an evidence row that is zero everywhere: said now
-    order = graph.forward_order()
-    cardinality = graph.cardinality
+    sampler = ForwardSampler(graph, evidence, proposal)
     n_variables = len(graph.variables)
     batch = int(max(1, min(BATCH, BATCH_CODES // max(n_variables, 1), samples)))
     check_allocation(batch * (n_variables // 2 + 6), f"a batch of {batch} samples of "
                      f"{n_variables} variables")
-    steps = []
-    for k in order:
-        v, parents = graph.child[k], graph.scopes[k][:-1]
-        target = np.asarray(graph.tables[k], dtype=np.float64).reshape(-1, cardinality[v])
-        q = np.asarray(proposal[k], dtype=np.float64).reshape(-1, cardinality[v])
-        q = q / np.where(q.sum(axis=1, keepdims=True) > 0, q.sum(axis=1, keepdims=True), 1)
-        with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 rows are never drawn
-            ratio = None if q is target or np.array_equal(q, target) else (
-                np.log(target) - np.log(q))
-            log_evidence = np.log(target[:, evidence[v]]) if v in evidence else None
-        steps.append((v, parents, [int(cardinality[p]) for p in parents], q, ratio,
-                      log_evidence))
     rng = np.random.default_rng(seed)
-    totals = _WeightedTotals(cardinality, evidence)
+    totals = _WeightedTotals(graph.cardinality, evidence)
     drawn, stopped_by = 0, "samples"
     codes = np.zeros((n_variables, batch), dtype=np.int32)
     while drawn < samples:
         size = min(batch, samples - drawn)
-        log_weight = np.zeros(size)
-        for v, parents, cards, q, ratio, log_evidence in steps:
-            index = (mixed_radix([codes[p, :size] for p in parents], cards) if parents
-                     else np.zeros(size, dtype=np.int64))
-            if log_evidence is not None:
-                codes[v, :size] = evidence[v]
-                log_weight += log_evidence[index]
-            else:
-                codes[v, :size] = draw_states(q, index, rng)
-                if ratio is not None:
-                    log_weight += ratio[index, codes[v, :size]]
+        log_weight = sampler.draw(codes[:, :size], rng)
         totals.add(codes[:, :size], log_weight)
         drawn += size
         if time_budget is not None and time.perf_counter() - start >= time_budget:
@@ -143,6 +121,73 @@ def weighted_sampling(graph: FactorGraph, evidence: Mapping[int, int],
     report = RunReport(method, samples=drawn, effective_samples=totals.effective,
                        seconds=time.perf_counter() - start, stopped_by=stopped_by)
     return Marginals(probabilities, errors, totals.log_mean(drawn), report)
+
+
+class _Step(NamedTuple):
+    """How one variable is drawn (or clamped) given its parents' codes."""
+
+    variable: int
+    parents: tuple[int, ...]
+    radices: list[int]
+    proposal: np.ndarray            # Q rows (configurations × states), normalised
+    log_ratio: np.ndarray | None    # log P − log Q (None: Q = P)
+    log_evidence: np.ndarray | None  # log P(e_v | pa) per configuration (observed v)
+
+
+class ForwardSampler:
+    """Draws samples parents first from a proposal, clamping the evidence, and gives
+    their log weights log P(x, e) − log Q(x).
+
+    Parameters
+    ----------
+    graph : FactorGraph
+        A Bayesian network's factor graph.
+    evidence : mapping of int to int
+        Checked evidence.
+    proposal : sequence of numpy.ndarray
+        Q per factor, shaped as ``graph.tables`` (rows need not be normalised).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> graph = FactorGraph(("A",), (("0", "1"),), ((0,),), (np.array([0.5, 0.5]),), (0,))
+    >>> codes = np.zeros((1, 4), dtype=np.int32)
+    >>> ForwardSampler(graph, {0: 1}, graph.tables).draw(codes, np.random.default_rng(0))
+    array([-0.69314718, -0.69314718, -0.69314718, -0.69314718])
+    """
+
+    def __init__(self, graph: FactorGraph, evidence: Mapping[int, int],
+                 proposal: Sequence[np.ndarray]) -> None:
+        cardinality = graph.cardinality
+        self.evidence = evidence
+        self.steps = []
+        for k in graph.forward_order():
+            v, parents = graph.child[k], graph.scopes[k][:-1]
+            target = np.asarray(graph.tables[k], dtype=np.float64).reshape(-1, cardinality[v])
+            q = np.asarray(proposal[k], dtype=np.float64).reshape(-1, cardinality[v])
+            totals = q.sum(axis=1, keepdims=True)
+            q = q / np.where(totals > 0, totals, 1.0)
+            with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 rows: never drawn
+                ratio = None if np.array_equal(q, target) else np.log(target) - np.log(q)
+                log_evidence = np.log(target[:, evidence[v]]) if v in evidence else None
+            self.steps.append(_Step(v, parents, [int(cardinality[p]) for p in parents], q,
+                                    ratio, log_evidence))
+
+    def draw(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Fill ``codes`` (variables × samples) with one batch; return the log weights."""
+        size = codes.shape[1]
+        log_weight = np.zeros(size)
+        for step in self.steps:
+            index = (mixed_radix([codes[p] for p in step.parents], step.radices)
+                     if step.parents else np.zeros(size, dtype=np.int64))
+            if step.log_evidence is not None:
+                codes[step.variable] = self.evidence[step.variable]
+                log_weight += step.log_evidence[index]
+            else:
+                codes[step.variable] = draw_states(step.proposal, index, rng)
+                if step.log_ratio is not None:
+                    log_weight += step.log_ratio[index, codes[step.variable]]
+        return log_weight
 
 
 class _WeightedTotals:
