@@ -27,6 +27,7 @@ from bbn.errors import DataError, ModelError
 from bbn.memory import check_allocation
 from bbn.network import Network
 
+
 def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) -> pd.DataFrame:
     """``n`` rows drawn from ``net``: one column per variable, in declaration order.
 
