@@ -15,7 +15,10 @@ m_c estimates P(x_v | e), and
 
     P̂ = (1/C) Σ_c m_c,      SE = sd(m_1, ..., m_C) / √C
 
-(batch means, one batch per chain: it accounts for the autocorrelation within chains).
+(batch means, one batch per chain: it accounts for the autocorrelation within chains),
+floored as the weighted samplers' are (:mod:`bbn.approximate.weighted`) with the
+variable's smallest n_eff = P̂(1 − P̂)/SE² over its states, so a state the chains
+never reach gets SE 1/n_eff rather than 0.
 Chains start from likelihood-weighted samples resampled by their weights (a Bayesian
 network) or uniformly at random (a Markov network).
 
@@ -212,9 +215,14 @@ class Gibbs:
             means = sums[v] / max(kept, 1)
             p = means.mean(axis=0)
             se = means.std(axis=0, ddof=1) / np.sqrt(self.chains)
-            probabilities[name], errors[name] = p, se
-            spread = se > 0
-            equivalents += list((p * (1 - p))[spread] / se[spread] ** 2)
+            spread = (se > 0) & (p * (1 - p) > 0)
+            ratios = (p * (1 - p))[spread] / se[spread] ** 2
+            equivalents += list(ratios)
+            # the floor of rare states, with the variable's worst-mixing state's n_eff
+            effective = float(ratios.min()) if spread.any() else float(self.chains)
+            probabilities[name] = p
+            errors[name] = np.sqrt(np.maximum(se ** 2, (p * (1 - p) + 1 / effective)
+                                              / effective))
         report = RunReport("gibbs", iterations=kept, samples=kept * self.chains,
                            effective_samples=float(np.median(equivalents)) if equivalents
                            else None, seconds=seconds, stopped_by=stopped_by)

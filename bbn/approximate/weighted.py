@@ -8,9 +8,13 @@ Q(X_v | pa_v) and clamps the observed ones; its weight is
 (likelihood weighting: Q = P, so only the evidence factors remain). With W = Σ w_i,
 
     P̂(X = x | e) = Σ_i w_i [x_i = x] / W,     P̂(e) = W / n,
-    SE(P̂)² ≈ Σ_i w_i² ([x_i = x] − P̂)² / W²      (the delta method for a ratio)
+    SE(P̂)² ≈ max( Σ_i w_i² ([x_i = x] − P̂)² / W²,  (P̂ (1 − P̂) + 1/n_eff) / n_eff )
 
-and Kish's n_eff = W² / Σ w_i². Samples are drawn in batches (one numpy draw per
+with Kish's n_eff = W² / Σ w_i². The first term is the delta method for a ratio; the
+second, the binomial SE with n_eff samples and one pseudo-observation, is a floor for
+rare states, whose few weighted hits understate their own spread: a state no sample
+drew gets SE = 1/n_eff instead of 0 (a state of probability p stays unseen with
+probability (1 − p)^n_eff, below e^−4 ≈ 2% once p > 4/n_eff). Samples are drawn in batches (one numpy draw per
 variable per batch); weights are kept as logarithms against a running maximum, so a
 long run with tiny weights does not underflow. The time budget is checked between
 batches.
@@ -240,6 +244,8 @@ class _WeightedTotals:
                 continue
             p = self.first[v] / self.weight
             variance = (self.second[v] * (1 - 2 * p) + p * p * self.weight2) / self.weight ** 2
+            effective = self.effective
+            variance = np.maximum(variance, (p * (1 - p) + 1 / effective) / effective)
             probabilities[name] = p
             errors[name] = np.sqrt(np.maximum(variance, 0.0))
         return probabilities, errors
