@@ -16,6 +16,7 @@ from bbn.errors import (
     ImpossibleEvidenceError,
     MemoryLimitError,
     ModelError,
+    NoMatchingSampleError,
     ParseError,
     ParseErrors,
     QueryError,
@@ -48,11 +49,17 @@ _LAZY = {
     "learn_structure": "bbn.structure",
     "LearnedNetwork": "bbn.structure",
     "compare": "bbn.structure",
+    "LoopyBP": "bbn.approximate",
+    "LikelihoodWeighting": "bbn.approximate",
+    "ImportanceSampling": "bbn.approximate",
+    "Gibbs": "bbn.approximate",
+    "ConvergenceWarning": "bbn.approximate",
 }
 
 __all__ = [
     "BBNError", "DataError", "Engine", "Factor", "FormatError", "ImpossibleEvidenceError",
-    "MemoryLimitError", "ModelError", "Network", "ParseError", "ParseErrors", "QueryError",
+    "MemoryLimitError", "ModelError", "Network", "NoMatchingSampleError", "ParseError",
+    "ParseErrors", "QueryError",
     "dumps", "get_memory_limit", "load", "loads", "save", "set_memory_limit", *_LAZY,
 ]
 

@@ -14,10 +14,11 @@ with Kish's n_eff = W² / Σ w_i². The first term is the delta method for a rat
 second, the binomial SE with n_eff samples and one pseudo-observation, is a floor for
 rare states, whose few weighted hits understate their own spread: a state no sample
 drew gets SE = 1/n_eff instead of 0 (a state of probability p stays unseen with
-probability (1 − p)^n_eff, below e^−4 ≈ 2% once p > 4/n_eff). Samples are drawn in batches (one numpy draw per
-variable per batch); weights are kept as logarithms against a running maximum, so a
-long run with tiny weights does not underflow. The time budget is checked between
-batches.
+probability (1 − p)^n_eff, below e^−4 ≈ 2% once p > 4/n_eff).
+
+Samples are drawn in batches (one numpy draw per variable per batch); weights are kept
+as logarithms against a running maximum, so a long run with tiny weights does not
+underflow. The time budget is checked between batches.
 
 >>> import bbn
 >>> from bbn.approximate.factor_graph import FactorGraph
