@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_approximate import graph_and_evidence
 
 import bbn
-from bbn.approximate.factor_graph import FactorGraph
 from bbn.approximate.methods import APPROXIMATE_METHODS
 
 FORWARD = ["asia", "cancer", "earthquake", "sachs", "survey", "child", "alarm", "insurance"]
@@ -40,10 +40,8 @@ def _coverage(shared: Path, names: list[str], kind: str) -> tuple[int, int, floa
     worst = 0.0
     for name in names:
         net, queries = _queries(shared, name)
-        graph = FactorGraph.from_compiled(net.compiled())
         for evidence in queries:
-            coded = {graph.index(v): graph.states[graph.index(v)].index(s)
-                     for v, s in evidence.items()}
+            graph, coded = graph_and_evidence(net, evidence)
             result = APPROXIMATE_METHODS[kind](samples=20_000, seed=1).run(graph, coded)
             exact = net.posteriors(evidence)
             for v in net.variables:
@@ -65,10 +63,8 @@ def test_four_standard_errors_cover_99_percent_of_states(shared, kind, names):
 @pytest.mark.parametrize("name", ["cancer", "earthquake", "survey"])
 def test_lbp_log_partition_is_exact_on_the_polytrees(shared, name):
     net, queries = _queries(shared, name)
-    graph = FactorGraph.from_compiled(net.compiled())
     for evidence in queries:
-        coded = {graph.index(v): graph.states[graph.index(v)].index(s)
-                 for v, s in evidence.items()}
+        graph, coded = graph_and_evidence(net, evidence)
         result = APPROXIMATE_METHODS["lbp"]().run(graph, coded)
         assert result.log_partition == pytest.approx(math.log(net.probability(evidence)),
                                                      abs=1e-9)
