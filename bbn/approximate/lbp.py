@@ -38,6 +38,13 @@ import numpy as np
 
 from bbn.approximate.evidence import check_evidence, named, reduce_factors
 from bbn.approximate.factor_graph import FactorGraph
+from bbn.approximate.messages import (
+    MessageLayout,
+    exclusive_products,
+    factor_log_normalisers,
+    factor_messages,
+    log_products,
+)
 from bbn.approximate.result import Marginals, RunReport
 from bbn.approximate.settings import check_count, check_fraction, check_seconds
 from bbn.errors import ImpossibleEvidenceError
@@ -174,53 +181,27 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
     --------
     >>> import numpy as np
     >>> graph = FactorGraph(("A",), (("0", "1"),), ((0,),), (np.array([1.0, 3.0]),))
-    >>> propagate(graph, {}, LoopyBP()).beliefs[0].tolist()
+    >>> propagate(graph, {}, LoopyBP()).beliefs[0].round(12).tolist()
     [0.25, 0.75]
     """
     start = time.perf_counter()
     evidence = check_evidence(graph, evidence)
     reduced = reduce_factors(graph, evidence)
     cardinality = graph.cardinality
-    edges = [(r, v) for r, scope in enumerate(reduced.scopes) for v in scope]
-    check_allocation(2 * sum(int(cardinality[v]) for _, v in edges),
-                     f"the messages of loopy belief propagation on {len(edges)} edges")
-    edge_of = {edge: e for e, edge in enumerate(edges)}
-    uniform = [np.full(cardinality[v], 1.0 / cardinality[v]) for _, v in edges]
-    to_factor, to_variable = list(uniform), list(uniform)
-    incident = [[] for _ in graph.variables]
-    for e, (_, v) in enumerate(edges):
-        incident[v].append(e)
-    incident = [np.array(es, dtype=np.int64) for es in incident]
-
-    def variable_messages() -> None:
-        """μ_{v→f} from the current μ_{f→v}: products of all but one (prefix × suffix)."""
-        for es in incident:
-            if len(es) == 0:
-                continue
-            stacked = np.stack([to_variable[e] for e in es])
-            prefix = np.cumprod(np.vstack([np.ones_like(stacked[:1]), stacked[:-1]]), axis=0)
-            suffix = np.cumprod(np.vstack([np.ones_like(stacked[:1]), stacked[:0:-1]]),
-                                axis=0)[::-1]
-            for e, message in zip(es, _normalised(prefix * suffix)):
-                to_factor[e] = message
-
+    entries = sum(int(cardinality[v]) for scope in reduced.scopes for v in scope)
+    check_allocation(8 * entries + 2 * sum(t.size for t in reduced.tables),
+                     f"the messages of loopy belief propagation ({entries} entries)")
+    layout = MessageLayout(reduced.scopes, reduced.tables, cardinality)
+    to_variable = layout.normalised(np.ones(layout.size))
+    to_factor = to_variable
     iterations, residual, stopped_by = 0, np.inf, "iterations"
     while iterations < settings.max_iterations:
-        variable_messages()
-        residual = 0.0
-        for r, (scope, table) in enumerate(zip(reduced.scopes, reduced.tables)):
-            axes = list(range(len(scope)))
-            for i, v in enumerate(scope):
-                e = edge_of[(r, v)]
-                operands = [table, axes]
-                for j, u in enumerate(scope):
-                    if j != i:
-                        operands += [to_factor[edge_of[(r, u)]], [j]]
-                new = _normalised(np.einsum(*operands, [i])[None])[0]
-                if settings.damping:
-                    new = (1 - settings.damping) * new + settings.damping * to_variable[e]
-                residual = max(residual, float(np.abs(new - to_variable[e]).max()))
-                to_variable[e] = new
+        to_factor = exclusive_products(layout, to_variable)
+        new = factor_messages(layout, to_factor)
+        if settings.damping:
+            new = (1 - settings.damping) * new + settings.damping * to_variable
+        residual = float(np.abs(new - to_variable).max()) if layout.size else 0.0
+        to_variable = new
         iterations += 1
         if residual < settings.tolerance:
             stopped_by = "tolerance"
@@ -229,44 +210,52 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
                 and time.perf_counter() - start >= settings.time_budget):
             stopped_by = "time"
             break
-    variable_messages()
+    to_factor = exclusive_products(layout, to_variable)
     converged = stopped_by == "tolerance"
     if not converged:
         warnings.warn(f"loopy belief propagation stopped by {stopped_by} after "
                       f"{iterations} sweeps with residual {residual:.3g} > tolerance "
                       f"{settings.tolerance:g}; try damping=0.5 or more iterations",
                       ConvergenceWarning, stacklevel=3)
-
-    beliefs, log_z = [], reduced.log_constant
-    for v, es in enumerate(incident):
-        if v in evidence:
-            beliefs.append(np.eye(cardinality[v])[evidence[v]])
-            continue
-        product = (np.prod(np.stack([to_variable[e] for e in es]), axis=0) if len(es)
-                   else np.ones(cardinality[v]))
-        total = float(product.sum())
-        if total <= 0:
-            raise ImpossibleEvidenceError(named(graph, evidence), "impossible evidence: "
-                                          "loopy belief propagation found no state of "
-                                          f"{graph.variables[v]!r} consistent with it")
-        beliefs.append(product / total)
-        log_z += np.log(total)
+    beliefs, log_z = _beliefs(graph, evidence, layout, to_variable)
     with np.errstate(divide="ignore"):
-        for r, (scope, table) in enumerate(zip(reduced.scopes, reduced.tables)):
-            operands = [table, list(range(len(scope)))]
-            for j, u in enumerate(scope):
-                operands += [to_factor[edge_of[(r, u)]], [j]]
-            log_z += np.log(float(np.einsum(*operands, [])))
-        for e in range(len(edges)):
-            log_z -= np.log(float(to_factor[e] @ to_variable[e]))
+        log_z += reduced.log_constant + factor_log_normalisers(layout, to_factor)
+        log_z -= float(np.log(np.add.reduceat(to_factor * to_variable,
+                                              layout.edge_offset)).sum()) if layout.size else 0
     report = RunReport("lbp", iterations=iterations, residual=float(residual),
                        converged=converged, seconds=time.perf_counter() - start,
                        stopped_by=stopped_by)
-    keyed = {(reduced.factors[r], v): to_variable[e] for e, (r, v) in enumerate(edges)}
+    keyed = {(reduced.factors[r], v): to_variable[o:o + cardinality[v]]
+             for (r, v), o in zip(layout.edges, layout.edge_offset.tolist())}
     return Propagation(beliefs, keyed, float(log_z), report)
 
 
-def _normalised(messages: np.ndarray) -> np.ndarray:
-    """Rows scaled to sum 1 (a row of zeros stays zeros: a contradiction, found later)."""
-    totals = messages.sum(axis=-1, keepdims=True)
-    return np.divide(messages, totals, out=np.zeros_like(messages), where=totals > 0)
+def _beliefs(graph: FactorGraph, evidence: Mapping[int, int], layout: MessageLayout,
+             to_variable: np.ndarray) -> tuple[list[np.ndarray], float]:
+    """b_v ∝ Π_f μ_{f→v} for every variable (one-hot if observed, uniform if in no
+    factor) and Σ_v log Σ_x Π_f μ_{f→v}(x) (the Bethe variable terms)."""
+    cardinality = graph.cardinality
+    logs = log_products(layout, to_variable)
+    position = {v: i for i, v in enumerate(layout.variables)}
+    beliefs, log_z = [], 0.0
+    for v in range(len(graph.variables)):
+        if v in evidence:
+            beliefs.append(np.eye(cardinality[v])[evidence[v]])
+        elif v not in position:
+            beliefs.append(np.full(cardinality[v], 1.0 / cardinality[v]))
+            log_z += float(np.log(cardinality[v]))
+        else:
+            start = layout.key_offset[position[v]]
+            own = logs[start:start + cardinality[v]]
+            top = own.max()
+            if top == -np.inf:
+                raise ImpossibleEvidenceError(named(graph, evidence), "impossible evidence: "
+                                              "loopy belief propagation found no state of "
+                                              f"{graph.variables[v]!r} consistent with it")
+            product = np.exp(own - top)
+            total = float(product.sum())
+            beliefs.append(product / total)
+            log_z += top + float(np.log(total))
+    return beliefs, log_z
+
+
