@@ -7,8 +7,9 @@ hold v (its Markov blanket):
     P(x_v | x_{−v}, e) ∝ Π_{f ∋ v} φ_f^e(x_v, x_{f \\ v})
 
 so one update gathers, for all C chains at once, the row of each such factor that the
-chains' current states pick, multiplies them into a (C × |X_v|) array and draws one
-state per chain. A sweep updates every unobserved variable in turn. After ``burn_in``
+chains' current states pick, multiplies them and draws one state per chain. Variables
+that share no factor are updated together (a colour class,
+:mod:`bbn.approximate.colours`); a sweep updates every class in turn. After ``burn_in``
 sweeps, each chain accumulates the conditional probabilities themselves (Rao-Blackwell:
 averaging P(x_v | x_{−v}) has less variance than counting [x_v = x]); chain c's average
 m_c estimates P(x_v | e), and
@@ -41,10 +42,10 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
+from bbn.approximate.colours import colour_classes, conditionals
 from bbn.approximate.evidence import check_evidence, reduce_factors
 from bbn.approximate.factor_graph import FactorGraph
 from bbn.approximate.result import Marginals, RunReport
@@ -54,14 +55,6 @@ from bbn.memory import check_allocation
 
 #: Likelihood-weighted candidates per chain the starting states are resampled from.
 _CANDIDATES = 20
-
-
-class _Gather(NamedTuple):
-    """One factor as its full-conditional rows for one of its variables."""
-
-    rows: np.ndarray          # the table with v's axis last, shape (configurations, |X_v|)
-    others: list[int]         # the factor's other variables
-    strides: np.ndarray       # their mixed-radix place values: row = strides @ codes
 
 
 @dataclass(frozen=True)
@@ -142,45 +135,43 @@ class Gibbs:
         check_allocation(len(graph.variables) * chains * (_CANDIDATES + 2)
                          + chains * int(cardinality.sum()),
                          f"{chains} Gibbs chains over {len(graph.variables)} variables")
-        gathers: dict[int, list[_Gather]] = {v: [] for v in free}
-        for scope, table in zip(reduced.scopes, reduced.tables):
-            for i, v in enumerate(scope):
-                others = list(scope[:i] + scope[i + 1:])
-                rows = np.moveaxis(table, i, -1).reshape(-1, cardinality[v])
-                places = np.cumprod([1, *cardinality[others][::-1]])[:-1][::-1]
-                gathers[v].append(_Gather(rows, others, places.astype(np.int64)))
+        classes = colour_classes(reduced.scopes, reduced.tables, free, cardinality)
+        check_allocation(max((c.others.size + 3 * len(c.offsets) * c.rows.shape[1]
+                              for c in classes), default=0) * chains,
+                         f"the full conditionals of {chains} Gibbs chains")
         rng = np.random.default_rng(self.seed)
-        codes = self._start(graph, evidence, rng)
-        zeros = np.zeros(chains, dtype=np.int64)
-        sums = {v: np.zeros((chains, cardinality[v])) for v in free}
+        codes = np.vstack([self._start(graph, evidence, rng),
+                           np.zeros((1, chains), dtype=np.int64)])  # + the padding row
+        sums = [np.zeros((len(c.variables), chains, c.rows.shape[1])) for c in classes]
+        allowed = [np.arange(c.rows.shape[1]) < c.widths[:, None, None] for c in classes]
         sweeps_wanted = -(-self.samples // chains)
         sweeps, kept, stopped_by = 0, 0, "samples"
         while kept < sweeps_wanted:
             keep = sweeps >= self.burn_in
-            for v in free:
-                gathered = [gather.rows[gather.strides @ codes[gather.others]]
-                            if gather.others else gather.rows[zeros] for gather in gathers[v]]
-                conditional = gathered[0] if len(gathered) == 1 else np.prod(gathered, axis=0)
-                cumulative = np.cumsum(conditional, axis=1)
-                totals = cumulative[:, -1:]
+            for colour, total, states in zip(classes, sums, allowed):
+                conditional = conditionals(colour, codes)
+                cumulative = np.cumsum(conditional, axis=2)
+                totals = cumulative[..., -1:]
                 if not totals.all():
                     # a chain in a zero-probability state (a Markov network's uniform
                     # start) has an all-zero conditional: it moves uniformly until it
                     # finds the support
-                    conditional = np.where(totals > 0, conditional, 1.0)
-                    cumulative = np.cumsum(conditional, axis=1)
-                    totals = cumulative[:, -1:]
-                u = rng.random((chains, 1)) * totals
-                codes[v] = (cumulative[:, :-1] <= u).sum(axis=1)
+                    conditional = np.where(totals > 0, conditional, states)
+                    cumulative = np.cumsum(conditional, axis=2)
+                    totals = cumulative[..., -1:]
+                u = rng.random(totals.shape) * totals
+                codes[colour.variables] = (cumulative[..., :-1] <= u).sum(axis=2)
                 if keep:
-                    sums[v] += conditional / totals
+                    total += conditional / totals
             sweeps += 1
             kept += keep
             if (self.time_budget is not None
                     and time.perf_counter() - start >= self.time_budget):
                 stopped_by = "time"
                 break
-        return self._marginals(graph, evidence, sums, kept, stopped_by,
+        per_variable = {int(v): total[i, :, :width] for colour, total in zip(classes, sums)
+                        for i, (v, width) in enumerate(zip(colour.variables, colour.widths))}
+        return self._marginals(graph, evidence, per_variable, kept, stopped_by,
                                time.perf_counter() - start)
 
     def _start(self, graph: FactorGraph, evidence: Mapping[int, int],
