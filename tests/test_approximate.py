@@ -366,3 +366,23 @@ def test_samplers_check_the_memory_limit_first(chair, memory_limit):
         LikelihoodWeighting().run(graph, coded)
     with pytest.raises(MemoryLimitError, match="Gibbs chains"):
         Gibbs().run(graph, coded)
+
+
+@pytest.mark.parametrize("kind", ["lbp", "lw", "is", "gibbs"])
+def test_every_variable_observed_gives_the_evidence_and_its_probability(chair, kind):
+    evidence = {"C": "T", "S": "F", "W": "T", "B": "F", "A": "T"}
+    graph, coded = graph_and_evidence(chair, evidence)
+    result = APPROXIMATE_METHODS[kind](samples=100).run(graph, coded) if kind != "lbp" \
+        else LoopyBP().run(graph, coded)
+    assert result.probabilities["S"].tolist() == [0.0, 1.0]
+    if kind != "gibbs":
+        assert result.log_partition == pytest.approx(math.log(chair.probability(evidence)))
+
+
+def test_a_variable_in_no_factor_is_uniform():
+    graph = FactorGraph(("A", "B"), (("0", "1"), ("0", "1", "2")), ((0,),),
+                        (np.array([1.0, 3.0]),))
+    lbp, gibbs = LoopyBP().run(graph, {}), Gibbs(samples=200).run(graph, {})
+    assert lbp.probabilities["B"].tolist() == pytest.approx([1 / 3] * 3)
+    assert gibbs.probabilities["B"].tolist() == pytest.approx([1 / 3] * 3)
+    assert lbp.log_partition == pytest.approx(math.log(4.0 * 3))

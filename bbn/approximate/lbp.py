@@ -192,6 +192,8 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
     check_allocation(8 * entries + 2 * sum(t.size for t in reduced.tables),
                      f"the messages of loopy belief propagation ({entries} entries)")
     layout = MessageLayout(reduced.scopes, reduced.tables, cardinality)
+    if not layout.size:  # every variable observed, or in no factor: nothing to pass
+        return _without_messages(graph, evidence, reduced.log_constant, start)
     to_variable = layout.normalised(np.ones(layout.size))
     to_factor = to_variable
     iterations, residual, stopped_by = 0, np.inf, "iterations"
@@ -200,7 +202,7 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
         new = factor_messages(layout, to_factor)
         if settings.damping:
             new = (1 - settings.damping) * new + settings.damping * to_variable
-        residual = float(np.abs(new - to_variable).max()) if layout.size else 0.0
+        residual = float(np.abs(new - to_variable).max())
         to_variable = new
         iterations += 1
         if residual < settings.tolerance:
@@ -221,13 +223,29 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
     with np.errstate(divide="ignore"):
         log_z += reduced.log_constant + factor_log_normalisers(layout, to_factor)
         log_z -= float(np.log(np.add.reduceat(to_factor * to_variable,
-                                              layout.edge_offset)).sum()) if layout.size else 0
+                                              layout.edge_offset)).sum())
     report = RunReport("lbp", iterations=iterations, residual=float(residual),
                        converged=converged, seconds=time.perf_counter() - start,
                        stopped_by=stopped_by)
     keyed = {(reduced.factors[r], v): to_variable[o:o + cardinality[v]]
              for (r, v), o in zip(layout.edges, layout.edge_offset.tolist())}
     return Propagation(beliefs, keyed, float(log_z), report)
+
+
+def _without_messages(graph: FactorGraph, evidence: Mapping[int, int], log_constant: float,
+                      start: float) -> Propagation:
+    """The answer when no factor has an unobserved variable: observed one-hot, the rest
+    uniform; Z(e) = Π constants · Π |X_v| over the free variables."""
+    beliefs, log_z = [], log_constant
+    for v, card in enumerate(graph.cardinality):
+        if v in evidence:
+            beliefs.append(np.eye(card)[evidence[v]])
+        else:
+            beliefs.append(np.full(card, 1.0 / card))
+            log_z += float(np.log(card))
+    report = RunReport("lbp", iterations=0, residual=0.0, converged=True,
+                       seconds=time.perf_counter() - start, stopped_by="tolerance")
+    return Propagation(beliefs, {}, log_z, report)
 
 
 def _beliefs(graph: FactorGraph, evidence: Mapping[int, int], layout: MessageLayout,

@@ -57,14 +57,14 @@ class MessageLayout:
     def __init__(self, scopes, tables, cardinality: np.ndarray) -> None:
         self.edges = [(r, v) for r, scope in enumerate(scopes) for v in scope]
         cards = np.array([cardinality[v] for _, v in self.edges], dtype=np.int64)
-        self.edge_offset = np.concatenate([[0], np.cumsum(cards)[:-1]]).astype(np.int64)
+        self.edge_offset = np.cumsum(cards) - cards
         self.size = int(cards.sum())
         self.entry_edge = np.repeat(np.arange(len(self.edges)), cards)
         within = np.arange(self.size) - self.edge_offset[self.entry_edge]
         # keys: the states of the variables that have edges, variable after variable
         self.variables = sorted({v for _, v in self.edges})
         key_cards = np.array([cardinality[v] for v in self.variables], dtype=np.int64)
-        self.key_offset = np.concatenate([[0], np.cumsum(key_cards)[:-1]]).astype(np.int64)
+        self.key_offset = np.cumsum(key_cards) - key_cards
         first_key = dict(zip(self.variables, self.key_offset.tolist()))
         edge_first_key = np.array([first_key[v] for _, v in self.edges], dtype=np.int64)
         self.entry_key = edge_first_key[self.entry_edge] + within
