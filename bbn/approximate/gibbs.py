@@ -66,7 +66,8 @@ class Gibbs:
     samples : int
         The budget of kept samples over all chains (sweeps after burn-in × chains).
     time_budget : float, optional
-        Seconds; checked after every sweep.
+        Seconds; checked after every sweep once burn-in is over and one sweep is kept
+        (the estimate needs one).
     seed : int
         Seeds the random generator.
     chains : int
@@ -160,12 +161,13 @@ class Gibbs:
                     cumulative = np.cumsum(conditional, axis=2)
                     totals = cumulative[..., -1:]
                 u = rng.random(totals.shape) * totals
-                codes[colour.variables] = (cumulative[..., :-1] <= u).sum(axis=2)
+                codes[colour.variables] = np.minimum((cumulative[..., :-1] <= u).sum(axis=2),
+                                                     colour.widths[:, None] - 1)
                 if keep:
                     total += conditional / totals
             sweeps += 1
             kept += keep
-            if (self.time_budget is not None
+            if (kept and self.time_budget is not None
                     and time.perf_counter() - start >= self.time_budget):
                 stopped_by = "time"
                 break
