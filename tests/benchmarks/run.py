@@ -35,7 +35,7 @@ from tests.benchmarks.harness import Settings, load_average, machine, seconds  #
 from tests.benchmarks.models import CACHE, NETWORKS  # noqa: E402
 
 WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5": learning,
-             "6": naive_bayes, "7": startup, "8": structure, "9": approximate}
+             "6": naive_bayes, "7": startup, "8": structure, "10": approximate}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],
@@ -44,7 +44,7 @@ QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"
                   "4": ["alarm", "child"],
                   "5": ["alarm"],
                   "8": ["alarm"],
-                  "9": ["alarm", "child"]}
+                  "10": ["alarm", "child"]}
 
 
 def main(argv: list[str] | None = None) -> int:
