@@ -49,7 +49,7 @@ from bbn.approximate.colours import colour_classes, conditionals
 from bbn.approximate.evidence import check_evidence, reduce_factors
 from bbn.approximate.factor_graph import FactorGraph
 from bbn.approximate.result import Marginals, RunReport
-from bbn.approximate.settings import check_count, check_sampler
+from bbn.approximate.settings import SamplerSettings, check_count
 from bbn.approximate.weighted import ForwardSampler
 from bbn.memory import check_allocation
 
@@ -58,7 +58,7 @@ _CANDIDATES = 20
 
 
 @dataclass(frozen=True)
-class Gibbs:
+class Gibbs(SamplerSettings):
     """Gibbs sampling over parallel chains (Bayesian and Markov networks).
 
     Parameters
@@ -88,14 +88,11 @@ class Gibbs:
     (100, 100)
     """
 
-    samples: int = 100_000
-    time_budget: float | None = None
-    seed: int = 0
     chains: int = 100
     burn_in: int = 100
 
     def __post_init__(self) -> None:
-        check_sampler("Gibbs", self.samples, self.time_budget, self.seed)
+        super().__post_init__()
         check_count("Gibbs", "chains", self.chains, minimum=2)
         check_count("Gibbs", "burn_in", self.burn_in, minimum=0)
 

@@ -36,13 +36,13 @@ from bbn.approximate.evidence import check_evidence
 from bbn.approximate.factor_graph import FactorGraph
 from bbn.approximate.lbp import ConvergenceWarning, LoopyBP, propagate
 from bbn.approximate.result import Marginals
-from bbn.approximate.settings import check_count, check_fraction, check_sampler
+from bbn.approximate.settings import SamplerSettings, check_count, check_fraction
 from bbn.approximate.weighted import weighted_sampling
 from bbn.errors import ModelError, QueryError
 
 
 @dataclass(frozen=True)
-class ImportanceSampling:
+class ImportanceSampling(SamplerSettings):
     """Importance sampling from a loopy-belief-propagation proposal (Bayesian networks).
 
     Parameters
@@ -70,14 +70,11 @@ class ImportanceSampling:
     0.1
     """
 
-    samples: int = 100_000
-    time_budget: float | None = None
-    seed: int = 0
     mixing: float = 0.1
     propagation_sweeps: int = 50
 
     def __post_init__(self) -> None:
-        check_sampler("ImportanceSampling", self.samples, self.time_budget, self.seed)
+        super().__post_init__()
         check_fraction("ImportanceSampling", "mixing", self.mixing, closed=True)
         if self.mixing == 0:
             raise QueryError("ImportanceSampling: mixing must be in (0, 1], not 0 (the "

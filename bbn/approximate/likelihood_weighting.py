@@ -26,12 +26,12 @@ from dataclasses import dataclass
 
 from bbn.approximate.factor_graph import FactorGraph
 from bbn.approximate.result import Marginals
-from bbn.approximate.settings import check_sampler
+from bbn.approximate.settings import SamplerSettings
 from bbn.approximate.weighted import weighted_sampling
 
 
 @dataclass(frozen=True)
-class LikelihoodWeighting:
+class LikelihoodWeighting(SamplerSettings):
     """Likelihood weighting (Bayesian networks only).
 
     Parameters
@@ -53,13 +53,6 @@ class LikelihoodWeighting:
     >>> LikelihoodWeighting().samples
     100000
     """
-
-    samples: int = 100_000
-    time_budget: float | None = None
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        check_sampler("LikelihoodWeighting", self.samples, self.time_budget, self.seed)
 
     def run(self, graph: FactorGraph, evidence: Mapping[int, int]) -> Marginals:
         """P(X | e) of every variable, with standard errors and log P̂(e).

@@ -13,6 +13,7 @@ bbn.errors.QueryError: LoopyBP: damping must be in [0, 1), not 1.5
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 from bbn.errors import QueryError
 
@@ -131,3 +132,35 @@ def check_sampler(method: str, samples: object, time_budget: object, seed: objec
     check_count(method, "samples", samples)
     check_seconds(method, "time_budget", time_budget)
     check_count(method, "seed", seed, minimum=0)
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    """The settings every sampler has, checked on creation (the samplers extend it).
+
+    Parameters
+    ----------
+    samples : int
+        The sample budget.
+    time_budget : float, optional
+        Seconds; a sampler stops after the batch or sweep that spends them.
+    seed : int
+        Seeds the random generator (the same seed, the same answer).
+
+    Raises
+    ------
+    QueryError
+        For a setting out of range, naming it.
+
+    Examples
+    --------
+    >>> SamplerSettings(samples=10).seed
+    0
+    """
+
+    samples: int = 100_000
+    time_budget: float | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_sampler(type(self).__name__, self.samples, self.time_budget, self.seed)
