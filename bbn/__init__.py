@@ -16,6 +16,7 @@ from bbn.errors import (
     ImpossibleEvidenceError,
     MemoryLimitError,
     ModelError,
+    NoMatchingSampleError,
     ParseError,
     ParseErrors,
     QueryError,
@@ -52,12 +53,17 @@ _LAZY = {
     "LearnedNetwork": "bbn.structure",
     "compare": "bbn.structure",
     "serve": "bbn.explorer",
+    "LoopyBP": "bbn.approximate",
+    "LikelihoodWeighting": "bbn.approximate",
+    "ImportanceSampling": "bbn.approximate",
+    "Gibbs": "bbn.approximate",
+    "ConvergenceWarning": "bbn.approximate",
 }
 
 __all__ = [
     "BBNError", "DataError", "Engine", "Factor", "FormatError", "ImpossibleEvidenceError",
-    "MarkovNetwork", "MemoryLimitError", "ModelError", "Network", "ParseError", "ParseErrors",
-    "QueryError",
+    "MarkovNetwork", "MemoryLimitError", "ModelError", "Network", "NoMatchingSampleError",
+    "ParseError", "ParseErrors", "QueryError",
     "dumps", "get_memory_limit", "load", "loads", "save", "set_memory_limit", *_LAZY,
 ]
 

@@ -313,3 +313,16 @@ def suggest(name: str, choices: Iterable[str]) -> str:
     if not matches:
         return ""
     return " (did you mean " + " or ".join(repr(lowered[m]) for m in matches) + "?)"
+
+
+class NoMatchingSampleError(BBNError, ValueError):
+    """A sampler drew no sample consistent with the evidence (every weight was 0).
+
+    The evidence may be possible but too unlikely for the sample budget; exact inference,
+    loopy belief propagation, importance sampling or more samples may answer.
+
+    Examples
+    --------
+    >>> print(NoMatchingSampleError("no sample matched the evidence"))
+    no sample matched the evidence
+    """

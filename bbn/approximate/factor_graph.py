@@ -18,6 +18,7 @@ needs; for a Markov network ``child`` is None. Evidence reaches the engines as
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -76,6 +77,47 @@ class FactorGraph:
     def factors_of(self, variable: int) -> tuple[int, ...]:
         """The factors whose scope holds ``variable`` (ascending)."""
         return tuple(k for k, scope in enumerate(self.scopes) if variable in scope)
+
+    def forward_order(self) -> list[int]:
+        """A Bayesian network's factors, each after the factors of its scope's parents
+        (ties by index): the order forward sampling draws in.
+
+        Raises
+        ------
+        ModelError
+            For a Markov network (no child per factor).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> graph = FactorGraph(("A", "B"), (("0", "1"), ("0", "1")), ((1, 0), (1,)),
+        ...                     (np.full((2, 2), 0.5), np.array([0.5, 0.5])), (0, 1))
+        >>> graph.forward_order()
+        [1, 0]
+        """
+        if self.child is None:
+            raise ModelError("a Markov network has no order to sample forward in; "
+                             "use method='gibbs' or 'lbp'")
+        factor_of = {v: k for k, v in enumerate(self.child)}
+        waiting = [len(scope) - 1 for scope in self.scopes]
+        children: list[list[int]] = [[] for _ in self.variables]
+        for k, scope in enumerate(self.scopes):
+            for parent in scope[:-1]:
+                children[parent].append(k)
+        ready = [k for k, count in enumerate(waiting) if count == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            k = heapq.heappop(ready)
+            order.append(k)
+            for later in children[self.child[k]]:
+                waiting[later] -= 1
+                if waiting[later] == 0:
+                    heapq.heappush(ready, later)
+        if len(order) != len(self.scopes) or len(factor_of) != len(self.variables):
+            raise ModelError("the factors are not the conditional tables of a Bayesian "
+                             "network (a cycle, or a variable without its table)")
+        return order
 
     def index(self, variable: str) -> int:
         """The index of a variable by name."""

@@ -1,9 +1,10 @@
 """What an approximate engine returns: marginals, their standard errors, and how it ran.
 
 For a sampler with n weighted samples (weights w_i, normalised ŵ_i = w_i / Σ w), the
-estimate of P(X = x | e) is p̂ = Σ_i ŵ_i [x_i = x]; its standard error is estimated with
-the effective sample size n_eff = (Σ w)² / Σ w² (Kish) as SE = sqrt(p̂ (1 − p̂) / n_eff)
-for independent samples, or from the spread between chains (Gibbs). Loopy belief
+estimate of P(X = x | e) is p̂ = Σ_i ŵ_i [x_i = x]; its standard error is estimated by the
+delta method, floored with the effective sample size n_eff = (Σ w)² / Σ w² (Kish) as
+sqrt((p̂ (1 − p̂) + 1/n_eff) / n_eff) for rare states (see :mod:`bbn.approximate.weighted`),
+or from the spread between chains (Gibbs, :mod:`bbn.approximate.gibbs`). Loopy belief
 propagation gives no standard error (None); it reports its iterations and last residual.
 
 >>> import numpy as np
@@ -30,7 +31,7 @@ class RunReport:
     method : str
         ``"lbp"``, ``"lw"``, ``"is"`` or ``"gibbs"``.
     iterations : int, optional
-        Message-passing sweeps (LBP).
+        Message-passing sweeps (LBP); sweeps kept after burn-in (Gibbs).
     residual : float, optional
         The largest change of a message in the last sweep (LBP).
     converged : bool
@@ -39,7 +40,8 @@ class RunReport:
     samples : int
         Samples drawn (over all chains).
     effective_samples : float, optional
-        Kish's effective sample size of the weights, or the chains' equivalent.
+        Kish's effective sample size of the weights; for Gibbs, the median over states
+        of p̂(1 − p̂)/SE², the number of independent samples as precise.
     seconds : float
         Wall-clock time of the run.
     stopped_by : str

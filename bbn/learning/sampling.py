@@ -22,12 +22,10 @@ import numpy as np
 import pandas as pd
 
 from bbn.codes import mixed_radix
+from bbn.draws import draw_states
 from bbn.errors import DataError, ModelError
 from bbn.memory import check_allocation
 from bbn.network import Network
-
-#: Rows drawn per block: bounds the (rows × states) comparison array.
-_BLOCK = 1 << 16
 
 
 def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) -> pd.DataFrame:
@@ -86,22 +84,10 @@ def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) 
             mean, variance = net.gaussian_parameters(v)
             drawn[v] = rng.normal(mean.ravel()[index], np.sqrt(variance.ravel()[index]))
         else:
-            drawn[v] = _draw(net.cpt_array(v).reshape(-1, net.cardinality(v)), index, rng)
+            drawn[v] = draw_states(net.cpt_array(v).reshape(-1, net.cardinality(v)), index, rng)
     columns = {}
     for v in net.variables:
         columns[v] = (drawn[v] if net.is_gaussian(v) else
                       pd.Categorical.from_codes(drawn[v], categories=list(net.states(v))))
     return pd.DataFrame(columns)
 
-
-def _draw(table: np.ndarray, index: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One state per row from row ``index[i]`` of ``table`` (shape configurations × states)."""
-    cumulative = np.cumsum(table, axis=1)
-    last = table.shape[1] - 1
-    codes = np.empty(len(index), dtype=np.int8 if last < 127 else np.int32)
-    for start in range(0, len(index), _BLOCK):
-        rows = index[start:start + _BLOCK]
-        u = rng.random(len(rows)) * cumulative[rows, -1]  # rows sum to 1 within rounding
-        below = (cumulative[rows, :-1] <= u[:, None]).sum(axis=1)
-        codes[start:start + _BLOCK] = np.minimum(below, last)
-    return codes

@@ -22,6 +22,7 @@ if __package__ in (None, ""):  # run as a script: make `tests.benchmarks` import
 
 from tests.benchmarks import (  # noqa: E402
     all_posteriors,
+    approximate,
     batch,
     explorer,
     independence,
@@ -38,7 +39,7 @@ from tests.benchmarks.models import CACHE, NETWORKS  # noqa: E402
 
 WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5": learning,
              "6": naive_bayes, "7": startup, "8": structure, "9": explorer,
-             "10": independence, "11": trees}
+             "10": independence, "11": trees, "12": approximate}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],
