@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 import bbn
+from bbn.approximate.questions import method_from_options
 from bbn.classification.command import add_classify_arguments, run_classify
 from bbn.competition import TASKS, answer_task, read_evidence, result_text
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
@@ -42,11 +43,43 @@ def add_query_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log", action="store_true",
                         help="print the natural log of a probability such as P(A=T, S=F) "
                         "(exact below 1e-308, where the probability prints as 0)")
+    add_method_arguments(parser)
+
+
+def add_method_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--method`` and the approximate methods' settings (see docs/approximate.md)."""
+    parser.add_argument("--method", default="exact",
+                        help="exact (the default), or approximately: lbp (loopy belief "
+                        "propagation), lw (likelihood weighting), is (importance sampling), "
+                        "gibbs")
+    parser.add_argument("--samples", type=int, help="samples an approximate sampler draws")
+    parser.add_argument("--seed", type=int, help="the seed of an approximate sampler")
+    parser.add_argument("--time-budget", type=float, metavar="SECONDS",
+                        help="stop an approximate method after this many seconds")
+
+
+def method_of(args: argparse.Namespace):
+    """The method the options name: "exact", or an approximate method's value."""
+    settings = {"samples": args.samples, "seed": args.seed, "time_budget": args.time_budget}
+    if args.method == "exact":
+        given = [f"--{k.replace('_', '-')}" for k, v in settings.items() if v is not None]
+        if given:
+            raise BBNError(f"{', '.join(given)} set(s) an approximate method; add --method "
+                           "lbp, lw, is or gibbs")
+        return "exact"
+    return method_from_options(args.method, **settings)
 
 
 def run_query(args: argparse.Namespace) -> int:
     net = bbn.load(args.model, normalize=args.normalize)
     parsed = parse_query(args.query, net)
+    method = method_of(args)
+    if method != "exact":
+        if args.log:
+            raise BBNError("--log takes exact answers only (leave out --method)")
+        result = net.query(args.query, method=method)
+        print(json.dumps(parsed.to_json(result)) if args.json else parsed.to_text(result))
+        return EXIT_OK
     if args.log:
         value = parsed.log_answer(net)
         if args.json:  # JSON has no -Infinity: P = 0 is null
@@ -198,12 +231,13 @@ def add_uai_arguments(parser: argparse.ArgumentParser) -> None:
                         help="MAR: every marginal; PR: log10 of Z(e) or P(e); MPE")
     parser.add_argument("-o", "--output", metavar="RESULT",
                         help="write the result file here (atomically) instead of stdout")
+    add_method_arguments(parser)
 
 
 def run_uai(args: argparse.Namespace) -> int:
     net = bbn.load(args.model, normalize=args.normalize)
     evidence = read_evidence(read_text(args.evid), net, args.evid) if args.evid else {}
-    text = result_text(args.task, answer_task(net, args.task, evidence)) + "\n"
+    text = result_text(args.task, answer_task(net, args.task, evidence, method_of(args))) + "\n"
     if args.output:
         write_atomically(args.output, text)
     else:

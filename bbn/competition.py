@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from bbn.approximate.questions import approximate_marginals, log_partition_estimate
 from bbn.errors import BBNError, DataError, MemoryLimitError, suggest
 
 if TYPE_CHECKING:
@@ -107,8 +108,8 @@ def read_evidence(text: str, net: Network | MarkovNetwork,
 
 
 def answer_task(net: Network | MarkovNetwork, task: str,
-                evidence: Mapping[str, str] | None = None) -> TaskAnswer:
-    """Answer one competition task exactly.
+                evidence: Mapping[str, str] | None = None, method="exact") -> TaskAnswer:
+    """Answer one competition task, exactly or with an approximate ``method``.
 
     Parameters
     ----------
@@ -118,6 +119,9 @@ def answer_task(net: Network | MarkovNetwork, task: str,
         The task.
     evidence : dict, optional
         ``{variable: state}``.
+    method : str or method value, default "exact"
+        ``"exact"``, or an approximate method for MAR and PR (``"lbp"``, ``"gibbs"``,
+        and for Bayesian networks ``"lw"``, ``"is"``; see ``docs/approximate.md``).
 
     Returns
     -------
@@ -138,6 +142,8 @@ def answer_task(net: Network | MarkovNetwork, task: str,
     """
     task = check_task(task)
     evidence = dict(evidence or {})
+    if method != "exact":
+        return _approximate_task(net, task, evidence, method)
     if task == "MAR":
         return TaskAnswer(task, marginals=_marginals(net, evidence))
     if task == "PR":
@@ -145,6 +151,18 @@ def answer_task(net: Network | MarkovNetwork, task: str,
     assignment, _ = net.mpe(evidence)
     full = {**evidence, **assignment}
     return TaskAnswer(task, assignment={v: net.states(v).index(full[v]) for v in net.variables})
+
+
+def _approximate_task(net: Network | MarkovNetwork, task: str, evidence: Mapping[str, str],
+                      method) -> TaskAnswer:
+    """MAR from one run's marginals; PR from its estimate of log Z(e); MPE is exact only."""
+    if task == "MPE":
+        raise BBNError("MPE is answered exactly only (leave out --method)")
+    if task == "MAR":
+        result = approximate_marginals(net, evidence, method)
+        return TaskAnswer(task, marginals=dict(result.probabilities))
+    return TaskAnswer(task, log10_partition=log_partition_estimate(net, evidence, method)
+                      / math.log(10))
 
 
 def _marginals(net: Network | MarkovNetwork,

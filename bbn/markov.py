@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bbn.approximate import questions
 from bbn.approximate.factor_graph import FactorGraph
 from bbn.compiled import CompiledNetwork
 from bbn.errors import ModelError, suggest
@@ -310,8 +311,9 @@ class MarkovNetwork:
 
     # ------------------------------------------------------------------ questions
     def posterior(self, variables: Sequence[str] | str, evidence=None,
-                  impossible: str = "raise"):
-        """P(variables | evidence), as :meth:`bbn.Network.posterior`.
+                  impossible: str = "raise", method="exact"):
+        """P(variables | evidence), as :meth:`bbn.Network.posterior` (``method``: exact
+        or approximate, see there; loopy BP and Gibbs answer Markov networks).
 
         Examples
         --------
@@ -321,9 +323,11 @@ class MarkovNetwork:
         >>> net.posterior("A").values.tolist()
         [0.25, 0.75]
         """
+        if method != "exact":
+            return questions.approximate_posterior(self, variables, evidence, method)
         return self.engine.posterior(variables, evidence, impossible)
 
-    def posteriors(self, evidence=None, impossible: str = "raise") -> dict:
+    def posteriors(self, evidence=None, impossible: str = "raise", method="exact") -> dict:
         """P(X | evidence) of every variable, as :meth:`bbn.Network.posteriors`.
 
         Examples
@@ -334,10 +338,12 @@ class MarkovNetwork:
         >>> net.posteriors()["A"].values.tolist()
         [0.25, 0.75]
         """
+        if method != "exact":
+            return questions.estimates(self, evidence, method)
         return self.engine.posteriors(evidence, impossible)
 
     def probability(self, assignment: Mapping[str, str],
-                    evidence: Mapping[str, str] | None = None) -> float:
+                    evidence: Mapping[str, str] | None = None, method="exact") -> float:
         """P(assignment | evidence) = Z(assignment, evidence) / Z(evidence).
 
         Examples
@@ -348,6 +354,8 @@ class MarkovNetwork:
         >>> net.probability({"A": "1"})
         0.75
         """
+        if method != "exact":
+            return questions.approximate_probability(self, assignment, evidence, method)
         return self.engine.probability(assignment, evidence)
 
     def log_partition(self, evidence: Mapping[str, str] | None = None) -> float:
@@ -415,7 +423,7 @@ class MarkovNetwork:
         """
         return self.engine.mpe(evidence)
 
-    def query(self, text: str):
+    def query(self, text: str, method="exact"):
         """Answer a question of the query language (``P(A | B=1)``, ``MPE(...)``...).
 
         Examples
@@ -426,6 +434,8 @@ class MarkovNetwork:
         >>> net.query("P(A=1)")
         0.75
         """
+        if method != "exact":
+            return questions.approximate_query(self, text, method)
         return answer(self, text)
 
     def to_markov(self) -> MarkovNetwork:

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from bbn.approximate import questions
+from bbn.approximate.factor_graph import FactorGraph
 from bbn.compiled import CompiledNetwork, GaussianLeaf, missing_table
 from bbn.errors import ModelError, suggest
 from bbn.factor import Factor
@@ -1130,6 +1132,21 @@ class Network:
         from bbn.rendering import repr_svg  # graphviz: imported on first use (start-up)
         return repr_svg(self)
 
+    def factor_graph(self) -> FactorGraph:
+        """The view the approximate engines read: one factor per table, by index.
+
+        Returns
+        -------
+        FactorGraph
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").factor_graph().scopes[3]
+        (0, 1, 3)
+        """
+        return FactorGraph.from_compiled(self.compiled())
+
     def to_markov(self) -> MarkovNetwork:
         """The same distribution as a Markov network, one factor per table (Z = 1).
 
@@ -1146,7 +1163,7 @@ class Network:
         return markov_from_network(self)
 
     # ------------------------------------------------------------- inference
-    def query(self, text: str):
+    def query(self, text: str, method="exact"):
         """Answer a query written in the query language (see ``docs/query.md``).
 
         ``P(C | A=T)`` → :class:`Factor`; ``P(C=T | A=T)`` → float;
@@ -1156,6 +1173,10 @@ class Network:
         ----------
         text : str
             The query, e.g. ``"P(C | A=T)"``.
+        method : str or method value, default "exact"
+            ``"exact"``, or an approximate method: ``"lbp"``, ``"lw"``, ``"is"``,
+            ``"gibbs"`` or a value such as ``bbn.Gibbs(samples=10_000, seed=1)`` (see
+            ``docs/approximate.md``); approximate answers carry standard errors.
 
         Returns
         -------
@@ -1175,10 +1196,12 @@ class Network:
         >>> round(bbn.load("models/chair.bn").query("P(C=T | A=T)"), 6)
         0.886749
         """
+        if method != "exact":
+            return questions.approximate_query(self, text, method)
         return answer(self, text)
 
     def posterior(self, variables: Sequence[str] | str, evidence=None,
-                  impossible: str = "raise"):
+                  impossible: str = "raise", method="exact"):
         """P(variables | evidence) as a normalised :class:`Factor` (joint when several).
 
         With a :class:`pandas.DataFrame` as ``evidence`` (one case per row, missing
@@ -1195,6 +1218,10 @@ class Network:
             ``{variable: state}``, or one case per row.
         impossible : {"raise", "nan"}
             What a batch does with a case whose evidence is impossible.
+        method : str or method value, default "exact"
+            ``"exact"``, or an approximate method: ``"lbp"``, ``"lw"``, ``"is"``,
+            ``"gibbs"`` or a value such as ``bbn.Gibbs(samples=10_000, seed=1)`` (see
+            ``docs/approximate.md``); approximate answers carry standard errors.
 
         Returns
         -------
@@ -1213,9 +1240,11 @@ class Network:
         >>> bbn.load("models/chair.bn").posterior("C", {"A": "T"}).values.round(6).tolist()
         [0.886749, 0.113251]
         """
+        if method != "exact":
+            return questions.approximate_posterior(self, variables, evidence, method)
         return self.engine.posterior(variables, evidence, impossible)
 
-    def posteriors(self, evidence=None, impossible: str = "raise") -> dict:
+    def posteriors(self, evidence=None, impossible: str = "raise", method="exact") -> dict:
         """P(X | evidence) for every variable X, from one junction-tree propagation.
 
         Returns ``{variable: Factor}``; with a :class:`pandas.DataFrame` as ``evidence``
@@ -1228,6 +1257,10 @@ class Network:
             ``{variable: state}``, or one case per row.
         impossible : {"raise", "nan"}
             What a batch does with a case whose evidence is impossible.
+        method : str or method value, default "exact"
+            ``"exact"``, or an approximate method: ``"lbp"``, ``"lw"``, ``"is"``,
+            ``"gibbs"`` or a value such as ``bbn.Gibbs(samples=10_000, seed=1)`` (see
+            ``docs/approximate.md``); approximate answers carry standard errors.
 
         Returns
         -------
@@ -1240,16 +1273,22 @@ class Network:
         >>> round(marginals["C"].to_dict()["T"], 6)
         0.886749
         """
+        if method != "exact":
+            return questions.estimates(self, evidence, method)
         return self.engine.posteriors(evidence, impossible)
 
     def probability(self, assignment: Mapping[str, str],
-                    evidence: Mapping[str, str] | None = None) -> float:
+                    evidence: Mapping[str, str] | None = None, method="exact") -> float:
         """P(assignment | evidence); with no evidence, the probability of the assignment.
 
         Parameters
         ----------
         assignment, evidence : dict
             ``{variable: state}`` of discrete variables.
+        method : str or method value, default "exact"
+            ``"exact"``, or an approximate method: ``"lbp"``, ``"lw"``, ``"is"``,
+            ``"gibbs"`` or a value such as ``bbn.Gibbs(samples=10_000, seed=1)`` (see
+            ``docs/approximate.md``); approximately, one variable's state.
 
         Returns
         -------
@@ -1267,6 +1306,8 @@ class Network:
         >>> round(net.probability({"C": "T"}, {"A": "T"}), 6), round(net.probability({"A": "T"}), 6)
         (0.886749, 0.206056)
         """
+        if method != "exact":
+            return questions.approximate_probability(self, assignment, evidence, method)
         return self.engine.probability(assignment, evidence)
 
     def log_probability(self, evidence: Mapping[str, str]) -> float:

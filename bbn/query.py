@@ -311,6 +311,10 @@ class Query:
         if isinstance(result, Factor):
             rows = [{**dict(zip(result.variables, key)), "p": value}
                     for key, value in result.rows()]
+            errors = getattr(result, "standard_error", None)  # an approximate answer's
+            if errors is not None:
+                for row, error in zip(rows, errors.ravel().tolist()):
+                    row["standard_error"] = error
             return {"query": self.text(), "variables": list(result.variables), "rows": rows}
         if isinstance(result, tuple):
             assignment, p = result
