@@ -108,3 +108,24 @@ def test_a_memory_refusal_names_the_approximate_methods(memory_limit):
     lbp = net.posterior("V00", method="lbp")
     assert lbp.report.converged and math.isclose(float(lbp.values.sum()), 1.0)
     assert np.abs(lbp.values - 0.1).max() < 0.01  # weak couplings: near uniform
+
+
+def test_the_competition_command_answers_approximately(tmp_path, capsys):
+    evidence = tmp_path / "chair.evid"
+    evidence.write_text("1 4 0\n")  # A (variable 4) = T (state 0)
+    assert main(["uai", "models/chair.bn", "--evid", str(evidence), "--task", "PR"]) == 0
+    exact = float(capsys.readouterr().out.split()[1])
+    assert exact == pytest.approx(math.log10(0.206056), abs=1e-6)
+    # the chair network is a polytree: loopy BP's Bethe log Z is exact there
+    assert main(["uai", "models/chair.bn", "--evid", str(evidence), "--task", "PR",
+                 "--method", "lbp"]) == 0
+    assert float(capsys.readouterr().out.split()[1]) == pytest.approx(exact, abs=1e-6)
+    assert main(["uai", "models/chair.bn", "--evid", str(evidence), "--task", "MAR",
+                 "--method", "is", "--samples", "5000", "-o", str(tmp_path / "r.MAR")]) == 0
+    from bbn.competition import read_result
+
+    marginals = read_result((tmp_path / "r.MAR").read_text()).marginals
+    assert abs(marginals["X0"][0] - 22840 / 25757) < 0.02  # C, within a few standard errors
+    assert all(p.sum() == pytest.approx(1.0, abs=1e-5) for p in marginals.values())
+    assert main(["uai", "models/chair.bn", "--task", "MPE", "--method", "lbp"]) == 2
+    assert "MPE is answered exactly only" in capsys.readouterr().err
