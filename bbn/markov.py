@@ -14,7 +14,9 @@ question. Then, for evidence e::
     Z(e) = P_B(e, F = on) · Π_k M_k · Π_i |X_i|
 
 Each F_k is sliced away by its evidence before elimination, so the engine multiplies
-exactly the factors φ_k: the graph it triangulates is the Markov network's own.
+exactly the factors φ_k: the graph it triangulates is the Markov network's own. A factor
+whose scope lies inside another's is multiplied into it first (:func:`merged_factors`):
+the same product, fewer tables for each clique.
 
 >>> net = MarkovNetwork("pair")
 >>> net.add_variable("A", ["0", "1"])
@@ -267,7 +269,7 @@ class MarkovNetwork:
         zero_free: dict = dict.fromkeys(variables, True)
         constraints = {}
         log_scale = sum(math.log(len(s)) for s in self._states.values())
-        for k, factor in enumerate(self._factors):
+        for k, factor in enumerate(merged_factors(self._factors)):
             node = f"{prefix}{k}"
             values = factor.values
             largest = float(values.max()) if values.size else 0.0
@@ -441,6 +443,50 @@ class MarkovNetwork:
     def to_markov(self) -> MarkovNetwork:
         """Itself (a Markov network already), for code that takes either kind."""
         return self
+
+
+def merged_factors(factors: Sequence[Factor]) -> list[Factor]:
+    """The factors with each one multiplied into a larger (or earlier equal) one whose scope
+    holds its scope: the same product Π_k φ_k with fewer tables, so a junction tree
+    multiplies fewer of them into each clique (Alchemy_11: 860 factors → 420, its 440
+    single-variable ones absorbed).
+
+    Parameters
+    ----------
+    factors : sequence of Factor
+
+    Returns
+    -------
+    list of Factor
+        New arrays where a factor absorbed others; the input is not changed.
+
+    Examples
+    --------
+    >>> states = {"A": ["0", "1"], "B": ["0", "1"]}
+    >>> pair = Factor(["A", "B"], states, [[1, 2], [3, 4]])
+    >>> merged = merged_factors([Factor(["B"], states, [10, 1]), pair])
+    >>> len(merged), merged[0].values.tolist()
+    (1, [[10.0, 2.0], [30.0, 4.0]])
+    """
+    hosts: list[Factor] = []
+    holding: dict[str, list[int]] = {}  # variable → the hosts whose scope has it
+    owned: set[int] = set()  # hosts whose array is this function's (free to update)
+    for factor in sorted(factors, key=lambda f: -len(f.variables)):  # stable: larger first
+        scope = set(factor.variables)
+        first = factor.variables[0] if factor.variables else None
+        candidates = holding.get(first, []) if first is not None else range(len(hosts))
+        host = next((h for h in candidates if scope <= set(hosts[h].variables)), None)
+        if host is None:
+            for v in factor.variables:
+                holding.setdefault(v, []).append(len(hosts))
+            hosts.append(factor)
+            continue
+        target = hosts[host]
+        if host not in owned:
+            target = hosts[host] = Factor(target.variables, target.states, target.values.copy())
+            owned.add(host)
+        target.values *= factor.broadcast_to(target.variables)
+    return hosts
 
 
 def markov_from_network(net: Network) -> MarkovNetwork:
