@@ -60,6 +60,15 @@ def default_chunksize(n_columns: int) -> int:
     return int(min(1_000_000, max(10_000, rows)))
 
 
+def source_name(data) -> str:
+    """How messages name ``data``: the file, or ``data``.
+
+    >>> source_name("rows.csv"), source_name(pd.DataFrame())
+    ('rows.csv', 'data')
+    """
+    return str(data) if isinstance(data, (str, os.PathLike)) else "data"
+
+
 def is_dask(data) -> bool:
     """Whether ``data`` is a Dask collection (checked without importing Dask).
 

@@ -18,7 +18,8 @@ from bbn.learning.policies import MISSING_POLICIES
 def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("structure", help="model whose structure (and states) to keep; its "
                         "tables, if any, are replaced (e.g. a .bn file declaring no tables)")
-    parser.add_argument("data", help="CSV file with a header naming the variables")
+    parser.add_argument("data", help="CSV file with a header naming the variables (read in "
+                        "chunks, so it may be larger than memory), or a Parquet file")
     parser.add_argument("-o", "--output", help="model file to write (its extension picks the "
                         "format); without it the model is printed in the .bn language")
     parser.add_argument("--estimator", choices=ESTIMATORS, default="mle",
@@ -34,6 +35,8 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-iter", type=int, default=100, help="EM iteration cap")
     parser.add_argument("--tol", type=float, default=1e-6,
                         help="EM stops when the log-likelihood improves by less than tol·|ℓ|")
+    parser.add_argument("--chunksize", type=int, help="rows read at a time (default: from "
+                        "the memory limit); the tables do not depend on it")
 
 
 def run_learn(args: argparse.Namespace) -> int:
@@ -45,13 +48,15 @@ def run_learn(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if args.missing == "em":
-            result = em(net, args.data, estimator, tol=args.tol, max_iter=args.max_iter)
+            result = em(net, args.data, estimator, tol=args.tol, max_iter=args.max_iter,
+                        chunksize=args.chunksize)
             learned = result.network
             state = "converged" if result.converged else "stopped at the iteration cap"
             print(f"EM: {result.iterations} iteration(s), {state}, log-likelihood "
                   f"{result.log_likelihood[-1]:.6f}", file=sys.stderr)
         else:
-            learned = learn(net, args.data, estimator, missing=args.missing)
+            learned = learn(net, args.data, estimator, missing=args.missing,
+                            chunksize=args.chunksize)
     for warning in caught:
         print(f"bbn learn: warning: {warning.message}", file=sys.stderr)
     if args.output is None:

@@ -18,9 +18,9 @@ Gaussian variables get a mean and a variance per parent configuration
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
+from bbn.chunks import source_name
 from bbn.errors import DataError
 from bbn.learning.counting import check_family_sizes
 from bbn.learning.estimators import (
@@ -118,8 +118,7 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     statistics = table_statistics(net, data, columns=columns, missing=missing,
                                   chunksize=chunksize)
     if statistics.rows == 0:
-        source = str(data) if isinstance(data, (str, os.PathLike)) else "data"
-        raise DataError(f"{source}: no rows to learn from"
+        raise DataError(f"{source_name(data)}: no rows to learn from"
                         + (" (every row has a missing value)" if statistics.dropped else ""))
     learned = net.copy()
     for v, counts in statistics.counts.items():

@@ -72,8 +72,13 @@ class TableStatistics:
             self.rows + other.rows, self.dropped + other.dropped)
 
 
+#: How a refusal of missing values ends, by default (learning a network's tables).
+LEARN_HINT = ("pass missing='drop' to ignore those rows or missing='em' to learn with "
+              "expectation-maximisation")
+
+
 def table_statistics(net: Network, data, *, columns=None, missing: str = "error",
-                     chunksize: int | None = None) -> TableStatistics:
+                     chunksize: int | None = None, hint: str = LEARN_HINT) -> TableStatistics:
     """The statistics of every table of ``net`` from ``data``, read chunk by chunk.
 
     Parameters
@@ -88,6 +93,8 @@ def table_statistics(net: Network, data, *, columns=None, missing: str = "error"
         A row with a missing value: DataError naming it, or left out.
     chunksize : int, optional
         Rows per chunk of a file.
+    hint : str
+        How the message refusing a missing value ends.
 
     Returns
     -------
@@ -110,11 +117,11 @@ def table_statistics(net: Network, data, *, columns=None, missing: str = "error"
     if is_dask(data):
         from bbn.partitions import sum_over_partitions  # here: optional (dask)
         return sum_over_partitions(data, lambda frame: chunk_statistics(net, frame, "data",
-                                                                        missing))
+                                                                        missing, hint))
     states = {v: net.states(v) for v in net.variables if not net.is_gaussian(v)}
     total = None
     for chunk in chunks(data, columns, states, chunksize):
-        counted = chunk_statistics(net, chunk.frame, chunk.source, missing)
+        counted = chunk_statistics(net, chunk.frame, chunk.source, missing, hint)
         total = counted if total is None else total + counted
     if total is None:  # an empty iterable: the statistics of no rows
         total = chunk_statistics(net, pd.DataFrame({v: [] for v in net.variables}), "data",
@@ -123,7 +130,7 @@ def table_statistics(net: Network, data, *, columns=None, missing: str = "error"
 
 
 def chunk_statistics(net: Network, frame: pd.DataFrame, source: str = "data",
-                     missing: str = "error") -> TableStatistics:
+                     missing: str = "error", hint: str = LEARN_HINT) -> TableStatistics:
     """The statistics of one chunk: one ``np.bincount`` per family.
 
     >>> import bbn
@@ -142,8 +149,8 @@ def chunk_statistics(net: Network, frame: pd.DataFrame, source: str = "data",
     dropped = int(incomplete.sum())
     if dropped:
         if missing == "error":
-            raise DataError(_missing_message(frame, codes, values, discrete, continuous,
-                                             source))
+            raise DataError(_missing_message(frame, codes, values, discrete + continuous,
+                                             source, hint))
         codes, values = codes[~incomplete], values[~incomplete]
     position = {v: j for j, v in enumerate(discrete)}
     counts, moments = {}, {}
@@ -164,11 +171,10 @@ def chunk_statistics(net: Network, frame: pd.DataFrame, source: str = "data",
     return TableStatistics(counts, moments, column_moments, len(codes), dropped)
 
 
-def _missing_message(frame: pd.DataFrame, codes, values, discrete, continuous, source) -> str:
+def _missing_message(frame: pd.DataFrame, codes, values, names, source, hint) -> str:
     holes = np.column_stack([codes == MISSING, np.isnan(values)])
     row, column = (int(i) for i in np.argwhere(holes)[0])
-    name = (discrete + continuous)[column]
+    name = names[column]
     where = location(source, row, frame.index)
     return (f"{source}: column {name!r}, {where}: missing value ({int(holes.any(axis=1).sum())} "
-            "row(s) have one); pass missing='drop' to ignore those rows or "
-            "missing='em' to learn with expectation-maximisation")
+            f"row(s) have one); {hint}")
