@@ -327,13 +327,14 @@ class NaiveBayes(Classifier):
         As scikit-learn's ``partial_fit``: the first call needs every class (``classes``),
         later calls (and calls after :meth:`fit`) add batches: rows that do not fit in
         memory at once, or that arrive over time. The counts add up, so the model after
-        the last batch is the model :meth:`fit` learns from all rows: the same tables for categorical, Bernoulli and
-        word features, and Gaussian moments combined by Chan's update (equal to
-        rounding). The states of a categorical feature are ``states`` or those of the
-        first batch; a value first seen in a later batch is a DataError naming its
-        column, row and value (declare it with ``states=``). A text feature's vocabulary
-        grows with every batch. ``structure="tan"`` keeps the counts n(c, xi, xj) of
-        every pair of features and grows its tree again from them after each batch.
+        the last batch is the model :meth:`fit` learns from all rows: the same tables
+        for categorical, Bernoulli and word features, and Gaussian moments combined by
+        Chan's update (equal to rounding). The states of a categorical feature are
+        ``states`` or those of the first batch; a value first seen in a later batch is
+        a DataError naming its column, row and value (declare it with ``states=``). A
+        text feature's vocabulary grows with every batch. ``structure="tan"`` keeps the
+        counts n(c, xi, xj) of every pair of features and grows its tree again from
+        them after each batch.
 
         Parameters
         ----------
