@@ -1064,8 +1064,9 @@ def _label_codes(labels: np.ndarray, classes: np.ndarray) -> np.ndarray:
     codes = pd.Index(classes).get_indexer(labels)
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0])
-        raise DataError(f"y has the label {labels[row]!r} in row {row}, which is not among "
-                        f"the classes {list(classes)} of partial_fit's first call")
+        raise DataError(f"y has the label {labels[row:row + 1].tolist()[0]!r} in row {row}, "
+                        f"which is not among the classes {classes.tolist()} of partial_fit's "
+                        "first call")
     return codes
 
 
