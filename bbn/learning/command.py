@@ -1,4 +1,5 @@
-"""``bbn learn STRUCTURE DATA.csv [-o OUT]``: fill a model's tables from data.
+"""``bbn learn STRUCTURE DATA.csv [-o OUT]``: fill a model's tables from data;
+``bbn sample MODEL -n N [-o DATA.csv.gz]``: draw rows from a model, a chunk at a time.
 
 Only argparse and the lists of choices are imported here; the work (and pandas) loads
 when the command runs.
@@ -11,6 +12,7 @@ import sys
 import warnings
 
 import bbn
+from bbn.formats import atomic_writer
 from bbn.learning.estimators import ESTIMATORS, as_estimator
 from bbn.learning.policies import MISSING_POLICIES
 
@@ -65,4 +67,35 @@ def run_learn(args: argparse.Namespace) -> int:
         bbn.save(learned, args.output)
         print(f"wrote {args.output} ({len(learned.variables)} tables learned with "
               f"{args.estimator})")
+    return 0
+
+
+def add_sample_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="model file with every table given")
+    parser.add_argument("-n", "--rows", type=int, required=True, help="rows to draw")
+    parser.add_argument("-o", "--output", help="CSV file to write (.gz: gzipped), chunk by "
+                        "chunk; without it the rows are printed")
+    parser.add_argument("--seed", type=int, help="makes the draw reproducible (for a given "
+                        "--chunksize)")
+    parser.add_argument("--chunksize", type=int, default=100_000,
+                        help="rows drawn and written at a time (default 100000)")
+
+
+def run_sample(args: argparse.Namespace) -> int:
+    from bbn.learning.sampling import sample_chunks  # here, not at the top: pandas (start-up)
+
+    net = bbn.load(args.model, normalize=args.normalize)
+    rows = sample_chunks(net, args.rows, seed=args.seed, chunksize=args.chunksize)
+    if args.output is None:
+        for start, chunk in enumerate(rows):
+            sys.stdout.write(chunk.to_csv(index=False, header=start == 0))
+        return 0
+    with atomic_writer(args.output) as file:
+        written = 0
+        for chunk in rows:
+            file.write(chunk.to_csv(index=False, header=written == 0).encode("utf-8"))
+            written += len(chunk)
+        if not written:  # no rows: the header alone
+            file.write((",".join(net.variables) + "\n").encode("utf-8"))
+    print(f"wrote {args.output} ({args.rows} rows of {len(net.variables)} variables)")
     return 0
