@@ -4,9 +4,9 @@ DATA is read, predicted and written a chunk of rows at a time (``--chunksize``),
 file larger than memory works. The output has one row per input row: the decided state
 (``predicted``) and the posterior of every state (``P(COL=state)``). When DATA has the
 target column, the accuracy and the confusion matrix (rows: true state, columns:
-predicted) are printed — to stdout when the predictions go to a file, else to stderr. Only argparse, numpy and
-the lists of choices are imported here; the work (and pandas) loads when the command
-runs.
+predicted) are printed — to stdout when the predictions go to a file, else to stderr.
+Only argparse, numpy and the lists of choices are imported here; the work (and pandas)
+loads when the command runs.
 """
 
 from __future__ import annotations
