@@ -69,15 +69,6 @@ def source_name(data) -> str:
     return str(data) if isinstance(data, (str, os.PathLike)) else "data"
 
 
-def is_dask(data) -> bool:
-    """Whether ``data`` is a Dask collection (checked without importing Dask).
-
-    >>> is_dask(pd.DataFrame())
-    False
-    """
-    return type(data).__module__.split(".")[0] in ("dask", "dask_expr")
-
-
 def chunks(data, columns: Sequence[str] | None = None,
            states: Mapping[str, Sequence[str]] | None = None,
            chunksize: int | None = None) -> Iterator[Chunk]:

@@ -181,3 +181,59 @@ def test_bbn_learn_reads_a_large_csv_in_chunks(chair_rows, tmp_path):
     assert main(["learn", str(structure), str(path), "-o", str(out),
                  "--chunksize", "300"]) == 0
     assert_same_tables(bbn.load(out), bbn.learn(net, frame))
+
+
+def test_bbn_sample_writes_chunks_of_one_draw(tmp_path, chair_file):
+    from bbn.cli import main
+    from bbn.learning.sampling import sample_chunks
+
+    out = tmp_path / "rows.csv.gz"
+    assert main(["sample", str(chair_file), "-n", "2500", "--seed", "3", "--chunksize", "1000",
+                 "-o", str(out)]) == 0
+    written = pd.read_csv(out, dtype=str)
+    drawn = pd.concat(sample_chunks(bbn.load(chair_file), 2500, seed=3, chunksize=1000))
+    assert written.columns.tolist() == ["C", "S", "W", "B", "A"]
+    assert written.equals(drawn.astype(str).reset_index(drop=True))
+    # the chunks are one draw, not one seed per chunk: no two chunks repeat each other
+    assert not written.iloc[:1000].equals(written.iloc[1000:2000].reset_index(drop=True))
+    # P(C=T) = 0.8 in the chair model: 2,500 draws are within 4 standard deviations
+    assert abs((written["C"] == "T").mean() - 0.8) < 4 * (0.8 * 0.2 / 2500) ** 0.5
+
+
+def test_bbn_sample_refuses_a_model_without_tables_and_writes_nothing(tmp_path, capsys):
+    from bbn.cli import main
+
+    structure = tmp_path / "s.bn"
+    structure.write_text("variable A { T, F }\n")
+    out = tmp_path / "rows.csv"
+    assert main(["sample", str(structure), "-n", "10", "-o", str(out)]) == 2
+    assert "no table for 'A'" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_bbn_classify_streams_the_predictions(chair_rows, chair_file, tmp_path, capsys):
+    from bbn.cli import main
+
+    net, frame, path = chair_rows
+    outputs = []
+    for size in ("250", "100000"):
+        out = tmp_path / f"p{size}.csv"
+        assert main(["classify", str(chair_file), str(path), "--target", "C", "-o", str(out),
+                     "--chunksize", size]) == 0
+        outputs.append((out.read_text(), capsys.readouterr().out))
+    assert outputs[0][0] == outputs[1][0]
+    assert outputs[0][1].splitlines()[1:] == outputs[1][1].splitlines()[1:]  # the scores
+    predicted = pd.read_csv(tmp_path / "p250.csv")
+    expected = net.predict_proba(frame.drop(columns="C"), "C")
+    np.testing.assert_allclose(predicted["P(C=T)"], expected["T"], rtol=1e-9)
+    right = int((predicted["predicted"] == frame["C"].astype(str)).sum())
+    assert f"({right}/2003)" in outputs[0][1]
+
+
+def test_predict_proba_reads_a_file_in_chunks(chair_rows, chair_file):
+    net, frame, path = chair_rows
+    whole = net.predict_proba(frame, "C")
+    streamed = net.predict_proba(path, "C", chunksize=300)
+    assert streamed.index.tolist() == list(range(2003))
+    np.testing.assert_array_equal(streamed.to_numpy(), whole.to_numpy())
+    assert net.predict(path, "C", chunksize=300).tolist() == net.predict(frame, "C").tolist()

@@ -34,7 +34,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from bbn.chunks import is_dask
 from bbn.classification.base import Classifier, check_labels, class_codes
 from bbn.classification.decisions import check_rule, decide, expected_risk, loss_matrix
 from bbn.classification.naive_counts import NaiveCounts
@@ -71,6 +70,7 @@ from bbn.learning.gaussian import (
 from bbn.learning.parameters import learn
 from bbn.learning.policies import check_unseen
 from bbn.network import Network
+from bbn.partitions import is_dask
 
 KINDS = ("categorical", "bernoulli", "gaussian", "text", "multinomial")
 #: The shapes of the network: the star class → features, or tree-augmented (TAN).
@@ -308,8 +308,7 @@ class NaiveBayes(Classifier):
         """
         estimator, ddof = self._settings()
         if is_dask(X):
-            from bbn.partitions import fit_naive_bayes  # here: optional (dask)
-            return fit_naive_bayes(self, X, y, sample_weight, estimator, ddof)
+            return self._fit_partitions(X, y, sample_weight, estimator, ddof)
         inputs = _Inputs.of(X)
         inputs.require_data()
         labels = check_labels(y, inputs.n_rows)
@@ -391,6 +390,41 @@ class NaiveBayes(Classifier):
         counts = self._count(inputs, y_codes, weights, hint="" if first else PARTIAL_HINT)
         self._counts = counts if first else self._counts + counts
         self._build(self._counts, estimator, ddof)
+        return self
+
+    def _fit_partitions(self, X, y, sample_weight, estimator: Estimator,
+                        ddof: int) -> NaiveBayes:
+        """fit on a Dask DataFrame X and Series y (and sample_weight) partitioned alike:
+        the classes and each column's distinct values are computed first (small), then
+        every partition is counted where it lives and the counts are summed there
+        (:func:`bbn.partitions.sum_over_partitions`); no row reaches the client."""
+        from bbn.partitions import require_dask, sum_over_partitions  # here: optional (dask)
+
+        dask = require_dask()
+        if not hasattr(X, "columns") or not is_dask(y):
+            raise DataError("a Dask fit needs X as a Dask DataFrame and y as a Dask Series "
+                            "(columns of one frame, partitioned alike)")
+        labels, *distinct = dask.compute(y.drop_duplicates(), *[X[c].drop_duplicates()
+                                                                for c in X.columns])
+        labels = check_labels(pd.Series(labels, name=y.name), len(labels))
+        self.classes_, _ = class_codes(labels)
+        # One frame of every column's distinct values (padded with NaN): the states and
+        # the kinds fit would find in all rows.
+        values = pd.concat([column.reset_index(drop=True) for column in distinct], axis=1)
+        self._describe(values, y, _Inputs.of(values))
+        model, classes = self, self.classes_
+
+        def count(X_part, y_part, w_part=None):
+            inputs = _Inputs.of(X_part)
+            codes = _label_codes(check_labels(y_part, inputs.n_rows), classes)
+            weights = (None if w_part is None
+                       else check_sample_weight(w_part, inputs.n_rows, allow_zero=True))
+            return model._count(inputs, codes, weights)
+
+        collections = (X, y) if sample_weight is None else (X, y, sample_weight)
+        counts = sum_over_partitions(count, *collections)
+        self._build(counts, estimator, ddof)
+        self._counts = counts
         return self
 
     def _settings(self) -> tuple[Estimator, int]:
@@ -1019,9 +1053,11 @@ def _generated_names(n_columns: int) -> list[str]:
     return [f"x{j}" for j in range(n_columns)]
 
 
-def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray | None:
+def check_sample_weight(sample_weight, n_rows: int,
+                        allow_zero: bool = False) -> np.ndarray | None:
     """``sample_weight`` as a float array of ``n_rows`` finite, non-negative weights, not
-    all zero (None stays None: every row weighs 1).
+    all zero unless ``allow_zero`` (one partition of many; None stays None: every row
+    weighs 1).
 
     >>> check_sample_weight([1, 2, 0], 3).tolist()
     [1.0, 2.0, 0.0]
@@ -1044,7 +1080,7 @@ def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray | None:
         row = int(np.flatnonzero(bad)[0])
         raise DataError(f"sample_weight of row {row} is {weights[row]:g}: weights must be "
                         "finite and non-negative")
-    if not weights.any():
+    if not weights.any() and not allow_zero:
         raise DataError("sample_weight is zero for every row: there is nothing to learn from")
     return weights
 

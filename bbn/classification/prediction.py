@@ -22,13 +22,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bbn.chunks import Chunk, chunks, is_dask
+from bbn.chunks import Chunk, chunks
 from bbn.classification.decisions import check_rule, decide, loss_matrix
 from bbn.codes import observed_groups
 from bbn.data import MISSING, encode_column, numeric_column
 from bbn.inference.evidence import check_discrete, check_variables
 from bbn.learning.policies import check_unseen
 from bbn.network import Network
+from bbn.partitions import is_dask
 
 #: Rows per batched elimination (bounds memory; the engine checks its own limit too).
 BATCH_ROWS = 50_000
@@ -50,9 +51,9 @@ def predict_proba(net: Network, data, target: str, *, columns=None,
     check_unseen(unseen)
     if is_dask(data):
         from bbn.partitions import map_partitions  # here: optional (dask)
+        meta = pd.DataFrame({s: pd.Series(dtype=float) for s in net.states(target)})
         return map_partitions(data, lambda frame: posterior_table(net, frame, target,
-                                                                  unseen=unseen),
-                              {s: float for s in net.states(target)})
+                                                                  unseen=unseen), meta)
     tables = [posterior_table(net, frame, target, source=source, unseen=unseen)
               for frame, source in prediction_chunks(net, data, columns, chunksize)]
     return tables[0] if len(tables) == 1 else pd.concat(tables)
@@ -118,7 +119,7 @@ def predict(net: Network, data, target: str, *, decision: str = "map", loss=None
         check_target(net, target)
         return map_partitions(data, lambda frame: predict(net, frame, target, decision=decision,
                                                           loss=loss, unseen=unseen),
-                              (target, object))
+                              pd.Series(dtype=object, name=target))
     posterior = predict_proba(net, data, target, columns=columns, unseen=unseen,
                               chunksize=chunksize)
     chosen = decide_rows(net, posterior.to_numpy(), target, rule, loss)

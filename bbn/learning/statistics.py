@@ -27,13 +27,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bbn.chunks import chunks, is_dask
+from bbn.chunks import chunks
 from bbn.codes import mixed_radix
 from bbn.data import MISSING, encode, location, numeric_column, require_columns
 from bbn.errors import DataError
 from bbn.learning.counting import family_counts
 from bbn.learning.gaussian import Moments
 from bbn.network import Network
+from bbn.partitions import is_dask
 
 
 @dataclass
@@ -116,8 +117,8 @@ def table_statistics(net: Network, data, *, columns=None, missing: str = "error"
     """
     if is_dask(data):
         from bbn.partitions import sum_over_partitions  # here: optional (dask)
-        return sum_over_partitions(data, lambda frame: chunk_statistics(net, frame, "data",
-                                                                        missing, hint))
+        return sum_over_partitions(lambda frame: chunk_statistics(net, frame, "data", missing,
+                                                                  hint), data)
     states = {v: net.states(v) for v in net.variables if not net.is_gaussian(v)}
     total = None
     for chunk in chunks(data, columns, states, chunksize):
