@@ -404,8 +404,9 @@ class NaiveBayes(Classifier):
         if not hasattr(X, "columns") or not is_dask(y):
             raise DataError("a Dask fit needs X as a Dask DataFrame and y as a Dask Series "
                             "(columns of one frame, partitioned alike)")
-        labels, *distinct = dask.compute(y.drop_duplicates(), *[X[c].drop_duplicates()
-                                                                for c in X.columns])
+        # split_out=1: each column's distinct values by a tree of reductions, no shuffle
+        labels, *distinct = dask.compute(*[column.drop_duplicates(split_out=1) for column in
+                                           (y, *(X[c] for c in X.columns))])
         labels = check_labels(pd.Series(labels, name=y.name), len(labels))
         self.classes_, _ = class_codes(labels)
         # One frame of every column's distinct values (padded with NaN): the states and
