@@ -37,7 +37,7 @@ from bbn.errors import ModelError, suggest
 from bbn.factor import Factor
 from bbn.inference.engine import Engine
 from bbn.inference.evidence import continuous_error
-from bbn.partitions import is_dask
+from bbn.partitions import is_dask, posterior_partitions
 from bbn.query import answer
 from bbn.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_ENTRY: re-exported)
     ROUNDING_PER_ENTRY,
@@ -1174,7 +1174,6 @@ class Network:
         [0.886749, 0.113251]
         """
         if is_dask(evidence):  # one Dask array, answered partition by partition
-            from bbn.partitions import posterior_partitions  # here: optional (dask)
             return posterior_partitions(self, variables, evidence, impossible)
         return self.engine.posterior(variables, evidence, impossible)
 

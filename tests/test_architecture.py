@@ -293,6 +293,13 @@ LOCAL_IMPORTS = {
         "start-up: bbn.cli imports this module for its arguments on every command",
     ("bbn.classification.command", "run_classify", "bbn.classification.prediction"): PANDAS,
     ("bbn.classification.command", "run_classify", "bbn.data"): PANDAS,
+    ("bbn.learning.command", "run_sample", "bbn.learning.sampling"): PANDAS,
+    ("bbn.chunks", "_parquet_chunks", "pyarrow.parquet"):
+        "optional: pyarrow (bbn[parquet]) reads Parquet files, and only those",
+    ("bbn.partitions", "require_dask", "dask"):
+        "optional: Dask (bbn[dask]) runs Dask collections, and only those",
+    ("bbn.partitions", "posterior_partitions", "dask.array"):
+        "optional: Dask (bbn[dask]) runs Dask collections, and only those",
     ("bbn.cli", "run_render", "bbn.rendering"):
         "start-up: loads graphviz, which only bbn render needs",
     ("bbn.errors", "suggest", "difflib"):

@@ -70,7 +70,7 @@ from bbn.learning.gaussian import (
 from bbn.learning.parameters import learn
 from bbn.learning.policies import check_unseen
 from bbn.network import Network
-from bbn.partitions import is_dask
+from bbn.partitions import is_dask, require_dask, sum_over_partitions
 
 KINDS = ("categorical", "bernoulli", "gaussian", "text", "multinomial")
 #: The shapes of the network: the star class → features, or tree-augmented (TAN).
@@ -398,8 +398,6 @@ class NaiveBayes(Classifier):
         the classes and each column's distinct values are computed first (small), then
         every partition is counted where it lives and the counts are summed there
         (:func:`bbn.partitions.sum_over_partitions`); no row reaches the client."""
-        from bbn.partitions import require_dask, sum_over_partitions  # here: optional (dask)
-
         dask = require_dask()
         if not hasattr(X, "columns") or not is_dask(y):
             raise DataError("a Dask fit needs X as a Dask DataFrame and y as a Dask Series "

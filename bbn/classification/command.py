@@ -19,6 +19,7 @@ import numpy as np
 
 import bbn
 from bbn.classification.decisions import RULES, check_rule
+from bbn.formats import atomic_writer
 from bbn.learning.policies import UNSEEN_POLICIES
 
 
@@ -48,7 +49,6 @@ def run_classify(args: argparse.Namespace) -> int:
         prediction_chunks,
     )
     from bbn.data import MISSING, encode_column
-    from bbn.formats import atomic_writer
 
     net = bbn.load(args.model, normalize=args.normalize)
     rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)

@@ -29,7 +29,7 @@ from bbn.data import MISSING, encode_column, numeric_column
 from bbn.inference.evidence import check_discrete, check_variables
 from bbn.learning.policies import check_unseen
 from bbn.network import Network
-from bbn.partitions import is_dask
+from bbn.partitions import is_dask, map_partitions
 
 #: Rows per batched elimination (bounds memory; the engine checks its own limit too).
 BATCH_ROWS = 50_000
@@ -50,7 +50,6 @@ def predict_proba(net: Network, data, target: str, *, columns=None,
     check_target(net, target)
     check_unseen(unseen)
     if is_dask(data):
-        from bbn.partitions import map_partitions  # here: optional (dask)
         meta = pd.DataFrame({s: pd.Series(dtype=float) for s in net.states(target)})
         return map_partitions(data, lambda frame: posterior_table(net, frame, target,
                                                                   unseen=unseen), meta)
@@ -115,7 +114,6 @@ def predict(net: Network, data, target: str, *, decision: str = "map", loss=None
     """
     rule = check_rule(decision, loss)
     if is_dask(data):
-        from bbn.partitions import map_partitions  # here: optional (dask)
         check_target(net, target)
         return map_partitions(data, lambda frame: predict(net, frame, target, decision=decision,
                                                           loss=loss, unseen=unseen),

@@ -34,7 +34,7 @@ from bbn.errors import DataError
 from bbn.learning.counting import family_counts
 from bbn.learning.gaussian import Moments
 from bbn.network import Network
-from bbn.partitions import is_dask
+from bbn.partitions import is_dask, sum_over_partitions
 
 
 @dataclass
@@ -116,7 +116,6 @@ def table_statistics(net: Network, data, *, columns=None, missing: str = "error"
     [0.0, 2.0]
     """
     if is_dask(data):
-        from bbn.partitions import sum_over_partitions  # here: optional (dask)
         return sum_over_partitions(lambda frame: chunk_statistics(net, frame, "data", missing,
                                                                   hint), data)
     states = {v: net.states(v) for v in net.variables if not net.is_gaussian(v)}
