@@ -2,7 +2,7 @@
 LocalCluster, and by the peers from as many rows as each can load.
 
 The rows are drawn by ``bbn sample alarm -n N --seed 0 -o alarm-N.csv.gz`` (cached).
-Every cell runs in its own process, so its peak resident memory (``ru_maxrss``) is its
+Every cell runs in its own process, so its peak resident memory (``VmHWM``) is its
 own; the cells are:
 
 * **bbn chunks** — ``bbn.learn(net, "alarm-N.csv.gz")``: the file read a chunk at a time
