@@ -284,6 +284,7 @@ def test_the_insides_check_finds_what_it_looks_for(tmp_path):
 # nor the clique-tree modules (~20 ms); optional: a dependency bbn does not require. An
 # import that only breaks an import circle does not belong here: restructure instead.
 PANDAS = "start-up: loads pandas, which bbn query and import bbn do without"
+DASK = "optional: Dask (bbn[dask]) runs Dask collections, and only those"
 CLIQUES = ("start-up: the junction-tree and clique-tree modules (~20 ms) serve every-posterior "
            "questions and very large plans only")
 LOCAL_IMPORTS = {
@@ -296,10 +297,8 @@ LOCAL_IMPORTS = {
     ("bbn.learning.command", "run_sample", "bbn.learning.sampling"): PANDAS,
     ("bbn.chunks", "_parquet_chunks", "pyarrow.parquet"):
         "optional: pyarrow (bbn[parquet]) reads Parquet files, and only those",
-    ("bbn.partitions", "require_dask", "dask"):
-        "optional: Dask (bbn[dask]) runs Dask collections, and only those",
-    ("bbn.partitions", "posterior_partitions", "dask.array"):
-        "optional: Dask (bbn[dask]) runs Dask collections, and only those",
+    ("bbn.partitions", "require_dask", "dask"): DASK,
+    ("bbn.partitions", "posterior_partitions", "dask.array"): DASK,
     ("bbn.cli", "run_render", "bbn.rendering"):
         "start-up: loads graphviz, which only bbn render needs",
     ("bbn.errors", "suggest", "difflib"):
