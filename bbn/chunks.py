@@ -160,9 +160,8 @@ def _csv_chunks(path, columns, states, chunksize) -> Iterator[Chunk]:
     try:
         reader = pd.read_csv(path, header=0, names=names, chunksize=size,
                              dtype=dict(enumerate(dtypes)), **options)
-        with reader, warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a cell outside the categories: found below
-            for frame in reader:
+        with reader:
+            while (frame := _next_quietly(reader)) is not None:
                 unknown = [j for j, t in enumerate(dtypes) if t is not str
                            and (frame.iloc[:, j].cat.codes.to_numpy() < 0).any()]
                 if unknown:  # some cell is no state: re-read the chunk as text to quote it
@@ -172,6 +171,15 @@ def _csv_chunks(path, columns, states, chunksize) -> Iterator[Chunk]:
                 yield Chunk(frame, source)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as error:
         raise DataError(f"{path}: cannot read as CSV: {error}") from None
+
+
+def _next_quietly(reader) -> pd.DataFrame | None:
+    """The reader's next chunk (None at the end), pandas' warning about a cell outside
+    the categories silenced: such cells are found by their code, −1. Only this call is
+    silenced, not the caller's code between chunks."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return next(reader, None)
 
 
 def _parquet_chunks(path, columns, chunksize) -> Iterator[Chunk]:
