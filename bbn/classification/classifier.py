@@ -435,10 +435,10 @@ class NaiveBayes(Classifier):
         check_unseen(self.unseen)
         return estimator, check_ddof(self.ddof)
 
-    def _describe(self, X, y, inputs, seen_states: Mapping | None = None) -> None:
+    def _describe(self, X, y, inputs) -> None:
         """The model's shape from the first data: every column's kind and node, the class
         node's name, the states of the categorical features (``states``, else the values
-        of ``inputs``, else ``seen_states``: the distinct values a Dask fit computed)."""
+        of ``inputs``: all rows, the first batch, or a Dask fit's distinct values)."""
         class_states = [state_texts(c)[0] for c in self.classes_]
         if len(set(class_states)) != len(class_states):
             raise DataError(f"class labels {list(self.classes_)} do not have distinct names")
@@ -458,8 +458,7 @@ class NaiveBayes(Classifier):
         declared = self.states
         if isinstance(declared, Mapping):  # column 0 is named "0"
             declared = {str(c): s for c, s in declared.items()}
-        self._states = {c: (seen_states[c] if seen_states is not None and declared is None
-                            else self._feature_states(c, kinds[c], inputs, declared))
+        self._states = {c: self._feature_states(c, kinds[c], inputs, declared)
                         for c in _discrete(columns)}
 
     def _count(self, inputs, y_codes: np.ndarray, weights: np.ndarray | None,
