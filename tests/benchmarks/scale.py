@@ -10,8 +10,8 @@ own; the cells are:
 * **bbn Dask** — ``bbn.learn(net, dask_frame)`` on a ``LocalCluster(n_workers=2)``, the
   frame ``dask.dataframe.read_csv`` of the same rows uncompressed (a gzip file cannot be
   split into partitions); peak RSS is the client's (the workers hold one partition each);
-* **pgmpy** — ``pandas.read_csv`` of all rows, then ``MaximumLikelihoodEstimator`` (it has
-  no out-of-core path);
+* **pgmpy** — ``pandas.read_csv`` of all rows, then ``DiscreteBayesianNetwork.fit`` (its
+  default, maximum likelihood; it has no out-of-core path);
 * **pyAgrum** — ``BNLearner(csv, template).learnParameters(dag)`` on the uncompressed file.
 
 Each process is capped at ``MEMORY_CAP`` of address space; a peer that fails is tried
@@ -61,11 +61,10 @@ elif kind == "bbn Dask":
         learned = bbn.learn(net, frame)
 elif kind == "pgmpy":
     import pandas as pd
-    from pgmpy.estimators import MaximumLikelihoodEstimator
     from pgmpy.models import DiscreteBayesianNetwork
     data = pd.read_csv(path, dtype=str, keep_default_na=False)
     model = DiscreteBayesianNetwork([(p, v) for v in net.variables for p in net.parents(v)])
-    model.fit(data, estimator=MaximumLikelihoodEstimator)
+    model.fit(data)  # its default estimator: maximum likelihood
 elif kind == "pyAgrum":
     import pyagrum as gum
     template = gum.BayesNet()
