@@ -295,6 +295,10 @@ LOCAL_IMPORTS = {
     ("bbn.classification.command", "run_classify", "bbn.classification.prediction"): PANDAS,
     ("bbn.classification.command", "run_classify", "bbn.data"): PANDAS,
     ("bbn.learning.command", "run_sample", "bbn.learning.sampling"): PANDAS,
+    ("bbn.learning.command", "csv_text", "pyarrow"):
+        "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas otherwise",
+    ("bbn.learning.command", "csv_text", "pyarrow.csv"):
+        "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas otherwise",
     ("bbn.chunks", "_parquet_chunks", "pyarrow.parquet"):
         "optional: pyarrow (bbn[parquet]) reads Parquet files, and only those",
     ("bbn.partitions", "require_dask", "dask"): DASK,

@@ -237,3 +237,21 @@ def test_predict_proba_reads_a_file_in_chunks(chair_rows, chair_file):
     assert streamed.index.tolist() == list(range(2003))
     np.testing.assert_array_equal(streamed.to_numpy(), whole.to_numpy())
     assert net.predict(path, "C", chunksize=300).tolist() == net.predict(frame, "C").tolist()
+
+
+def test_bbn_sample_quotes_states_that_need_it(tmp_path):
+    from bbn.cli import main
+    from bbn.learning.command import csv_text
+
+    net = bbn.Network()
+    net.add_variable("A", ["x, y", 'say "hi"'], table=[0.5, 0.5])
+    net.add_variable("B", ["T", "F"], parents=["A"], table={"x, y": [1.0, 0.0],
+                                                            'say "hi"': [0.0, 1.0]})
+    structure, out = tmp_path / "q.bn", tmp_path / "q.csv"
+    bbn.save(net, structure)
+    assert main(["sample", str(structure), "-n", "50", "--seed", "1", "-o", str(out)]) == 0
+    written = pd.read_csv(out, dtype=str)
+    assert set(written["A"]) == {"x, y", 'say "hi"'}
+    assert ((written["A"] == "x, y") == (written["B"] == "T")).all()
+    frame = pd.DataFrame({"A": pd.Categorical(["T", "F"]), "B": pd.Categorical(["F", "F"])})
+    assert csv_text(frame, header=True) == frame.to_csv(index=False).encode()
