@@ -27,7 +27,12 @@ from bbn.competition import TASKS, answer_task, read_evidence, result_text
 from bbn.errors import BBNError, ImpossibleEvidenceError, suggest
 from bbn.explorer.command import add_serve_arguments, run_serve
 from bbn.formats import read_text, write_atomically
-from bbn.learning.command import add_learn_arguments, run_learn
+from bbn.learning.command import (
+    add_learn_arguments,
+    add_sample_arguments,
+    run_learn,
+    run_sample,
+)
 from bbn.query import parse_query
 from bbn.structure.command import add_structure_arguments, run_structure
 from bbn.trees.command import add_tree_arguments, run_tree
@@ -256,6 +261,8 @@ COMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "render": ("draw a network, its tables or its posteriors with Graphviz",
                add_render_arguments, run_render),
     "learn": ("learn a model's tables from a CSV file", add_learn_arguments, run_learn),
+    "sample": ("draw rows from a model into a CSV file, a chunk at a time",
+               add_sample_arguments, run_sample),
     "classify": ("predict a variable for every row of a CSV file", add_classify_arguments,
                  run_classify),
     "structure": ("learn a network's structure and tables from a CSV file",

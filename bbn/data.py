@@ -97,7 +97,7 @@ def _read_csv(path, states: Mapping[str, Sequence[str]] | None) -> pd.DataFrame:
     try:
         # header=None: the names as written (read_csv would rename a second 'x' to 'x.1').
         written = pd.read_csv(path, nrows=1, header=None, dtype=str, **options)
-        _refuse_duplicates([str(c).strip() for c in written.iloc[0]] if len(written) else [],
+        refuse_duplicates([str(c).strip() for c in written.iloc[0]] if len(written) else [],
                            str(path))
         header = pd.read_csv(path, nrows=0, **options).columns
         dtypes = {c: str for c in header}
@@ -133,7 +133,7 @@ def named_columns(frame: pd.DataFrame, source: str = "data") -> pd.DataFrame:
     ['0', '1']
     """
     names = [str(c) for c in frame.columns]
-    _refuse_duplicates(names, source)
+    refuse_duplicates(names, source)
     if all(type(c) is str for c in frame.columns):
         return frame
     frame = frame.copy(deep=False)  # a new header, the same column data
@@ -141,8 +141,11 @@ def named_columns(frame: pd.DataFrame, source: str = "data") -> pd.DataFrame:
     return frame
 
 
-def _refuse_duplicates(names: Sequence[str], source: str) -> None:
-    """DataError naming the first column name that occurs twice."""
+def refuse_duplicates(names: Sequence[str], source: str) -> None:
+    """DataError naming the first column name that occurs twice.
+
+    >>> refuse_duplicates(["A", "B"], "data")
+    """
     index = pd.Index(names)
     if index.has_duplicates:
         name = index[index.duplicated()][0]
@@ -157,7 +160,7 @@ def _renamed(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     if len(columns) != frame.shape[1]:
         raise DataError(f"columns= names {len(columns)} columns but the data has "
                         f"{frame.shape[1]}")
-    _refuse_duplicates(columns, "columns=")
+    refuse_duplicates(columns, "columns=")
     frame = frame.copy(deep=False)
     frame.columns = columns
     return frame
@@ -375,8 +378,10 @@ def _unknown_message(value, states, name, source, row, row_names) -> str:
 def location(source: str, row: int, row_names=None) -> str:
     """Where row ``row`` (0-based) is: ``line N`` of a CSV file (its header is line 1),
     else ``row <label>`` of a DataFrame (by its index label when ``row_names`` is given)."""
-    if source != "data" and row_names is None:
-        return f"line {row + 2}"
+    if source.lower().endswith((".parquet", ".pq")):  # a Parquet file has no lines
+        return f"row {row_label(row if row_names is None else row_names[row])}"
+    if source != "data":  # a RangeIndex: a chunk's rows, numbered from the file's first row
+        return f"line {row + 2 + (row_names.start if isinstance(row_names, pd.RangeIndex) else 0)}"
     return f"row {row_label(row_names[row] if row_names is not None else row)}"
 
 
@@ -420,7 +425,7 @@ def encode(frame: pd.DataFrame, columns: Sequence[str], states: Sequence[Sequenc
     [[1], [0]]
     """
     require_columns(frame, columns, source)
-    row_names = None if source != "data" else frame.index
+    row_names = frame.index  # a file's chunk: its rows numbered from the file's first
     largest = max((len(s) for s in states), default=0)
     codes = np.empty((len(frame), len(columns)), dtype=np.int8 if largest < 127 else np.int32,
                      order="F")

@@ -40,6 +40,7 @@ from bbn.factor import Factor
 from bbn.inference.engine import Engine
 from bbn.inference.evidence import continuous_error
 from bbn.markov import MarkovNetwork, markov_from_network
+from bbn.partitions import is_dask, posterior_partitions
 from bbn.query import answer
 from bbn.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_ENTRY: re-exported)
     ROUNDING_PER_ENTRY,
@@ -1206,15 +1207,16 @@ class Network:
 
         With a :class:`pandas.DataFrame` as ``evidence`` (one case per row, missing
         cells allowed) the answer for every row comes from one batched elimination, as
-        an array of shape ``(N, |X1|, ..., |Xk|)``; a row with impossible evidence
-        raises ImpossibleEvidenceError, or with ``impossible="nan"`` is NaN (a warning
-        counts such rows). See :meth:`bbn.Engine.posterior`.
+        an array of shape ``(N, |X1|, ..., |Xk|)`` (a Dask DataFrame: a Dask array of
+        that shape, one batched elimination per partition, ``docs/scale.md``); a row
+        with impossible evidence raises ImpossibleEvidenceError, or with
+        ``impossible="nan"`` is NaN (a warning counts such rows). See :meth:`bbn.Engine.posterior`.
 
         Parameters
         ----------
         variables : str or sequence of str
             The query variables.
-        evidence : dict or pandas.DataFrame, optional
+        evidence : dict, pandas.DataFrame or Dask DataFrame, optional
             ``{variable: state}``, or one case per row.
         impossible : {"raise", "nan"}
             What a batch does with a case whose evidence is impossible.
@@ -1225,7 +1227,7 @@ class Network:
 
         Returns
         -------
-        Factor, or for a DataFrame a numpy.ndarray
+        Factor, or for a DataFrame a numpy.ndarray (for a Dask DataFrame a Dask array)
 
         Raises
         ------
@@ -1242,6 +1244,8 @@ class Network:
         """
         if method != "exact":
             return questions.approximate_posterior(self, variables, evidence, method)
+        if is_dask(evidence):  # one Dask array, answered partition by partition
+            return posterior_partitions(self, variables, evidence, impossible)
         return self.engine.posterior(variables, evidence, impossible)
 
     def posteriors(self, evidence=None, impossible: str = "raise", method="exact") -> dict:

@@ -285,6 +285,7 @@ def test_the_insides_check_finds_what_it_looks_for(tmp_path):
 # import that only breaks an import circle does not belong here: restructure instead.
 PANDAS = "start-up: loads pandas, which bbn query and import bbn do without"
 EXPLAIN = "start-up: bbn query and import bbn need none of bbn.explain"
+DASK = "optional: Dask (bbn[dask]) runs Dask collections, and only those"
 CLIQUES = ("start-up: the junction-tree and clique-tree modules (~20 ms) serve every-posterior "
            "questions and very large plans only")
 LOCAL_IMPORTS = {
@@ -294,6 +295,17 @@ LOCAL_IMPORTS = {
         "start-up: bbn.cli imports this module for its arguments on every command",
     ("bbn.classification.command", "run_classify", "bbn.classification.prediction"): PANDAS,
     ("bbn.classification.command", "run_classify", "bbn.data"): PANDAS,
+    ("bbn.classification.command", "_network_chunks", "bbn.classification.prediction"):
+        PANDAS,
+    ("bbn.learning.command", "run_sample", "bbn.learning.sampling"): PANDAS,
+    ("bbn.learning.command", "csv_text", "pyarrow"):
+        "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas otherwise",
+    ("bbn.learning.command", "csv_text", "pyarrow.csv"):
+        "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas otherwise",
+    ("bbn.chunks", "_parquet_chunks", "pyarrow.parquet"):
+        "optional: pyarrow (bbn[parquet]) reads Parquet files, and only those",
+    ("bbn.partitions", "require_dask", "dask"): DASK,
+    ("bbn.partitions", "posterior_partitions", "dask.array"): DASK,
     ("bbn.cli", "run_render", "bbn.rendering"):
         "start-up: loads graphviz, which only bbn render needs",
     ("bbn.explorer.command", "run_serve", "bbn.explorer.server"):

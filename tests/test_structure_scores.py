@@ -121,7 +121,7 @@ def test_bad_questions_are_clear_errors():
         structure_score(net, ROWS, "bick")
     with pytest.raises(ModelError, match="ess .* must be a number > 0, got 0"):
         structure_score(net, ROWS, "bdeu", ess=0)
-    with pytest.raises(DataError, match=r"row 1 has no value for 'B'"):
+    with pytest.raises(DataError, match=r"column 'B', row 1: missing value.*need complete rows"):
         structure_score(net, pd.DataFrame({"A": ["T", "F"], "B": ["T", None]}))
     with pytest.raises(DataError, match="'maybe'"):
         structure_score(net, pd.DataFrame({"A": ["T", "maybe"], "B": ["T", "F"]}))

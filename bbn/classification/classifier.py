@@ -36,6 +36,7 @@ import pandas as pd
 
 from bbn.classification.base import Classifier, check_labels, class_codes
 from bbn.classification.decisions import check_rule, decide, expected_risk, loss_matrix
+from bbn.classification.naive_counts import NaiveCounts
 from bbn.classification.text import (
     TOKEN_PATTERN,
     bag_from_matrix,
@@ -61,13 +62,15 @@ from bbn.learning.estimators import (
     table_from_counts,
 )
 from bbn.learning.gaussian import (
+    Moments,
     check_ddof,
-    fit_gaussian,
-    variance_epsilon,
+    epsilon_from_moments,
+    gaussian_from_moments,
 )
 from bbn.learning.parameters import learn
 from bbn.learning.policies import check_unseen
 from bbn.network import Network
+from bbn.partitions import is_dask, require_dask, sum_over_partitions
 
 KINDS = ("categorical", "bernoulli", "gaussian", "text", "multinomial")
 #: The shapes of the network: the star class → features, or tree-augmented (TAN).
@@ -303,17 +306,139 @@ class NaiveBayes(Classifier):
         >>> model.classes_.tolist(), model.network_.cpt_array("x0").round(3).tolist()
         (['x', 'y'], [[0.667, 0.333], [0.25, 0.75]])
         """
-        estimator = estimator_from_arguments(type(self).__name__, self.estimator, m=self.m,
-                                             prior=self.prior, alpha=self.alpha, ess=self.ess)
-        check_rule(self.decision, self.loss)
-        check_structure(self.structure)
-        ddof = check_ddof(self.ddof)
-        check_unseen(self.unseen)
+        estimator, ddof = self._settings()
+        if is_dask(X):
+            return self._fit_partitions(X, y, sample_weight, estimator, ddof)
         inputs = _Inputs.of(X)
         inputs.require_data()
         labels = check_labels(y, inputs.n_rows)
         weights = check_sample_weight(sample_weight, inputs.n_rows)
         self.classes_, y_codes = class_codes(labels)
+        self._describe(X, y, inputs)
+        counts = self._count(inputs, y_codes, weights)
+        self._build(counts, estimator, ddof)
+        self._counts = counts  # a partial_fit after fit adds to them, as scikit-learn's
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None) -> NaiveBayes:
+        """Add a batch of rows to the counts learned so far, and refit the tables.
+
+        As scikit-learn's ``partial_fit``: the first call needs every class (``classes``),
+        later calls (and calls after :meth:`fit`) add batches: rows that do not fit in
+        memory at once, or that arrive over time. The counts add up, so the model after
+        the last batch is the model :meth:`fit` learns from all rows: the same tables
+        for categorical, Bernoulli and word features, and Gaussian moments combined by
+        Chan's update (equal to rounding). The states of a categorical feature are
+        ``states`` or those of the first batch; a value first seen in a later batch is
+        a DataError naming its column, row and value (declare it with ``states=``). A
+        text feature's vocabulary grows with every batch. ``structure="tan"`` keeps the
+        counts n(c, xi, xj) of every pair of features and grows its tree again from
+        them after each batch.
+
+        Parameters
+        ----------
+        X : DataFrame, array-like, list of texts or sparse matrix
+            A batch of rows, with the columns of the first batch.
+        y : array-like
+            One class label per row, each among ``classes``.
+        classes : array-like, optional
+            Every class label; required on the first call, ignored after.
+        sample_weight : array-like, optional
+            One finite, non-negative weight per row.
+
+        Returns
+        -------
+        NaiveBayes
+            ``self``, fitted on every batch so far.
+
+        Raises
+        ------
+        DataError
+            As :meth:`fit`; also for a first call without ``classes``, a label outside
+            them, columns other than the first batch's, or a categorical value that is
+            no state.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes(states=["a", "b"])
+        >>> model = model.partial_fit([["a"], ["b"]], ["x", "y"], classes=["x", "y"])
+        >>> model.partial_fit([["b"]], ["y"]).network_.cpt_array("x0").round(3).tolist()
+        [[0.667, 0.333], [0.25, 0.75]]
+        """
+        estimator, ddof = self._settings()
+        inputs = _Inputs.of(X)
+        inputs.require_data()
+        labels = check_labels(y, inputs.n_rows)
+        weights = check_sample_weight(sample_weight, inputs.n_rows)
+        first = not hasattr(self, "_counts")
+        if first:
+            if classes is None:
+                raise DataError("classes must be passed on the first call to partial_fit "
+                                "(every class label, so that later batches may lack some)")
+            self.classes_, _ = class_codes(check_labels(classes, len(np.ravel(classes))))
+        y_codes = _label_codes(labels, self.classes_)
+        if first:
+            self._describe(X, y, inputs)
+        elif len(inputs.names) != self.n_features_in_:
+            raise DataError(f"X has {len(inputs.names)} features, but {type(self).__name__} is "
+                            f"expecting {self.n_features_in_} features as input")
+        elif inputs.names != list(self.feature_kinds_):
+            raise DataError(f"X has columns {inputs.names[:5]}, but the first batch had "
+                            f"{list(self.feature_kinds_)[:5]}: every batch needs the same "
+                            "columns")
+        counts = self._count(inputs, y_codes, weights, hint="" if first else PARTIAL_HINT)
+        self._counts = counts if first else self._counts + counts
+        self._build(self._counts, estimator, ddof)
+        return self
+
+    def _fit_partitions(self, X, y, sample_weight, estimator: Estimator,
+                        ddof: int) -> NaiveBayes:
+        """fit on a Dask DataFrame X and Series y (and sample_weight) partitioned alike:
+        the classes and each column's distinct values are computed first (small), then
+        every partition is counted where it lives and the counts are summed there
+        (:func:`bbn.partitions.sum_over_partitions`); no row reaches the client."""
+        dask = require_dask()
+        if not hasattr(X, "columns") or not is_dask(y):
+            raise DataError("a Dask fit needs X as a Dask DataFrame and y as a Dask Series "
+                            "(columns of one frame, partitioned alike)")
+        # split_out=1: each column's distinct values by a tree of reductions, no shuffle
+        labels, *distinct = dask.compute(*[column.drop_duplicates(split_out=1) for column in
+                                           (y, *(X[c] for c in X.columns))])
+        labels = check_labels(pd.Series(labels, name=y.name), len(labels))
+        self.classes_, _ = class_codes(labels)
+        # One frame of every column's distinct values (padded with NaN): the states and
+        # the kinds fit would find in all rows.
+        values = pd.concat([column.reset_index(drop=True) for column in distinct], axis=1)
+        self._describe(values, y, _Inputs.of(values))
+        model, classes = self, self.classes_
+
+        def count(X_part, y_part, w_part=None):
+            inputs = _Inputs.of(X_part)
+            codes = _label_codes(check_labels(y_part, inputs.n_rows), classes)
+            weights = (None if w_part is None
+                       else check_sample_weight(w_part, inputs.n_rows, allow_zero=True))
+            return model._count(inputs, codes, weights)
+
+        collections = (X, y) if sample_weight is None else (X, y, sample_weight)
+        counts = sum_over_partitions(count, *collections)
+        self._build(counts, estimator, ddof)
+        self._counts = counts
+        return self
+
+    def _settings(self) -> tuple[Estimator, int]:
+        """The estimator and ddof, every setting checked (fit's first step)."""
+        estimator = estimator_from_arguments(type(self).__name__, self.estimator, m=self.m,
+                                             prior=self.prior, alpha=self.alpha, ess=self.ess)
+        check_rule(self.decision, self.loss)
+        check_structure(self.structure)
+        check_unseen(self.unseen)
+        return estimator, check_ddof(self.ddof)
+
+    def _describe(self, X, y, inputs) -> None:
+        """The model's shape from the first data: every column's kind and node, the class
+        node's name, the states of the categorical features (``states``, else the values
+        of ``inputs``: all rows, the first batch, or a Dask fit's distinct values)."""
         class_states = [state_texts(c)[0] for c in self.classes_]
         if len(set(class_states)) != len(class_states):
             raise DataError(f"class labels {list(self.classes_)} do not have distinct names")
@@ -326,66 +451,84 @@ class NaiveBayes(Classifier):
             self.feature_names_in_ = np.array(inputs.names, dtype=object)
         else:
             vars(self).pop("feature_names_in_", None)  # from an earlier fit
-        class_name = self.class_variable or (getattr(y, "name", None)
-                                             if isinstance(getattr(y, "name", None), str)
-                                             else None) or "class"
-        net = Network("naive Bayes" if self.structure == "naive"
-                      else "tree-augmented naive Bayes")
-        net.add_variable(class_name, class_states)
-        nodes = _nodes(columns, class_name)
-        self.nodes_ = nodes
-        n_classes = len(class_states)
-        tables: dict[str, np.ndarray] = {}
-        continuous = columns["gaussian"]
-        if continuous:
-            values = inputs.numbers(continuous)
-            epsilon, floor = variance_epsilon(values, self.var_smoothing, weights)
-        discrete = _discrete(columns)
+        self.class_variable_ = self.class_variable or (
+            getattr(y, "name", None) if isinstance(getattr(y, "name", None), str)
+            else None) or "class"
+        self.nodes_ = _nodes(columns, self.class_variable_)
         declared = self.states
         if isinstance(declared, Mapping):  # column 0 is named "0"
             declared = {str(c): s for c, s in declared.items()}
-        states = {c: self._feature_states(c, kinds[c], inputs, declared) for c in discrete}
-        codes = self._discrete_codes(inputs, discrete, states, "error")
-        for column in columns["own node"]:  # network nodes in column order
-            node = nodes[column]
+        self._states = {c: self._feature_states(c, kinds[c], inputs, declared)
+                        for c in _discrete(columns)}
+
+    def _count(self, inputs, y_codes: np.ndarray, weights: np.ndarray | None,
+               hint: str = "") -> NaiveCounts:
+        """The statistics of one batch of rows."""
+        n_classes, columns, states = len(self.classes_), self._columns, self._states
+        counts = NaiveCounts(np.bincount(y_codes, weights=weights, minlength=n_classes))
+        codes = self._discrete_codes(inputs, _discrete(columns), states, "error", hint)
+        continuous = columns["gaussian"]
+        if continuous:
+            values = inputs.numbers(continuous)
+            rows, which = np.nonzero(~np.isnan(values))
+            counts.spread = Moments.of(which, values[rows, which], len(continuous),
+                                       None if weights is None else weights[rows])
+        for column in columns["own node"]:
             if column in codes:
-                k, seen = len(states[column]), codes[column] >= 0
-                net.add_variable(node, states[column], parents=[class_name])
-                tables[node] = family_counts([y_codes[seen], codes[column][seen]],
-                                             [n_classes, k], _seen(weights, seen))
+                seen = codes[column] >= 0
+                counts.tables[self.nodes_[column]] = family_counts(
+                    [y_codes[seen], codes[column][seen]], [n_classes, len(states[column])],
+                    _seen(weights, seen))
             else:  # a Gaussian feature
                 x = values[:, continuous.index(column)]
                 seen = ~np.isnan(x)
-                mean, variance = fit_gaussian([y_codes[seen]], [n_classes], x[seen], ddof=ddof,
-                                              epsilon=epsilon, floor=floor,
-                                              weights=_seen(weights, seen), name=column)
-                net.add_gaussian_variable(node, [class_name], mean, variance)
-        self._tree = {}
-        if self.structure == "tan":
-            self._tree = _feature_tree(discrete, codes, states, y_codes, n_classes, weights)
-            for column, parent in self._tree.items():
-                if parent is not None:
-                    net.set_parents(nodes[column], [class_name, nodes[parent]])
-                    seen = (codes[column] >= 0) & (codes[parent] >= 0)
-                    tables[nodes[column]] = family_counts(
-                        [y_codes[seen], codes[parent][seen], codes[column][seen]],
-                        [n_classes, len(states[parent]), len(states[column])],
-                        _seen(weights, seen))
+                counts.moments[column] = Moments.of(y_codes[seen], x[seen], n_classes,
+                                                    _seen(weights, seen))
         bag, vocabulary = self._bag(inputs, fitting=True)
         if bag is not None:
-            net.add_variable(nodes[WORD_KEY], vocabulary, parents=[class_name])
-            tables[nodes[WORD_KEY]] = class_word_counts(bag, y_codes, n_classes, len(vocabulary),
-                                                        weights)
+            counts.words = class_word_counts(bag, y_codes, n_classes, len(vocabulary), weights)
+            counts.vocabulary = vocabulary
+        if self.structure == "tan":
+            counts.pairs = _pair_counts(_discrete(columns), codes, states, y_codes, n_classes,
+                                        weights)
+        return counts
+
+    def _build(self, counts: NaiveCounts, estimator: Estimator, ddof: int) -> None:
+        """The network from the statistics: P(class), then every feature's table."""
+        class_name, nodes, states = self.class_variable_, self.nodes_, self._states
+        class_states = [state_texts(c)[0] for c in self.classes_]
+        net = Network("naive Bayes" if self.structure == "naive"
+                      else "tree-augmented naive Bayes")
+        net.add_variable(class_name, class_states)
+        if counts.spread is not None:
+            epsilon, floor = epsilon_from_moments(counts.spread, self.var_smoothing)
+        for column in self._columns["own node"]:  # network nodes in column order
+            if column in states:
+                net.add_variable(nodes[column], states[column], parents=[class_name])
+            else:  # a Gaussian feature
+                mean, variance = gaussian_from_moments(
+                    counts.moments[column], [len(class_states)], ddof=ddof, epsilon=epsilon,
+                    floor=floor, name=column)
+                net.add_gaussian_variable(nodes[column], [class_name], mean, variance)
+        tables = dict(counts.tables)
+        self._tree = {} if self.structure != "tan" else _feature_tree(
+            _discrete(self._columns), counts.pairs)
+        for column, parent in self._tree.items():
+            if parent is not None:
+                net.set_parents(nodes[column], [class_name, nodes[parent]])
+                pair = counts.pairs.get((parent, column))  # axes (class, parent, column)
+                tables[nodes[column]] = (pair if pair is not None else
+                                         counts.pairs[column, parent].transpose(0, 2, 1))
+        if counts.words is not None:
+            net.add_variable(nodes[WORD_KEY], counts.vocabulary, parents=[class_name])
+            tables[nodes[WORD_KEY]] = counts.words
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a class with no data for a feature: uniform row
-            for node, counts in tables.items():
-                net.set_cpt(node, table_from_counts(net, node, counts, estimator))
-        net.set_cpt(class_name, self._class_prior(
-            np.bincount(y_codes, weights=weights, minlength=n_classes), class_states))
-        self.class_variable_ = class_name
-        self.vocabulary_ = vocabulary
+            for node, table in tables.items():
+                net.set_cpt(node, table_from_counts(net, node, table, estimator))
+        net.set_cpt(class_name, self._class_prior(counts.classes, class_states))
+        self.vocabulary_ = counts.vocabulary
         self.network_ = net
-        return self
 
     def _input_tags(self) -> dict:
         """scikit-learn's input tags for this instance's kind of features: raw text is one
@@ -908,9 +1051,11 @@ def _generated_names(n_columns: int) -> list[str]:
     return [f"x{j}" for j in range(n_columns)]
 
 
-def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray | None:
+def check_sample_weight(sample_weight, n_rows: int,
+                        allow_zero: bool = False) -> np.ndarray | None:
     """``sample_weight`` as a float array of ``n_rows`` finite, non-negative weights, not
-    all zero (None stays None: every row weighs 1).
+    all zero unless ``allow_zero`` (one partition of many; None stays None: every row
+    weighs 1).
 
     >>> check_sample_weight([1, 2, 0], 3).tolist()
     [1.0, 2.0, 0.0]
@@ -933,9 +1078,30 @@ def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray | None:
         row = int(np.flatnonzero(bad)[0])
         raise DataError(f"sample_weight of row {row} is {weights[row]:g}: weights must be "
                         "finite and non-negative")
-    if not weights.any():
+    if not weights.any() and not allow_zero:
         raise DataError("sample_weight is zero for every row: there is nothing to learn from")
     return weights
+
+
+#: How the message for a value that is no state ends in a later batch of partial_fit.
+PARTIAL_HINT = ("; partial_fit takes a feature's states from states= or its first batch: "
+                "declare every state with states=")
+
+
+def _label_codes(labels: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Each label's index among ``classes`` (partial_fit's), or DataError naming the
+    first label that is none of them.
+
+    >>> _label_codes(np.array(["b", "a"]), np.array(["a", "b"])).tolist()
+    [1, 0]
+    """
+    codes = pd.Index(classes).get_indexer(labels)
+    if (codes < 0).any():
+        row = int(np.flatnonzero(codes < 0)[0])
+        raise DataError(f"y has the label {labels[row:row + 1].tolist()[0]!r} in row {row}, "
+                        f"which is not among the classes {classes.tolist()} of partial_fit's "
+                        "first call")
+    return codes
 
 
 def _seen(weights: np.ndarray | None, seen: np.ndarray) -> np.ndarray | None:
@@ -1040,11 +1206,30 @@ def check_structure(structure) -> str:
     return structure
 
 
-def _feature_tree(columns: list[str], codes: Mapping[str, np.ndarray], states: Mapping,
-                  y_codes: np.ndarray, n_classes: int,
-                  weights: np.ndarray | None) -> dict[str, str | None]:
+def _pair_counts(columns: list[str], codes: Mapping[str, np.ndarray], states: Mapping,
+                 y_codes: np.ndarray, n_classes: int,
+                 weights: np.ndarray | None) -> dict[tuple[str, str], np.ndarray]:
+    """n(c, xi, xj) for every pair of columns i < j, counted on the rows that have both
+    values: what a tree-augmented model learns its tree and its tables from."""
+    pairs = {}
+    for a in range(len(columns)):
+        for b in range(a + 1, len(columns)):
+            family = [y_codes, codes[columns[a]], codes[columns[b]]]
+            seen = (family[1] >= 0) & (family[2] >= 0)
+            if not seen.all():  # complete columns (the usual case) are counted uncopied
+                family, pair_weights = [f[seen] for f in family], _seen(weights, seen)
+            else:
+                pair_weights = weights
+            pairs[columns[a], columns[b]] = family_counts(
+                family, [n_classes, len(states[columns[a]]), len(states[columns[b]])],
+                pair_weights)
+    return pairs
+
+
+def _feature_tree(columns: list[str],
+                  pairs: Mapping[tuple[str, str], np.ndarray]) -> dict[str, str | None]:
     """The tree parent of every column (None for the root): the maximum spanning tree of
-    I(Xi; Xj | C), each pair counted on the rows that have both values."""
+    I(Xi; Xj | C) from the pair counts of :func:`_pair_counts`."""
     # here: networkx costs ~0.3 s to import, and only a TAN needs the tree
     from bbn.structure.tree import conditional_mutual_information, spanning_tree
 
@@ -1052,15 +1237,7 @@ def _feature_tree(columns: list[str], codes: Mapping[str, np.ndarray], states: M
     information = np.full((n, n), -np.inf)
     for a in range(n):
         for b in range(a + 1, n):
-            family = [y_codes, codes[columns[a]], codes[columns[b]]]
-            seen = (family[1] >= 0) & (family[2] >= 0)
-            if not seen.all():  # complete columns (the usual case) are counted uncopied
-                family, pair_weights = [f[seen] for f in family], _seen(weights, seen)
-            else:
-                pair_weights = weights
-            counts = family_counts(family, [n_classes, len(states[columns[a]]),
-                                            len(states[columns[b]])], pair_weights)
-            information[a, b] = conditional_mutual_information(counts)
+            information[a, b] = conditional_mutual_information(pairs[columns[a], columns[b]])
     parents = spanning_tree(information, ~np.eye(n, dtype=bool), 0, columns)
     depth = [0] * n
     for a in range(n):

@@ -1,8 +1,11 @@
 """``bbn classify MODEL DATA.csv --target COL``: predictions for every row, as CSV.
 
-The output has one row per input row: the decided state (``predicted``) and the
-posterior of every state (``P(COL=state)``). MODEL may also be a decision tree saved by
-``bbn tree -o tree.json``: its leaves' class shares are the posterior. When DATA has the
+DATA is read, predicted and written a chunk of rows at a time (``--chunksize``), so a
+file larger than memory works. The output has one row per input row: the decided state
+(``predicted``) and the posterior of every state (``P(COL=state)``). MODEL may also be a
+decision tree saved by ``bbn tree -o tree.json``: its leaves' class shares are the
+posterior (the file is then read whole: a tree types its columns from all of them). When
+DATA has the
 target column, the accuracy and the confusion matrix (rows: true state, columns:
 predicted) are printed — to stdout when the predictions go to a file, else to stderr.
 Only argparse, numpy and the lists of choices are imported here; the work (and pandas)
@@ -12,6 +15,7 @@ loads when the command runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 import numpy as np
@@ -19,7 +23,7 @@ import numpy as np
 import bbn
 from bbn.classification.decisions import RULES, check_rule, decide, loss_matrix
 from bbn.errors import DataError
-from bbn.formats import write_atomically
+from bbn.formats import atomic_writer
 from bbn.learning.policies import UNSEEN_POLICIES
 from bbn.trees.command import is_tree_file, tree_posteriors
 
@@ -37,12 +41,14 @@ def add_classify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unseen", choices=UNSEEN_POLICIES, default="error",
                         help="a value that is no state: error (default) or treat as missing")
     parser.add_argument("-o", "--output", help="CSV file for the predictions (default stdout)")
+    parser.add_argument("--chunksize", type=int, help="rows read, predicted and written at a "
+                        "time (default: from the memory limit)")
 
 
 def run_classify(args: argparse.Namespace) -> int:
     import pandas as pd  # here, not at the top: `bbn query` must not load pandas (start-up)
 
-    from bbn.classification.prediction import check_target, decide_rows, posterior_table
+    from bbn.classification.prediction import check_target
     from bbn.data import MISSING, encode_column, read_data
 
     rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)
@@ -54,44 +60,59 @@ def run_classify(args: argparse.Namespace) -> int:
         states, posterior = tree_posteriors(args.model, frame, args.target)
         chosen = decide(posterior, rule, loss=None if args.loss is None
                         else loss_matrix(args.loss, states))
+        decided = iter([(frame, source, posterior, chosen)])
     else:
         net = bbn.load(args.model, normalize=args.normalize)
         check_target(net, args.target)  # before reading the data
-        frame, source = read_data(args.data, states={v: net.states(v) for v in net.variables
-                                                     if not net.is_gaussian(v)})
-        table = posterior_table(net, frame, args.target, source=source, unseen=args.unseen)
-        posterior = table.to_numpy()
         states = list(net.states(args.target))
-        chosen = decide_rows(net, posterior, args.target, rule, args.loss)
-    output = pd.DataFrame({"predicted": np.asarray(states, dtype=object)[chosen]})
-    for j, s in enumerate(states):
-        output[f"P({args.target}={s})"] = posterior[:, j]
-    text = output.to_csv(index=False, float_format="%.10g")
+        decided = _network_chunks(net, args, rule)
+    confusion = np.zeros((len(states), len(states)), dtype=np.int64)
+    scored = written = 0
+    with contextlib.ExitStack() as stack:
+        out = (stack.enter_context(atomic_writer(args.output)) if args.output
+               else sys.stdout.buffer)
+        for frame, source, posterior, chosen in decided:
+            output = pd.DataFrame({"predicted": np.asarray(states, dtype=object)[chosen]})
+            for j, s in enumerate(states):
+                output[f"P({args.target}={s})"] = posterior[:, j]
+            out.write(output.to_csv(index=False, float_format="%.10g",
+                                    header=written == 0).encode("utf-8"))
+            written += len(output)
+            if args.target in frame.columns:
+                scored += 1
+                truth = encode_column(frame[args.target], states, name=args.target,
+                                      source=source, unknown="missing")
+                known = truth != MISSING
+                np.add.at(confusion, (truth[known], chosen[known]), 1)
+        if not args.output:
+            sys.stdout.flush()
     report = sys.stderr
     if args.output:
-        try:
-            write_atomically(args.output, text)
-        except OSError as error:
-            raise DataError(f"{args.output}: cannot write: {error}") from None
-        print(f"wrote {args.output} ({len(output)} predictions)")
+        print(f"wrote {args.output} ({written} predictions)")
         report = sys.stdout
-    else:
-        sys.stdout.write(text)
-    if args.target in frame.columns:
-        truth = encode_column(frame[args.target], states, name=args.target, source=source,
-                              unknown="missing")
-        known = truth != MISSING
-        _print_scores(truth[known], chosen[known], states, report)
+    if scored:
+        _print_scores(confusion, states, report)
     return 0
 
 
-def _print_scores(truth, chosen, states, stream) -> None:
-    if not len(truth):
+def _network_chunks(net, args: argparse.Namespace, rule: str):
+    """(frame, source, posterior, decided state indices) for each chunk of the data."""
+    from bbn.classification.prediction import decide_rows, posterior_table, prediction_chunks
+
+    for frame, source in prediction_chunks(net, args.data, chunksize=args.chunksize):
+        posterior = posterior_table(net, frame, args.target, source=source,
+                                    unseen=args.unseen).to_numpy()
+        yield frame, source, posterior, decide_rows(net, posterior, args.target, rule,
+                                                    args.loss)
+
+
+def _print_scores(counts: np.ndarray, states, stream) -> None:
+    """The accuracy and the confusion matrix (rows: true state, columns: predicted)."""
+    total = int(counts.sum())
+    if not total:
         return
-    accuracy = float(np.mean(truth == chosen))
-    print(f"accuracy {accuracy:.6f} ({int(np.sum(truth == chosen))}/{len(truth)})", file=stream)
-    counts = np.zeros((len(states), len(states)), dtype=int)
-    np.add.at(counts, (truth, chosen), 1)
+    right = int(np.trace(counts))
+    print(f"accuracy {right / total:.6f} ({right}/{total})", file=stream)
     header = ["true \\ predicted", *states]
     rows = [header] + [[s, *map(str, row)] for s, row in zip(states, counts, strict=True)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]

@@ -22,32 +22,53 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bbn.chunks import Chunk, chunks
 from bbn.classification.decisions import check_rule, decide, loss_matrix
 from bbn.codes import observed_groups
-from bbn.data import MISSING, encode_column, numeric_column, read_data
+from bbn.data import MISSING, encode_column, numeric_column
 from bbn.inference.evidence import check_discrete, check_variables
 from bbn.learning.policies import check_unseen
 from bbn.network import Network
+from bbn.partitions import is_dask, map_partitions
 
 #: Rows per batched elimination (bounds memory; the engine checks its own limit too).
 BATCH_ROWS = 50_000
 
 
 def predict_proba(net: Network, data, target: str, *, columns=None,
-                  unseen: str = "error") -> pd.DataFrame:
+                  unseen: str = "error", chunksize: int | None = None):
     """P(target = s | row) for every row (index kept) and state s (one column each).
 
     Columns that name variables are evidence (the target's own column is ignored);
     missing cells are summed out. ``unseen="ignore"`` treats a value that is not a state
     as missing instead of raising DataError. Impossible evidence in a row raises
-    :class:`bbn.ImpossibleEvidenceError` naming the row.
+    :class:`bbn.ImpossibleEvidenceError` naming the row. A CSV or Parquet file (or an
+    iterable of DataFrames) is read ``chunksize`` rows at a time (:mod:`bbn.chunks`):
+    memory holds one chunk and the answer. A Dask DataFrame gives a Dask DataFrame,
+    computed partition by partition (:mod:`bbn.partitions`).
     """
     check_target(net, target)
     check_unseen(unseen)
+    if is_dask(data):
+        meta = pd.DataFrame({s: pd.Series(dtype=float) for s in net.states(target)})
+        return map_partitions(data, lambda frame: posterior_table(net, frame, target,
+                                                                  unseen=unseen), meta)
+    tables = [posterior_table(net, frame, target, source=source, unseen=unseen)
+              for frame, source in prediction_chunks(net, data, columns, chunksize)]
+    return tables[0] if len(tables) == 1 else pd.concat(tables)
+
+
+def prediction_chunks(net: Network, data, columns=None, chunksize: int | None = None):
+    """The chunks of ``data`` with the network's discrete states parsed as categoricals
+    (see :func:`bbn.chunks.chunks`); at least one, so that no rows give an empty answer."""
     network = net.compiled()
-    frame, source = read_data(data, columns, {v: network.states[v] for v in network.variables
-                                              if v not in network.gaussian})
-    return posterior_table(net, frame, target, source=source, unseen=unseen)
+    states = {v: network.states[v] for v in network.variables if v not in network.gaussian}
+    empty = True
+    for chunk in chunks(data, columns, states, chunksize):
+        empty = False
+        yield chunk
+    if empty:
+        yield Chunk(pd.DataFrame(), "data")
 
 
 def posterior_table(net: Network, frame: pd.DataFrame, target: str, *, source: str = "data",
@@ -84,13 +105,21 @@ def posterior_table(net: Network, frame: pd.DataFrame, target: str, *, source: s
 
 
 def predict(net: Network, data, target: str, *, decision: str = "map", loss=None,
-            columns=None, unseen: str = "error") -> pd.Series:
+            columns=None, unseen: str = "error", chunksize: int | None = None):
     """The decided state of ``target`` for every row: MAP (default), ML or minimum risk.
 
     ``loss`` (for ``decision="risk"``): see :func:`bbn.classification.decisions.loss_matrix`.
+    Data are read as :func:`predict_proba` reads them; a Dask DataFrame gives a Dask
+    Series.
     """
     rule = check_rule(decision, loss)
-    posterior = predict_proba(net, data, target, columns=columns, unseen=unseen)
+    if is_dask(data):
+        check_target(net, target)
+        return map_partitions(data, lambda frame: predict(net, frame, target, decision=decision,
+                                                          loss=loss, unseen=unseen),
+                              pd.Series(dtype=object, name=target))
+    posterior = predict_proba(net, data, target, columns=columns, unseen=unseen,
+                              chunksize=chunksize)
     chosen = decide_rows(net, posterior.to_numpy(), target, rule, loss)
     return pd.Series(np.asarray(net.states(target), dtype=object)[chosen],
                      index=posterior.index, name=target)

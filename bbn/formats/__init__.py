@@ -17,13 +17,16 @@ file bbn writes goes through).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import importlib
 import os
 import stat
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from bbn.errors import BBNError, suggest
 from bbn.markov import MarkovNetwork
@@ -306,19 +309,53 @@ def write_atomically(path: str | os.PathLike, content: str | bytes) -> None:
     >>> read_text(path)
     'hello'
     """
+    with atomic_writer(path) as file:
+        file.write(content.encode("utf-8") if isinstance(content, str) else content)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """A binary file to write ``path`` piece by piece, atomically: the pieces go to a
+    temporary file in the same folder (gzipped when the name ends in ``.gz``), renamed
+    to ``path`` when the ``with`` block ends; an error inside the block leaves ``path``
+    untouched. :func:`write_atomically` writes one piece; ``bbn sample`` one per chunk.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (or replace).
+
+    Yields
+    ------
+    file
+        A binary file object.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the folder does not exist; any OSError of writing (the file is untouched).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "rows.csv")
+    >>> with atomic_writer(path) as file:
+    ...     _ = file.write(b"A,B\\n")
+    >>> read_text(path)
+    'A,B\\n'
+    """
     path = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise FileNotFoundError(f"no folder {str(directory)!r} to write {path.name!r} in")
-    data = content.encode("utf-8") if isinstance(content, str) else content
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(handle, "wb") as raw:
             if path.name.lower().endswith(".gz"):
                 with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
-                    zipped.write(data)
+                    yield zipped
             else:
-                raw.write(data)
+                yield raw
         os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
     except BaseException:

@@ -4,7 +4,8 @@
   (:class:`MLE`, :class:`MEstimate`, :class:`Laplace`, :class:`BDeu`, or its name), with
   missing values refused, dropped, or handled by EM;
 * :func:`em` — expectation–maximisation with its log-likelihood trace;
-* :func:`sample` — forward sampling, ``n`` rows as a DataFrame.
+* :func:`sample` — forward sampling, ``n`` rows as a DataFrame; :func:`sample_chunks`
+  the same a chunk at a time (for files larger than memory).
 
 See ``docs/learning.md``. Names load on first use, so the command line can import
 ``bbn.learning.command`` without pandas.
@@ -17,6 +18,7 @@ from bbn.lazy import lazy_attributes
 _NAMES = {
     "learn": "bbn.learning.parameters",
     "sample": "bbn.learning.sampling",
+    "sample_chunks": "bbn.learning.sampling",
     "em": "bbn.learning.missing",
     "EMResult": "bbn.learning.convergence",
     "ESTIMATORS": "bbn.learning.estimators",

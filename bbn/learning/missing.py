@@ -44,8 +44,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bbn.chunks import chunks
 from bbn.codes import distinct_rows, mixed_radix
-from bbn.data import MISSING, encode, read_data, require_columns
+from bbn.data import MISSING, encode, require_columns
 from bbn.errors import DataError
 from bbn.inference import posterior_of_cases
 from bbn.learning.convergence import EMResult, check_iteration, converged
@@ -82,7 +83,8 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
        tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
        initial: Network | None = None, ddof: int = 0, var_smoothing: float = 0.0,
        hard: bool = False, m: float | None = None, prior: Mapping | None = None,
-       alpha: float | None = None, ess: float | None = None) -> EMResult:
+       alpha: float | None = None, ess: float | None = None,
+       chunksize: int | None = None) -> EMResult:
     """Learn every table of ``net`` from ``data`` with missing values by EM.
 
     Variables without a column are hidden (never observed). Initial tables: those of
@@ -113,6 +115,10 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
         Seeds the random part of the initial tables.
     initial : Network, optional
         Tables to start from.
+    chunksize : int, optional
+        Rows per chunk of a CSV or Parquet file (discrete networks): each chunk is
+        reduced to its distinct rows and their counts, which are merged, so memory holds
+        the distinct rows, not all rows; every iteration then runs on them.
     ddof, var_smoothing, hard
         For networks with Gaussian variables and for hard EM (see above).
     m, prior, alpha, ess
@@ -148,20 +154,9 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
         return mixture_em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                           seed=seed, initial=initial, ddof=ddof, var_smoothing=var_smoothing,
                           hard=hard)
-    frame, source = read_data(data, columns, {v: net.states(v) for v in net.variables})
     variables = list(net.variables)
-    present = [v for v in variables if v in set(map(str, frame.columns))]
-    if not present:
-        require_columns(frame, variables, source)
-    if len(frame) == 0:  # as bbn.learn: EM on no rows would return its start unchanged
-        raise DataError(f"{source}: no rows to learn from")
-    codes = np.full((len(frame), len(variables)), MISSING, dtype=np.int64)
     position = {v: j for j, v in enumerate(variables)}
-    codes[:, [position[v] for v in present]] = encode(frame, present,
-                                                      [net.states(v) for v in present],
-                                                      source=source)
-    rows, inverse = distinct_rows(codes)
-    weights = np.bincount(inverse, minlength=len(rows)).astype(float)
+    rows, weights = _distinct_over_chunks(net, data, columns, chunksize)
     shape = _Shape(net, variables)
     fixed = {v: _observed_counts(rows, weights, [position[u] for u in shape.families[v]],
                                  shape.cards_of(v)) for v in variables}
@@ -194,6 +189,33 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
         for v in variables:
             warn_unseen(net, v, expected[v])
     return result
+
+
+def _distinct_over_chunks(net: Network, data, columns, chunksize) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of codes (MISSING where unobserved or without a column) over
+    every chunk of ``data``, and how many times each occurs: EM's sufficient data, since
+    the E-step gives equal rows equal expected counts."""
+    variables = list(net.variables)
+    position = {v: j for j, v in enumerate(variables)}
+    merged = np.empty((0, len(variables)), dtype=np.int64)
+    weights = np.empty(0)
+    source = "data"
+    for chunk in chunks(data, columns, {v: net.states(v) for v in variables}, chunksize):
+        frame, source = chunk
+        present = [v for v in variables if v in set(map(str, frame.columns))]
+        if not present:
+            require_columns(frame, variables, source)
+        codes = np.full((len(frame), len(variables)), MISSING, dtype=np.int64)
+        codes[:, [position[v] for v in present]] = encode(frame, present,
+                                                          [net.states(v) for v in present],
+                                                          source=source)
+        both = np.concatenate([merged, codes])
+        merged, inverse = distinct_rows(both)
+        weights = np.bincount(inverse, minlength=len(merged),
+                              weights=np.concatenate([weights, np.ones(len(codes))]))
+    if not weights.sum():  # as bbn.learn: EM on no rows would return its start unchanged
+        raise DataError(f"{source}: no rows to learn from")
+    return merged, weights
 
 
 class _Shape:

@@ -20,27 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
-import pandas as pd
-
-from bbn.data import (
-    MISSING,
-    encode,
-    location,
-    numeric_column,
-    read_data,
-    require_columns,
-)
+from bbn.chunks import source_name
 from bbn.errors import DataError
-from bbn.learning.counting import check_family_sizes, family_counts
+from bbn.learning.counting import check_family_sizes
 from bbn.learning.estimators import (
     Estimator,
     estimator_from_arguments,
     table_from_counts,
 )
-from bbn.learning.gaussian import check_ddof, fit_gaussian, variance_epsilon
+from bbn.learning.gaussian import check_ddof, epsilon_from_moments, gaussian_from_moments
 from bbn.learning.missing import em
 from bbn.learning.policies import MISSING_POLICIES
+from bbn.learning.statistics import table_statistics
 from bbn.network import Network
 
 
@@ -48,16 +39,19 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
           columns=None, ddof: int | None = None, var_smoothing: float = 0.0,
           tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
           m: float | None = None, prior: Mapping | None = None, alpha: float | None = None,
-          ess: float | None = None) -> Network:
+          ess: float | None = None, chunksize: int | None = None) -> Network:
     """A copy of ``net`` whose tables are estimated from ``data``.
 
     Parameters
     ----------
     net : Network
         The structure (variables, states, parents); its tables, if any, are not used.
-    data : DataFrame, str or path, or numpy array
-        The rows: a DataFrame, a CSV path, or a numpy array (structured, or 2-D with
-        ``columns=``). Columns match variables by name; extra columns are ignored.
+    data : DataFrame, str or path, numpy array, iterable of DataFrames, or Dask DataFrame
+        The rows: a DataFrame, a CSV or Parquet path (read ``chunksize`` rows at a time,
+        so a file larger than memory works), a numpy array (structured, or 2-D with
+        ``columns=``), DataFrames in turn (a generator of chunks), or a Dask DataFrame
+        (counted per partition on its scheduler; ``bbn[dask]``). Columns match
+        variables by name; extra columns are ignored. See ``docs/scale.md``.
     estimator : Estimator or str, default "mle"
         :class:`~bbn.learning.estimators.MLE`, ``Laplace(alpha)``, ``MEstimate(m, prior)``
         or ``BDeu(ess)`` (:mod:`bbn.learning.estimators`), or one's name: ``"mle"``,
@@ -79,6 +73,10 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
         (:mod:`bbn.learning.mixture`).
     tol, max_iter, seed
         EM's stopping rule (:mod:`bbn.learning.convergence`) and its random start.
+    chunksize : int, optional
+        Rows per chunk of a CSV or Parquet file (default
+        :func:`bbn.chunks.default_chunksize`: a quarter of the memory limit). The tables
+        do not depend on it.
     m, prior, alpha, ess
         Deprecated (FutureWarning): the settings of a named estimator; give the
         estimator as a value instead (``estimator=Laplace(alpha=0.5)``).
@@ -115,45 +113,22 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     check_family_sizes(net)
     if missing == "em":
         return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
-                  seed=seed, ddof=ddof, var_smoothing=var_smoothing).network
-    discrete = [v for v in net.variables if not net.is_gaussian(v)]
-    continuous = [v for v in net.variables if net.is_gaussian(v)]
-    frame, source = read_data(data, columns, {v: net.states(v) for v in discrete})
-    require_columns(frame, net.variables, source)
-    codes = encode(frame, discrete, [net.states(v) for v in discrete], source=source)
-    values = np.column_stack([numeric_column(frame[v], v, source) for v in continuous]
-                             ) if continuous else np.empty((len(frame), 0))
-    incomplete = (codes == MISSING).any(axis=1) | np.isnan(values).any(axis=1)
-    if incomplete.any():
-        if missing == "error":
-            raise DataError(_missing_message(frame, codes, values, discrete, continuous, source))
-        codes, values = codes[~incomplete], values[~incomplete]
-    if len(codes) == 0:
-        raise DataError(f"{source}: no rows to learn from"
-                        + (" (every row has a missing value)" if incomplete.any() else ""))
+                  seed=seed, ddof=ddof, var_smoothing=var_smoothing,
+                  chunksize=chunksize).network
+    statistics = table_statistics(net, data, columns=columns, missing=missing,
+                                  chunksize=chunksize)
+    if statistics.rows == 0:
+        raise DataError(f"{source_name(data)}: no rows to learn from"
+                        + (" (every row has a missing value)" if statistics.dropped else ""))
     learned = net.copy()
-    position = {v: j for j, v in enumerate(discrete)}
-    for v in discrete:
-        family = net.parents(v) + (v,)
-        counts = family_counts([codes[:, position[u]] for u in family],
-                               [net.cardinality(u) for u in family])
+    for v, counts in statistics.counts.items():
         learned.set_cpt(v, table_from_counts(net, v, counts, estimator))
-    if continuous:
-        epsilon, floor = variance_epsilon(values, var_smoothing)
-        for j, v in enumerate(continuous):
-            parents = net.parents(v)
-            mean, variance = fit_gaussian([codes[:, position[p]] for p in parents],
-                                          [net.cardinality(p) for p in parents], values[:, j],
-                                          ddof=ddof, epsilon=epsilon, floor=floor, name=v)
+    if statistics.moments:
+        epsilon, floor = epsilon_from_moments(statistics.columns, var_smoothing)
+        for v, moments in statistics.moments.items():
+            mean, variance = gaussian_from_moments(
+                moments, [net.cardinality(p) for p in net.parents(v)], ddof=ddof,
+                epsilon=epsilon, floor=floor, name=v)
             learned.set_gaussian(v, mean, variance)
     return learned
 
-
-def _missing_message(frame: pd.DataFrame, codes, values, discrete, continuous, source) -> str:
-    holes = np.column_stack([codes == MISSING, np.isnan(values)])
-    row, column = (int(i) for i in np.argwhere(holes)[0])
-    name = (discrete + continuous)[column]
-    where = location(source, row, None if source != "data" else frame.index)
-    return (f"{source}: column {name!r}, {where}: missing value ({int(holes.any(axis=1).sum())} "
-            "row(s) have one); pass missing='drop' to ignore those rows or missing='em' to "
-            "learn with expectation-maximisation")

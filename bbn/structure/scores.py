@@ -33,9 +33,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from bbn.data import complete_codes, read_data, require_columns
-from bbn.errors import ModelError, suggest
-from bbn.learning.counting import check_family_sizes, family_counts
+from bbn.chunks import source_name
+from bbn.errors import DataError, ModelError, suggest
+from bbn.learning.counting import check_family_sizes
+from bbn.learning.statistics import table_statistics
 from bbn.network import Network
 
 #: The scores :func:`structure_score` knows, by name.
@@ -117,7 +118,8 @@ def family_score(counts: np.ndarray, score: str = "bic", rows: int | None = None
 
 
 def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
-                    columns=None, per_variable: bool = False) -> float | Mapping[str, float]:
+                    columns=None, per_variable: bool = False,
+                    chunksize: int | None = None) -> float | Mapping[str, float]:
     """S(G : D): how well the DAG of ``net`` explains complete discrete ``data``.
 
     Only the structure is read (variables, states, parents): a structure-only model
@@ -127,8 +129,10 @@ def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
     ----------
     net : Network
         The DAG and the variables' states.
-    data : DataFrame, str or path, or numpy array
-        Complete rows (a missing value is a DataError: drop or impute first).
+    data : DataFrame, str or path, numpy array, iterable of DataFrames, or Dask DataFrame
+        Complete rows (a missing value is a DataError: drop or impute first); files are
+        read ``chunksize`` rows at a time and a Dask DataFrame is counted per partition,
+        as :func:`bbn.learn` reads data.
     score : {"loglik", "bic", "aic", "k2", "bdeu"}, default "bic"
         The score; formulas in :mod:`bbn.structure.scores`.
     ess : float, default 1.0
@@ -137,6 +141,8 @@ def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
         Column names for a 2-D numpy array.
     per_variable : bool, default False
         Return ``{variable: its family's term}`` instead of the sum.
+    chunksize : int, optional
+        Rows per chunk of a CSV or Parquet file (the score does not depend on it).
 
     Returns
     -------
@@ -173,14 +179,11 @@ def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
                          "are for discrete variables")
     variables = list(net.variables)
     check_family_sizes(net)
-    frame, source = read_data(data, columns, {v: net.states(v) for v in variables})
-    require_columns(frame, variables, source)
-    codes = complete_codes(frame, variables, [net.states(v) for v in variables], source)
-    position = {v: j for j, v in enumerate(variables)}
-    terms = {}
-    for v in variables:
-        family = net.parents(v) + (v,)
-        counts = family_counts([codes[:, position[u]] for u in family],
-                               [net.cardinality(u) for u in family])
-        terms[v] = family_score(counts, score, rows=len(codes), ess=ess)
+    statistics = table_statistics(net, data, columns=columns, chunksize=chunksize,
+                                  hint="structure scores need complete rows (drop or "
+                                  "impute them first)")
+    if not statistics.rows:
+        raise DataError(f"{source_name(data)}: no rows to learn a structure from or score")
+    terms = {v: family_score(statistics.counts[v], score, rows=statistics.rows, ess=ess)
+             for v in variables}
     return terms if per_variable else math.fsum(terms.values())

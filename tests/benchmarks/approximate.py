@@ -1,4 +1,4 @@
-"""Workload 10: approximate inference at equal budgets — time and error against exact.
+"""Workload 12: approximate inference at equal budgets — time and error against exact.
 
 For each network, one evidence set of 3 variables (:func:`evidence_cases`), the exact
 posteriors of every node from bbn's junction tree, then one row per method with bbn's and
@@ -68,7 +68,7 @@ def pyagrum_run(bn, method: str, samples: int, evidence: dict[str, str]):
 
 
 def run(settings: Settings, networks: list[str] | None = None) -> Section:
-    section = Section("10", TITLE, ["bbn", "pyAgrum"], [("bbn", "pyAgrum")])
+    section = Section("12", TITLE, ["bbn", "pyAgrum"], [("bbn", "pyAgrum")])
     samples = QUICK_SAMPLES if settings.quick else SAMPLES
     section.comment = (f"equal budgets: {samples} samples (lw, is, gibbs), tolerance 1e-8 "
                        "(lbp); MAE = mean |P̂ − P| over the states of the unobserved nodes")

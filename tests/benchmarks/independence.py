@@ -1,4 +1,4 @@
-"""Workload 9: d-separation, is X ⟂ Y | Z? — 100 random questions per cell.
+"""Workload 10: d-separation, is X ⟂ Y | Z? — 100 random questions per cell.
 
 X and Y are two random variables, Z each other variable with probability 0.15 (seeded by
 the network's name), the same questions for every library; time per question.
@@ -33,7 +33,7 @@ def questions(name: str, count: int) -> list[tuple[str, str, list[str]]]:
 
 
 def run(settings: Settings, networks: list[str] | None = None) -> Section:
-    section = Section("9", TITLE, ["bbn", "bbn trail", "pyAgrum", "pgmpy"],
+    section = Section("10", TITLE, ["bbn", "bbn trail", "pyAgrum", "pgmpy"],
                       [("bbn", "pyAgrum"), ("bbn", "pgmpy"), ("bbn trail", "pyAgrum")])
     section.comment = ("bbn = networkx's is_d_separator on the kept graph; bbn trail = "
                        "active_trail (one active trail and why each node passes, or None)")

@@ -29,6 +29,7 @@ from tests.benchmarks import (  # noqa: E402
     learning,
     load,
     naive_bayes,
+    scale,
     single_query,
     startup,
     structure,
@@ -41,7 +42,7 @@ from tests.benchmarks.models import CACHE, NETWORKS  # noqa: E402
 WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5": learning,
              "6": naive_bayes, "7": startup, "8": structure, "9": explorer,
              "10": independence, "11": trees, "12": approximate,
-             "13": uai}
+             "13": uai, "14": scale}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],
@@ -64,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated network names (default: each workload's own)")
     parser.add_argument("--rows", default=None,
                         help="comma-separated sample sizes for the workloads that take them "
-                             "(8: default 1000,10000,100000; --quick 1000)")
+                             "(8: default 1000,10000,100000; --quick 1000; "
+                             "9: default 2000000, --quick 100000)")
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds of repetitions per cell (default 1, --quick 0.2)")
     parser.add_argument("--json", default=str(CACHE / "bench-results.json"),

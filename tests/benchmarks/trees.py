@@ -1,4 +1,4 @@
-"""Workload 9: decision trees — fit + predict against scikit-learn's Cython tree, and a
+"""Workload 11: decision trees — fit + predict against scikit-learn's Cython tree, and a
 multi-way categorical fit on 100,000 alarm samples.
 
 * digits (8×8 images, pixels 0–16 as numbers) and iris, the 75/25 stratified split of
@@ -36,7 +36,7 @@ def split(loader):
 
 
 def run(settings: Settings, networks: list[str] | None = None) -> Section:
-    section = Section("9", TITLE, ["bbn", "scikit-learn"], [("bbn", "scikit-learn")])
+    section = Section("11", TITLE, ["bbn", "scikit-learn"], [("bbn", "scikit-learn")])
     section.comment = ("digits, iris: fit on 75% + predict the other 25%; alarm: fit on "
                        f"{ALARM_ROWS:,} rows (scikit-learn: ordinal codes, a binary tree)")
     try:

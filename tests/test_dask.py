@@ -1,0 +1,96 @@
+"""Dask collections on a LocalCluster of two worker processes: tables, naive Bayes
+models, predictions and posteriors equal the in-memory results. Skipped without Dask."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbn
+from bbn.errors import DataError
+
+dd = pytest.importorskip("dask.dataframe", reason="Dask is not installed (bbn[dask])")
+distributed = pytest.importorskip("dask.distributed", reason="dask.distributed is absent")
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two worker processes on this machine, one thread each."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def rows():
+    net = bbn.load("models/chair.bn")
+    frame = bbn.sample(net, 3001, seed=5).astype(str)
+    return net, frame, dd.from_pandas(frame, npartitions=4)
+
+
+def test_learn_counts_per_partition(client, rows):
+    net, frame, parts = rows
+    for estimator in ("mle", bbn.BDeu(ess=2)):
+        learned, whole = bbn.learn(net, parts, estimator), bbn.learn(net, frame, estimator)
+        for v in net.variables:
+            assert np.array_equal(learned.cpt_array(v), whole.cpt_array(v)), v
+
+
+def test_structure_score_counts_per_partition(client, rows):
+    net, frame, parts = rows
+    assert bbn.structure_score(net, parts, "bdeu") == pytest.approx(
+        bbn.structure_score(net, frame, "bdeu"), rel=1e-13)
+
+
+def test_a_bad_value_in_a_partition_is_the_same_error(client, rows):
+    net, frame, _ = rows
+    bad = frame.copy()
+    bad.iloc[2500, 0] = "maybe"
+    with pytest.raises(DataError, match=r"column 'C', row 2500: value 'maybe' is not a state"):
+        bbn.learn(net, dd.from_pandas(bad, npartitions=3))
+
+
+def test_naive_bayes_fit_on_partitions(client):
+    rng = np.random.default_rng(2)
+    n = 900
+    X = pd.DataFrame({"colour": rng.choice(["red", "blue", "green"], n),
+                      "count": rng.integers(0, 4, n),
+                      "height": rng.normal(170, 10, n)})
+    y = pd.Series(rng.choice(["a", "b"], n), name="kind")
+    options = dict(features={"height": "gaussian"})
+    whole = bbn.NaiveBayes(**options).fit(X, y)
+    parts = dd.from_pandas(X.assign(kind=y), npartitions=3)
+    model = bbn.NaiveBayes(**options).fit(parts[list(X.columns)], parts["kind"])
+    assert model.classes_.tolist() == ["a", "b"] and model.class_variable_ == "kind"
+    for v in whole.network_.variables:
+        if whole.network_.is_gaussian(v):
+            for a, b in zip(model.network_.gaussian_parameters(v),
+                            whole.network_.gaussian_parameters(v)):
+                np.testing.assert_allclose(a, b, rtol=1e-12)
+        else:
+            assert model.network_.states(v) == whole.network_.states(v)
+            assert np.array_equal(model.network_.cpt_array(v), whole.network_.cpt_array(v)), v
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), rtol=1e-10)
+
+
+def test_predictions_and_posteriors_are_dask_collections(client, rows):
+    net, frame, parts = rows
+    evidence = frame.drop(columns=["C", "S"])
+    lazy = net.predict_proba(parts.drop(columns=["C", "S"]), "C")
+    assert type(lazy).__module__.startswith(("dask", "dask_expr"))
+    computed = lazy.compute()
+    pd.testing.assert_frame_equal(computed, net.predict_proba(evidence, "C"))
+    predicted = net.predict(parts.drop(columns=["C", "S"]), "C").compute()
+    assert predicted.tolist() == net.predict(evidence, "C").tolist()
+    joint = net.posterior(["C", "S"], evidence=parts.drop(columns=["C", "S"]))
+    assert joint.shape[1:] == (2, 2)
+    np.testing.assert_array_equal(joint.compute(), net.posterior(["C", "S"], evidence))
+
+
+def test_partitions_of_x_and_y_must_match(client):
+    X = dd.from_pandas(pd.DataFrame({"x": list("abab")}), npartitions=2)
+    y = dd.from_pandas(pd.Series(list("uvuv"), name="y"), npartitions=1)
+    with pytest.raises(DataError, match="partitioned alike"):
+        bbn.NaiveBayes().fit(X, y)
