@@ -205,3 +205,10 @@ def test_uai_markov_reader_locates_a_negative_entry():
         uai.read("MARKOV\n1\n2\n1\n1 0\n2\n0.5 -1\n", "m.uai")
     assert str(error.value).splitlines()[0] == (
         "m.uai:7:5: factor 0 has a negative entry (factors take numbers ≥ 0), found '-1'")
+
+
+def test_explanations_are_refused_for_markov_networks_not_written_wrong():
+    from bbn.explain import explain
+
+    with pytest.raises(bbn.QueryError, match="a Markov network's are not written yet"):
+        explain(random_markov(1), "P(V0)")

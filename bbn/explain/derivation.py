@@ -164,7 +164,7 @@ def explain(net: Network, query: str | Query) -> Derivation:
     Raises
     ------
     QueryError
-        For another kind of question, or evidence on a Gaussian leaf.
+        For another kind of question, evidence on a Gaussian leaf, or a Markov network.
     ImpossibleEvidenceError
         When P(e) = 0.
     MemoryLimitError
@@ -177,6 +177,9 @@ def explain(net: Network, query: str | Query) -> Derivation:
     >>> derivation.fraction
     '2/3'
     """
+    if net.compiled().constraints:  # a Markov network, answered through factor nodes
+        raise QueryError("explain derives answers from a Bayesian network's tables; a Markov "
+                         "network's are not written yet (bbn query answers it)")
     if isinstance(query, str):
         query = parse_query(query)
     if query.kind not in ("P", "MAP", "MPE"):
