@@ -339,11 +339,9 @@ def test_uai_writes_the_child_last_and_fastest():
 
 
 @pytest.mark.parametrize("change, message", [
-    (("BAYES\n4\n2 2 2 2\n4\n1 0\n", "MARKOV\n4\n2 2 2 2\n4\n1 1\n"),
-     "e.uai:1:1: MARKOV networks (undirected models) are not supported yet: its factors are "
-     "not one conditional table per variable; bbn reads Bayesian networks ('BAYES', or "
-     "MARKOV factors that are each a variable's table given the rest of the factor)"),
-    (("BAYES", "BAYS"), "e.uai:1:1: expected 'BAYES', found 'BAYS'"),
+    (("BAYES\n4\n2 2 2 2\n4\n1 0\n", "MARKOV\n4\n2 2 2 2\n4\n1 9\n"),
+     "e.uai:5:3: expected a variable of factor 0 (an integer from 0 to 3), found '9'"),
+    (("BAYES", "BAYS"), "e.uai:1:1: expected 'BAYES' or 'MARKOV', found 'BAYS'"),
     (("\n8\n", "\n7\n"), "e.uai:16:1: expected the number of entries of table 3 (8), found '7'"),
     (("0.35 0.65", "0.35 O.65"), "e.uai:17:14: expected a number in table 3, found 'O.65'"),
     (("0.35 0.65", "0.35 inf"), "e.uai:17:14: expected a number in table 3, found 'inf'"),
