@@ -30,9 +30,9 @@ import numpy as np
 
 from bbn.approximate.questions import approximate_marginals, log_partition_estimate
 from bbn.errors import BBNError, DataError, MemoryLimitError, suggest
+from bbn.markov import MarkovNetwork
 
 if TYPE_CHECKING:
-    from bbn.markov import MarkovNetwork
     from bbn.network import Network
 
 #: The competitions' tasks.
@@ -179,7 +179,7 @@ def _marginals(net: Network | MarkovNetwork,
 
 def _log10_partition(net: Network | MarkovNetwork, evidence: Mapping[str, str]) -> float:
     """log10 Z(e) of a Markov network, log10 P(e) of a Bayesian network."""
-    if hasattr(net, "log_partition"):
+    if isinstance(net, MarkovNetwork):
         return net.log_partition(evidence) / math.log(10)
     return net.log_probability(evidence) / math.log(10) if evidence else 0.0
 

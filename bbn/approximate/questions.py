@@ -36,15 +36,6 @@ if TYPE_CHECKING:
     from bbn.markov import MarkovNetwork
     from bbn.network import Network
 
-#: The method of the exact engine.
-EXACT = "exact"
-
-
-def is_exact(method) -> bool:
-    """Whether ``method`` names the exact engine (``"exact"`` or None)."""
-    return method is None or (isinstance(method, str) and method.lower() == EXACT)
-
-
 class Estimate(Factor):
     """An approximate posterior P(X | e): a :class:`bbn.Factor` with the standard error of
     each entry (``standard_error``: an array of its shape, or None for methods without

@@ -115,6 +115,34 @@ class Classifier:
         """Whether scikit-learn should not expect 83 % training accuracy on its blobs."""
         return False
 
+    def score(self, X, y) -> float:
+        """The accuracy: the fraction of rows whose prediction equals y.
+
+        Parameters
+        ----------
+        X : DataFrame, array-like (or what the classifier's ``fit`` takes)
+            Rows with the columns ``fit`` saw.
+        y : array-like
+            Their true labels.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        NotFittedError, DataError
+            As the classifier's ``predict``.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> model = bbn.NaiveBayes().fit([["a"], ["b"], ["b"]], ["x", "y", "y"])
+        >>> model.score([["a"], ["b"]], ["y", "y"])
+        0.5
+        """
+        return float(np.mean(self.predict(X) == check_labels(y, None)))
+
     def _not_fitted(self) -> NotFittedError:
         """The error of a method that needs ``fit`` first."""
         return sklearn_compatible(NotFittedError, "sklearn.exceptions", "NotFittedError")(

@@ -909,34 +909,6 @@ class NaiveBayes(Classifier):
             raise DataError("no loss matrix: set loss=... (rows predicted, columns true class)")
         return loss_matrix(self.loss, self.network_.states(self.class_variable_))
 
-    def score(self, X, y) -> float:
-        """The accuracy: the fraction of rows whose prediction equals y.
-
-        Parameters
-        ----------
-        X : DataFrame, array-like, list of texts or sparse matrix
-            Rows with the columns ``fit`` saw.
-        y : array-like
-            Their true labels.
-
-        Returns
-        -------
-        float
-
-        Raises
-        ------
-        ImpossibleEvidenceError, NotFittedError, DataError
-            As :meth:`predict`.
-
-        Examples
-        --------
-        >>> import bbn
-        >>> model = bbn.NaiveBayes().fit([["a"], ["b"], ["b"]], ["x", "y", "y"])
-        >>> model.score([["a"], ["b"]], ["y", "y"])
-        0.5
-        """
-        return float(np.mean(self.predict(X) == check_labels(y, None)))
-
 
 #: Key of the bag-of-words node in ``nodes_`` (no column can be named this).
 WORD_KEY = "\0word"

@@ -173,23 +173,6 @@ class _Ensemble(Classifier):
         votes = self.votes(X)
         return votes / votes.sum(axis=1, keepdims=True)
 
-    def score(self, X, y) -> float:
-        """The accuracy: the fraction of rows whose prediction equals y.
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> import bbn
-        >>> X, y = [["p"], ["p"], ["q"], ["q"]], ["yes", "yes", "no", "yes"]
-        >>> model = bbn.Bagging(n_estimators=3, seed=0).fit(X, y)
-        >>> model.score(X, y)
-        0.75
-        """
-        return float(np.mean(self.predict(X) == check_labels(y, None)))
-
 
 class Boosting(_Ensemble):
     """AdaBoost as the course gives it (seed 000), for two classes or more.

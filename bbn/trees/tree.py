@@ -365,33 +365,6 @@ class DecisionTree(Classifier):
         chosen = np.argmax(self.predict_proba(X), axis=1)  # raises NotFittedError first
         return self.classes_[chosen]
 
-    def score(self, X, y) -> float:
-        """The accuracy: the fraction of rows whose prediction equals y.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like
-            Rows with the columns ``fit`` saw.
-        y : array-like
-            Their true labels.
-
-        Returns
-        -------
-        float
-
-        Raises
-        ------
-        NotFittedError, DataError
-            As :meth:`apply`.
-
-        Examples
-        --------
-        >>> import bbn
-        >>> bbn.DecisionTree().fit([["a"], ["b"]], ["x", "y"]).score([["a"], ["b"]], ["x", "x"])
-        0.5
-        """
-        return float(np.mean(self.predict(X) == check_labels(y, None)))
-
     # ------------------------------------------------------------- reading
     def get_depth(self) -> int:
         """The depth of the deepest leaf (0: the root is a leaf).
