@@ -28,7 +28,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from bbn.approximate.questions import approximate_marginals, log_partition_estimate
+from bbn.approximate.questions import (
+    approximate_marginals,
+    approximate_mpe,
+    log_partition_estimate,
+)
 from bbn.errors import BBNError, DataError, MemoryLimitError, suggest
 from bbn.markov import MarkovNetwork
 
@@ -121,7 +125,8 @@ def answer_task(net: Network | MarkovNetwork, task: str,
         ``{variable: state}``.
     method : str or method value, default "exact"
         ``"exact"``, or an approximate method for MAR and PR (``"lbp"``, ``"gibbs"``,
-        and for Bayesian networks ``"lw"``, ``"is"``; see ``docs/approximate.md``).
+        and for Bayesian networks ``"lw"``, ``"is"``; see ``docs/approximate.md``) and
+        for MPE (``"lbp"``: max-product).
 
     Returns
     -------
@@ -148,16 +153,22 @@ def answer_task(net: Network | MarkovNetwork, task: str,
         return TaskAnswer(task, marginals=_marginals(net, evidence))
     if task == "PR":
         return TaskAnswer(task, log10_partition=_log10_partition(net, evidence))
-    assignment, _ = net.mpe(evidence)
+    return _assignment(net, evidence, *net.mpe(evidence))
+
+
+def _assignment(net: Network | MarkovNetwork, evidence: Mapping[str, str],
+                assignment: Mapping[str, str], probability: float) -> TaskAnswer:
+    """The MPE task's answer: every variable's state index, the evidence's included."""
     full = {**evidence, **assignment}
-    return TaskAnswer(task, assignment={v: net.states(v).index(full[v]) for v in net.variables})
+    return TaskAnswer("MPE", assignment={v: net.states(v).index(full[v]) for v in net.variables})
 
 
 def _approximate_task(net: Network | MarkovNetwork, task: str, evidence: Mapping[str, str],
                       method) -> TaskAnswer:
-    """MAR from one run's marginals; PR from its estimate of log Z(e); MPE is exact only."""
+    """MAR from one run's marginals; PR from its estimate of log Z(e); MPE by max-product
+    loopy belief propagation."""
     if task == "MPE":
-        raise BBNError("MPE is answered exactly only (leave out --method)")
+        return _assignment(net, evidence, *approximate_mpe(net, evidence, method))
     if task == "MAR":
         result = approximate_marginals(net, evidence, method)
         return TaskAnswer(task, marginals=dict(result.probabilities))

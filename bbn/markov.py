@@ -412,8 +412,10 @@ class MarkovNetwork:
         """
         return self.engine.map(variables, evidence)
 
-    def mpe(self, evidence: Mapping[str, str] | None = None) -> tuple[dict[str, str], float]:
-        """The most probable state of every unobserved variable and its probability.
+    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"
+            ) -> tuple[dict[str, str], float]:
+        """The most probable state of every unobserved variable and its probability, as
+        :meth:`bbn.Network.mpe` (``method``: ``"exact"`` or ``"lbp"``).
 
         Examples
         --------
@@ -423,6 +425,8 @@ class MarkovNetwork:
         >>> net.mpe()
         ({'A': '1'}, 0.75)
         """
+        if method != "exact":
+            return questions.approximate_mpe(self, evidence, method)
         return self.engine.mpe(evidence)
 
     def query(self, text: str, method="exact"):

@@ -1366,18 +1366,23 @@ class Network:
         """
         return self.engine.map(variables, evidence)
 
-    def mpe(self, evidence: Mapping[str, str] | None = None):
+    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"):
         """The most probable state of every unobserved variable given ``evidence``.
 
         Parameters
         ----------
         evidence : dict, optional
             ``{variable: state}`` of discrete variables.
+        method : str or LoopyBP, default "exact"
+            ``"exact"``, or ``"lbp"`` (a ``LoopyBP`` value for its settings):
+            max-product loopy belief propagation and a local search, for networks too
+            large for exact inference (see ``docs/approximate.md``).
 
         Returns
         -------
         tuple
-            ``({variable: state}, probability)``, as :meth:`map`.
+            ``({variable: state}, probability)``, as :meth:`map`; with ``"lbp"`` an
+            assignment no single change improves, and P(x | e) with P(e) estimated.
 
         Examples
         --------
@@ -1386,6 +1391,8 @@ class Network:
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
         """
+        if method != "exact":
+            return questions.approximate_mpe(self, evidence, method)
         return self.engine.mpe(evidence)
 
     # ---------------------------------------------------------- explanations

@@ -99,7 +99,8 @@ def colour_classes(scopes: Sequence[tuple[int, ...]], tables: Sequence[np.ndarra
     return classes
 
 
-def conditionals(colour: ColourClass, codes: np.ndarray) -> np.ndarray:
+def conditionals(colour: ColourClass, codes: np.ndarray, logarithms: bool = False
+                 ) -> np.ndarray:
     """The unnormalised full conditionals of a class's variables for every chain.
 
     Parameters
@@ -107,6 +108,9 @@ def conditionals(colour: ColourClass, codes: np.ndarray) -> np.ndarray:
     colour : ColourClass
     codes : numpy.ndarray
         The chains' states, (variables + 1) × chains, the last row all 0 (the padding).
+    logarithms : bool
+        The class was built from log tables: sum the rows (log Π φ = Σ log φ) instead of
+        multiplying them.
 
     Returns
     -------
@@ -115,4 +119,5 @@ def conditionals(colour: ColourClass, codes: np.ndarray) -> np.ndarray:
     """
     index = colour.offsets[:, None] + np.einsum("po,poc->pc", colour.strides,
                                                 codes[colour.others])
-    return np.multiply.reduceat(colour.rows[index], colour.starts, axis=0)
+    combine = np.add if logarithms else np.multiply
+    return combine.reduceat(colour.rows[index], colour.starts, axis=0)

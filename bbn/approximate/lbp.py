@@ -194,17 +194,63 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
     layout = MessageLayout(reduced.scopes, reduced.tables, cardinality)
     if not layout.size:  # every variable observed, or in no factor: nothing to pass
         return _without_messages(graph, evidence, reduced.log_constant, start)
+    sweeps = iterate(layout, settings, factor_messages, start, "loopy belief propagation")
+    to_variable = sweeps.to_variable
+    to_factor = exclusive_products(layout, to_variable)
+    beliefs, log_z = _beliefs(graph, evidence, layout, to_variable)
+    with np.errstate(divide="ignore"):
+        log_z += reduced.log_constant + factor_log_normalisers(layout, to_factor)
+        log_z -= float(np.log(np.add.reduceat(to_factor * to_variable,
+                                              layout.edge_offset)).sum())
+    report = sweeps.report("lbp", start)
+    keyed = {(reduced.factors[r], v): to_variable[o:o + cardinality[v]]
+             for (r, v), o in zip(layout.edges, layout.edge_offset.tolist())}
+    return Propagation(beliefs, keyed, float(log_z), report)
+
+
+@dataclass(frozen=True)
+class Sweeps:
+    """Where the message sweeps stopped: the factor-to-variable messages and why."""
+
+    to_variable: np.ndarray
+    iterations: int
+    residual: float
+    stopped_by: str  # "tolerance" (converged), "iterations" or "time"
+
+    def report(self, method: str, start: float) -> RunReport:
+        """The run's :class:`RunReport` (``start``: its ``time.perf_counter()``)."""
+        return RunReport(method, iterations=self.iterations, residual=self.residual,
+                         converged=self.stopped_by == "tolerance",
+                         seconds=time.perf_counter() - start, stopped_by=self.stopped_by)
+
+
+def iterate(layout: MessageLayout, settings: LoopyBP, update, start: float,
+            name: str, watch=None) -> Sweeps:
+    """Flooding sweeps from uniform messages until the residual is below the tolerance,
+    the iteration cap or the time budget (then a :class:`ConvergenceWarning` naming
+    ``name``). ``update(layout, to_factor)`` gives the new factor-to-variable messages:
+    sums for sum-product, maxima for max-product; ``watch(to_variable)``, if given, sees
+    the messages after every sweep.
+
+    Examples
+    --------
+    >>> layout = MessageLayout(((0, 1),), (np.array([[4.0, 1.0], [2.0, 3.0]]),),
+    ...                        np.array([2, 2]))
+    >>> sweeps = iterate(layout, LoopyBP(), factor_messages, time.perf_counter(), "bp")
+    >>> sweeps.stopped_by, sweeps.iterations
+    ('tolerance', 2)
+    """
     to_variable = layout.normalised(np.ones(layout.size))
-    to_factor = to_variable
     iterations, residual, stopped_by = 0, np.inf, "iterations"
     while iterations < settings.max_iterations:
-        to_factor = exclusive_products(layout, to_variable)
-        new = factor_messages(layout, to_factor)
+        new = update(layout, exclusive_products(layout, to_variable))
         if settings.damping:
             new = (1 - settings.damping) * new + settings.damping * to_variable
         residual = float(np.abs(new - to_variable).max())
         to_variable = new
         iterations += 1
+        if watch is not None:
+            watch(to_variable)
         if residual < settings.tolerance:
             stopped_by = "tolerance"
             break
@@ -212,24 +258,11 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
                 and time.perf_counter() - start >= settings.time_budget):
             stopped_by = "time"
             break
-    to_factor = exclusive_products(layout, to_variable)
-    converged = stopped_by == "tolerance"
-    if not converged:
-        warnings.warn(f"loopy belief propagation stopped by {stopped_by} after "
-                      f"{iterations} sweeps with residual {residual:.3g} > tolerance "
-                      f"{settings.tolerance:g}; try damping=0.5 or more iterations",
-                      ConvergenceWarning, stacklevel=3)
-    beliefs, log_z = _beliefs(graph, evidence, layout, to_variable)
-    with np.errstate(divide="ignore"):
-        log_z += reduced.log_constant + factor_log_normalisers(layout, to_factor)
-        log_z -= float(np.log(np.add.reduceat(to_factor * to_variable,
-                                              layout.edge_offset)).sum())
-    report = RunReport("lbp", iterations=iterations, residual=float(residual),
-                       converged=converged, seconds=time.perf_counter() - start,
-                       stopped_by=stopped_by)
-    keyed = {(reduced.factors[r], v): to_variable[o:o + cardinality[v]]
-             for (r, v), o in zip(layout.edges, layout.edge_offset.tolist())}
-    return Propagation(beliefs, keyed, float(log_z), report)
+    if stopped_by != "tolerance":
+        warnings.warn(f"{name} stopped by {stopped_by} after {iterations} sweeps with "
+                      f"residual {residual:.3g} > tolerance {settings.tolerance:g}; try "
+                      "damping=0.5 or more iterations", ConvergenceWarning, stacklevel=4)
+    return Sweeps(to_variable, iterations, float(residual), stopped_by)
 
 
 def _without_messages(graph: FactorGraph, evidence: Mapping[int, int], log_constant: float,

@@ -138,6 +138,33 @@ def factor_messages(layout: MessageLayout, to_factor: np.ndarray) -> np.ndarray:
     return layout.normalised(out)
 
 
+def factor_max_messages(layout: MessageLayout, to_factor: np.ndarray) -> np.ndarray:
+    """μ_{f→v}(x_v) ∝ max φ_f Π_{u ≠ v} μ_{u→f} for every edge, normalised (max-product:
+    one broadcast product and one maximum per axis of each shape group).
+
+    Examples
+    --------
+    >>> layout = MessageLayout(((0, 1),), (np.array([[4.0, 1.0], [2.0, 3.0]]),),
+    ...                        np.array([2, 2]))
+    >>> (factor_max_messages(layout, np.full(4, 0.5)) * 7).round(9).tolist()
+    [4.0, 3.0, 4.0, 3.0]
+    """
+    out = np.empty(layout.size)
+    for group in layout.groups:
+        incoming = [to_factor[index] for index in group.positions]
+        arity = len(incoming)
+        for i, index in enumerate(group.positions):
+            product = group.tables
+            for j, message in enumerate(incoming):
+                if j != i:
+                    shape = [len(message)] + [1] * arity
+                    shape[j + 1] = message.shape[1]
+                    product = product * message.reshape(shape)
+            others = tuple(j + 1 for j in range(arity) if j != i)
+            out[index] = product.max(axis=others) if others else product
+    return layout.normalised(out)
+
+
 def factor_log_normalisers(layout: MessageLayout, to_factor: np.ndarray) -> float:
     """Σ_f log Σ_{x_f} φ_f Π_{v ∈ f} μ_{v→f} (the Bethe factor terms)."""
     total = 0.0

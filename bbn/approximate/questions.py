@@ -12,8 +12,14 @@ questions), the method runs once, and its marginals come back as :class:`Estimat
 factors, which carry each entry's standard error (None for loopy belief propagation) and
 the :class:`~bbn.approximate.result.RunReport`.
 
-Approximate methods answer single-variable marginals and P(e); a joint posterior of
-several variables, MAP and MPE are exact questions only.
+Approximate methods answer single-variable marginals and P(e); loopy belief propagation
+also answers MPE, by max-product (:mod:`bbn.approximate.max_product`), with
+
+    P̂(x̂ | e) = φ(x̂, e) / Ẑ(e)
+
+where φ(x̂, e) is exact and Ẑ(e) is the Bethe estimate of sum-product loopy belief
+propagation (exact, 1, for a Bayesian network without evidence). A joint posterior of
+several variables and MAP are exact questions only.
 """
 
 from __future__ import annotations
@@ -25,6 +31,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bbn.approximate.factor_graph import FactorGraph
+from bbn.approximate.lbp import LoopyBP
+from bbn.approximate.max_product import most_probable
 from bbn.approximate.methods import approximate_method
 from bbn.approximate.result import Marginals, RunReport
 from bbn.errors import ImpossibleEvidenceError, QueryError
@@ -102,15 +111,27 @@ def approximate_marginals(model: Network | MarkovNetwork, evidence, method) -> M
     [0.886749, 0.113251]
     """
     chosen = approximate_method(method)
+    return chosen.run(*graph_and_evidence(model, evidence))
+
+
+def graph_and_evidence(model: Network | MarkovNetwork, evidence
+                       ) -> tuple[FactorGraph, dict[int, int]]:
+    """The model's factor graph and ``evidence`` resolved once against the model (its
+    did-you-mean errors) as ``{variable index: state index}``.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> graph_and_evidence(bbn.load("models/chair.bn"), {"A": "T"})[1]
+    {4: 0}
+    """
     if evidence is not None and not isinstance(evidence, Mapping):
         raise QueryError("approximate methods take evidence as a dict {variable: state}; "
                          f"for a {type(evidence).__name__} of cases use method='exact'")
-    network = model.compiled()
-    states = resolve_evidence(network, evidence, numbers=False).states
+    states = resolve_evidence(model.compiled(), evidence, numbers=False).states
     graph = model.factor_graph()
     position = {v: i for i, v in enumerate(graph.variables)}
-    indices = {position[v]: i for v, i in states.items() if v in position}
-    return chosen.run(graph, indices)
+    return graph, {position[v]: i for v, i in states.items() if v in position}
 
 
 def estimates(model: Network | MarkovNetwork, evidence, method) -> dict[str, Estimate]:
@@ -151,17 +172,76 @@ def approximate_probability(model: Network | MarkovNetwork, assignment: Mapping[
 
 def approximate_answer(model: Network | MarkovNetwork, question: Question, method):
     """The answer to a resolved question of the query language, approximately:
-    ``P(X | e)`` → :class:`Estimate`, ``P(X=x | e)`` → float; anything else QueryError."""
+    ``P(X | e)`` → :class:`Estimate`, ``P(X=x | e)`` → float, ``MPE(e)`` → (assignment,
+    probability); anything else QueryError."""
     kind, free, assigned = question.kind, question.free, question.assigned
+    evidence = {v: s for v, s in question.evidence.given.items()}
+    if kind == "MPE":
+        return approximate_mpe(model, evidence, method)
     if kind != "P" or len(free) + len(assigned) != 1:
         raise QueryError("approximate methods answer P(X | e) and P(X=x | e) of one "
-                         "variable; MAP, MPE and joint questions need method='exact'")
-    evidence = {v: s for v, s in question.evidence.given.items()}
+                         "variable, and MPE (method 'lbp'); MAP and joint questions need "
+                         "method='exact'")
     if free:
         return approximate_posterior(model, free[0], evidence, method)
     (variable, index), = assigned.items()
     return approximate_probability(model, {variable: model.states(variable)[index]}, evidence,
                                    method)
+
+
+def approximate_mpe(model: Network | MarkovNetwork, evidence, method
+                    ) -> tuple[dict[str, str], float]:
+    """The most probable explanation by max-product loopy belief propagation and a local
+    search (:mod:`bbn.approximate.max_product`), and its estimated probability given the
+    evidence.
+
+    Parameters
+    ----------
+    model : Network or MarkovNetwork
+    evidence : dict, optional
+        ``{variable: state}``.
+    method : "lbp" or LoopyBP
+        The messages' settings (the samplers find no MPE: QueryError).
+
+    Returns
+    -------
+    tuple
+        ``({variable: state} of the unobserved variables, P̂(x̂ | e))``: the probability
+        divides the exact φ(x̂, e) by the Bethe estimate of Z(e), capped at 1.
+
+    Raises
+    ------
+    QueryError
+        For a method other than loopy belief propagation, or when the search ends on an
+        assignment of probability 0.
+    ImpossibleEvidenceError
+        When the evidence zeroes a factor.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> assignment, p = approximate_mpe(bbn.load("models/chair.bn"), {"A": "T"}, "lbp")
+    >>> assignment, round(p, 6)                       # a polytree: the exact MPE
+    ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
+    """
+    settings = approximate_method(method)
+    if not isinstance(settings, LoopyBP):
+        raise QueryError(f"an approximate MPE is found by max-product loopy belief "
+                         f"propagation (method='lbp'), not by {settings.__class__.__name__}; "
+                         "or use method='exact'")
+    graph, indices = graph_and_evidence(model, evidence)
+    found = most_probable(graph, indices, settings)
+    if found.log_score == -math.inf:
+        raise QueryError("max-product belief propagation and the local search ended on an "
+                         "assignment of probability 0 (deterministic factors can trap it); "
+                         "use method='exact'")
+    assignment = {v: graph.states[i][s] for i, (v, s) in
+                  enumerate(zip(graph.variables, found.states.tolist())) if i not in indices}
+    if graph.is_bayesian and not indices:
+        log_z = 0.0  # a Bayesian network's Z is 1
+    else:
+        log_z = settings.run(graph, indices).log_partition
+    return assignment, min(1.0, math.exp(found.log_score - log_z))
 
 
 def log_partition_estimate(model: Network | MarkovNetwork, evidence, method) -> float:
