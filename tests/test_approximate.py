@@ -247,6 +247,36 @@ def test_gibbs_on_a_markov_network_with_a_loop_matches_enumeration():
     assert result.log_partition is None and result.report.samples == 40_000
 
 
+def _copy_chain(prior_rare: float, child: np.ndarray) -> FactorGraph:
+    """A → B → C with B a copy of A (Gibbs never moves A or B) and P(C | B) = ``child``."""
+    return FactorGraph(("A", "B", "C"), (("0", "1"),) * 3, ((0,), (0, 1), (1, 2)),
+                       (np.array([1 - prior_rare, prior_rare]), np.eye(2), child), (0, 1, 2))
+
+
+def test_gibbs_standard_errors_stay_honest_where_the_chains_cannot_move():
+    # no chain starts with A = 1 (P = 0.006, 100 chains, seed 1): every chain averages
+    # the same conditional of C, so the chains agree to rounding; they are 100 samples
+    # of A, not 20,000, and the standard error says so (it was 1.3e-16)
+    graph = _copy_chain(0.006, np.array([[0.95, 0.05], [0.1, 0.9]]))
+    result = Gibbs(samples=20_000, seed=1).run(graph, {})
+    exact = 0.994 * 0.05 + 0.006 * 0.9
+    se = result.standard_errors["C"][1]
+    assert se >= 0.02  # the floor with 100 samples: √((p(1 − p) + 1/100)/100) = 0.024
+    assert abs(result.probabilities["C"][1] - exact) <= 4 * se
+
+
+def test_gibbs_chains_start_from_the_importance_proposal_under_unlikely_evidence():
+    # P(A = 1) = 1e-4, and C = 1 is 10,000 times likelier when B (= A) is 1: P(A = 1 |
+    # C = 1) = 0.497. Likelihood-weighted starts would almost never draw A = 1, and the
+    # chains could not reach it; loopy BP's proposal draws it about half the time.
+    graph = _copy_chain(1e-4, np.array([[1 - 1e-4, 1e-4], [0.01, 0.99]]))
+    exact = 0.99e-4 / (0.99e-4 + 0.9999e-4)
+    result = Gibbs(samples=20_000, seed=0).run(graph, {2: 1})
+    p, se = result.probabilities["A"][1], result.standard_errors["A"][1]
+    assert abs(p - exact) <= 4 * se
+    assert 0.3 < p < 0.7
+
+
 def test_lbp_on_the_loop_markov_network_is_close_to_enumeration():
     graph = loop_markov_network()
     joint = markov_joint(graph)

@@ -19,9 +19,14 @@ m_c estimates P(x_v | e), and
 (batch means, one batch per chain: it accounts for the autocorrelation within chains),
 floored as the weighted samplers' are (:mod:`bbn.approximate.weighted`) with the
 variable's smallest n_eff = P̂(1 − P̂)/SE² over its states, so a state the chains
-never reach gets SE 1/n_eff rather than 0.
-Chains start from likelihood-weighted samples resampled by their weights (a Bayesian
-network) or uniformly at random (a Markov network).
+never reach gets SE 1/n_eff rather than 0. That n_eff is at most the samples kept, and
+it is C, one sample per chain, when the chains' averages agree to rounding or no chain
+ever changed the variable's state after burn-in: averaged conditionals then show no
+spread, yet say no more than the C states the chains started in.
+Chains start from importance samples (the loopy-BP proposal of
+:mod:`bbn.approximate.importance_sampling`) resampled by their weights (a Bayesian
+network), so chains that cannot move still start spread as the posterior is, or
+uniformly at random (a Markov network).
 
 Gibbs sampling does not mix when a full conditional is deterministic (a table with 0/1
 rows, or factors with zeros that wall off parts of the space): a chain then never leaves
@@ -48,13 +53,17 @@ import numpy as np
 from bbn.approximate.colours import colour_classes, conditionals
 from bbn.approximate.evidence import check_evidence, reduce_factors
 from bbn.approximate.factor_graph import FactorGraph
+from bbn.approximate.importance_sampling import ImportanceSampling
 from bbn.approximate.result import Marginals, RunReport
 from bbn.approximate.settings import SamplerSettings, check_count
 from bbn.approximate.weighted import ForwardSampler
 from bbn.memory import check_allocation
 
-#: Likelihood-weighted candidates per chain the starting states are resampled from.
+#: Importance-sampled candidates per chain the starting states are resampled from.
 _CANDIDATES = 20
+
+#: A spread of chain averages below this is rounding (averages of 100 equal numbers).
+_ROUNDING = 1e-12
 
 
 @dataclass(frozen=True)
@@ -142,6 +151,7 @@ class Gibbs(SamplerSettings):
                            np.zeros((1, chains), dtype=np.int64)])  # + the padding row
         sums = [np.zeros((len(c.variables), chains, c.rows.shape[1])) for c in classes]
         allowed = [np.arange(c.rows.shape[1]) < c.widths[:, None, None] for c in classes]
+        moved = np.zeros(len(graph.variables), dtype=bool)  # changed state after burn-in
         sweeps_wanted = -(-self.samples // chains)
         sweeps, kept, stopped_by = 0, 0, "samples"
         while kept < sweeps_wanted:
@@ -158,10 +168,12 @@ class Gibbs(SamplerSettings):
                     cumulative = np.cumsum(conditional, axis=2)
                     totals = cumulative[..., -1:]
                 u = rng.random(totals.shape) * totals
-                codes[colour.variables] = np.minimum((cumulative[..., :-1] <= u).sum(axis=2),
-                                                     colour.widths[:, None] - 1)
+                drawn = np.minimum((cumulative[..., :-1] <= u).sum(axis=2),
+                                   colour.widths[:, None] - 1)
                 if keep:
                     total += conditional / totals
+                    moved[colour.variables] |= (drawn != codes[colour.variables]).any(axis=1)
+                codes[colour.variables] = drawn
             sweeps += 1
             kept += keep
             if (kept and self.time_budget is not None
@@ -170,18 +182,19 @@ class Gibbs(SamplerSettings):
                 break
         per_variable = {int(v): total[i, :, :width] for colour, total in zip(classes, sums)
                         for i, (v, width) in enumerate(zip(colour.variables, colour.widths))}
-        return self._marginals(graph, evidence, per_variable, kept, stopped_by,
+        return self._marginals(graph, evidence, per_variable, moved, kept, stopped_by,
                                time.perf_counter() - start)
 
     def _start(self, graph: FactorGraph, evidence: Mapping[int, int],
                rng: np.random.Generator) -> np.ndarray:
         """The chains' first states (variables × chains): for a Bayesian network,
-        likelihood-weighted samples resampled by weight; otherwise uniform."""
+        importance samples resampled by weight; otherwise uniform."""
         chains = self.chains
         cardinality = graph.cardinality
         if graph.is_bayesian:
             candidates = np.zeros((len(graph.variables), chains * _CANDIDATES), dtype=np.int64)
-            log_weight = ForwardSampler(graph, evidence, graph.tables).draw(candidates, rng)
+            proposal = ImportanceSampling(seed=self.seed).proposal(graph, evidence)
+            log_weight = ForwardSampler(graph, evidence, proposal).draw(candidates, rng)
             if np.isfinite(log_weight.max()):
                 weight = np.exp(log_weight - log_weight.max())
                 return candidates[:, rng.choice(len(weight), chains, p=weight / weight.sum())]
@@ -192,9 +205,10 @@ class Gibbs(SamplerSettings):
         return codes
 
     def _marginals(self, graph: FactorGraph, evidence: Mapping[int, int],
-                   sums: dict[int, np.ndarray], kept: int, stopped_by: str,
-                   seconds: float) -> Marginals:
-        """Chain averages → estimates, batch-means standard errors and the report."""
+                   sums: dict[int, np.ndarray], moved: np.ndarray, kept: int,
+                   stopped_by: str, seconds: float) -> Marginals:
+        """Chain averages → estimates, batch-means standard errors and the report
+        (``moved``: which variables changed state in some chain after burn-in)."""
         probabilities, errors, equivalents = {}, {}, []
         for v, name in enumerate(graph.variables):
             card = graph.cardinality[v]
@@ -205,11 +219,21 @@ class Gibbs(SamplerSettings):
             means = sums[v] / max(kept, 1)
             p = means.mean(axis=0)
             se = means.std(axis=0, ddof=1) / np.sqrt(self.chains)
-            spread = (se > 0) & (p * (1 - p) > 0)
+            # chains whose averages agree to rounding (a variable whose blanket is stuck
+            # in one state in every chain: munin's L_ADM_MUPINSTAB, SE 1e-17) say nothing
+            # of the spread: the floor then counts each chain as one sample
+            spread = (se > _ROUNDING) & (p * (1 - p) > 0)
             ratios = (p * (1 - p))[spread] / se[spread] ** 2
             equivalents += list(ratios)
-            # the floor of rare states, with the variable's worst-mixing state's n_eff
-            effective = float(ratios.min()) if spread.any() else float(self.chains)
+            # the floor of rare states, with the variable's worst-mixing state's n_eff, and
+            # never more than the samples kept: averaged conditionals can show less spread
+            # than their blanket's slow mixing leaves in them (munin: an error of 1e-4
+            # beside an SE of 1e-6, where n kept samples give 1.5e-3); a variable no chain
+            # moved is one sample per chain (win95pts's AppData: P = 0.0101 of its rare
+            # state, in none of 100 chains, which alone would claim an SE of 1e-4)
+            effective = float(self.chains)
+            if spread.any() and moved[v]:
+                effective = min(float(ratios.min()), kept * self.chains)
             probabilities[name] = p
             errors[name] = np.sqrt(np.maximum(se ** 2, (p * (1 - p) + 1 / effective)
                                               / effective))

@@ -120,6 +120,27 @@ class ImportanceSampling(SamplerSettings):
             raise ModelError("is: importance sampling needs a Bayesian network; for a "
                              "Markov network use method='gibbs' or 'lbp'")
         evidence = check_evidence(graph, evidence)
+        proposal = self.proposal(graph, evidence)
+        left = (None if self.time_budget is None else
+                max(self.time_budget - (time.perf_counter() - start), 1e-9))
+        result = weighted_sampling(graph, evidence, proposal, "is", self.samples, left,
+                                   self.seed)
+        return replace(result, report=replace(result.report,
+                                              seconds=time.perf_counter() - start))
+
+    def proposal(self, graph: FactorGraph, evidence: Mapping[int, int]) -> list[np.ndarray]:
+        """Q per table: each variable's table tilted by the loopy-BP messages of every
+        factor but its own, mixed with the prior (Gibbs's chains start from it too).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> graph = FactorGraph(("A", "B"), (("0", "1"), ("0", "1")), ((0,), (0, 1)),
+        ...                     (np.array([0.5, 0.5]), np.array([[0.9, 0.1], [0.1, 0.9]])),
+        ...                     (0, 1))
+        >>> ImportanceSampling().proposal(graph, {1: 1})[0].round(2).tolist()
+        [0.14, 0.86]
+        """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # a proposal needs no fixed point
             # undamped: damping leaves a geometric trace of the uniform start in the
@@ -132,14 +153,7 @@ class ImportanceSampling(SamplerSettings):
         for (k, v), message in messages.items():
             if graph.child[k] != v:
                 tilt[v] = tilt[v] * message
-        proposal = [self._tilted(table, tilt[graph.child[k]])
-                    for k, table in enumerate(graph.tables)]
-        left = (None if self.time_budget is None else
-                max(self.time_budget - (time.perf_counter() - start), 1e-9))
-        result = weighted_sampling(graph, evidence, proposal, "is", self.samples, left,
-                                   self.seed)
-        return replace(result, report=replace(result.report,
-                                              seconds=time.perf_counter() - start))
+        return [self._tilted(table, tilt[graph.child[k]]) for k, table in enumerate(graph.tables)]
 
     def _tilted(self, table: np.ndarray, tilt: np.ndarray) -> np.ndarray:
         """Q(x | pa) = (1 − ε) P(x | pa) λ(x) / Σ_x P λ + ε P(x | pa), a row of zeros of
