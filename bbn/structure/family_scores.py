@@ -100,9 +100,11 @@ class FamilyScores:
         # every variable's states numbered after the previous variables' (x + offset):
         # with complete data, one addition over all columns codes every candidate's
         # family at once (no gather of the candidates' columns; _count_additions)
-        self.offsets = np.concatenate(([0], np.cumsum(self.cardinality)[:-1]))
+        self.offsets = segment_starts(self.cardinality)
         self.states = int(self.cardinality.sum())
         self.shifted = None if self.drop else np.asfortranarray(self.codes + self.offsets)
+        self._state_rows = [np.arange(o, o + r) for o, r in
+                            zip(self.offsets.tolist(), self.cardinality.tolist())]
         self._buffer: np.ndarray | None = None
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
         self.scored = 0
@@ -177,7 +179,7 @@ class FamilyScores:
         """Count the tables n(x_a, x_b) of the pairs (a_i, b_i) in one bincount and cache
         s(b, {a}) and s(a, {b}) from them."""
         ra, rb = self.cardinality[a], self.cardinality[b]
-        starts = _starts(ra * rb)
+        starts = segment_starts(ra * rb)
         code = self.codes[:, a] * rb
         code += self.codes[:, b]
         code += starts
@@ -375,9 +377,7 @@ class FamilyScores:
             code += (base * self.states)[:, None]
         counts = np.bincount(code.ravel(order="K"), minlength=base_size * self.states)
         by_state = counts.reshape(base_size, self.states).T        # (state of v, base)
-        cards = self.cardinality[extra]
-        states = np.repeat(self.offsets[extra] - _starts(cards), cards) + np.arange(cards.sum())
-        return by_state[states].ravel()
+        return by_state[np.concatenate([self._state_rows[p] for p in extra.tolist()])].ravel()
 
     def _gathered_counts(self, base: np.ndarray, base_size: int,
                          extra: np.ndarray) -> np.ndarray:
@@ -385,7 +385,7 @@ class FamilyScores:
         missing="drop" (base: 1 + code, 0 when missing) rows missing a value of the
         family go to a bin past the end."""
         cards = self.cardinality[extra]
-        first = _starts(cards)                      # table i starts at first·|base|
+        first = segment_starts(cards)                 # table i starts at first·|base|
         code = self.codes[:, extra] + first
         code *= base_size
         if self.drop:
@@ -402,7 +402,7 @@ class FamilyScores:
         """Cache s(p, {child}) from the pair tables just counted for s(child, {p}): the same
         table transposed, so a search's n(n − 1) first families need n(n − 1)/2 counts."""
         r = self.r(child)
-        starts = np.concatenate(([0], np.cumsum(cards * r)[:-1]))
+        starts = segment_starts(cards * r)
         new = np.array([(int(p), (child,)) not in self.cache for p in extra.tolist()])
         for rp in np.unique(cards[new]).tolist():
             group = np.flatnonzero(new & (cards == rp))
@@ -415,9 +415,15 @@ class FamilyScores:
             self.scored += len(group)
 
 
-def _starts(sizes: np.ndarray) -> np.ndarray:
-    """Where each of consecutive segments of ``sizes`` begins."""
-    return np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+def segment_starts(sizes: np.ndarray) -> np.ndarray:
+    """Where each of consecutive segments of the given sizes begins (int64).
+
+    >>> segment_starts(np.array([2, 3, 1])).tolist()
+    [0, 2, 5]
+    """
+    starts = np.zeros(len(sizes), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    return starts
 
 
 def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score: str,
@@ -448,7 +454,7 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
     [-3.365058, -2.772589]
     """
     q = np.asarray(configurations, dtype=np.int64)
-    entry_starts = np.concatenate(([0], np.cumsum(q * r)[:-1]))
+    entry_starts = segment_starts(q * r)
     config_starts = entry_starts // r
     by_parent = counts.reshape(-1, r)
     totals = by_parent.sum(axis=1)

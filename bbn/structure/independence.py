@@ -36,6 +36,7 @@ from scipy.special import chdtrc, xlogy
 from bbn.errors import ModelError, suggest
 from bbn.memory import ENTRY_BYTES, check_allocation, get_memory_limit
 from bbn.structure.dataset import CodedData
+from bbn.structure.family_scores import segment_starts
 
 #: The tests :func:`independence_test` knows: the likelihood ratio G² and Pearson's χ².
 TESTS = ("g2", "chi2")
@@ -177,20 +178,27 @@ def independence_tests(data: CodedData, requests: Sequence[Request], test: str =
     request_of = np.repeat(np.arange(len(requests)), lengths)
     x = np.concatenate([np.asarray(r.candidates, dtype=np.int64) for r in requests])
     target = np.array([r.target for r in requests], dtype=np.int64)
-    # S padded to one width with the target itself at stride 0 (adds nothing to z)
-    width = max(len(r.given) for r in requests)
-    given = np.repeat(target[:, None], width, axis=1)
-    stride = np.zeros((len(requests), width), dtype=np.int64)
-    for i, r in enumerate(requests):
-        given[i, :len(r.given)] = r.given
-        stride[i, :len(r.given)] = np.cumprod([1, *cards[list(r.given[:-1])]])
-    rt = cards[target]
-    q = np.where(stride > 0, cards[given], 1).prod(axis=1)
-    stride *= rt[:, None]                                   # z · r_t + t
-    # sizes as floats first: a product of cardinalities may overflow int64
+    # S padded to one width with the target itself at stride 0 (adds nothing to z); the
+    # strides and q as Python ints, capped past the limit (a larger product may overflow
+    # int64; such a test is not run)
     limit = get_memory_limit() // ENTRY_BYTES
-    sizes = np.where(stride > 0, cards[given], 1).astype(float).prod(axis=1) * rt
-    fits = sizes[request_of] * cards[x] <= limit
+    cardinality = data.cardinality
+    width = max(len(r.given) for r in requests)
+    given_rows, stride_rows, q_list = [], [], []
+    for r in requests:
+        stride_row, q = [], cardinality[r.target]
+        for j in r.given:
+            stride_row.append(q)
+            q = min(q * cardinality[j], limit + 1)
+        pad = width - len(r.given)
+        given_rows.append([*r.given, *[r.target] * pad])
+        stride_rows.append(stride_row + [0] * pad)
+        q_list.append(q)
+    given = np.array(given_rows, dtype=np.int64).reshape(len(requests), width)
+    stride = np.array(stride_rows, dtype=np.int64).reshape(len(requests), width)
+    rt = cards[target]
+    q = np.array(q_list, dtype=np.int64) // rt              # configurations z of S
+    fits = (q * rt)[request_of] * cards[x] <= limit         # < 2⁶³: both factors capped
     p_value[~fits] = math.nan
     layout = _Layout(q[request_of], rt[request_of], cards[x])
     todo = np.flatnonzero(fits)
@@ -217,26 +225,27 @@ class _Layout:
     def __init__(self, q: np.ndarray, rt: np.ndarray, rx: np.ndarray):
         self.q, self.rt, self.rx = q, rt, rx
         self.size = q * rt * rx
-        self.starts = _starts(self.size)
+        self.starts = segment_starts(self.size)
 
     def select(self, tests: np.ndarray) -> _Layout:
         return _Layout(self.q[tests], self.rt[tests], self.rx[tests])
 
 
-def _starts(sizes: np.ndarray) -> np.ndarray:
-    """Where each of consecutive segments of ``sizes`` begins."""
-    starts = np.zeros(len(sizes), dtype=np.int64)
-    np.cumsum(sizes[:-1], out=starts[1:])
-    return starts
+def _changes(keys: np.ndarray) -> np.ndarray:
+    """Where a run of equal keys begins (True at the first entry)."""
+    change = np.empty(len(keys), dtype=bool)
+    change[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=change[1:])
+    return change
 
 
 def _count(codes: np.ndarray, drop: bool, layout: _Layout, x: np.ndarray,
            request_of: np.ndarray, target: np.ndarray, given: np.ndarray,
            stride: np.ndarray) -> np.ndarray:
     """The tables of a batch of tests, end to end, by one bincount (integers)."""
-    first = np.flatnonzero(np.diff(request_of, prepend=-1))   # the tests run by request
-    requests = request_of[first]
-    local = np.cumsum(np.diff(request_of, prepend=request_of[0]) != 0)
+    change = _changes(request_of)                          # the tests run by request
+    requests = request_of[change]
+    local = np.cumsum(change) - 1
     base = codes[:, target[requests]]                      # (rows, requests): z · r_t + t
     for k in range(given.shape[1]):
         base += codes[:, given[requests, k]] * stride[requests, k]
@@ -271,18 +280,18 @@ def _flat_statistics(counts: np.ndarray, layout: _Layout,
     rx_seen = rx[test_of]
     zt = local // rx_seen                                   # z · r_t + t
     z = zt // rt[test_of]
-    z_key = _starts(q)[test_of] + z                         # non-decreasing, as zt_key
-    zt_key = _starts(q * rt)[test_of] + zt
-    z_first = np.flatnonzero(np.diff(z_key, prepend=-1))
-    zt_first = np.flatnonzero(np.diff(zt_key, prepend=-1))
+    z_key = segment_starts(q)[test_of] + z                         # non-decreasing, as zt_key
+    zt_key = segment_starts(q * rt)[test_of] + zt
+    z_first = np.flatnonzero(_changes(z_key))
+    zt_first = np.flatnonzero(_changes(zt_key))
     by_z = np.add.reduceat(n, z_first)                      # N_z of each z seen
     by_zt = np.add.reduceat(n, zt_first)                    # N_tz of each (z, t) seen
-    zx_key = _starts(q * rx)[test_of] + z * rx_seen + (local - zt * rx_seen)
+    zx_key = segment_starts(q * rx)[test_of] + z * rx_seen + (local - zt * rx_seen)
     zx_all = np.bincount(zx_key, n, int((q * rx).sum()))
     zx_seen = np.flatnonzero(zx_all)
     by_zx = zx_all[zx_seen]                                  # N_xz of each (z, x) seen
-    zx_test = np.searchsorted(_starts(q * rx), zx_seen, side="right") - 1
-    zx_z = _starts(q)[zx_test] + (zx_seen - _starts(q * rx)[zx_test]) // rx[zx_test]
+    zx_test = np.searchsorted(segment_starts(q * rx), zx_seen, side="right") - 1
+    zx_z = segment_starts(q)[zx_test] + (zx_seen - segment_starts(q * rx)[zx_test]) // rx[zx_test]
     if test == "g2":
         statistic = 2.0 * (np.bincount(test_of, xlogy(n, n), n_tests)
                            + np.bincount(test_of[z_first], xlogy(by_z, by_z), n_tests)
