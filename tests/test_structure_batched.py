@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import bbn
+from bbn.structure import family_scores
 from bbn.structure.dataset import CodedData, read_coded
 from bbn.structure.family_scores import FamilyScores
 from bbn.structure.independence import Request, independence_test, independence_tests
@@ -147,3 +148,19 @@ def test_prefetch_leaves_data_with_missing_values_to_the_paired_gains(chair_file
     scores.prefetch(~np.eye(5, dtype=bool))
     assert scores.scored == 0 and not scores.cache
 
+
+
+@pytest.mark.parametrize("score", ["bic", "bdeu"])
+def test_large_data_counted_a_column_at_a_time_scores_the_same(chair_file, monkeypatch, score):
+    data = chair_data(chair_file, 800)
+    asked = [(0, ()), (3, (0,)), (3, (0, 1)), (4, (1, 2, 3))]
+    whole = FamilyScores(data, score)
+    expected = [whole.toggled(c, ps, [p for p in range(5) if p != c]).tolist() for c, ps in asked]
+    pair = whole.score(2, (4,))
+    monkeypatch.setattr(family_scores, "_COLUMN_ROWS", 0)     # as for ≥ 20,000 rows
+    by_column = FamilyScores(data, score)
+    by_column.prefetch(~np.eye(5, dtype=bool))
+    assert by_column.cache[(2, (4,))] == pair
+    for (child, parents), values in zip(asked, expected):
+        others = [p for p in range(5) if p != child]
+        assert by_column.toggled(child, parents, others).tolist() == values

@@ -55,6 +55,10 @@ from bbn.structure.dataset import CodedData
 #: families of 100,000 rows stays small (37 candidates × 100,000 rows = 3.7 Mi).
 _BATCH_ENTRIES = 1 << 22
 
+#: From this many rows, candidate families are counted a column at a time
+#: (:meth:`FamilyScores._complete_counts`).
+_COLUMN_ROWS = 20_000
+
 
 class FamilyScores:
     """The cached score of every family asked for, counted in batches per child.
@@ -102,7 +106,8 @@ class FamilyScores:
         # family at once (no gather of the candidates' columns; _count_additions)
         self.offsets = segment_starts(self.cardinality)
         self.states = int(self.cardinality.sum())
-        self.shifted = None if self.drop else np.asfortranarray(self.codes + self.offsets)
+        self.shifted = None if self.drop or data.rows >= _COLUMN_ROWS else \
+            np.asfortranarray(self.codes + self.offsets)
         self._state_rows = [np.arange(o, o + r) for o, r in
                             zip(self.offsets.tolist(), self.cardinality.tolist())]
         self._buffer: np.ndarray | None = None
@@ -149,8 +154,10 @@ class FamilyScores:
         n, rows, cards = len(self.cardinality), self.data.rows, self.cardinality
         empty = [c for c in range(n) if (c, ()) not in self.cache]
         if empty:
-            counts = np.bincount(self.shifted[:, empty].ravel(order="K"),
-                                 minlength=self.states).astype(float)
+            counts = np.zeros(self.states)
+            for c in empty:
+                counts[self._state_rows[c]] = np.bincount(self.codes[:, c],
+                                                          minlength=int(cards[c]))
             for r in np.unique(cards[empty]).tolist():
                 group = [c for c in empty if cards[c] == r]
                 cells = self.offsets[group][:, None] + np.arange(r)
@@ -180,10 +187,20 @@ class FamilyScores:
         s(b, {a}) and s(a, {b}) from them."""
         ra, rb = self.cardinality[a], self.cardinality[b]
         starts = segment_starts(ra * rb)
-        code = self.codes[:, a] * rb
-        code += self.codes[:, b]
-        code += starts
-        counts = np.bincount(code.ravel(order="K"), minlength=int((ra * rb).sum()))
+        if self.data.rows < _COLUMN_ROWS:
+            code = self.codes[:, a] * rb
+            code += self.codes[:, b]
+            code += starts
+            counts = np.bincount(code.ravel(order="K"), minlength=int((ra * rb).sum()))
+        else:                                       # a column at a time (_complete_counts)
+            tables, scaled = [], {}                 # x_a · r_b, for the current a
+            for x, y, rx, ry in zip(a.tolist(), b.tolist(), ra.tolist(), rb.tolist()):
+                if (x, ry) not in scaled:
+                    scaled = {key: v for key, v in scaled.items() if key[0] == x}
+                    scaled[(x, ry)] = self.codes[:, x] * ry
+                tables.append(np.bincount(scaled[(x, ry)] + self.codes[:, y],
+                                          minlength=rx * ry))
+            counts = np.concatenate(tables)
         counts = counts.astype(float)
         shapes = np.stack([ra, rb], axis=1)
         for shape in np.unique(shapes, axis=0).tolist():
@@ -353,31 +370,40 @@ class FamilyScores:
         if self.drop or base_size * self.states * ENTRY_BYTES > get_memory_limit():
             counts = self._gathered_counts(base, base_size, extra)
         else:
-            counts = self._shifted_counts(base, base_size, extra)
+            counts = self._complete_counts(base, base_size, extra)
         counts = counts.astype(float)
         if base_size == r:                 # pair tables n(x_p, x_child): reuse for (p | child)
             self._reversed_pairs(child, extra, cards, counts)
         return segment_scores(counts, cards * (base_size // r), r, self.score_name, self.ess)
 
-    def _shifted_counts(self, base: np.ndarray, base_size: int,
-                        extra: np.ndarray) -> np.ndarray:
-        """Complete data: one bincount of base · S + offset_v + x_v (S all variables'
-        states), over every column when most are candidates (an addition, no gather;
-        the other columns' cells are counted and left), else over the candidates'."""
-        n = len(self.cardinality)
-        rows = self.data.rows
-        if self._buffer is None:         # reused: a new array of 10⁶ codes costs page faults
-            self._buffer = np.empty((rows, min(n, max(1, 2 * _BATCH_ENTRIES // max(rows, 1)))),
-                                    dtype=np.int64, order="F")
-        if 3 * len(extra) >= 2 * n and n <= self._buffer.shape[1]:
-            code = np.add(self.shifted, (base * self.states)[:, None], out=self._buffer[:, :n])
-        else:
-            code = self._buffer[:, :len(extra)]
-            np.take(self.shifted, extra, axis=1, out=code, mode="clip")
-            code += (base * self.states)[:, None]
-        counts = np.bincount(code.ravel(order="K"), minlength=base_size * self.states)
-        by_state = counts.reshape(base_size, self.states).T        # (state of v, base)
-        return by_state[np.concatenate([self._state_rows[p] for p in extra.tolist()])].ravel()
+    def _complete_counts(self, base: np.ndarray, base_size: int,
+                         extra: np.ndarray) -> np.ndarray:
+        """Complete data: the tables (x_p, base) of every p of ``extra``, end to end.
+
+        Below ``_COLUMN_ROWS`` rows, one bincount of base · S + offset_v + x_v (S all
+        variables' states): over every column when most are candidates (an addition, no
+        gather; the other columns' cells are counted and left), else over the
+        candidates'. From ``_COLUMN_ROWS`` rows, one bincount per candidate of
+        base · r_p + x_p: a column of codes stays in the cache where a matrix of
+        millions does not (on 100,000 rows of child, 20 columns: 7.8 ms against 9.4 ms).
+        """
+        if self.data.rows < _COLUMN_ROWS:
+            block = self.shifted if 3 * len(extra) >= 2 * len(self.cardinality) \
+                else self.shifted[:, extra]
+            code = np.add(block, (base * self.states)[:, None])
+            counts = np.bincount(code.ravel(order="K"), minlength=base_size * self.states)
+            by_state = counts.reshape(base_size, self.states).T     # (state of v, base)
+            return by_state[np.concatenate([self._state_rows[p]
+                                            for p in extra.tolist()])].ravel()
+        scaled: dict[int, np.ndarray] = {}
+        tables = []
+        for p in extra.tolist():
+            r = int(self.cardinality[p])
+            if r not in scaled:
+                scaled[r] = base * r
+            counts = np.bincount(scaled[r] + self.codes[:, p], minlength=base_size * r)
+            tables.append(counts.reshape(base_size, r).T.ravel())
+        return np.concatenate(tables)
 
     def _gathered_counts(self, base: np.ndarray, base_size: int,
                          extra: np.ndarray) -> np.ndarray:
