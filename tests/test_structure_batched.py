@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.structure import family_scores
+from bbn.structure import family_scores, independence
 from bbn.structure.dataset import CodedData, read_coded
 from bbn.structure.family_scores import FamilyScores
 from bbn.structure.independence import Request, independence_test, independence_tests
@@ -164,3 +164,16 @@ def test_large_data_counted_a_column_at_a_time_scores_the_same(chair_file, monke
     for (child, parents), values in zip(asked, expected):
         others = [p for p in range(5) if p != child]
         assert by_column.toggled(child, parents, others).tolist() == values
+
+
+@pytest.mark.parametrize("missing", ["error", "drop"])
+def test_large_data_tested_a_column_at_a_time_gives_the_same_tests(chair_file, monkeypatch,
+                                                                   missing):
+    data = chair_data(chair_file, 700, missing)
+    requests = [Request(0, np.array([1, 2, 3, 4])), Request(4, np.array([0, 2]), (1, 3)),
+                Request(2, np.array([4]), (0, 1, 3))]
+    expected = independence_tests(data, requests, "g2")
+    monkeypatch.setattr(independence, "_COLUMN_ROWS", 0)     # as for ≥ 20,000 rows
+    found = independence_tests(data, requests, "g2")
+    assert found.statistic.tolist() == expected.statistic.tolist()
+    assert found.dof.tolist() == expected.dof.tolist()

@@ -127,6 +127,9 @@ class Request(NamedTuple):
 #: tests in one call, 100,000 rows 41.
 _BATCH_ENTRIES = 1 << 22
 
+#: From this many rows, the tables are counted a test at a time (:func:`_count`).
+_COLUMN_ROWS = 20_000
+
 
 def independence_tests(data: CodedData, requests: Sequence[Request], test: str = "g2",
                        codes: np.ndarray | None = None) -> TestResult:
@@ -242,13 +245,19 @@ def _changes(keys: np.ndarray) -> np.ndarray:
 def _count(codes: np.ndarray, drop: bool, layout: _Layout, x: np.ndarray,
            request_of: np.ndarray, target: np.ndarray, given: np.ndarray,
            stride: np.ndarray) -> np.ndarray:
-    """The tables of a batch of tests, end to end, by one bincount (integers)."""
+    """The tables of a batch of tests, end to end, by one bincount (integers); from
+    ``_COLUMN_ROWS`` rows, one bincount per test (a column of codes stays in the cache,
+    a matrix of millions does not: MMPC on 100,000 rows of child took 1.6 s so, 4.0 s
+    with one bincount per batch)."""
     change = _changes(request_of)                          # the tests run by request
     requests = request_of[change]
     local = np.cumsum(change) - 1
     base = codes[:, target[requests]]                      # (rows, requests): z · r_t + t
     for k in range(given.shape[1]):
         base += codes[:, given[requests, k]] * stride[requests, k]
+    if len(base) >= _COLUMN_ROWS:
+        return _count_by_column(codes, drop, layout, x, local, base,
+                                target[requests], given[requests])
     xs = codes[:, x]
     cell = base[:, local]
     cell *= layout.rx
@@ -261,6 +270,28 @@ def _count(codes: np.ndarray, drop: bool, layout: _Layout, x: np.ndarray,
             missing |= codes[:, given[requests, k]] < 0
         cell[missing[:, local] | (xs < 0)] = total
     return np.bincount(cell.ravel(order="K"), minlength=total + 1)[:total]
+
+
+def _count_by_column(codes: np.ndarray, drop: bool, layout: _Layout, x: np.ndarray,
+                     local: np.ndarray, base: np.ndarray, target: np.ndarray,
+                     given: np.ndarray) -> np.ndarray:
+    """:func:`_count` one test at a time: base · r_x + x, one bincount per test."""
+    missing = None
+    if drop:
+        missing = codes[:, target] < 0
+        for k in range(given.shape[1]):
+            missing |= codes[:, given[:, k]] < 0
+    tables, scaled = [], {}                  # base · r_x of the current request
+    for i, (request, rx, size) in enumerate(zip(local.tolist(), layout.rx.tolist(),
+                                               layout.size.tolist())):
+        if (request, rx) not in scaled:
+            scaled = {key: v for key, v in scaled.items() if key[0] == request}
+            scaled[(request, rx)] = base[:, request] * rx
+        code = scaled[(request, rx)] + codes[:, x[i]]
+        if missing is not None:                            # a missing value: the last bin
+            code[missing[:, request] | (codes[:, x[i]] < 0)] = size
+        tables.append(np.bincount(code, minlength=size + 1)[:size])
+    return np.concatenate(tables)
 
 
 def _flat_statistics(counts: np.ndarray, layout: _Layout,
