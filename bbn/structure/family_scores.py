@@ -143,11 +143,11 @@ class FamilyScores:
         --------
         >>> import numpy as np
         >>> from bbn.structure.dataset import CodedData
-        >>> data = CodedData(("A", "B"), (("0", "1"),) * 2, np.array([[0, 0], [1, 1], [1, 0]]))
-        >>> scores = FamilyScores(data, "bic")
-        >>> scores.prefetch(np.array([[False, True], [False, False]]))
-        >>> scores.scored, round(scores.score(1, (0,)), 4), scores.hits
-        (4, -2.4849, 1)
+        >>> codes = np.array([[0, 0, 1], [1, 1, 0], [1, 0, 1]])
+        >>> scores = FamilyScores(CodedData(tuple("ABC"), (("0", "1"),) * 3, codes), "bic")
+        >>> scores.prefetch(~np.eye(3, dtype=bool))   # 3 families without a parent, 6 with one
+        >>> scores.scored, round(scores.score(1, (0,)), 4), scores.hits   # B | A: no count
+        (9, -2.4849, 1)
         """
         if self.drop:
             return
