@@ -55,6 +55,10 @@ from bbn.structure.dataset import CodedData
 #: families of 100,000 rows stays small (37 candidates × 100,000 rows = 3.7 Mi).
 _BATCH_ENTRIES = 1 << 22
 
+#: From this many rows, candidate families are counted a column at a time
+#: (:meth:`FamilyScores._complete_counts`).
+_COLUMN_ROWS = 20_000
+
 
 class FamilyScores:
     """The cached score of every family asked for, counted in batches per child.
@@ -97,6 +101,16 @@ class FamilyScores:
         self.codes = np.asfortranarray(data.codes, dtype=np.int64)
         self.cardinality = np.array(data.cardinality, dtype=np.int64)
         self.drop = data.missing == "drop"
+        # every variable's states numbered after the previous variables' (x + offset):
+        # with complete data, one addition over all columns codes every candidate's
+        # family at once (no gather of the candidates' columns; _count_additions)
+        self.offsets = segment_starts(self.cardinality)
+        self.states = int(self.cardinality.sum())
+        self.shifted = None if self.drop or data.rows >= _COLUMN_ROWS else \
+            np.asfortranarray(self.codes + self.offsets)
+        self._state_rows = [np.arange(o, o + r) for o, r in
+                            zip(self.offsets.tolist(), self.cardinality.tolist())]
+        self._buffer: np.ndarray | None = None
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
         self.scored = 0
         self.hits = 0
@@ -109,6 +123,100 @@ class FamilyScores:
     def fits(self, child: int, parents: Sequence[int]) -> bool:
         """Whether the family's count table is within the memory limit."""
         return self._size(child, parents) * ENTRY_BYTES <= get_memory_limit()
+
+    def prefetch(self, needed: np.ndarray) -> None:
+        """Score at once the families a search from the empty DAG starts with: s(c, ∅)
+        for every c, and s(c, {p}) and s(p, {c}) for every ``needed[p, c]``.
+
+        Complete data only (with ``missing="drop"`` the gains pair rows and do not read
+        these scores). Each pair's table n(x_a, x_b), a < b, is counted once, all pairs
+        in one bincount per batch of columns, and read both ways (s(b, {a}) and, the
+        table transposed, s(a, {b})): a search's first n(n − 1) families cost a few
+        numpy calls, not a few per child.
+
+        Parameters
+        ----------
+        needed : numpy.ndarray
+            n × n booleans: the one-parent families p → c a search will ask for.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bbn.structure.dataset import CodedData
+        >>> codes = np.array([[0, 0, 1], [1, 1, 0], [1, 0, 1]])
+        >>> scores = FamilyScores(CodedData(tuple("ABC"), (("0", "1"),) * 3, codes), "bic")
+        >>> scores.prefetch(~np.eye(3, dtype=bool))   # 3 families without a parent, 6 with one
+        >>> scores.scored, round(scores.score(1, (0,)), 4), scores.hits   # B | A: no count
+        (9, -2.4849, 1)
+        """
+        if self.drop:
+            return
+        n, rows, cards = len(self.cardinality), self.data.rows, self.cardinality
+        empty = [c for c in range(n) if (c, ()) not in self.cache]
+        if empty:
+            counts = np.zeros(self.states)
+            for c in empty:
+                counts[self._state_rows[c]] = np.bincount(self.codes[:, c],
+                                                          minlength=int(cards[c]))
+            for r in np.unique(cards[empty]).tolist():
+                group = [c for c in empty if cards[c] == r]
+                cells = self.offsets[group][:, None] + np.arange(r)
+                values = segment_scores(counts[cells].ravel(), np.ones(len(group)), r,
+                                        self.score_name, self.ess)
+                self.cache.update(((c, ()), v) for c, v in zip(group, values.tolist()))
+                self.scored += len(group)
+        a, b = np.nonzero(np.triu(needed | needed.T, 1))
+        keep = np.array([(int(y), (int(x),)) not in self.cache
+                         or (int(x), (int(y),)) not in self.cache for x, y in zip(a, b)],
+                        dtype=bool)
+        sizes = cards[a] * cards[b]
+        keep &= sizes * ENTRY_BYTES <= get_memory_limit()    # others: −∞ when asked for
+        a, b, sizes = a[keep], b[keep], sizes[keep]
+        per_batch = max(1, _BATCH_ENTRIES // max(rows, 1))
+        cells = get_memory_limit() // ENTRY_BYTES
+        start = 0
+        while start < len(a):
+            stop = min(len(a), start + per_batch)
+            while stop - start > 1 and int(sizes[start:stop].sum()) > cells:
+                stop = start + (stop - start) // 2
+            self._pair_tables(a[start:stop], b[start:stop])
+            start = stop
+
+    def _pair_tables(self, a: np.ndarray, b: np.ndarray) -> None:
+        """Count the tables n(x_a, x_b) of the pairs (a_i, b_i) in one bincount and cache
+        s(b, {a}) and s(a, {b}) from them."""
+        ra, rb = self.cardinality[a], self.cardinality[b]
+        starts = segment_starts(ra * rb)
+        if self.data.rows < _COLUMN_ROWS:
+            code = self.codes[:, a] * rb
+            code += self.codes[:, b]
+            code += starts
+            counts = np.bincount(code.ravel(order="K"), minlength=int((ra * rb).sum()))
+        else:                                       # a column at a time (_complete_counts)
+            tables, scaled = [], {}                 # x_a · r_b, for the current a
+            for x, y, rx, ry in zip(a.tolist(), b.tolist(), ra.tolist(), rb.tolist()):
+                if (x, ry) not in scaled:
+                    scaled = {key: v for key, v in scaled.items() if key[0] == x}
+                    scaled[(x, ry)] = self.codes[:, x] * ry
+                tables.append(np.bincount(scaled[(x, ry)] + self.codes[:, y],
+                                          minlength=rx * ry))
+            counts = np.concatenate(tables)
+        counts = counts.astype(float)
+        shapes = np.stack([ra, rb], axis=1)
+        for shape in np.unique(shapes, axis=0).tolist():
+            group = np.flatnonzero((ra == shape[0]) & (rb == shape[1]))
+            tables = counts[starts[group][:, None] + np.arange(shape[0] * shape[1])]
+            tables = tables.reshape(len(group), *shape)
+            given_a = segment_scores(tables.ravel(), np.full(len(group), shape[0]), shape[1],
+                                     self.score_name, self.ess)
+            given_b = segment_scores(tables.transpose(0, 2, 1).ravel(),
+                                     np.full(len(group), shape[1]), shape[0],
+                                     self.score_name, self.ess)
+            for x, y, sa, sb in zip(a[group].tolist(), b[group].tolist(), given_a.tolist(),
+                                    given_b.tolist()):
+                self.cache[(y, (x,))] = sa
+                self.cache[(x, (y,))] = sb
+            self.scored += 2 * len(group)
 
     def toggled(self, child: int, parents: Sequence[int], others: Sequence[int]) -> np.ndarray:
         """The scores of the families ``parents`` ± p for every p in ``others``: with p
@@ -255,32 +363,72 @@ class FamilyScores:
 
     def _count_additions(self, child: int, base: np.ndarray, base_size: int,
                          extra: np.ndarray) -> np.ndarray:
-        """One bincount of (first state of p's table + x_p) · |base| + base, all p."""
+        """The tables of the families base + p, every p of ``extra``, end to end (p's
+        state slowest), and their scores: one bincount."""
         r = self.r(child)
         cards = self.cardinality[extra]
-        first = np.concatenate(([0], np.cumsum(cards)[:-1]))    # table i starts at first·|base|
-        code = self.codes[:, extra] + first
-        code *= base_size
-        if self.drop:                # base: 1 + code, 0 when missing; the bin past the end
-            code += base[:, None] - 1
-            code[(base[:, None] == 0) | (self.codes[:, extra] < 0)] = -1
-            total = int(cards.sum()) * base_size
-            code[code < 0] = total
-            counts = np.bincount(code.ravel(order="K"), minlength=total + 1)[:total]
+        if self.drop or base_size * self.states * ENTRY_BYTES > get_memory_limit():
+            counts = self._gathered_counts(base, base_size, extra)
         else:
-            code += base[:, None]
-            counts = np.bincount(code.ravel(order="K"), minlength=int(cards.sum()) * base_size)
+            counts = self._complete_counts(base, base_size, extra)
         counts = counts.astype(float)
         if base_size == r:                 # pair tables n(x_p, x_child): reuse for (p | child)
             self._reversed_pairs(child, extra, cards, counts)
         return segment_scores(counts, cards * (base_size // r), r, self.score_name, self.ess)
+
+    def _complete_counts(self, base: np.ndarray, base_size: int,
+                         extra: np.ndarray) -> np.ndarray:
+        """Complete data: the tables (x_p, base) of every p of ``extra``, end to end.
+
+        Below ``_COLUMN_ROWS`` rows, one bincount of base · S + offset_v + x_v (S all
+        variables' states): over every column when most are candidates (an addition, no
+        gather; the other columns' cells are counted and left), else over the
+        candidates'. From ``_COLUMN_ROWS`` rows, one bincount per candidate of
+        base · r_p + x_p: a column of codes stays in the cache where a matrix of
+        millions does not (on 100,000 rows of child, 20 columns: 7.8 ms against 9.4 ms).
+        """
+        if self.data.rows < _COLUMN_ROWS:
+            block = self.shifted if 3 * len(extra) >= 2 * len(self.cardinality) \
+                else self.shifted[:, extra]
+            code = np.add(block, (base * self.states)[:, None])
+            counts = np.bincount(code.ravel(order="K"), minlength=base_size * self.states)
+            by_state = counts.reshape(base_size, self.states).T     # (state of v, base)
+            return by_state[np.concatenate([self._state_rows[p]
+                                            for p in extra.tolist()])].ravel()
+        scaled: dict[int, np.ndarray] = {}
+        tables = []
+        for p in extra.tolist():
+            r = int(self.cardinality[p])
+            if r not in scaled:
+                scaled[r] = base * r
+            counts = np.bincount(scaled[r] + self.codes[:, p], minlength=base_size * r)
+            tables.append(counts.reshape(base_size, r).T.ravel())
+        return np.concatenate(tables)
+
+    def _gathered_counts(self, base: np.ndarray, base_size: int,
+                         extra: np.ndarray) -> np.ndarray:
+        """One bincount of (first state of p's table + x_p) · |base| + base, all p; with
+        missing="drop" (base: 1 + code, 0 when missing) rows missing a value of the
+        family go to a bin past the end."""
+        cards = self.cardinality[extra]
+        first = segment_starts(cards)                 # table i starts at first·|base|
+        code = self.codes[:, extra] + first
+        code *= base_size
+        if self.drop:
+            code += base[:, None] - 1
+            code[(base[:, None] == 0) | (self.codes[:, extra] < 0)] = -1
+            total = int(cards.sum()) * base_size
+            code[code < 0] = total
+            return np.bincount(code.ravel(order="K"), minlength=total + 1)[:total]
+        code += base[:, None]
+        return np.bincount(code.ravel(order="K"), minlength=int(cards.sum()) * base_size)
 
     def _reversed_pairs(self, child: int, extra: np.ndarray, cards: np.ndarray,
                         counts: np.ndarray) -> None:
         """Cache s(p, {child}) from the pair tables just counted for s(child, {p}): the same
         table transposed, so a search's n(n − 1) first families need n(n − 1)/2 counts."""
         r = self.r(child)
-        starts = np.concatenate(([0], np.cumsum(cards * r)[:-1]))
+        starts = segment_starts(cards * r)
         new = np.array([(int(p), (child,)) not in self.cache for p in extra.tolist()])
         for rp in np.unique(cards[new]).tolist():
             group = np.flatnonzero(new & (cards == rp))
@@ -291,6 +439,17 @@ class FamilyScores:
             for p, value in zip(extra[group].tolist(), values.tolist()):
                 self.cache[(p, (child,))] = value
             self.scored += len(group)
+
+
+def segment_starts(sizes: np.ndarray) -> np.ndarray:
+    """Where each of consecutive segments of the given sizes begins (int64).
+
+    >>> segment_starts(np.array([2, 3, 1])).tolist()
+    [0, 2, 5]
+    """
+    starts = np.zeros(len(sizes), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    return starts
 
 
 def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score: str,
@@ -321,7 +480,7 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
     [-3.365058, -2.772589]
     """
     q = np.asarray(configurations, dtype=np.int64)
-    entry_starts = np.concatenate(([0], np.cumsum(q * r)[:-1]))
+    entry_starts = segment_starts(q * r)
     config_starts = entry_starts // r
     by_parent = counts.reshape(-1, r)
     totals = by_parent.sum(axis=1)

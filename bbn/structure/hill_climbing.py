@@ -163,6 +163,7 @@ def hill_climb(data: CodedData, knowledge: Knowledge, settings: Settings,
     n = len(data.variables)
     start = settings.start if settings.start is not None else tuple(
         tuple(sorted(p for p, c in knowledge.required if c == child)) for child in range(n))
+    scores.prefetch(allowed & np.array([not ps for ps in start])[None, :])
     climb = _Climb(scores, allowed, knowledge, start, settings.report)
     climb.run(options)
     best = climb.best
