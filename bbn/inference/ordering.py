@@ -291,7 +291,6 @@ def bandwidth_order(graph: Mapping[str, set[str]], cardinality: Mapping[str, int
     """
     # here: networkx costs ~0.2 s to import, paid only by an order worth searching for
     import networkx as nx
-    from networkx.utils import reverse_cuthill_mckee_ordering
 
     work = {v: set(n) for v, n in graph.items()}
     chosen = dict.fromkeys(to_eliminate)
@@ -299,7 +298,8 @@ def bandwidth_order(graph: Mapping[str, set[str]], cardinality: Mapping[str, int
     left = nx.Graph()
     left.add_nodes_from(work)
     left.add_edges_from((v, u) for v, links in work.items() for u in links)
-    return order + [v for v in reverse_cuthill_mckee_ordering(left) if v in chosen]
+    return order + [v for v in nx.utils.reverse_cuthill_mckee_ordering(left)
+                     if v in chosen]
 
 
 def _simplicial_first(graph: dict[str, set[str]], chosen: dict) -> list[str]:
