@@ -145,9 +145,11 @@ def test_the_budget_rule():
     search = OrderSearch()
     # at most 2^20 entries: the greedy order is kept without a search
     assert search.budget(OrderCost(total=2 ** 24, largest=2 ** 20)) == 0.0
-    # 2^25 entries at 2 ns are 67 ms of answering; a quarter of it is searched
-    assert search.budget(OrderCost(total=2 ** 25, largest=2 ** 21)) == pytest.approx(
-        0.25 * 2e-9 * 2 ** 25)
+    # 2^31 entries at 2 ns are 4.3 s of answering; a quarter of it is searched
+    assert search.budget(OrderCost(total=2 ** 31, largest=2 ** 21)) == pytest.approx(
+        0.25 * 2e-9 * 2 ** 31)
+    # 2^28 entries would give 0.13 s, below the 0.2 s a search costs at least: none
+    assert search.budget(OrderCost(total=2 ** 28, largest=2 ** 21)) == 0.0
     # capped at 3 s
     assert search.budget(OrderCost(total=2 ** 40, largest=2 ** 21)) == 3.0
     # a step's peak (3 × the largest table) beyond the memory limit: the whole 3 s
@@ -155,9 +157,9 @@ def test_the_budget_rule():
     assert search.budget(OrderCost(total=entries // 2, largest=entries // 2)) == 3.0
     # a tree holds every table at once: its total counts
     tree = OrderSearch(tree=True)
-    assert tree.budget(OrderCost(total=entries, largest=2 ** 21)) == 3.0
-    assert search.budget(OrderCost(total=entries, largest=2 ** 21)) == pytest.approx(
-        0.25 * 2e-9 * entries)
+    assert tree.budget(OrderCost(total=4 * entries, largest=2 ** 21)) == 3.0
+    assert search.budget(OrderCost(total=4 * entries, largest=2 ** 21)) == pytest.approx(
+        0.25 * 2e-9 * 4 * entries)
 
 
 def _random_grid_markov(rows: int, columns: int, seed: int) -> bbn.MarkovNetwork:

@@ -16,10 +16,10 @@ from (:func:`eliminate_greedily`).
 It can be far from the best: on a 20×20 binary grid (UAI 2014's Grids_15–18) it makes
 a table of 2^30 entries (8 GiB), where sweeping the grid diagonal by diagonal needs
 2^21 (16 MiB); on the Promedus networks, where many variables tie, breaking the ties
-another way lowers the largest table from 2^28 to 2^24. :func:`elimination_order`
-therefore keeps the greedy order when its largest table has at most
-``OrderSearch.above`` = 2^20 entries (8 MiB: tables answered in milliseconds, as on
-all 24 bnlearn networks but munin1–4, link and barley's), and otherwise also tries
+another way lowers the largest table from 2^27–2^28 to 2^23–2^25.
+:func:`elimination_order` therefore starts from the greedy order and, when its largest
+table has more than ``OrderSearch.above`` = 2^20 entries (8 MiB) and the search may
+pay, also tries
 
 - a bandwidth order: reverse Cuthill–McKee (networkx's) on the graph left once the
   simplicial variables (neighbours already pairwise adjacent: no fill-in, never a
@@ -28,12 +28,15 @@ all 24 bnlearn networks but munin1–4, link and barley's), and otherwise also t
 - min-fill again with the ties broken at random (seeded: restart i uses seed i), each
   restart abandoned once its tables pass the best total found;
 
-and keeps the cheapest by total entries. The search stops after ``OrderSearch.share``
-= 1/4 of the time the greedy order's tables would take at ``seconds_per_entry`` = 2 ns
-an entry, at most ``longest`` = 3 s; when the greedy order's largest table alone
-exceeds the memory limit (the engine would refuse the question) it may take the whole
-3 s. A 2^25-entry order (a second of propagation) thus buys 17 ms: a restart or none;
-a 2^31-entry one buys 1 s, a dozen restarts at 80 ms each on Grids_15's graph.
+and keeps the one with the fewest entries in all. The budget is ``share`` = 1/4 of the
+time the best order so far would take to answer at ``seconds_per_entry`` = 2 ns an
+entry, at most ``longest`` = 3 s, and no search at all below ``least`` = 0.2 s (what
+networkx's import and a first restart of 20–80 ms cost): a 2^28-entry order (0.5 s of
+answering) is kept as it is, a 2^31-entry one (4.3 s) buys 1.07 s. When the best
+order's peak exceeds the memory limit (the engine would refuse the question), the
+search takes the whole 3 s. Of the 24 bnlearn networks only munin1 searches (its
+2^26-entry clique does not fit three times in 1 GiB); barley, diabetes, link, mildew
+and water pass 2^20 entries but keep their greedy orders.
 
 >>> adjacency = {"A": {"B"}, "B": {"A", "C"}, "C": {"B"}}
 >>> greedy_order(adjacency, {"A": 2, "B": 2, "C": 2}, ["A", "B", "C"])
@@ -79,6 +82,8 @@ class OrderSearch:
     longest : float, default 3.0
         The search's time limit in seconds, also its time when the greedy order's largest
         table does not fit in the memory limit.
+    least : float, default 0.2
+        No search with a smaller budget (seconds).
     restarts : int, default 64
         The most min-fill restarts with random tie-breaking.
     tree : bool, default False
@@ -88,26 +93,28 @@ class OrderSearch:
 
     Examples
     --------
-    >>> OrderSearch().budget(OrderCost(total=2**25, largest=2**21)) < 0.02
-    True
+    >>> round(OrderSearch().budget(OrderCost(total=2**31, largest=2**21)), 2)
+    1.07
     """
 
     above: int = 1 << 20
     seconds_per_entry: float = 2e-9
     share: float = 0.25
     longest: float = 3.0
+    least: float = 0.2
     restarts: int = 64
     tree: bool = False
 
-    def budget(self, greedy: OrderCost) -> float:
-        """Seconds to search for an order cheaper than ``greedy`` (0: keep it); the
+    def budget(self, best: OrderCost) -> float:
+        """Seconds to search for an order cheaper than ``best`` (0: keep it); the
         longest when its peak (see ``tree``) exceeds the memory limit."""
-        if greedy.largest <= self.above:
+        if best.largest <= self.above:
             return 0.0
-        peak = greedy.total + 2 * greedy.largest if self.tree else 3 * greedy.largest
+        peak = best.total + 2 * best.largest if self.tree else 3 * best.largest
         if peak * ENTRY_BYTES > get_memory_limit():
             return self.longest
-        return min(self.longest, self.share * self.seconds_per_entry * greedy.total)
+        budget = min(self.longest, self.share * self.seconds_per_entry * best.total)
+        return budget if budget >= self.least else 0.0
 
 
 #: The search for an elimination plan's order, and for a junction tree's.
