@@ -10,7 +10,6 @@ import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import bbn
 from bbn.inference import clique_tree, ordering
@@ -24,6 +23,7 @@ from bbn.inference.ordering import (
     order_cost,
 )
 from bbn.memory import get_memory_limit
+from tests.strategies import weighted_graphs
 
 #: a search that always runs, and runs every restart (no time limit in practice)
 EVERY_RESTART = OrderSearch(above=0, seconds_per_entry=1.0, longest=3600.0, restarts=4)
@@ -47,22 +47,6 @@ def _replayed_cost(adjacency, card, order) -> OrderCost:
         for a in neighbours:
             graph[a].discard(v)
     return OrderCost(sum(sizes), max(sizes, default=0))
-
-
-@st.composite
-def weighted_graphs(draw):
-    n = draw(st.integers(1, 14))
-    names = [f"v{i}" for i in range(n)]
-    pairs = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names)),
-                          max_size=4 * n))
-    adjacency = {v: set() for v in names}
-    for a, b in pairs:
-        if a != b:
-            adjacency[a].add(b)
-            adjacency[b].add(a)
-    cards = {v: draw(st.integers(1, 4)) for v in names}
-    chosen = draw(st.lists(st.sampled_from(names), unique=True))
-    return adjacency, cards, chosen
 
 
 @settings(max_examples=60, deadline=None)
