@@ -264,8 +264,9 @@ class Engine:
         return tuple(self._trees)
 
     def junction_order(self) -> list[str]:
-        """The greedy elimination order of the network without evidence (computed once):
-        the order junction trees start from, offered to large elimination plans too.
+        """The elimination order of the network without evidence (computed once; greedy,
+        or searched where costly: :mod:`bbn.inference.ordering`): the order junction
+        trees start from, offered to large elimination plans too.
 
         Returns
         -------
