@@ -189,12 +189,16 @@ class Engine:
             plan = compile_plan(*arguments)
             if plan.cost.entries() > SEARCH_AGAIN_ABOVE:
                 # Greedy min-fill on the pruned graph is sometimes far worse than the order
-                # of the junction tree (Promedus_17: width 28 against 26) or the order
-                # searched for this evidence (Grids_15: 20 against 29): try them too.
-                for order in (self.junction_order(), self.evidence_order(key[1])):
-                    other = compile_plan(*arguments, order=order)
+                # searched for this evidence (Grids_15: width 20 against 29) or the
+                # junction tree's (Promedus_17: 26 against 28): try them too, the tree's
+                # only when the plan does not fit yet (Grids_15's tree order is searched
+                # for seconds in vain: its tree never fits in 1 GiB).
+                for searched in (lambda: self.evidence_order(key[1]), self.junction_order):
+                    other = compile_plan(*arguments, order=searched())
                     if other.cost.entries() < plan.cost.entries():
                         plan = other
+                    if fits(plan.cost):
+                        break
             table = network.table  # a structure-only model fails here, naming the variable
             plan.tables = [table(source.variable) for source in plan.sources]
             self._plans[key] = plan
