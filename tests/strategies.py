@@ -179,3 +179,21 @@ def query_and_evidence(draw, net: bbn.Network, min_query: int = 1):
     query = draw(st.lists(st.sampled_from(net.variables), min_size=min_query, unique=True,
                           max_size=min(3, len(net.variables))))
     return query, draw(evidence_for(net, tuple(query)))
+
+
+@st.composite
+def weighted_graphs(draw):
+    """(adjacency, cardinalities, variables to eliminate): an interaction graph of up to
+    14 variables of 1–5 states, for elimination orders."""
+    n = draw(st.integers(1, 14))
+    names = [f"v{i}" for i in range(n)]
+    pairs = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names)),
+                          max_size=4 * n))
+    adjacency = {v: set() for v in names}
+    for a, b in pairs:
+        if a != b:
+            adjacency[a].add(b)
+            adjacency[b].add(a)
+    cards = {v: draw(st.integers(1, 5)) for v in names}
+    chosen = draw(st.lists(st.sampled_from(names), unique=True))
+    return adjacency, cards, chosen

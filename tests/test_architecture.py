@@ -312,6 +312,8 @@ LOCAL_IMPORTS = {
         "start-up: http.server, graphviz and the app (~100 ms), only bbn serve needs them",
     ("bbn.network", "Network.explore", "bbn.explorer.inline"):
         "start-up: http.server, graphviz and the app, only for the notebook's explorer",
+    ("bbn.inference.ordering", "bandwidth_order", "networkx"):
+        "start-up: networkx (~0.2 s), only for an order worth searching (2^20-entry tables)",
     ("bbn.errors", "suggest", "difflib"):
         "start-up: only when there is a mistake to name, not on every command's start",
     ("bbn.classification.classifier", "_feature_tree", "bbn.structure.tree"):

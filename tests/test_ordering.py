@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bbn.inference.ordering import eliminate, eliminate_greedily, greedy_order
+from tests.strategies import weighted_graphs
 
 
 def _adjacency(graph: nx.Graph) -> dict[str, set[str]]:
@@ -148,22 +149,6 @@ def _rescored_every_step(adjacency: dict[str, set[str]], card: dict[str, int],
         remaining.discard(v)
         eliminate(graph, v)
     return order
-
-
-@st.composite
-def weighted_graphs(draw):
-    n = draw(st.integers(1, 14))
-    names = [f"v{i}" for i in range(n)]
-    pairs = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names)),
-                          max_size=4 * n))
-    adjacency = {v: set() for v in names}
-    for a, b in pairs:
-        if a != b:
-            adjacency[a].add(b)
-            adjacency[b].add(a)
-    cards = {v: draw(st.integers(1, 5)) for v in names}
-    chosen = draw(st.lists(st.sampled_from(names), unique=True))
-    return adjacency, cards, chosen
 
 
 @settings(max_examples=300, deadline=None)

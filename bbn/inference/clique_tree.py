@@ -37,12 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bbn.inference.elimination import Cost, check_memory, relevant_variables
-from bbn.inference.ordering import (
-    eliminate,
-    eliminate_greedily,
-    greedy_order,
-    interaction_graph,
-)
+from bbn.inference.ordering import TREE_SEARCH, eliminate, elimination_order, interaction_graph
 from bbn.inference.propagation import distribute, multiply_spread, spread_operand, upward_message
 from bbn.inference.summing import LONG, Sum, memo_sum
 
@@ -193,8 +188,9 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     adjacency = interaction_graph(_hidden(families.values(), observed_set))
     best = _tree_for([v for v in order if v not in observed_set], adjacency, card)
     if observed_set and best[0] > SEARCH_AGAIN_ABOVE:
-        best = min(best, _tree_for(greedy_order(adjacency, card, list(adjacency)), adjacency,
-                                   card), key=lambda candidate: candidate[0])
+        fresh = elimination_order({v: set(n) for v, n in adjacency.items()}, card,
+                                  list(adjacency), TREE_SEARCH)
+        best = min(best, _tree_for(fresh, adjacency, card), key=lambda candidate: candidate[0])
     _, position, members, edges, home = best
     cliques = []
     for m in members:
@@ -331,10 +327,11 @@ def tree_cost(total: int, dirty: int, largest: int, width: int) -> Cost:
 
 def junction_order(parents: Mapping[str, tuple[str, ...]],
                    card: Mapping[str, int]) -> list[str]:
-    """The greedy elimination order of the network without evidence: the order the
-    junction trees start from, offered to elimination plans too."""
+    """The elimination order of the network without evidence (greedy, or searched when
+    costly: :func:`bbn.inference.ordering.elimination_order`): the order the junction
+    trees start from, offered to elimination plans too."""
     graph = interaction_graph(parents[v] + (v,) for v in parents)
-    return eliminate_greedily(graph, card, list(graph))
+    return elimination_order(graph, card, list(graph), TREE_SEARCH)
 
 
 def _place(values: np.ndarray, axes: tuple[str, ...], fixed: tuple[str, ...], clique: Clique,

@@ -59,6 +59,7 @@ from bbn.inference.evidence import (
     resolve_targets,
     warn_impossible,
 )
+from bbn.inference.ordering import evidence_order
 from bbn.memory import ENTRY_BYTES, get_memory_limit
 
 if TYPE_CHECKING:
@@ -96,6 +97,7 @@ class Engine:
         # observed variables → tree, least recently used first
         self._trees: OrderedDict[tuple[str, ...], JunctionTree] = OrderedDict()
         self._junction_order: list[str] | None = None
+        self._evidence_orders: dict[tuple[str, ...], list[str]] = {}
         self._normalised: dict | None = None
         self._tables: Mapping[str, np.ndarray] | None = None
         self._log_tables: dict[str, np.ndarray] = {}
@@ -187,10 +189,16 @@ class Engine:
             plan = compile_plan(*arguments)
             if plan.cost.entries() > SEARCH_AGAIN_ABOVE:
                 # Greedy min-fill on the pruned graph is sometimes far worse than the order
-                # of the junction tree (Promedus_17: width 28 against 26): try that too.
-                other = compile_plan(*arguments, order=self.junction_order())
-                if other.cost.entries() < plan.cost.entries():
-                    plan = other
+                # searched for this evidence (Grids_15: width 20 against 29) or the
+                # junction tree's (Promedus_17: 26 against 28): try them too, the tree's
+                # only when the plan does not fit yet (Grids_15's tree order is searched
+                # for seconds in vain: its tree never fits in 1 GiB).
+                for searched in (lambda: self.evidence_order(key[1]), self.junction_order):
+                    other = compile_plan(*arguments, order=searched())
+                    if other.cost.entries() < plan.cost.entries():
+                        plan = other
+                    if fits(plan.cost):
+                        break
             table = network.table  # a structure-only model fails here, naming the variable
             plan.tables = [table(source.variable) for source in plan.sources]
             self._plans[key] = plan
@@ -260,8 +268,9 @@ class Engine:
         return tuple(self._trees)
 
     def junction_order(self) -> list[str]:
-        """The greedy elimination order of the network without evidence (computed once):
-        the order junction trees start from, offered to large elimination plans too.
+        """The elimination order of the network without evidence (computed once; greedy,
+        or searched where costly: :mod:`bbn.inference.ordering`): the order junction
+        trees start from, offered to large elimination plans too.
 
         Returns
         -------
@@ -279,6 +288,33 @@ class Engine:
             parents, cardinality, _ = self._plain_structure()
             self._junction_order = junction_order(parents, cardinality)
         return self._junction_order
+
+    def evidence_order(self, observed: Sequence[str]) -> list[str]:
+        """The elimination order searched for the graph this evidence leaves (computed once
+        per set of observed variables; see :func:`bbn.inference.ordering.evidence_order`),
+        offered to large elimination plans.
+
+        Parameters
+        ----------
+        observed : sequence of str
+            The observed variables (their order does not matter).
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").engine.evidence_order(["A", "S"])
+        ['B', 'C', 'W']
+        """
+        key = tuple(sorted(observed))
+        order = self._evidence_orders.get(key)
+        if order is None:
+            parents, cardinality, _ = self._plain_structure()
+            order = self._evidence_orders[key] = evidence_order(parents, cardinality, key)
+        return order
 
     def normalised_tables(self) -> dict:
         """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``,

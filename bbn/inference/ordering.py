@@ -1,14 +1,45 @@
-"""Elimination orders: the greedy weighted min-fill heuristic.
+"""Elimination orders: greedy weighted min-fill, and a search for a cheaper order where
+the greedy one is costly.
 
 Eliminating a variable X multiplies every factor that mentions X into one table over X
 and its neighbours N(X) in the interaction graph (variables that share a factor), then
-sums X out; the neighbours become pairwise connected ("fill-in" edges). The cost of
-an order is dominated by its largest such table, Π_{Y ∈ {X} ∪ N(X)} |Y|.
+sums X out; the neighbours become pairwise connected ("fill-in" edges). An order costs
+the entries of its tables, Σ_X Π_{Y ∈ {X} ∪ N(X)} |Y| (``total``, the time), and its
+memory is bounded by the largest of them (``largest``).
 
 Weighted min-fill picks, at each step, the variable whose fill-in edges have the
 smallest total weight, the weight of an edge (Y, Z) being |Y|·|Z|; ties go to the
 smaller table (min-weight), then to the name. Finding the optimal order is NP-hard;
-this greedy rule is the one most exact engines use.
+this greedy rule is the one most exact engines use, and it is what every order starts
+from (:func:`eliminate_greedily`).
+
+It can be far from the best: on a 20×20 binary grid (UAI 2014's Grids_15–18) it makes
+a table of 2^30 entries (8 GiB), where sweeping the grid diagonal by diagonal needs
+2^21 (16 MiB); on the Promedus networks, where many variables tie, breaking the ties
+another way lowers the largest table from 2^27–2^28 to 2^23–2^25.
+:func:`elimination_order` therefore starts from the greedy order and, when its largest
+table has more than ``OrderSearch.above`` = 2^20 entries (8 MiB) and the search may
+pay, also tries
+
+- a bandwidth order: reverse Cuthill–McKee (networkx's) on the graph left once the
+  simplicial variables (neighbours already pairwise adjacent: no fill-in, never a
+  mistake to eliminate first) are gone; its tables are at most the bandwidth wide, which
+  on a grid is the side;
+- min-fill again with the ties broken at random (seeded: restart i uses seed i), each
+  restart abandoned once its tables pass the best total found;
+
+and keeps the one with the fewest entries in all. The budget is ``share`` = 1/4 of the
+time the best order so far would take to answer at ``seconds_per_entry`` = 2 ns an
+entry, at most ``longest`` = 3 s, and no search at all below ``least`` = 0.2 s (what
+networkx's import and a first restart of 20–80 ms cost): a 2^28-entry order (0.5 s of
+answering) is kept as it is, a 2^31-entry one (4.3 s) buys 1.07 s. While the best
+order's peak exceeds the memory limit (the engine would refuse the question), every one
+of the 64 restarts is made, within ``unfit_longest`` = 20 s, so that whether a question
+fits does not depend on the machine's load: Promedus_18's junction tree needs 5.2 GiB
+in the greedy order and 0.7 GiB after 64 restarts (4 s), which one restart does not
+find. Of the 24 bnlearn networks only munin1 searches (its
+2^26-entry clique does not fit three times in 1 GiB); barley, diabetes, link, mildew
+and water pass 2^20 entries but keep their greedy orders.
 
 >>> adjacency = {"A": {"B"}, "B": {"A", "C"}, "C": {"B"}}
 >>> greedy_order(adjacency, {"A": 2, "B": 2, "C": 2}, ["A", "B", "C"])
@@ -19,11 +50,306 @@ from __future__ import annotations
 
 import heapq
 import math
+import random
+import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from bbn.memory import ENTRY_BYTES, get_memory_limit
 
 #: With at most this many variables left to order, a scan finds the best score faster
 #: than a heap that collects an outdated entry at every update.
 _SCAN = 48
+
+
+class OrderCost(NamedTuple):
+    """What an elimination order costs: its tables' entries, all of them and the largest."""
+
+    total: int
+    largest: int
+
+
+@dataclass(frozen=True)
+class OrderSearch:
+    """When and how long :func:`elimination_order` looks beyond the greedy order.
+
+    Parameters
+    ----------
+    above : int, default 2**20
+        Search only when the greedy order's largest table has more entries than this.
+    seconds_per_entry : float, default 2e-9
+        The time one table entry is taken to cost when answering.
+    share : float, default 0.25
+        The part of the greedy order's answering time the search may take.
+    longest : float, default 3.0
+        The search's time limit in seconds once the best order fits in the memory limit.
+    unfit_longest : float, default 20.0
+        Its time limit while the best order does not fit: every restart is made unless
+        this runs out, so that whether an order fits does not depend on the machine's
+        speed.
+    least : float, default 0.2
+        No search with a smaller budget (seconds).
+    restarts : int, default 64
+        The most min-fill restarts with random tie-breaking.
+    tree : bool, default False
+        The tables are all held at once (a junction tree's cliques): the peak is their
+        total plus twice the largest, not three times the largest (one elimination
+        step's product, temporaries and output).
+
+    Examples
+    --------
+    >>> round(OrderSearch().budget(OrderCost(total=2**31, largest=2**21)), 2)
+    1.07
+    """
+
+    above: int = 1 << 20
+    seconds_per_entry: float = 2e-9
+    share: float = 0.25
+    longest: float = 3.0
+    unfit_longest: float = 20.0
+    least: float = 0.2
+    restarts: int = 64
+    tree: bool = False
+
+    def budget(self, best: OrderCost) -> float:
+        """Seconds to search for an order cheaper than ``best`` (0: keep it);
+        ``unfit_longest`` when its peak (see ``tree``) exceeds the memory limit."""
+        if best.largest <= self.above:
+            return 0.0
+        peak = best.total + 2 * best.largest if self.tree else 3 * best.largest
+        if peak * ENTRY_BYTES > get_memory_limit():
+            return self.unfit_longest
+        budget = min(self.longest, self.share * self.seconds_per_entry * best.total)
+        return budget if budget >= self.least else 0.0
+
+
+#: The search for an elimination plan's order, and for a junction tree's.
+DEFAULT_SEARCH = OrderSearch()
+TREE_SEARCH = OrderSearch(tree=True)
+
+
+def evidence_order(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[str, int],
+                   observed: Iterable[str]) -> list[str]:
+    """The order (:func:`elimination_order`) of the variables left unobserved, on the graph
+    the tables sliced by ``observed`` make: found once per set of observed variables and
+    offered to every plan with that evidence (a plan's own graph is a part of it, on
+    which the order builds no larger table).
+
+    Parameters
+    ----------
+    parents : mapping
+        Each variable's parents.
+    cardinality : mapping
+        Each variable's number of states.
+    observed : iterable of str
+        The observed variables.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> evidence_order({"A": (), "B": ("A",), "C": ("B",)}, dict.fromkeys("ABC", 2), ["B"])
+    ['A', 'C']
+    """
+    observed = set(observed)
+    graph = interaction_graph([u for u in parents[v] + (v,) if u not in observed]
+                              for v in parents)
+    return elimination_order(graph, cardinality, list(graph))
+
+
+def elimination_order(graph: dict[str, set[str]], cardinality: Mapping[str, int],
+                      to_eliminate: Iterable[str],
+                      search: OrderSearch | None = None) -> list[str]:
+    """The cheapest order found for ``to_eliminate`` (see the module's rule), eliminated
+    from ``graph`` in place as :func:`eliminate_greedily` does.
+
+    Parameters
+    ----------
+    graph : dict
+        The interaction graph, variable → neighbours; variables outside
+        ``to_eliminate`` stay and are never chosen. Left as the elimination leaves it
+        (the same whichever the order).
+    cardinality : mapping
+        Each variable's number of states.
+    to_eliminate : iterable of str
+        The variables to order.
+    search : OrderSearch, optional
+        When and how long to look beyond the greedy order (``DEFAULT_SEARCH``).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    A 20×20 binary grid (UAI 2014's Grids_15 without its numbers): greedy min-fill's
+    largest table has 2^30 entries, the bandwidth order's 2^21 (restarts left out here
+    to keep the example fast):
+
+    >>> cells = [(r, c) for r in range(20) for c in range(20)]
+    >>> grid = {v: set() for v in cells}
+    >>> for (r, c) in cells:
+    ...     for u in ((r + 1, c), (r, c + 1)):
+    ...         if u in grid:
+    ...             grid[(r, c)].add(u)
+    ...             grid[u].add((r, c))
+    >>> card = dict.fromkeys(cells, 2)
+    >>> greedy = greedy_order(grid, card, cells)
+    >>> order = elimination_order({v: set(n) for v, n in grid.items()}, card, cells,
+    ...                           OrderSearch(restarts=0))
+    >>> [order_cost(grid, card, o).largest.bit_length() - 1 for o in (greedy, order)]
+    [30, 21]
+    """
+    to_eliminate = list(to_eliminate)
+    search = search or DEFAULT_SEARCH
+    if _at_most(graph, cardinality, search.above):  # no table can pass it: no copy needed
+        return _min_fill(graph, cardinality, to_eliminate)[0]
+    original = {v: set(n) for v, n in graph.items()}
+    best, best_cost = _min_fill(graph, cardinality, to_eliminate)
+    if not search.budget(best_cost):
+        return best
+    start = time.perf_counter()
+    sweep = bandwidth_order(original, cardinality, to_eliminate)
+    cost = order_cost(original, cardinality, sweep, bound=best_cost.total)
+    if cost is not None and cost.total < best_cost.total:
+        best, best_cost = sweep, cost
+    names = list(original)
+    for seed in range(1, search.restarts + 1):
+        # the budget of the best order so far: a good find shortens the search
+        if time.perf_counter() - start >= search.budget(best_cost):
+            break
+        found = _shuffled_min_fill(original, cardinality, to_eliminate, names, seed,
+                                   bound=best_cost.total)
+        if found is not None and found[1].total < best_cost.total:
+            best, best_cost = found
+    return best
+
+
+def _at_most(graph: Mapping[str, set[str]], cardinality: Mapping[str, int],
+             entries: int) -> bool:
+    """Whether the joint of all of ``graph``'s variables has at most ``entries`` entries."""
+    product = 1
+    for v in graph:
+        product *= cardinality[v]
+        if product > entries:
+            return False
+    return True
+
+
+def order_cost(graph: Mapping[str, set[str]], cardinality: Mapping[str, int],
+               order: Sequence[str], bound: int | None = None) -> OrderCost | None:
+    """Entries of the tables that eliminating ``order`` from ``graph`` makes (the graph is
+    not modified); None as soon as their total passes ``bound``.
+
+    Parameters
+    ----------
+    graph : mapping
+        The interaction graph, variable → neighbours.
+    cardinality : mapping
+        Each variable's number of states.
+    order : sequence of str
+        The variables to eliminate, in order.
+    bound : int, optional
+        Give up (None) once the total exceeds it.
+
+    Returns
+    -------
+    OrderCost or None
+
+    Examples
+    --------
+    >>> path = {"A": {"B"}, "B": {"A", "C"}, "C": {"B"}}
+    >>> order_cost(path, {"A": 2, "B": 3, "C": 2}, ["B", "A"])
+    OrderCost(total=16, largest=12)
+    """
+    work = {v: set(n) for v, n in graph.items()}
+    card = cardinality.__getitem__
+    total = largest = 0
+    for v in order:
+        size = card(v) * math.prod(map(card, eliminate(work, v)))
+        total += size
+        largest = max(largest, size)
+        if bound is not None and total > bound:
+            return None
+    return OrderCost(total, largest)
+
+
+def bandwidth_order(graph: Mapping[str, set[str]], cardinality: Mapping[str, int],
+                    to_eliminate: Iterable[str]) -> list[str]:
+    """``to_eliminate`` in the order: the simplicial ones first (as long as some are left),
+    then the rest along reverse Cuthill–McKee, a narrow band of the graph's vertices.
+
+    Parameters
+    ----------
+    graph : mapping
+        The interaction graph, variable → neighbours (not modified).
+    cardinality : mapping
+        Each variable's number of states.
+    to_eliminate : iterable of str
+        The variables to order.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    A path's ends are simplicial, and so are the new ends once they are gone:
+
+    >>> path = {"A": {"B"}, "B": {"A", "C"}, "C": {"B", "D"}, "D": {"C"}}
+    >>> bandwidth_order(path, dict.fromkeys(path, 2), ["A", "B", "C"])
+    ['A', 'B', 'C']
+    """
+    # here: networkx costs ~0.2 s to import, paid only by an order worth searching for
+    import networkx as nx
+
+    work = {v: set(n) for v, n in graph.items()}
+    chosen = dict.fromkeys(to_eliminate)
+    order = _simplicial_first(work, chosen)
+    left = nx.Graph()
+    left.add_nodes_from(work)
+    left.add_edges_from((v, u) for v, links in work.items() for u in links)
+    return order + [v for v in nx.utils.reverse_cuthill_mckee_ordering(left)
+                     if v in chosen]
+
+
+def _simplicial_first(graph: dict[str, set[str]], chosen: dict) -> list[str]:
+    """Eliminate (in place) the chosen simplicial vertices, and those that become so,
+    removing them from ``chosen``; return them in that order."""
+    order = []
+    waiting = list(chosen)
+    while waiting:
+        v = waiting.pop()
+        if v not in chosen:
+            continue
+        links = graph[v]
+        if all(links <= graph[u] | {u} for u in links):
+            order.append(v)
+            del chosen[v]
+            eliminate(graph, v)
+            waiting.extend(u for u in links if u in chosen)
+    return order
+
+
+def _shuffled_min_fill(graph: Mapping[str, set[str]], cardinality: Mapping[str, int],
+                       to_eliminate: list[str], names: list[str], seed: int, bound: int):
+    """Min-fill with ties broken by a random rank (seeded) instead of the name: (order,
+    cost), or None once the total passes ``bound``."""
+    ranks = list(range(len(names)))
+    random.Random(seed).shuffle(ranks)
+    rank = dict(zip(names, ranks))
+    named = [""] * len(names)
+    for v, r in rank.items():
+        named[r] = v
+    found = _min_fill({rank[v]: {rank[u] for u in links} for v, links in graph.items()},
+                      {rank[v]: cardinality[v] for v in names},
+                      [rank[v] for v in to_eliminate], bound)
+    if found is None:
+        return None
+    return [named[r] for r in found[0]], found[1]
 
 
 def greedy_order(adjacency: Mapping[str, set[str]], cardinality: Mapping[str, int],
@@ -57,6 +383,12 @@ def eliminate_greedily(graph: dict[str, set[str]], cardinality: Mapping[str, int
     clique N, and a ∈ A outside N keeps its neighbours. Scores are exact integers, so
     the order is the one full rescoring would give.
     """
+    return _min_fill(graph, cardinality, list(to_eliminate))[0]
+
+
+def _min_fill(graph, cardinality, to_eliminate, bound=None):
+    """:func:`eliminate_greedily`'s order and its :class:`OrderCost`, or None as soon as
+    the total passes ``bound``."""
     card = cardinality.__getitem__
     prod = math.prod
 
@@ -81,6 +413,7 @@ def eliminate_greedily(graph: dict[str, set[str]], cardinality: Mapping[str, int
         heapq.heapify(heap)
     order: list[str] = []
     pop, push = heapq.heappop, heapq.heappush
+    total = largest = 0
     while current:
         if heap is None:
             entry = min(current.values())
@@ -93,6 +426,11 @@ def eliminate_greedily(graph: dict[str, set[str]], cardinality: Mapping[str, int
         v = entry[2]
         del current[v]
         order.append(v)
+        total += entry[1]
+        if entry[1] > largest:
+            largest = entry[1]
+        if bound is not None and total > bound:
+            return None
         neighbours = graph.pop(v)
         weight = card(v)
         if not entry[0]:  # v is simplicial (most are): no fill-in, B = ∅ for every u
@@ -153,7 +491,7 @@ def eliminate_greedily(graph: dict[str, set[str]], cardinality: Mapping[str, int
             entry = current[u] = (fill, size, u)
             if heap is not None:
                 push(heap, entry)
-    return order
+    return order, OrderCost(total, largest)
 
 
 def interaction_graph(tables: Iterable[Sequence[str]],
