@@ -23,7 +23,7 @@ import bbn
 from bbn.approximate.methods import APPROXIMATE_METHODS
 
 FORWARD = ["asia", "cancer", "earthquake", "sachs", "survey", "child", "alarm", "insurance"]
-GIBBS = ["asia", "cancer", "earthquake", "sachs", "survey", "child"]
+GIBBS = ["asia", "cancer", "earthquake", "sachs", "survey", "child", "alarm", "insurance"]
 QUERIES = 3
 
 

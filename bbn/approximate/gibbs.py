@@ -20,9 +20,10 @@ m_c estimates P(x_v | e), and
 floored as the weighted samplers' are (:mod:`bbn.approximate.weighted`) with the
 variable's smallest n_eff = P̂(1 − P̂)/SE² over its states, so a state the chains
 never reach gets SE 1/n_eff rather than 0. That n_eff is at most the samples kept, and
-it is C, one sample per chain, when the chains' averages agree to rounding or no chain
-ever changed the variable's state after burn-in: averaged conditionals then show no
-spread, yet say no more than the C states the chains started in.
+at most C + m, the runs of equal states the chains went through (m changes of state after
+burn-in): averaged conditionals can show little spread where the chains hardly moved, yet
+say no more than the few states they visited (C when the chains' averages agree to
+rounding).
 Chains start from importance samples (the loopy-BP proposal of
 :mod:`bbn.approximate.importance_sampling`) resampled by their weights (a Bayesian
 network), so chains that cannot move still start spread as the posterior is, or
@@ -151,7 +152,7 @@ class Gibbs(SamplerSettings):
                            np.zeros((1, chains), dtype=np.int64)])  # + the padding row
         sums = [np.zeros((len(c.variables), chains, c.rows.shape[1])) for c in classes]
         allowed = [np.arange(c.rows.shape[1]) < c.widths[:, None, None] for c in classes]
-        moved = np.zeros(len(graph.variables), dtype=bool)  # changed state after burn-in
+        moves = np.zeros(len(graph.variables), dtype=np.int64)  # changes after burn-in
         sweeps_wanted = -(-self.samples // chains)
         sweeps, kept, stopped_by = 0, 0, "samples"
         while kept < sweeps_wanted:
@@ -172,7 +173,7 @@ class Gibbs(SamplerSettings):
                                    colour.widths[:, None] - 1)
                 if keep:
                     total += conditional / totals
-                    moved[colour.variables] |= (drawn != codes[colour.variables]).any(axis=1)
+                    moves[colour.variables] += (drawn != codes[colour.variables]).sum(axis=1)
                 codes[colour.variables] = drawn
             sweeps += 1
             kept += keep
@@ -182,7 +183,7 @@ class Gibbs(SamplerSettings):
                 break
         per_variable = {int(v): total[i, :, :width] for colour, total in zip(classes, sums)
                         for i, (v, width) in enumerate(zip(colour.variables, colour.widths))}
-        return self._marginals(graph, evidence, per_variable, moved, kept, stopped_by,
+        return self._marginals(graph, evidence, per_variable, moves, kept, stopped_by,
                                time.perf_counter() - start)
 
     def _start(self, graph: FactorGraph, evidence: Mapping[int, int],
@@ -205,10 +206,10 @@ class Gibbs(SamplerSettings):
         return codes
 
     def _marginals(self, graph: FactorGraph, evidence: Mapping[int, int],
-                   sums: dict[int, np.ndarray], moved: np.ndarray, kept: int,
+                   sums: dict[int, np.ndarray], moves: np.ndarray, kept: int,
                    stopped_by: str, seconds: float) -> Marginals:
         """Chain averages → estimates, batch-means standard errors and the report
-        (``moved``: which variables changed state in some chain after burn-in)."""
+        (``moves``: each variable's changes of state over the chains after burn-in)."""
         probabilities, errors, equivalents = {}, {}, []
         for v, name in enumerate(graph.variables):
             card = graph.cardinality[v]
@@ -225,15 +226,16 @@ class Gibbs(SamplerSettings):
             spread = (se > _ROUNDING) & (p * (1 - p) > 0)
             ratios = (p * (1 - p))[spread] / se[spread] ** 2
             equivalents += list(ratios)
-            # the floor of rare states, with the variable's worst-mixing state's n_eff, and
-            # never more than the samples kept: averaged conditionals can show less spread
-            # than their blanket's slow mixing leaves in them (munin: an error of 1e-4
-            # beside an SE of 1e-6, where n kept samples give 1.5e-3); a variable no chain
-            # moved is one sample per chain (win95pts's AppData: P = 0.0101 of its rare
-            # state, in none of 100 chains, which alone would claim an SE of 1e-4)
+            # the floor of rare states, with the variable's worst-mixing state's n_eff, at
+            # most the samples kept and at most the runs of equal states the chains went
+            # through (C + moves): averaged conditionals can show less spread than slow
+            # mixing leaves in them (munin: an error of 1e-4 beside an SE of 1e-6, where
+            # n kept samples give 1.5e-3; win95pts's AppData, P = 0.0101 of its rare
+            # state, in none of 100 chains, never moved: SE 1e-4 where 100 runs give 0.01)
             effective = float(self.chains)
-            if spread.any() and moved[v]:
-                effective = min(float(ratios.min()), kept * self.chains)
+            if spread.any():
+                effective = min(float(ratios.min()), kept * self.chains,
+                                self.chains + float(moves[v]))
             probabilities[name] = p
             errors[name] = np.sqrt(np.maximum(se ** 2, (p * (1 - p) + 1 / effective)
                                               / effective))
