@@ -84,7 +84,6 @@ def hybrid_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> 
     --------
     >>> import numpy as np
     >>> from bbn.structure.dataset import CodedData
-from bbn.structure.family_scores import FamilyScores
     >>> codes = np.array([[0, 0, 1], [1, 1, 0], [0, 0, 0], [1, 1, 1]] * 25)
     >>> data = CodedData(("A", "B", "C"), (("0", "1"),) * 3, codes)
     >>> found = hybrid_method(data, Knowledge.build(data.variables), Settings())
