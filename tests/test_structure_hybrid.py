@@ -1,6 +1,7 @@
 """The default method ("hybrid"): MMPC's skeleton, then two climbs in it — from the empty
-graph and from PC's answer on the skeleton — and the DAG of higher score. PC started from
-a given skeleton finds the separating sets of the pairs the skeleton left out."""
+graph and (from PC_START_ROWS rows on, or when asked) from PC's answer on the skeleton —
+and the DAG of higher score. PC started from a given skeleton finds the separating sets
+of the pairs the skeleton left out."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from bbn.errors import ModelError
 from bbn.structure import structure_score
 from bbn.structure.dataset import read_coded
 from bbn.structure.equivalence import as_matrix
+from bbn.structure.hybrid import PC_START_ROWS
 from bbn.structure.knowledge import Knowledge
 from bbn.structure.method import Settings
 from bbn.structure.pc import pc_method, pc_search
@@ -26,7 +28,7 @@ def names(data, arcs) -> set[tuple[str, str]]:
 
 def test_the_answer_is_the_climb_of_higher_score(chair_file):
     rows = chair_rows(chair_file, 2000, seed=5)
-    both = quiet_learn(rows)
+    both = quiet_learn(rows, pc_start=True)
     empty_only = quiet_learn(rows, pc_start=False)
     scores = both.statistics_["scores"]
     assert set(scores) == {"empty", "pc"} and both.statistics_["pc_tests"] > 0
@@ -40,10 +42,18 @@ def test_the_answer_is_the_climb_of_higher_score(chair_file):
     assert both.score_ >= empty_only.score_
 
 
+@pytest.mark.parametrize("rows, starts", [(PC_START_ROWS - 1, {"empty"}),
+                                          (PC_START_ROWS, {"empty", "pc"})])
+def test_pc_start_auto_climbs_from_pc_from_enough_rows(chair_file, rows, starts):
+    learned = quiet_learn(chair_rows(chair_file, rows))
+    assert set(learned.statistics_["scores"]) == starts
+    assert (learned.statistics_["pc_tests"] > 0) == ("pc" in starts)
+
+
 def test_a_start_network_is_the_one_start(chair_file):
     rows = chair_rows(chair_file, 2000)
     start = quiet_learn(rows, method="tree", root="C")
-    learned = quiet_learn(rows, start=start)
+    learned = quiet_learn(rows, start=start, pc_start=True)
     assert learned.statistics_["start"] == "given"
     assert set(learned.statistics_["scores"]) == {"given"}
     assert learned.statistics_["pc_tests"] == 0
@@ -52,15 +62,16 @@ def test_a_start_network_is_the_one_start(chair_file):
 def test_pcs_start_is_dropped_when_it_breaks_the_knowledge(chair_file):
     # PC finds chair's collider C → B ← S: two parents, more than max_parents=1 allows
     rows = chair_rows(chair_file, 3000)
-    learned = quiet_learn(rows, max_parents=1)
+    learned = quiet_learn(rows, max_parents=1, pc_start=True)
     assert learned.statistics_["start"] == "empty" and set(learned.statistics_["scores"]) \
         == {"empty"}
     assert max(len(learned.parents(v)) for v in learned.variables) <= 1
 
 
 @pytest.mark.parametrize("value", ["yes", 1, None])
-def test_pc_start_takes_true_or_false(chair_file, value):
-    with pytest.raises(ModelError, match="option pc_start of method 'hybrid' must be True"):
+def test_pc_start_takes_true_false_or_auto(chair_file, value):
+    with pytest.raises(ModelError, match="option pc_start of method 'hybrid' must be True, "
+                                         "False or 'auto'"):
         bbn.learn_structure(chair_rows(chair_file, 100), pc_start=value)
 
 
