@@ -22,10 +22,10 @@ The tests cut the climb's candidate families from n − 1 per variable to a hand
 the score then keeps only the edges the data pay for, oriented by it. A climb from the
 empty graph fixes an arc's direction when it first adds it, before the arcs that make a
 v-structure are there, and later reversals rarely pay for themselves one at a time: with
-many rows it ends in a local optimum far from the true class (alarm, 100,000 rows: class
-SHD 9 from the empty graph, 1 from PC's start, the higher score). With few rows PC's
-v-structures are often wrong and the climb from the empty graph scores higher (alarm,
-10,000 rows: 3 against 13). The score chooses; docs/structure.md gives the measurements.
+many rows it ends in a local optimum far from the true class (alarm, 100,000 rows, seed
+2024: class SHD 9 from the empty graph, 1 from PC's start, the higher score). With fewer
+rows PC's v-structures are more often wrong and the climb from the empty graph can score
+higher: the score chooses. docs/structure.md gives the measurements.
 
 >>> import bbn                     # the chair network: C → W, C → B ← S, B → A
 >>> rows = bbn.sample(bbn.load("models/chair.bn"), 3000, seed=3)
