@@ -181,3 +181,14 @@ def test_console_script_exit_code_without_traceback(tmp_path, chair_csv):
     assert done.returncode == 2
     assert done.stderr.startswith("bbn structure: method 'tan' needs the class variable")
     assert "Traceback" not in done.stderr
+
+
+def test_pc_start_yes_or_no(capsys, tmp_path, chair_csv):
+    for flag, pc_start, starts in (("yes", True, {"empty", "pc"}), ("no", False, {"empty"}),
+                                   ("auto", "auto", {"empty"})):   # 2,000 rows: auto is no
+        output = tmp_path / "hybrid.bn"
+        code, out, _ = run(capsys, "structure", chair_csv, "-o", output, "--pc-start", flag)
+        assert code == 0 and "method hybrid" in out
+        learned = bbn.learn_structure(chair_csv, pc_start=pc_start)
+        assert set(learned.statistics_["scores"]) == starts
+        assert sorted(bbn.load(output).arcs()) == sorted(learned.arcs())

@@ -57,6 +57,9 @@ def add_structure_arguments(parser: argparse.ArgumentParser) -> None:
                         "or chi2")
     parser.add_argument("--max-condition", type=int, metavar="N",
                         help="pc: the most variables an independence test conditions on")
+    parser.add_argument("--pc-start", choices=("auto", "yes", "no"), default="auto",
+                        help="hybrid: climb from PC's answer on the skeleton too, beside the "
+                        "empty graph (auto, the default: from 5,000 rows on)")
     parser.add_argument("--missing", choices=("error", "drop"), default="error",
                         help="a missing value is an error (default), or each family is "
                         "counted on the rows that have its values (drop)")
@@ -78,6 +81,8 @@ def run_structure(args: argparse.Namespace) -> int:
     options = {name: value for name, value in (("root", args.root),
                                                 ("max_condition", args.max_condition))
                if value is not None}  # method options: passed only when given
+    if args.pc_start != "auto":
+        options["pc_start"] = args.pc_start == "yes"
     if args.method is not None:
         options["method"] = args.method
     progress = _Progress() if sys.stderr.isatty() else None

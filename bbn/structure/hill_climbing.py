@@ -128,7 +128,8 @@ def hc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
 
 def hill_climb(data: CodedData, knowledge: Knowledge, settings: Settings,
                options: ClimbOptions, candidates: np.ndarray | None = None,
-               statistics: dict | None = None) -> Structure:
+               statistics: dict | None = None,
+               scores: FamilyScores | None = None) -> Structure:
     """The climb (with tabu steps and restarts) shared by ``"hc"`` and the hybrid.
 
     Parameters
@@ -142,6 +143,9 @@ def hill_climb(data: CodedData, knowledge: Knowledge, settings: Settings,
         skeleton); all allowed arcs by default.
     statistics : dict, optional
         Counts of earlier phases to report with the climb's.
+    scores : FamilyScores, optional
+        The family-score cache to use (a cache shared by several climbs on the same data
+        and score scores each family once); a new one by default.
 
     Returns
     -------
@@ -158,7 +162,8 @@ def hill_climb(data: CodedData, knowledge: Knowledge, settings: Settings,
     []
     """
     began = time.perf_counter()
-    scores = FamilyScores(data, settings.score, settings.ess)
+    if scores is None:
+        scores = FamilyScores(data, settings.score, settings.ess)
     allowed = knowledge.allowed if candidates is None else knowledge.allowed & candidates
     n = len(data.variables)
     start = settings.start if settings.start is not None else tuple(

@@ -95,8 +95,44 @@ def pc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
     if settings.start is not None:
         raise ModelError("method 'pc' starts from the complete graph and takes no start "
                          "network; start= is for the score-based searches")
+    return pc_search(data, knowledge, settings, max_condition)
+
+
+def pc_search(data: CodedData, knowledge: Knowledge, settings: Settings,
+              max_condition: int | None = None,
+              skeleton: np.ndarray | None = None) -> Structure:
+    """PC-stable from ``skeleton`` (every allowed pair by default): the steps 1–4 of the
+    module docstring, the options already read.
+
+    Parameters
+    ----------
+    data, knowledge, settings
+        As for :func:`pc_method` (``settings.alpha`` and ``settings.test``).
+    max_condition : int, optional
+        The largest conditioning set; no limit by default.
+    skeleton : numpy.ndarray, optional
+        n × n symmetric booleans: the only edges PC starts from (the hybrid's MMPC
+        skeleton, whose tests then need not be run again); required arcs are kept.
+
+    Returns
+    -------
+    Structure
+        As :func:`pc_method`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 1], [1, 0, 1]] * 50)  # C = A or B
+    >>> data = CodedData(("A", "B", "C"), (("0", "1"),) * 3, codes)
+    >>> path = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 0]], bool)   # A – C – B: A, B untested
+    >>> pc_search(data, Knowledge.build(data.variables), Settings(), skeleton=path).arcs()
+    [(0, 2), (1, 2)]
+    """
     tests = _Tests(data, settings.test)
-    adjacent, separating, removed = _skeleton(data, knowledge, settings, tests, max_condition)
+    adjacent, separating, removed = _skeleton(data, knowledge, settings, tests, max_condition,
+                                              skeleton)
+    if skeleton is not None:
+        _separate_unshielded(tests, settings.alpha, adjacent, separating, max_condition)
     graph, conflicts = _orient(adjacent, separating, knowledge)
     graph = meek(graph)
     pdag = PDAG.from_matrix(graph)
@@ -127,14 +163,17 @@ class _Tests:
 
 
 def _skeleton(data: CodedData, knowledge: Knowledge, settings: Settings, tests: _Tests,
-              max_condition: int | None):
-    """The adjacency matrix after PC-stable's tests, the separating set of every pair
-    removed ({(x, y), x < y: S}), and the edges removed at each level."""
+              max_condition: int | None, skeleton: np.ndarray | None = None):
+    """The adjacency matrix after PC-stable's tests from ``skeleton`` (or every allowed
+    pair), the separating set of every pair removed ({(x, y), x < y: S}), and the edges
+    removed at each level."""
     allowed = knowledge.allowed
     adjacent = allowed | allowed.T
     required = np.zeros_like(adjacent)
     for p, c in knowledge.required:
         required[p, c] = required[c, p] = True
+    if skeleton is not None:
+        adjacent &= skeleton | required
     separating: dict[tuple[int, int], tuple[int, ...]] = {}
     removed: list[int] = []
     level = 0
@@ -155,6 +194,29 @@ def _skeleton(data: CodedData, knowledge: Knowledge, settings: Settings, tests: 
                         f"{int(np.triu(adjacent).sum())} left, {tests.run} tests")
         level += 1
     return adjacent, separating, removed
+
+
+def _separate_unshielded(tests: _Tests, alpha: float, adjacent: np.ndarray,
+                         separating: dict[tuple[int, int], tuple[int, ...]],
+                         max_condition: int | None) -> None:
+    """Separating sets for the pairs a given skeleton left out (PC never tested them)
+    that have a common neighbour, so their v-structures can be judged: the first S ⊆
+    a(x) or a(y), smallest first, with X ⫫ Y | S. A pair none separates keeps no set
+    (no v-structure on it)."""
+    degree = adjacent.sum(axis=1)
+    shared = (adjacent.astype(np.int64) @ adjacent.astype(np.int64)) > 0
+    for x, y in zip(*np.nonzero(np.triu(shared & ~adjacent, k=1))):
+        x, y = int(x), int(y)
+        if (x, y) in separating:
+            continue
+        largest = int(max(degree[x], degree[y]))
+        if max_condition is not None:
+            largest = min(largest, max_condition)
+        for level in range(largest + 1):
+            given = _separating_set(tests, alpha, adjacent, x, y, level)
+            if given is not None:
+                separating[(x, y)] = given
+                break
 
 
 def _separating_set(tests: _Tests, alpha: float, frozen: np.ndarray, x: int, y: int,

@@ -67,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated sample sizes for the workloads that take them "
                              "(8: default 1000,10000,100000; --quick 1000; "
                              "9: default 2000000, --quick 100000)")
+    parser.add_argument("--seeds", default=None,
+                        help="comma-separated sample seeds for the workloads that take them "
+                             "(8: default 2024,2025,2026, the first timed; --quick 2024)")
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds of repetitions per cell (default 1, --quick 0.2)")
     parser.add_argument("--json", default=str(CACHE / "bench-results.json"),
@@ -83,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         rows = [int(n) for n in args.rows.split(",") if n.strip()] if args.rows else None
     except ValueError:
         parser.error(f"--rows takes comma-separated whole numbers, not {args.rows!r}")
+    try:
+        seeds = [int(n) for n in args.seeds.split(",") if n.strip()] if args.seeds else None
+    except ValueError:
+        parser.error(f"--seeds takes comma-separated whole numbers, not {args.seeds!r}")
 
     quiet()
     limit_memory()
@@ -103,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n== {key}. {module.TITLE}", flush=True)
         t0 = time.perf_counter()
         sizes = {"rows": rows} if rows and hasattr(module, "ROWS") else {}  # workloads with sizes
+        if seeds and hasattr(module, "SEEDS"):  # workloads judged on several samples
+            sizes["seeds"] = seeds
         section = module.run(settings, networks, **sizes)
         print(f"   ({seconds(time.perf_counter() - t0)}; load average {load_average()})",
               flush=True)
