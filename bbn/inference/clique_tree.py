@@ -43,7 +43,15 @@ from bbn.inference.ordering import (
     greedy_order,
     interaction_graph,
 )
-from bbn.inference.propagation import distribute, multiply_spread, spread_operand, upward_message
+from bbn.inference.products import product_order
+from bbn.inference.propagation import (
+    ZeroProbability,
+    distribute,
+    multiply_spread,
+    rescale,
+    spread_operand,
+    upward_message,
+)
 from bbn.inference.summing import LONG, Sum, memo_sum
 
 if TYPE_CHECKING:
@@ -58,6 +66,11 @@ _UNPLACED = np.empty(0)
 
 #: Total clique entries above which a second elimination order is searched for.
 SEARCH_AGAIN_ABOVE = 1_000_000
+
+#: Cliques of at least this many entries multiply their evidence-free tables in a
+#: planned order, small products first (:mod:`bbn.inference.products`); below, planning
+#: costs more than the passes it saves.
+PLAN_PRODUCTS_FROM = 4096
 
 
 @dataclass
@@ -170,8 +183,8 @@ class JunctionTree:
 
 
 def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Sequence[str],
-                    normalised: Mapping[str, tuple], room: Callable[[Cost], int] | None = None
-                    ) -> JunctionTree:
+                    normalised: Mapping[str, tuple], room: Callable[[Cost], int] | None = None,
+                    fold: bool = True) -> JunctionTree:
     """Triangulate, build the tree, place the tables and solve the evidence-free parts.
 
     ``network`` has every table set; ``order`` is its :func:`junction_order` and
@@ -215,6 +228,12 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     unsliced: list[list[Table]] = [[] for _ in cliques]  # tables no evidence slices
     weights: dict[str, tuple[int, Table]] = {}
     at = position.__getitem__
+    # A table whose observed variables are all constraints (a Markov network's factor
+    # nodes, observed "on" in every question) is sliced once, here: it joins the
+    # evidence-free part, so a clique holding only such tables is clean and solved now
+    # (DBN_11: 400 factor tables multiplied at compile time instead of at every call).
+    constraints = network.constraints
+    folded: dict[str, tuple] = {}  # variable → the index that slices its constraints
     for v, family in families.items():
         if observed_set.isdisjoint(family):
             fixed, free = (), family
@@ -225,6 +244,10 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
                 values = tables[v].transpose([family.index(u) for u in fixed])
                 tree.constants.append(Table(v, fixed, values))
                 continue
+            if fold and all(u in constraints for u in fixed):
+                folded[v] = tuple(constraints[u] if u in fixed else slice(None)
+                                  for u in family)
+                fixed = ()
         c = home[min(free, key=at)]
         (cliques[c].tables if fixed else unsliced[c]).append(Table(v, fixed, _UNPLACED))
         sums = normalised[v][1]
@@ -245,8 +268,11 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     for c, clique in enumerate(cliques):
         for table in clique.tables + unsliced[c]:
             v = table.variable
-            values = tables[v] if v in ancestral else normalised[v][0]
-            table.values, table.spread = _place(values, families[v], table.fixed, clique, card)
+            values, axes = tables[v] if v in ancestral else normalised[v][0], families[v]
+            if v in folded:
+                values = values[folded[v]]
+                axes = tuple(u for u in axes if u not in observed_set)
+            table.values, table.spread = _place(values, axes, table.fixed, clique, card)
     for c, table in weights.values():
         table.values, table.spread = _place(table.values, families[table.variable][:-1],
                                             table.fixed, cliques[c], card)
@@ -278,31 +304,35 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
 
     # Collect on everything no evidence reaches, once: those messages never change.
     clean_order: list[int] = []
+    leaves_first: list[int] = []
     for root in roots:
         component = _preorder(cliques, root)
+        leaves_first += reversed(component)
         if any(cliques[c].dirty for c in component):
             tree.distribute += component
             tree.collect += [c for c in reversed(component) if cliques[c].dirty]
         else:
             clean_order += component
-        for c in reversed(component):
+    try:
+        for c in leaves_first:
             clique = cliques[c]
-            factors = [(table.values, table.spread) for table in unsliced[c]]
-            factors += [(cliques[k].message, cliques[k].into_parent) for k in clique.children
+            factors = [(table.values, tuple(u for u in clique.variables
+                                            if u in families[table.variable]))
+                       for table in unsliced[c]]
+            factors += [(cliques[k].message.reshape(cliques[k].separator_shape),
+                         _separator(cliques[k])) for k in clique.children
                         if not cliques[k].dirty]
-            if factors:  # the first factor fills the array: no pass to write ones
-                values, spread = factors[0]
-                potential = np.empty(clique.size)
-                potential.reshape(spread.target)[...] = spread_operand(values, spread)
-                for values, spread in factors[1:]:
-                    potential = multiply_spread(potential, values, spread)
-            else:
-                potential = np.ones(clique.size)
-            clique.evidence_free = potential
+            potential = clique.evidence_free = product(clique, factors, card, tree.rescale)
             if clique.parent >= 0 and not clique.dirty:
                 clique.message, clique.divisor = upward_message(clique, potential)
-    # Components without evidence are solved now: their posteriors are the priors.
-    tree.fixed_marginals = distribute(tree, clean_order, {}, {}, {})
+        # Components without evidence are solved now: their posteriors are the priors.
+        tree.fixed_marginals = distribute(tree, clean_order, {}, {}, {})
+    except ZeroProbability:
+        if not folded:
+            raise
+        # Z = 0 (or a sum too small to trust) with the factor nodes alone: leave them to
+        # each call, whose ZeroProbability the caller answers by elimination in logs.
+        return compile_cliques(network, observed, order, normalised, room, fold=False)
     for c in clean_order:
         cliques[c].evidence_free = None  # never read again
     tree.work = {c: np.empty(cliques[c].size) for c in tree.collect}  # no pages touched yet
@@ -313,6 +343,41 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
                          + sum(a.nbytes for a in tree.work.values())
                          + (tree.scratch.nbytes if tree.scratch is not None else 0))
     return tree
+
+
+def product(clique: Clique, factors: Sequence[tuple[np.ndarray, tuple[str, ...]]],
+            card: Mapping[str, int], rescaled: bool = False) -> np.ndarray:
+    """The flat product over ``clique`` of ``factors`` (an array and its axes' variables,
+    in the array's order; ones when there are none). Small products are made first
+    (:func:`~bbn.inference.products.product_order`, at most a quarter of the clique
+    each); ``rescaled``: each product is divided by its largest entry when that falls
+    below RESCALE_BELOW (see :func:`~bbn.inference.propagation.rescale`)."""
+    factors = list(factors)
+    if clique.size >= PLAN_PRODUCTS_FROM and len(factors) > 2:
+        position = {u: i for i, u in enumerate(clique.variables)}
+        scopes = [sum(1 << position[u] for u in names) for _, names in factors]
+        merges = product_order(scopes, clique.shape, clique.size // 4)
+        for i, j in merges.steps:
+            (a, a_axes), (b, b_axes) = factors[i], factors[j]
+            axes = tuple(u for u in clique.variables if u in a_axes or u in b_axes)
+            shape = tuple(map(card.__getitem__, axes))
+            merged = product(Clique(axes, shape, math.prod(shape)),
+                             [(a, a_axes), (b, b_axes)], card, rescaled)
+            factors.append((merged.reshape(shape), axes))
+            factors[i] = factors[j] = None  # type: ignore[call-overload]  # freed now
+        factors = [factors[k] for k in merges.left]
+    if not factors:
+        return np.ones(clique.size)
+    potential = np.empty(clique.size)  # the first factor fills it: no pass to write ones
+    for n, (values, axes) in enumerate(factors):
+        spread = _spread(clique, axes, card)
+        if n == 0:
+            potential.reshape(spread.target)[...] = spread_operand(values, spread)
+        else:
+            multiply_spread(potential, values, spread)
+            if rescaled:
+                rescale(potential)
+    return potential
 
 
 def tree_cost(total: int, dirty: int, largest: int, width: int) -> Cost:
