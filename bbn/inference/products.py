@@ -31,10 +31,12 @@ class Merges(NamedTuple):
     left: list[int]
 
 
-def product_order(scopes: Sequence[int], shape: Sequence[int], cap: int) -> Merges:
+def product_order(scopes: Sequence[int], shape: Sequence[int], cap: int,
+                  budget: int | None = None) -> Merges:
     """Greedy pairwise products of operands over bit-mask ``scopes`` of axes with lengths
-    ``shape``: the smallest union first, as long as it has at most ``cap`` entries (among
-    equal unions, a pair where one scope holds the other first).
+    ``shape``: the smallest union first, as long as it has at most ``cap`` entries and
+    the products alive at once at most ``budget`` (default ``cap``); among equal unions,
+    a pair where one scope holds the other first.
 
     Parameters
     ----------
@@ -44,6 +46,9 @@ def product_order(scopes: Sequence[int], shape: Sequence[int], cap: int) -> Merg
         The axes' lengths.
     cap : int
         The most entries a product may have.
+    budget : int, optional
+        The most entries of the products alive at once (an operand given is not counted:
+        it exists anyway; a product merged again is freed).
 
     Returns
     -------
@@ -67,11 +72,18 @@ def product_order(scopes: Sequence[int], shape: Sequence[int], cap: int) -> Merg
     heap = [key for j in range(len(masks)) for i in range(j)
             if (key := _pair(masks, entries, i, j))[0] <= cap]
     heapq.heapify(heap)
+    given = len(masks)
+    budget = cap if budget is None else budget
+    held = 0  # entries of the products alive
     steps = []
     while heap:
-        _, _, i, j = heapq.heappop(heap)
+        size, _, i, j = heapq.heappop(heap)
         if not (alive[i] and alive[j]):
             continue
+        freed = sum(entries(masks[k]) for k in (i, j) if k >= given)
+        if held + size - freed > budget:
+            continue
+        held += size - freed
         alive[i] = alive[j] = False
         steps.append((i, j))
         union = masks[i] | masks[j]
