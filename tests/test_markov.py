@@ -266,3 +266,29 @@ def test_a_zero_partition_function_in_a_junction_tree_is_impossible_evidence():
         net.posteriors()
     with pytest.raises(bbn.ImpossibleEvidenceError):
         net.posteriors({"G0_0": "+"})
+
+
+def test_a_tree_for_one_question_answers_where_a_kept_tree_does_not_fit(memory_limit):
+    # A tree kept for later questions holds the evidence side's arrays for each call; one
+    # compiled for this question's states alone slices the evidence in and keeps nothing.
+    from bbn.inference.junction_tree import compile_tree
+
+    net = grid_markov(3, 5, seed=9)
+    evidence = {"G1_2": "-", "G0_4": "+"}
+    observed = [*net.compiled().constraints, *evidence]
+    states = {v: net.states(v).index(s) for v, s in evidence.items()}
+    kept = net.engine.junction_tree(observed).cost.entries()
+    single = compile_tree(net.engine, observed, known=states).cost.entries()
+    assert single < kept
+    net = grid_markov(3, 5, seed=9)  # a fresh engine: no tree kept yet
+    net.engine.normalised_tables()  # the model's own tables made before the limit falls
+    memory_limit(8 * (single + kept) // 2)
+    marginals = net.posteriors(evidence)
+    oracle = BruteForce(net)
+    for v in net.variables:
+        np.testing.assert_allclose(marginals[v].values, oracle.posterior([v], evidence),
+                                   rtol=1e-10, atol=1e-14)
+    assert net.engine.cached_trees == ()
+    memory_limit(8 * single - 8)
+    with pytest.raises(bbn.MemoryLimitError):
+        net.posteriors(evidence)

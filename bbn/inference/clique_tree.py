@@ -197,14 +197,20 @@ class JunctionTree:
 
 def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Sequence[str],
                     normalised: Mapping[str, tuple], room: Callable[[Cost], int] | None = None,
-                    fold: bool = True) -> JunctionTree:
+                    known: Mapping[str, int] | None = None) -> JunctionTree:
     """Triangulate, build the tree, place the tables and solve the evidence-free parts.
 
     ``network`` has every table set; ``order`` is its :func:`junction_order` and
     ``normalised`` its :func:`normalised_tables` (the engine computes both once). Refuses
     (MemoryLimitError) before allocating a potential when the tree's peak (see
     :func:`tree_cost`), plus the entries ``room(cost)`` says other trees keep, exceeds
-    the memory limit."""
+    the memory limit.
+
+    ``known`` gives observed variables whose state is known now: their tables are sliced
+    here, into the evidence-free part (default: the network's ``constraints``, observed
+    at the same state in every question). A tree compiled with every observed state
+    known answers one question only, but is solved here: its posteriors are
+    ``fixed_marginals``, and it keeps no arrays for later calls."""
     # plain dicts: a read-only mapping's lookups cost 1.5 × a dict's, and compiling a tree
     # looks up cardinalities tens of thousands of times
     parents, card, tables = (dict(network.parents), dict(network.cardinality),
@@ -241,11 +247,11 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     unsliced: list[list[Table]] = [[] for _ in cliques]  # tables no evidence slices
     weights: dict[str, tuple[int, Table]] = {}
     at = position.__getitem__
-    # A table whose observed variables are all constraints (a Markov network's factor
-    # nodes, observed "on" in every question) is sliced once, here: it joins the
-    # evidence-free part, so a clique holding only such tables is clean and solved now
-    # (DBN_11: 400 factor tables multiplied at compile time instead of at every call).
-    constraints = network.constraints
+    # A table whose observed variables are all known (by default the constraints: a
+    # Markov network's factor nodes, observed "on" in every question) is sliced once,
+    # here: it joins the evidence-free part, so a clique holding only such tables is clean
+    # and solved now (DBN_11: 400 factor tables multiplied once instead of at every call).
+    constraints = network.constraints if known is None else known
     folded: dict[str, tuple] = {}  # variable → the index that slices its constraints
     for v, family in families.items():
         if observed_set.isdisjoint(family):
@@ -257,7 +263,7 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
                 values = tables[v].transpose([family.index(u) for u in fixed])
                 tree.constants.append(Table(v, fixed, values))
                 continue
-            if fold and all(u in constraints for u in fixed):
+            if all(u in constraints for u in fixed):
                 folded[v] = tuple(constraints[u] if u in fixed else slice(None)
                                   for u in family)
                 fixed = ()
@@ -300,8 +306,8 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
                 if child.separator < costs[u]:
                     costs[u] = child.separator
         for v, cost in costs.items():
-            known = cheapest.get(v)
-            if known is None or cost < known[0]:
+            so_far = cheapest.get(v)
+            if so_far is None or cost < so_far[0]:
                 cheapest[v] = (cost, i)
     marginals: list[list[str]] = [[] for _ in cliques]
     for v, (_, c) in cheapest.items():
@@ -354,11 +360,11 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
             solved[c], cliques[c].evidence_free = cliques[c].evidence_free, None
         tree.fixed_marginals = distribute(tree, clean_order, solved, {}, {})
     except ZeroProbability:
-        if not folded:
+        if not folded or known is not None:
             raise
         # Z = 0 (or a sum too small to trust) with the factor nodes alone: leave them to
         # each call, whose ZeroProbability the caller answers by elimination in logs.
-        return compile_cliques(network, observed, order, normalised, room, fold=False)
+        return compile_cliques(network, observed, order, normalised, room, known={})
     tree.work = {c: np.empty(cliques[c].size) for c in tree.collect}  # no pages touched yet
     clean = [cliques[c].size for c in tree.distribute if not cliques[c].dirty]
     tree.scratch = np.empty(max(clean)) if clean else None
