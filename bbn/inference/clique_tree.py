@@ -67,6 +67,15 @@ _UNPLACED = np.empty(0)
 #: Total clique entries above which a second elimination order is searched for.
 SEARCH_AGAIN_ABOVE = 1_000_000
 
+#: In a component solved when compiled, divisors (messages up) of at least this many
+#: entries are not kept until the distribution: they are summed again from the child's
+#: potential then (DBN_12: 19 × 16 MiB); smaller ones cost less kept than summed twice.
+SUM_DIVISORS_AGAIN_FROM = 1 << 16
+
+#: Belief sums of at least this many entries are dropped as soon as they have been read
+#: for the last time; smaller ones live until their clique is done.
+DROP_SUMS_FROM = 1 << 16
+
 #: Cliques of at least this many entries multiply their evidence-free tables in a
 #: planned order, small products first (:mod:`bbn.inference.products`); below, planning
 #: costs more than the passes it saves.
@@ -151,8 +160,9 @@ class Clique:
     # (variable, its entry in ``belief_sums``) and (variable, weight, sum of the weighted
     # belief)
     marginals: list[tuple[str, int]] = field(default_factory=list)
-    #: per entry of ``belief_sums``: what reads it, and which sums are done once it is made
-    sum_uses: list[SumUses] = field(default_factory=list)
+    #: per entry of ``belief_sums``: what reads it, and which sums are done once it is
+    #: made (None: nothing)
+    sum_uses: list[SumUses | None] = field(default_factory=list)
     weighted: list[tuple[str, Table, Sum]] = field(default_factory=list)
     dirty: bool = False  # some evidence table lies in this clique's subtree
     # Evidence-free parts, computed at compile time (flat arrays):
@@ -336,9 +346,9 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     try:
         for c in leaves_first:  # each potential's tables first, then the messages
             clique = cliques[c]
-            factors = [(table.values, tuple(u for u in clique.variables
-                                            if u in families[table.variable]))
-                       for table in unsliced[c]]
+            factors = [Operand(table.values, tuple(u for u in clique.variables
+                                                   if u in families[table.variable]),
+                               table.spread) for table in unsliced[c]]
             clique.evidence_free = product(clique, factors, card, tree.rescale)
         # Children first, each clean message multiplied into its parent as soon as it is
         # made: none waits for the others (DBN_12: 19 messages of 16 MiB into one clique).
@@ -350,8 +360,8 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
                 multiply_spread(parent, message, clique.into_parent)
                 if tree.rescale:
                     rescale(parent)
-                if c not in in_distribute:  # solved below, when the child's potential is
-                    clique.divisor = None   # at hand to sum again: not kept meanwhile
+                if c not in in_distribute and clique.separator >= SUM_DIVISORS_AGAIN_FROM:
+                    clique.divisor = None  # summed again below, from the potential then
         # Components without evidence are solved now: their posteriors are the priors. Their
         # potentials are not kept, so each becomes its belief in place and is freed as
         # soon as its clique is done (distribute pops it).
@@ -375,33 +385,42 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     return tree
 
 
-def product(clique: Clique, factors: Sequence[tuple[np.ndarray, tuple[str, ...]]],
-            card: Mapping[str, int], rescaled: bool = False) -> np.ndarray:
-    """The flat product over ``clique`` of ``factors`` (an array and its axes' variables,
-    in the array's order; ones when there are none). Small products are made first
-    (:func:`~bbn.inference.products.product_order`, at most a quarter of the clique
-    each, half of it together); ``rescaled``: each product is divided by its largest
-    entry when that falls below RESCALE_BELOW (see
+class Operand(NamedTuple):
+    """An array over some of a clique's variables (``axes``, in the array's order), and,
+    when already planned, its :class:`Spread` into the clique."""
+
+    values: np.ndarray
+    axes: tuple[str, ...]
+    spread: Spread | None = None
+
+
+def product(clique: Clique, factors: Sequence[Operand], card: Mapping[str, int],
+            rescaled: bool = False) -> np.ndarray:
+    """The flat product over ``clique`` of ``factors`` (ones when there are none). Small
+    products are made first (:func:`~bbn.inference.products.product_order`, at most a
+    quarter of the clique each, half of it together); ``rescaled``: each product is
+    divided by its largest entry when that falls below RESCALE_BELOW (see
     :func:`~bbn.inference.propagation.rescale`)."""
-    factors = list(factors)
-    if clique.size >= PLAN_PRODUCTS_FROM and len(factors) > 2:
+    operands: list[Operand | None] = [Operand(*f) for f in factors]
+    if clique.size >= PLAN_PRODUCTS_FROM and len(operands) > 2:
         position = {u: i for i, u in enumerate(clique.variables)}
-        scopes = [sum(1 << position[u] for u in names) for _, names in factors]
+        scopes = [sum(1 << position[u] for u in f.axes) for f in operands]
         merges = product_order(scopes, clique.shape, clique.size // 4, clique.size // 2)
         for i, j in merges.steps:
-            (a, a_axes), (b, b_axes) = factors[i], factors[j]
-            axes = tuple(u for u in clique.variables if u in a_axes or u in b_axes)
+            a, b = operands[i], operands[j]
+            axes = tuple(u for u in clique.variables if u in a.axes or u in b.axes)
             shape = tuple(map(card.__getitem__, axes))
             merged = product(Clique(axes, shape, math.prod(shape)),
-                             [(a, a_axes), (b, b_axes)], card, rescaled)
-            factors.append((merged.reshape(shape), axes))
-            factors[i] = factors[j] = None  # type: ignore[call-overload]  # freed now
-        factors = [factors[k] for k in merges.left]
-    if not factors:
+                             [Operand(a.values, a.axes), Operand(b.values, b.axes)], card,
+                             rescaled)
+            operands.append(Operand(merged.reshape(shape), axes))
+            operands[i] = operands[j] = None  # freed now
+        operands = [operands[k] for k in merges.left]
+    if not operands:
         return np.ones(clique.size)
     potential = np.empty(clique.size)  # the first factor fills it: no pass to write ones
-    for n, (values, axes) in enumerate(factors):
-        spread = _spread(clique, axes, card)
+    for n, (values, axes, spread) in enumerate(operands):
+        spread = spread or _spread(clique, axes, card)
         if n == 0:
             potential.reshape(spread.target)[...] = spread_operand(values, spread)
         else:
@@ -629,13 +648,20 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
     for j, (source, _) in enumerate(clique.belief_sums):
         if source >= 0:
             last[source] = j
-    clique.sum_uses = [SumUses([], [], []) for _ in clique.belief_sums]
+    uses = [SumUses([], [], []) for _ in clique.belief_sums]
     for k in clique.children:
-        clique.sum_uses[cliques[k].separator_sum].children.append(k)
+        uses[cliques[k].separator_sum].children.append(k)
     for v, i in clique.marginals:
-        clique.sum_uses[i].marginals.append(v)
+        uses[i].marginals.append(v)
     for i, j in enumerate(last):
-        clique.sum_uses[j].done.append(i)
+        if _summed_size(clique.belief_sums[i][1]) >= DROP_SUMS_FROM:
+            uses[j].done.append(i)  # small sums are left to the end of the clique: cheaper
+    clique.sum_uses = [use if any(use) else None for use in uses]
+
+
+def _summed_size(plan: Sum) -> int:
+    """Entries of a sum's result."""
+    return math.prod(n for i, n in enumerate(plan.shape) if i not in plan.summed)
 
 
 def _separator(clique: Clique) -> tuple[str, ...]:

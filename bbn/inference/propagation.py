@@ -209,11 +209,33 @@ def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.nda
         for j, (source, plan) in enumerate(clique.belief_sums):
             summed = sums[j] = apply_sum(belief if source < 0 else sums[source], plan)
             uses = clique.sum_uses[j]
-            for k in uses.children:
-                ratios[k] = _ratio(k, cliques[k], summed, collected, messages)
-            for v in uses.marginals:
+            if uses is None:
+                continue
+            children, marginals, done = uses
+            for k in children:
+                child = cliques[k]
+                divisor = messages[k][1] if child.dirty else child.divisor
+                if divisor is None:  # a component solved when compiled: its potential is here
+                    divisor = upward_message(child, collected[k])[1]
+                separator = summed
+                if child.down_perm is not None:
+                    lead = separator.shape[:-1]
+                    separator = separator.reshape(lead + child.down_shape).transpose(
+                        tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
+                    separator = separator.reshape(lead + (-1,))
+                ratio = separator / divisor
+                own = collected.get(k)
+                if own is not None and own.ndim >= ratio.ndim:
+                    # the child's potential is this call's own array: its belief now, so
+                    # that no ratio waits for its child (a star of 19 children: 19 arrays)
+                    lead = ratio.shape[:-1]
+                    view = own.reshape(lead + (-1, child.separator))
+                    view *= ratio.reshape(lead + (1, child.separator))
+                    ratio = None
+                ratios[k] = ratio
+            for v in marginals:
                 result[v] = summed / np.add.reduce(summed, axis=-1, keepdims=True)
-            for i in uses.done:
+            for i in done:
                 sums[i] = None
         for v, weight, plan in clique.weighted:
             values = weight.values[tuple(evidence[u] for u in weight.fixed)]
@@ -221,25 +243,3 @@ def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.nda
             result[v] = marginal / np.add.reduce(marginal, axis=-1, keepdims=True)
     return result
 
-
-def _ratio(k: int, child: Clique, separator: np.ndarray, collected: dict[int, np.ndarray],
-           messages: Mapping[int, tuple[np.ndarray, np.ndarray]]) -> np.ndarray | None:
-    """P(S | e) / μ_{k→parent}(S), the factor that makes clique k's belief; when the
-    child's potential is this call's own array it is multiplied in at once (None is
-    returned), so that no ratio waits for its child (a star of 19 children: 19 arrays)."""
-    divisor = messages[k][1] if child.dirty else child.divisor
-    if divisor is None:  # a component solved when compiled: its potential is here
-        divisor = upward_message(child, collected[k])[1]
-    if child.down_perm is not None:
-        lead = separator.shape[:-1]
-        separator = separator.reshape(lead + child.down_shape).transpose(
-            tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
-        separator = separator.reshape(lead + (-1,))
-    ratio = separator / divisor
-    own = collected.get(k)
-    if own is None or own.ndim < ratio.ndim:
-        return ratio
-    lead = ratio.shape[:-1]
-    view = own.reshape(lead + (-1, child.separator))
-    view *= ratio.reshape(lead + (1, child.separator))
-    return None
