@@ -278,7 +278,8 @@ def test_a_tree_for_one_question_answers_where_a_kept_tree_does_not_fit(memory_l
     observed = [*net.compiled().constraints, *evidence]
     states = {v: net.states(v).index(s) for v, s in evidence.items()}
     kept = net.engine.junction_tree(observed).cost.entries()
-    single = compile_tree(net.engine, observed, known=states).cost.entries()
+    tree = compile_tree(net.engine, observed, known=states)
+    single = tree.cost.entries()
     assert single < kept
     net = grid_markov(3, 5, seed=9)  # a fresh engine: no tree kept yet
     net.engine.normalised_tables()  # the model's own tables made before the limit falls
@@ -289,6 +290,43 @@ def test_a_tree_for_one_question_answers_where_a_kept_tree_does_not_fit(memory_l
         np.testing.assert_allclose(marginals[v].values, oracle.posterior([v], evidence),
                                    rtol=1e-10, atol=1e-14)
     assert net.engine.cached_trees == ()
-    memory_limit(8 * single - 8)
+    memory_limit(8 * tree.largest_table)  # no tree fits: not even its messages alone
     with pytest.raises(bbn.MemoryLimitError):
         net.posteriors(evidence)
+
+
+def blocks_markov(blocks: int, seed: int) -> bbn.MarkovNetwork:
+    """Blocks of four binary variables, each with a factor over all four, consecutive
+    blocks sharing one variable: cliques of 16 entries, separators of 2."""
+    rng = np.random.default_rng(seed)
+    net = bbn.MarkovNetwork(f"blocks{seed}")
+    names = [f"B{i}" for i in range(3 * blocks + 1)]
+    for v in names:
+        net.add_variable(v, ["0", "1"])
+    for b in range(blocks):
+        net.add_factor(names[3 * b:3 * b + 4], rng.gamma(1.0, 2.0, size=(2, 2, 2, 2)))
+    return net
+
+
+def test_a_tree_too_big_to_hold_its_potentials_keeps_its_messages_only(memory_limit):
+    # Hugin holds every potential (5 × 16 entries) and two cliques' worth more; holding
+    # the messages only (4 × 2) and three cliques' worth fits a limit the first does not.
+    net = blocks_markov(5, seed=3)
+    constraints = list(net.compiled().constraints)
+    hugin = net.engine.junction_tree(constraints).cost.entries()
+    assert hugin == 5 * 16 + 2 * 16
+    net = blocks_markov(5, seed=3)
+    net.engine.normalised_tables()
+    memory_limit(8 * (4 * 2 + 3 * 16))
+    marginals = net.posteriors()
+    assert net.engine.junction_tree(constraints).cost.entries() == 4 * 2 + 3 * 16
+    oracle = BruteForce(net)
+    for v in net.variables:
+        np.testing.assert_allclose(marginals[v].values, oracle.posterior([v], {}),
+                                   rtol=1e-10, atol=1e-14)
+    memory_limit(1 << 30)
+    net = blocks_markov(5, seed=3)
+    net.engine.normalised_tables()
+    memory_limit(8 * (4 * 2 + 3 * 16) - 8)
+    with pytest.raises(bbn.MemoryLimitError, match="induced width 3"):
+        net.posteriors()

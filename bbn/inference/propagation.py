@@ -165,16 +165,21 @@ def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.nda
                 messages: Mapping[int, tuple[np.ndarray, np.ndarray]],
                 evidence: Mapping[str, int | np.ndarray],
                 bad: np.ndarray | None = None,
-                scratch: np.ndarray | None = None) -> dict[str, np.ndarray]:
+                scratch: np.ndarray | None = None,
+                ratios: dict[int, np.ndarray | None] | None = None,
+                release: bool = False) -> dict[str, np.ndarray]:
     """Beliefs from the root down, posteriors from each clique as it is reached.
 
     ``collected[c]`` is ψ_c × the messages from c's children (this call's array, made
     the belief in place and popped: freed when its clique is done), else the cached
     ``evidence_free`` is read; a belief lives only while its clique is being processed,
-    so memory stays near the largest clique.
+    so memory stays near the largest clique. ``ratios`` holds each child's pending
+    factor P(S | e) / μ between calls that go a clique at a time; ``release``: the tree
+    is being solved once, so each clean child's divisor is dropped once read.
     """
     cliques = tree.cliques
-    ratios: dict[int, np.ndarray] = {}
+    if ratios is None:
+        ratios = {}
     result: dict[str, np.ndarray] = {}
     for c in order:
         clique = cliques[c]
@@ -224,6 +229,8 @@ def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.nda
                         tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
                     separator = separator.reshape(lead + (-1,))
                 ratio = separator / divisor
+                if release:
+                    child.divisor = None
                 own = collected.get(k)
                 if own is not None and own.ndim >= ratio.ndim:
                     # the child's potential is this call's own array: its belief now, so
