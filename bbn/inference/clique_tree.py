@@ -356,8 +356,11 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     in_distribute = set(tree.distribute)
 
     def operands(c: int) -> list[Operand]:
-        """The evidence-free tables of clique c."""
+        """The evidence-free tables of clique c (their axes named only where the product
+        is planned: the spreads are known)."""
         clique = cliques[c]
+        if clique.size < PLAN_PRODUCTS_FROM:
+            return [Operand(table.values, (), table.spread) for table in unsliced[c]]
         return [Operand(table.values, tuple(u for u in clique.variables
                                             if u in families[table.variable]), table.spread)
                 for table in unsliced[c]]
