@@ -161,7 +161,7 @@ class Clique:
     # belief)
     marginals: list[tuple[str, int]] = field(default_factory=list)
     #: per entry of ``belief_sums``: what reads it, and which sums are done once it is
-    #: made (None: nothing)
+    #: made (None: nothing); left empty where every sum is small: all are made, then read
     sum_uses: list[SumUses | None] = field(default_factory=list)
     weighted: list[tuple[str, Table, Sum]] = field(default_factory=list)
     dirty: bool = False  # some evidence table lies in this clique's subtree
@@ -683,6 +683,7 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
                    for t in dict.fromkeys(wanted.values()))
     index: dict[tuple[str, ...], int] = {}
     summed: list[tuple[int, int, tuple[str, ...], set[str]]] = []  # size, entry, ...
+    big: list[bool] = []  # each sum's entries ≥ DROP_SUMS_FROM
     for negative_size, _, target in sized:
         members = set(target)
         source, variables = -1, clique.variables
@@ -695,9 +696,12 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
         index[target] = len(clique.belief_sums)
         summed.append((-negative_size, len(clique.belief_sums), target, members))
         clique.belief_sums.append((source, plan))
+        big.append(-negative_size >= DROP_SUMS_FROM)
     for k in clique.children:
         cliques[k].separator_sum = index[wanted[k]]
     clique.marginals = [(v, index[(v,)]) for v in marginals]
+    if not any(big):
+        return  # every sum is made, then read: the quickest way for small ones
     # Each sum is read as soon as it is made and dropped after its last use, so that a
     # clique's many separator sums are not all alive at once (DBN_12: 19 × 16 MiB).
     last = list(range(len(clique.belief_sums)))
@@ -710,14 +714,9 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
     for v, i in clique.marginals:
         uses[i].marginals.append(v)
     for i, j in enumerate(last):
-        if _summed_size(clique.belief_sums[i][1]) >= DROP_SUMS_FROM:
-            uses[j].done.append(i)  # small sums are left to the end of the clique: cheaper
+        if big[i]:  # small sums are left to the end of the clique
+            uses[j].done.append(i)
     clique.sum_uses = [use if any(use) else None for use in uses]
-
-
-def _summed_size(plan: Sum) -> int:
-    """Entries of a sum's result."""
-    return math.prod(n for i, n in enumerate(plan.shape) if i not in plan.summed)
 
 
 def _separator(clique: Clique) -> tuple[str, ...]:

@@ -210,43 +210,57 @@ def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.nda
                 else:
                     belief = (potential.reshape(-1, clique.separator) * shaped).reshape(
                         lead + (-1,))
-        sums: list[np.ndarray | None] = [None] * len(clique.belief_sums)
-        for j, (source, plan) in enumerate(clique.belief_sums):
-            summed = sums[j] = apply_sum(belief if source < 0 else sums[source], plan)
-            uses = clique.sum_uses[j]
-            if uses is None:
-                continue
-            children, marginals, done = uses
-            for k in children:
-                child = cliques[k]
-                divisor = messages[k][1] if child.dirty else child.divisor
-                if divisor is None:  # a component solved when compiled: its potential is here
-                    divisor = upward_message(child, collected[k])[1]
-                separator = summed
-                if child.down_perm is not None:
-                    lead = separator.shape[:-1]
-                    separator = separator.reshape(lead + child.down_shape).transpose(
-                        tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
-                    separator = separator.reshape(lead + (-1,))
-                ratio = separator / divisor
-                if release:
-                    child.divisor = None
-                own = collected.get(k)
-                if own is not None and own.ndim >= ratio.ndim:
-                    # the child's potential is this call's own array: its belief now, so
-                    # that no ratio waits for its child (a star of 19 children: 19 arrays)
-                    lead = ratio.shape[:-1]
-                    view = own.reshape(lead + (-1, child.separator))
-                    view *= ratio.reshape(lead + (1, child.separator))
-                    ratio = None
-                ratios[k] = ratio
-            for v in marginals:
-                result[v] = summed / np.add.reduce(summed, axis=-1, keepdims=True)
-            for i in done:
-                sums[i] = None
+        if not clique.sum_uses:  # small sums: all made, then read
+            sums = []
+            for source, plan in clique.belief_sums:
+                sums.append(apply_sum(belief if source < 0 else sums[source], plan))
+            for k in clique.children:
+                ratios[k] = _ratio(k, cliques[k], sums[cliques[k].separator_sum], collected,
+                                   messages, release)
+            for v, i in clique.marginals:
+                result[v] = sums[i] / np.add.reduce(sums[i], axis=-1, keepdims=True)
+        else:  # each read as soon as made, dropped after its last use
+            kept: list[np.ndarray | None] = [None] * len(clique.belief_sums)
+            for j, (source, plan) in enumerate(clique.belief_sums):
+                summed = kept[j] = apply_sum(belief if source < 0 else kept[source], plan)
+                uses = clique.sum_uses[j]
+                if uses is None:
+                    continue
+                for k in uses.children:
+                    ratios[k] = _ratio(k, cliques[k], summed, collected, messages, release)
+                for v in uses.marginals:
+                    result[v] = summed / np.add.reduce(summed, axis=-1, keepdims=True)
+                for i in uses.done:
+                    kept[i] = None
         for v, weight, plan in clique.weighted:
             values = weight.values[tuple(evidence[u] for u in weight.fixed)]
             marginal = apply_sum(multiply_spread(belief, values, weight.spread, False), plan)
             result[v] = marginal / np.add.reduce(marginal, axis=-1, keepdims=True)
     return result
 
+
+
+def _ratio(k: int, child: Clique, separator: np.ndarray, collected: dict[int, np.ndarray],
+           messages: Mapping[int, tuple[np.ndarray, np.ndarray]],
+           release: bool) -> np.ndarray | None:
+    """P(S | e) / μ_{k→parent}(S), the factor that makes clique k's belief. When k's
+    potential is this call's own array it is multiplied in at once and None returned, so
+    that no ratio waits for its clique (a star of 19 children: 19 arrays)."""
+    divisor = messages[k][1] if child.dirty else child.divisor
+    if divisor is None:  # a component solved when compiled: its potential is here
+        divisor = upward_message(child, collected[k])[1]
+    if child.down_perm is not None:
+        lead = separator.shape[:-1]
+        separator = separator.reshape(lead + child.down_shape).transpose(
+            tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
+        separator = separator.reshape(lead + (-1,))
+    ratio = separator / divisor
+    if release:
+        child.divisor = None
+    own = collected.get(k)
+    if own is None or own.ndim < ratio.ndim:
+        return ratio
+    lead = ratio.shape[:-1]
+    view = own.reshape(lead + (-1, child.separator))
+    view *= ratio.reshape(lead + (1, child.separator))
+    return None
