@@ -12,7 +12,11 @@ This module holds the compiled form (a :class:`JunctionTree` of :class:`Clique` 
 each network :class:`Table` with the :class:`Spread` that multiplies it into its clique)
 and how it is built: the elimination tree, the cliques' axis order, the orientation
 (rooted at evidence, so that only *dirty* cliques depend on it), the message and summing
-plans, and the evidence-free parts solved once. Propagation is in :mod:`bbn.inference.propagation`.
+plans, and the evidence-free parts solved once — tables of variables whose state is known
+when the tree is compiled (a Markov network's factor nodes; every observed variable of a
+tree for one question) among them, multiplied in small products first
+(:func:`product`); a tree solved then that cannot hold every potential holds its
+messages only (:func:`_solve_lean`). Propagation is in :mod:`bbn.inference.propagation`.
 
 >>> import bbn
 >>> net = bbn.Network("chain")
