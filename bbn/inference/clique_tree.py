@@ -134,7 +134,7 @@ class SumUses(NamedTuple):
     time once it is made, which are then dropped."""
 
     children: list[int]
-    marginals: list[str]
+    marginals: list[tuple[str, int]]  # (variable, this sum's entry), as ``Clique.marginals``
     done: list[int]
 
 
@@ -716,7 +716,7 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
     for k in clique.children:
         uses[cliques[k].separator_sum].children.append(k)
     for v, i in clique.marginals:
-        uses[i].marginals.append(v)
+        uses[i].marginals.append((v, i))
     for i, j in enumerate(last):
         if big[i]:  # small sums are left to the end of the clique
             uses[j].done.append(i)

@@ -210,28 +210,48 @@ def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.nda
                 else:
                     belief = (potential.reshape(-1, clique.separator) * shaped).reshape(
                         lead + (-1,))
-        if not clique.sum_uses:  # small sums: all made, then read
-            sums = []
-            for source, plan in clique.belief_sums:
-                sums.append(apply_sum(belief if source < 0 else sums[source], plan))
-            for k in clique.children:
-                ratios[k] = _ratio(k, cliques[k], sums[cliques[k].separator_sum], collected,
-                                   messages, release)
-            for v, i in clique.marginals:
-                result[v] = sums[i] / np.add.reduce(sums[i], axis=-1, keepdims=True)
-        else:  # each read as soon as made, dropped after its last use
-            kept: list[np.ndarray | None] = [None] * len(clique.belief_sums)
-            for j, (source, plan) in enumerate(clique.belief_sums):
-                summed = kept[j] = apply_sum(belief if source < 0 else kept[source], plan)
-                uses = clique.sum_uses[j]
-                if uses is None:
+        # Small sums are all made, then read; big ones (``sum_uses``) each read as soon
+        # as made and dropped after their last use (DBN_12: 19 separator sums of 16 MiB).
+        uses = clique.sum_uses
+        last = len(clique.belief_sums) - 1
+        sums: list[np.ndarray | None] = [None] * (last + 1)
+        for j, (source, plan) in enumerate(clique.belief_sums):
+            sums[j] = apply_sum(belief if source < 0 else sums[source], plan)
+            if uses:
+                if uses[j] is None:
                     continue
-                for k in uses.children:
-                    ratios[k] = _ratio(k, cliques[k], summed, collected, messages, release)
-                for v in uses.marginals:
-                    result[v] = summed / np.add.reduce(summed, axis=-1, keepdims=True)
-                for i in uses.done:
-                    kept[i] = None
+                children, marginals, done = uses[j]
+            elif j < last:
+                continue
+            else:
+                children, marginals, done = clique.children, clique.marginals, ()
+            for k in children:  # P(S | e) / μ_{k→c}, the factor of k's belief
+                child = cliques[k]
+                divisor = messages[k][1] if child.dirty else child.divisor
+                if divisor is None:  # a component solved when compiled: its potential is here
+                    divisor = upward_message(child, collected[k])[1]
+                separator = sums[child.separator_sum]
+                if child.down_perm is not None:
+                    lead = separator.shape[:-1]
+                    separator = separator.reshape(lead + child.down_shape).transpose(
+                        tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
+                    separator = separator.reshape(lead + (-1,))
+                ratio = separator / divisor
+                if release:
+                    child.divisor = None
+                own = collected.get(k)
+                if own is not None and own.ndim >= ratio.ndim:
+                    # k's potential is this call's own array: multiplied in now, so that no
+                    # ratio waits for its clique (a star of 19 children: 19 arrays)
+                    lead = ratio.shape[:-1]
+                    view = own.reshape(lead + (-1, child.separator))
+                    view *= ratio.reshape(lead + (1, child.separator))
+                    ratio = None
+                ratios[k] = ratio
+            for v, i in marginals:
+                result[v] = sums[i] / np.add.reduce(sums[i], axis=-1, keepdims=True)
+            for i in done:
+                sums[i] = None
         for v, weight, plan in clique.weighted:
             values = weight.values[tuple(evidence[u] for u in weight.fixed)]
             marginal = apply_sum(multiply_spread(belief, values, weight.spread, False), plan)
@@ -240,27 +260,3 @@ def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.nda
 
 
 
-def _ratio(k: int, child: Clique, separator: np.ndarray, collected: dict[int, np.ndarray],
-           messages: Mapping[int, tuple[np.ndarray, np.ndarray]],
-           release: bool) -> np.ndarray | None:
-    """P(S | e) / μ_{k→parent}(S), the factor that makes clique k's belief. When k's
-    potential is this call's own array it is multiplied in at once and None returned, so
-    that no ratio waits for its clique (a star of 19 children: 19 arrays)."""
-    divisor = messages[k][1] if child.dirty else child.divisor
-    if divisor is None:  # a component solved when compiled: its potential is here
-        divisor = upward_message(child, collected[k])[1]
-    if child.down_perm is not None:
-        lead = separator.shape[:-1]
-        separator = separator.reshape(lead + child.down_shape).transpose(
-            tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
-        separator = separator.reshape(lead + (-1,))
-    ratio = separator / divisor
-    if release:
-        child.divisor = None
-    own = collected.get(k)
-    if own is None or own.ndim < ratio.ndim:
-        return ratio
-    lead = ratio.shape[:-1]
-    view = own.reshape(lead + (-1, child.separator))
-    view *= ratio.reshape(lead + (1, child.separator))
-    return None
