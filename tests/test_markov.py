@@ -213,3 +213,120 @@ def test_explanations_are_refused_for_markov_networks_not_written_wrong():
 
     with pytest.raises(bbn.QueryError, match="a Markov network's are not written yet"):
         explain(random_markov(1), "P(V0)")
+
+
+def grid_markov(rows: int, columns: int, seed: int, zero_edge: bool = False
+                ) -> bbn.MarkovNetwork:
+    """An Ising-like grid of binary variables: a random factor on every variable and on
+    every edge (the last edge all zeros with ``zero_edge``); 15 variables have 32,768
+    joint states, beyond the joint-table shortcut, so a junction tree answers."""
+    rng = np.random.default_rng(seed)
+    net = bbn.MarkovNetwork(f"grid{seed}")
+    name = [[f"G{r}_{c}" for c in range(columns)] for r in range(rows)]
+    for row in name:
+        for v in row:
+            net.add_variable(v, ["-", "+"])
+            net.add_factor([v], rng.gamma(1.0, 2.0, size=2))
+    edges = [(name[r][c], name[r][c + 1]) for r in range(rows) for c in range(columns - 1)]
+    edges += [(name[r][c], name[r + 1][c]) for r in range(rows - 1) for c in range(columns)]
+    for k, edge in enumerate(edges):
+        values = rng.gamma(1.0, 2.0, size=(2, 2))
+        net.add_factor(list(edge), values * 0 if zero_edge and k == len(edges) - 1 else values)
+    return net
+
+
+@pytest.mark.parametrize("planned", [False, True])
+def test_a_junction_tree_multiplies_the_factors_in_once(monkeypatch, planned):
+    # The factor nodes are observed "on" in every question: their tables are sliced when
+    # the tree is compiled, so without evidence every clique is clean (solved then), and
+    # with evidence only the cliques between the evidence are recomputed. ``planned``:
+    # every clique multiplies its tables smallest products first (normally only cliques
+    # of 4,096 entries and more do).
+    from bbn.inference import clique_tree
+
+    if planned:
+        monkeypatch.setattr(clique_tree, "PLAN_PRODUCTS_FROM", 1)
+    net = grid_markov(3, 5, seed=7)
+    oracle = BruteForce(net)
+    constraints = list(net.compiled().constraints)
+    assert net.engine.junction_tree(constraints).collect == []
+    for evidence in ({}, {"G0_0": "+"}, {"G1_2": "-", "G2_4": "+"}):
+        marginals = net.posteriors(evidence)
+        for v in net.variables:
+            np.testing.assert_allclose(marginals[v].values, oracle.posterior([v], evidence),
+                                       rtol=1e-10, atol=1e-14)
+    dirty = net.engine.junction_tree(constraints + ["G0_0"])
+    assert 0 < len(dirty.collect) < len(dirty.cliques)
+
+
+def test_a_zero_partition_function_in_a_junction_tree_is_impossible_evidence():
+    net = grid_markov(3, 5, seed=8, zero_edge=True)
+    assert net.log_partition() == -math.inf
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        net.posteriors()
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        net.posteriors({"G0_0": "+"})
+
+
+def test_a_tree_for_one_question_answers_where_a_kept_tree_does_not_fit(memory_limit):
+    # A tree kept for later questions holds the evidence side's arrays for each call; one
+    # compiled for this question's states alone slices the evidence in and keeps nothing.
+    from bbn.inference.junction_tree import compile_tree
+
+    net = grid_markov(3, 5, seed=9)
+    evidence = {"G1_2": "-", "G0_4": "+"}
+    observed = [*net.compiled().constraints, *evidence]
+    states = {v: net.states(v).index(s) for v, s in evidence.items()}
+    kept = net.engine.junction_tree(observed).cost.entries()
+    tree = compile_tree(net.engine, observed, known=states)
+    single = tree.cost.entries()
+    assert single < kept
+    net = grid_markov(3, 5, seed=9)  # a fresh engine: no tree kept yet
+    net.engine.normalised_tables()  # the model's own tables made before the limit falls
+    memory_limit(8 * (single + kept) // 2)
+    marginals = net.posteriors(evidence)
+    oracle = BruteForce(net)
+    for v in net.variables:
+        np.testing.assert_allclose(marginals[v].values, oracle.posterior([v], evidence),
+                                   rtol=1e-10, atol=1e-14)
+    assert net.engine.cached_trees == ()
+    memory_limit(8 * tree.largest_table)  # no tree fits: not even its messages alone
+    with pytest.raises(bbn.MemoryLimitError):
+        net.posteriors(evidence)
+
+
+def blocks_markov(blocks: int, seed: int) -> bbn.MarkovNetwork:
+    """Blocks of four binary variables, each with a factor over all four, consecutive
+    blocks sharing one variable: cliques of 16 entries, separators of 2."""
+    rng = np.random.default_rng(seed)
+    net = bbn.MarkovNetwork(f"blocks{seed}")
+    names = [f"B{i}" for i in range(3 * blocks + 1)]
+    for v in names:
+        net.add_variable(v, ["0", "1"])
+    for b in range(blocks):
+        net.add_factor(names[3 * b:3 * b + 4], rng.gamma(1.0, 2.0, size=(2, 2, 2, 2)))
+    return net
+
+
+def test_a_tree_too_big_to_hold_its_potentials_keeps_its_messages_only(memory_limit):
+    # Hugin holds every potential (5 × 16 entries) and two cliques' worth more; holding
+    # the messages only (4 × 2) and three cliques' worth fits a limit the first does not.
+    net = blocks_markov(5, seed=3)
+    constraints = list(net.compiled().constraints)
+    hugin = net.engine.junction_tree(constraints).cost.entries()
+    assert hugin == 5 * 16 + 2 * 16
+    net = blocks_markov(5, seed=3)
+    net.engine.normalised_tables()
+    memory_limit(8 * (4 * 2 + 3 * 16))
+    marginals = net.posteriors()
+    assert net.engine.junction_tree(constraints).cost.entries() == 4 * 2 + 3 * 16
+    oracle = BruteForce(net)
+    for v in net.variables:
+        np.testing.assert_allclose(marginals[v].values, oracle.posterior([v], {}),
+                                   rtol=1e-10, atol=1e-14)
+    memory_limit(1 << 30)
+    net = blocks_markov(5, seed=3)
+    net.engine.normalised_tables()
+    memory_limit(8 * (4 * 2 + 3 * 16) - 8)
+    with pytest.raises(bbn.MemoryLimitError, match="induced width 3"):
+        net.posteriors()

@@ -12,7 +12,11 @@ This module holds the compiled form (a :class:`JunctionTree` of :class:`Clique` 
 each network :class:`Table` with the :class:`Spread` that multiplies it into its clique)
 and how it is built: the elimination tree, the cliques' axis order, the orientation
 (rooted at evidence, so that only *dirty* cliques depend on it), the message and summing
-plans, and the evidence-free parts solved once. Propagation is in :mod:`bbn.inference.propagation`.
+plans, and the evidence-free parts solved once — tables of variables whose state is known
+when the tree is compiled (a Markov network's factor nodes; every observed variable of a
+tree for one question) among them, multiplied in small products first
+(:func:`product`); a tree solved then that cannot hold every potential holds its
+messages only (:func:`_solve_lean`). Propagation is in :mod:`bbn.inference.propagation`.
 
 >>> import bbn
 >>> net = bbn.Network("chain")
@@ -32,13 +36,26 @@ import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from bbn.inference.elimination import Cost, check_memory, relevant_variables
-from bbn.inference.ordering import TREE_SEARCH, eliminate, elimination_order, interaction_graph
-from bbn.inference.propagation import distribute, multiply_spread, spread_operand, upward_message
+from bbn.inference.elimination import Cost, check_memory, fits, relevant_variables
+from bbn.inference.ordering import (
+    TREE_SEARCH,
+    eliminate,
+    elimination_order,
+    interaction_graph,
+)
+from bbn.inference.products import product_order
+from bbn.inference.propagation import (
+    ZeroProbability,
+    distribute,
+    multiply_spread,
+    rescale,
+    spread_operand,
+    upward_message,
+)
 from bbn.inference.summing import LONG, Sum, memo_sum
 
 if TYPE_CHECKING:
@@ -53,6 +70,20 @@ _UNPLACED = np.empty(0)
 
 #: Total clique entries above which a second elimination order is searched for.
 SEARCH_AGAIN_ABOVE = 1_000_000
+
+#: In a component solved when compiled, divisors (messages up) of at least this many
+#: entries are not kept until the distribution: they are summed again from the child's
+#: potential then (DBN_12: 19 × 16 MiB); smaller ones cost less kept than summed twice.
+SUM_DIVISORS_AGAIN_FROM = 1 << 16
+
+#: Belief sums of at least this many entries are dropped as soon as they have been read
+#: for the last time; smaller ones live until their clique is done.
+DROP_SUMS_FROM = 1 << 16
+
+#: Cliques of at least this many entries multiply their evidence-free tables in a
+#: planned order, small products first (:mod:`bbn.inference.products`); below, planning
+#: costs more than the passes it saves.
+PLAN_PRODUCTS_FROM = 4096
 
 
 @dataclass
@@ -97,6 +128,16 @@ class Table:
     spread: Spread | None = None
 
 
+class SumUses(NamedTuple):
+    """What one of a clique's belief sums is read by: the ``children`` whose separator it
+    is, the ``marginals`` read from it; and the sums (itself included) read for the last
+    time once it is made, which are then dropped."""
+
+    children: list[int]
+    marginals: list[tuple[str, int]]  # (variable, this sum's entry), as ``Clique.marginals``
+    done: list[int]
+
+
 @dataclass
 class Clique:
     """A clique of the tree. Its axes are its own variables, then the separator with
@@ -123,13 +164,17 @@ class Clique:
     # (variable, its entry in ``belief_sums``) and (variable, weight, sum of the weighted
     # belief)
     marginals: list[tuple[str, int]] = field(default_factory=list)
+    #: per entry of ``belief_sums``: what reads it, and which sums are done once it is
+    #: made (None: nothing); left empty where every sum is small: all are made, then read
+    sum_uses: list[SumUses | None] = field(default_factory=list)
     weighted: list[tuple[str, Table, Sum]] = field(default_factory=list)
     dirty: bool = False  # some evidence table lies in this clique's subtree
     # Evidence-free parts, computed at compile time (flat arrays):
     #: ψ without the evidence tables × the messages of clean children
     evidence_free: np.ndarray | None = None
-    message: np.ndarray | None = None  # normalised message up (clean cliques)
-    divisor: np.ndarray | None = None  # the unnormalised message up, zeros replaced by 1
+    #: the unnormalised message up, zeros replaced by 1 (clean cliques of a component
+    #: with evidence; in one without, None: summed again from the potential)
+    divisor: np.ndarray | None = None
 
 
 @dataclass
@@ -165,15 +210,21 @@ class JunctionTree:
 
 
 def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Sequence[str],
-                    normalised: Mapping[str, tuple], room: Callable[[Cost], int] | None = None
-                    ) -> JunctionTree:
+                    normalised: Mapping[str, tuple], room: Callable[[Cost], int] | None = None,
+                    known: Mapping[str, int] | None = None) -> JunctionTree:
     """Triangulate, build the tree, place the tables and solve the evidence-free parts.
 
     ``network`` has every table set; ``order`` is its :func:`junction_order` and
     ``normalised`` its :func:`normalised_tables` (the engine computes both once). Refuses
     (MemoryLimitError) before allocating a potential when the tree's peak (see
     :func:`tree_cost`), plus the entries ``room(cost)`` says other trees keep, exceeds
-    the memory limit."""
+    the memory limit.
+
+    ``known`` gives observed variables whose state is known now: their tables are sliced
+    here, into the evidence-free part (default: the network's ``constraints``, observed
+    at the same state in every question). A tree compiled with every observed state
+    known answers one question only, but is solved here: its posteriors are
+    ``fixed_marginals``, and it keeps no arrays for later calls."""
     # plain dicts: a read-only mapping's lookups cost 1.5 × a dict's, and compiling a tree
     # looks up cardinalities tens of thousands of times
     parents, card, tables = (dict(network.parents), dict(network.cardinality),
@@ -211,6 +262,12 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     unsliced: list[list[Table]] = [[] for _ in cliques]  # tables no evidence slices
     weights: dict[str, tuple[int, Table]] = {}
     at = position.__getitem__
+    # A table whose observed variables are all known (by default the constraints: a
+    # Markov network's factor nodes, observed "on" in every question) is sliced once,
+    # here: it joins the evidence-free part, so a clique holding only such tables is clean
+    # and solved now (DBN_11: 400 factor tables multiplied once instead of at every call).
+    constraints = network.constraints if known is None else known
+    folded: dict[str, tuple] = {}  # variable → the index that slices its constraints
     for v, family in families.items():
         if observed_set.isdisjoint(family):
             fixed, free = (), family
@@ -221,6 +278,10 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
                 values = tables[v].transpose([family.index(u) for u in fixed])
                 tree.constants.append(Table(v, fixed, values))
                 continue
+            if all(u in constraints for u in fixed):
+                folded[v] = tuple(constraints[u] if u in fixed else slice(None)
+                                  for u in family)
+                fixed = ()
         c = home[min(free, key=at)]
         (cliques[c].tables if fixed else unsliced[c]).append(Table(v, fixed, _UNPLACED))
         sums = normalised[v][1]
@@ -231,7 +292,18 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     roots = _orient(cliques, edges)
     tree.cost = tree_cost(tree.total_entries, sum(c.size for c in cliques if c.dirty),
                           tree.largest_table, tree.width)
-    check_memory(tree.cost, held=room(tree.cost) if room else 0)
+    held = room(tree.cost) if room else 0
+    lean = False
+    if not fits(tree.cost, held=held) and not any(c.dirty for c in cliques):
+        # Solved now and too big to hold every potential: hold the messages only (see
+        # _solve_lean), each potential made twice (DBN_16: 0.84 GiB instead of 1.5).
+        messages = sum(math.prod(card[u] for u in c.variables
+                                 if u in cliques[c.parent].variables)
+                       for c in cliques if c.parent >= 0)
+        lean_cost = Cost(messages + 3 * tree.largest_table, 0, tree.largest_table, tree.width)
+        if fits(lean_cost, held=held):
+            tree.cost, lean = lean_cost, True
+    check_memory(tree.cost, held=held)
     memo: dict = {}
     for clique in cliques:
         _lay_out(clique, cliques, card, memo)
@@ -241,8 +313,11 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     for c, clique in enumerate(cliques):
         for table in clique.tables + unsliced[c]:
             v = table.variable
-            values = tables[v] if v in ancestral else normalised[v][0]
-            table.values, table.spread = _place(values, families[v], table.fixed, clique, card)
+            values, axes = tables[v] if v in ancestral else normalised[v][0], families[v]
+            if v in folded:
+                values = values[folded[v]]
+                axes = tuple(u for u in axes if u not in observed_set)
+            table.values, table.spread = _place(values, axes, table.fixed, clique, card)
     for c, table in weights.values():
         table.values, table.spread = _place(table.values, families[table.variable][:-1],
                                             table.fixed, cliques[c], card)
@@ -257,8 +332,8 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
                 if child.separator < costs[u]:
                     costs[u] = child.separator
         for v, cost in costs.items():
-            known = cheapest.get(v)
-            if known is None or cost < known[0]:
+            so_far = cheapest.get(v)
+            if so_far is None or cost < so_far[0]:
                 cheapest[v] = (cost, i)
     marginals: list[list[str]] = [[] for _ in cliques]
     for v, (_, c) in cheapest.items():
@@ -274,33 +349,58 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
 
     # Collect on everything no evidence reaches, once: those messages never change.
     clean_order: list[int] = []
+    leaves_first: list[int] = []
     for root in roots:
         component = _preorder(cliques, root)
+        leaves_first += reversed(component)
         if any(cliques[c].dirty for c in component):
             tree.distribute += component
             tree.collect += [c for c in reversed(component) if cliques[c].dirty]
         else:
             clean_order += component
-        for c in reversed(component):
+    in_distribute = set(tree.distribute)
+
+    def operands(c: int) -> list[Operand]:
+        """The evidence-free tables of clique c (their axes named only where the product
+        is planned: the spreads are known)."""
+        clique = cliques[c]
+        if clique.size < PLAN_PRODUCTS_FROM:
+            return [Operand(table.values, (), table.spread) for table in unsliced[c]]
+        return [Operand(table.values, tuple(u for u in clique.variables
+                                            if u in families[table.variable]), table.spread)
+                for table in unsliced[c]]
+
+    try:
+        if lean:
+            tree.fixed_marginals = _solve_lean(tree, roots, operands, card)
+            return tree
+        for c in leaves_first:  # each potential's tables first, then the messages
+            cliques[c].evidence_free = product(cliques[c], operands(c), card, tree.rescale)
+        # Children first, each clean message multiplied into its parent as soon as it is
+        # made: none waits for the others (DBN_12: 19 messages of 16 MiB into one clique).
+        for c in leaves_first:
             clique = cliques[c]
-            factors = [(table.values, table.spread) for table in unsliced[c]]
-            factors += [(cliques[k].message, cliques[k].into_parent) for k in clique.children
-                        if not cliques[k].dirty]
-            if factors:  # the first factor fills the array: no pass to write ones
-                values, spread = factors[0]
-                potential = np.empty(clique.size)
-                potential.reshape(spread.target)[...] = spread_operand(values, spread)
-                for values, spread in factors[1:]:
-                    potential = multiply_spread(potential, values, spread)
-            else:
-                potential = np.ones(clique.size)
-            clique.evidence_free = potential
             if clique.parent >= 0 and not clique.dirty:
-                clique.message, clique.divisor = upward_message(clique, potential)
-    # Components without evidence are solved now: their posteriors are the priors.
-    tree.fixed_marginals = distribute(tree, clean_order, {}, {}, {})
-    for c in clean_order:
-        cliques[c].evidence_free = None  # never read again
+                message, clique.divisor = upward_message(clique, clique.evidence_free)
+                parent = cliques[clique.parent].evidence_free
+                multiply_spread(parent, message, clique.into_parent)
+                if tree.rescale:
+                    rescale(parent)
+                if c not in in_distribute and clique.separator >= SUM_DIVISORS_AGAIN_FROM:
+                    clique.divisor = None  # summed again below, from the potential then
+        # Components without evidence are solved now: their posteriors are the priors. Their
+        # potentials are not kept, so each becomes its belief in place and is freed as
+        # soon as its clique is done (distribute pops it).
+        solved = {}
+        for c in clean_order:
+            solved[c], cliques[c].evidence_free = cliques[c].evidence_free, None
+        tree.fixed_marginals = distribute(tree, clean_order, solved, {}, {}, release=True)
+    except ZeroProbability:
+        if not folded or known is not None:
+            raise
+        # Z = 0 (or a sum too small to trust) with the factor nodes alone: leave them to
+        # each call, whose ZeroProbability the caller answers by elimination in logs.
+        return compile_cliques(network, observed, order, normalised, room, known={})
     tree.work = {c: np.empty(cliques[c].size) for c in tree.collect}  # no pages touched yet
     clean = [cliques[c].size for c in tree.distribute if not cliques[c].dirty]
     tree.scratch = np.empty(max(clean)) if clean else None
@@ -309,6 +409,86 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
                          + sum(a.nbytes for a in tree.work.values())
                          + (tree.scratch.nbytes if tree.scratch is not None else 0))
     return tree
+
+
+class Operand(NamedTuple):
+    """An array over some of a clique's variables (``axes``, in the array's order), and,
+    when already planned, its :class:`Spread` into the clique."""
+
+    values: np.ndarray
+    axes: tuple[str, ...]
+    spread: Spread | None = None
+
+
+def product(clique: Clique, factors: Sequence[Operand], card: Mapping[str, int],
+            rescaled: bool = False) -> np.ndarray:
+    """The flat product over ``clique`` of ``factors`` (ones when there are none). Small
+    products are made first (:func:`~bbn.inference.products.product_order`, at most a
+    quarter of the clique each, half of it together); ``rescaled``: each product is
+    divided by its largest entry when that falls below RESCALE_BELOW (see
+    :func:`~bbn.inference.propagation.rescale`)."""
+    operands: list[Operand | None] = [Operand(*f) for f in factors]
+    if clique.size >= PLAN_PRODUCTS_FROM and len(operands) > 2:
+        position = {u: i for i, u in enumerate(clique.variables)}
+        scopes = [sum(1 << position[u] for u in f.axes) for f in operands]
+        merges = product_order(scopes, clique.shape, clique.size // 4, clique.size // 2)
+        for i, j in merges.steps:
+            a, b = operands[i], operands[j]
+            axes = tuple(u for u in clique.variables if u in a.axes or u in b.axes)
+            shape = tuple(map(card.__getitem__, axes))
+            merged = product(Clique(axes, shape, math.prod(shape)),
+                             [Operand(a.values, a.axes), Operand(b.values, b.axes)], card,
+                             rescaled)
+            operands.append(Operand(merged.reshape(shape), axes))
+            operands[i] = operands[j] = None  # freed now
+        operands = [operands[k] for k in merges.left]
+    if not operands:
+        return np.ones(clique.size)
+    potential = np.empty(clique.size)  # the first factor fills it: no pass to write ones
+    for n, (values, axes, spread) in enumerate(operands):
+        spread = spread or _spread(clique, axes, card)
+        if n == 0:
+            potential.reshape(spread.target)[...] = spread_operand(values, spread)
+        else:
+            multiply_spread(potential, values, spread)
+            if rescaled:
+                rescale(potential)
+    return potential
+
+
+def _solve_lean(tree: JunctionTree, roots: list[int], operands: Callable[[int], list[Operand]],
+                card: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Every posterior of a tree without evidence cliques, holding the messages only
+    (Shafer–Shenoy): collect keeps each normalised message μ_{c→p} and drops the potential;
+    distribute makes each potential again, ψ_c Π_k μ_{k→c}, and turns it into the belief
+    with P(S | e) / μ_{c→p}, each child's factor taking the place of its message::
+
+        peak ≈ Σ_c |S_c| + 3 · largest        (DBN_16: 0.66 GiB of messages + 3 · 64 MiB)
+    """
+    cliques = tree.cliques
+    messages: dict[int, np.ndarray] = {}
+
+    def potential(c: int) -> np.ndarray:
+        clique = cliques[c]
+        factors = operands(c) + [Operand(messages[k].reshape(cliques[k].separator_shape),
+                                         _separator(cliques[k])) for k in clique.children]
+        return product(clique, factors, card, tree.rescale)
+
+    for root in roots:
+        for c in reversed(_preorder(cliques, root)):
+            if c != root:
+                messages[c] = upward_message(cliques[c], potential(c))[0]
+    result: dict[str, np.ndarray] = {}
+    ratios: dict[int, np.ndarray] = {}
+    for root in roots:
+        for c in _preorder(cliques, root):
+            made = potential(c)
+            for k in cliques[c].children:  # read once more, as the divisor of k's factor
+                divisor = cliques[k].divisor = messages.pop(k)
+                divisor[divisor == 0] = 1.0
+            result.update(distribute(tree, [c], {c: made}, {}, {}, ratios=ratios,
+                                     release=True))
+    return result
 
 
 def tree_cost(total: int, dirty: int, largest: int, width: int) -> Cost:
@@ -509,6 +689,7 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
                    for t in dict.fromkeys(wanted.values()))
     index: dict[tuple[str, ...], int] = {}
     summed: list[tuple[int, int, tuple[str, ...], set[str]]] = []  # size, entry, ...
+    big: list[bool] = []  # each sum's entries ≥ DROP_SUMS_FROM
     for negative_size, _, target in sized:
         members = set(target)
         source, variables = -1, clique.variables
@@ -521,9 +702,27 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
         index[target] = len(clique.belief_sums)
         summed.append((-negative_size, len(clique.belief_sums), target, members))
         clique.belief_sums.append((source, plan))
+        big.append(-negative_size >= DROP_SUMS_FROM)
     for k in clique.children:
         cliques[k].separator_sum = index[wanted[k]]
     clique.marginals = [(v, index[(v,)]) for v in marginals]
+    if not any(big):
+        return  # every sum is made, then read: the quickest way for small ones
+    # Each sum is read as soon as it is made and dropped after its last use, so that a
+    # clique's many separator sums are not all alive at once (DBN_12: 19 × 16 MiB).
+    last = list(range(len(clique.belief_sums)))
+    for j, (source, _) in enumerate(clique.belief_sums):
+        if source >= 0:
+            last[source] = j
+    uses = [SumUses([], [], []) for _ in clique.belief_sums]
+    for k in clique.children:
+        uses[cliques[k].separator_sum].children.append(k)
+    for v, i in clique.marginals:
+        uses[i].marginals.append((v, i))
+    for i, j in enumerate(last):
+        if big[i]:  # small sums are left to the end of the clique
+            uses[j].done.append(i)
+    clique.sum_uses = [use if any(use) else None for use in uses]
 
 
 def _separator(clique: Clique) -> tuple[str, ...]:

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bbn.codes import distinct_rows, observed_groups
-from bbn.errors import ImpossibleEvidenceError, QueryError
+from bbn.errors import ImpossibleEvidenceError, MemoryLimitError, QueryError
 from bbn.factor import Factor
 from bbn.inference import joint_table
 from bbn.inference.clique_tree import JunctionTree, compile_cliques
@@ -72,8 +72,15 @@ def posteriors_one(engine: Engine, evidence: Evidence) -> dict[str, Factor]:
     """
     indices = evidence.states
     network = engine.network
-    tree = engine.junction_tree(list(indices))
     try:
+        tree: JunctionTree | None = engine.junction_tree(list(indices))
+    except MemoryLimitError:
+        tree = None  # a tree kept for later calls does not fit: one for this call might
+    try:
+        if tree is None:
+            # Not kept: every evidence table sliced into the evidence-free part, no
+            # arrays for later calls (Pedigree_11: 0.87 GiB where a kept tree needs 1.1).
+            tree = compile_tree(engine, list(indices), known=indices)
         marginals = propagate(tree, indices)
     except ZeroProbability:  # P(e) = 0, or a sum too small to trust: eliminate in logs
         hidden = [v for v in network.variables if v not in indices]
@@ -89,8 +96,8 @@ def posteriors_one(engine: Engine, evidence: Evidence) -> dict[str, Factor]:
             values[indices[v]] = 1.0
         elif v in marginals:
             values = marginals[v]
-        else:
-            values = tree.fixed_marginals[v].copy()
+        else:  # the fallback above answers every hidden variable: tree is set here
+            values = tree.fixed_marginals[v].copy()  # type: ignore[union-attr]
         result[v] = Factor((v,), {v: states}, values)
     return result
 
@@ -182,12 +189,15 @@ def marginals_of_cases(engine: Engine, codes: Mapping[str, np.ndarray], row_name
 
 
 def compile_tree(engine: Engine, observed: Sequence[str],
-                 room: Callable[[Cost], int] | None = None) -> JunctionTree:
+                 room: Callable[[Cost], int] | None = None,
+                 known: Mapping[str, int] | None = None) -> JunctionTree:
     """Triangulate, build the tree, place the tables and solve the evidence-free parts
     (for few hidden joint states, a tree whose :class:`~bbn.inference.joint_table.Joint`
     is the whole joint: the switch is ``bbn.inference.joint_table.DENSE_UP_TO``). ``room``,
     given the tree's cost before anything is allocated, makes room for it and returns
-    the entries still kept by other trees, which count against the memory limit."""
+    the entries still kept by other trees, which count against the memory limit;
+    ``known``: the observed states sliced in now (see
+    :func:`~bbn.inference.clique_tree.compile_cliques`)."""
     engine.tables()  # a structure-only model fails here, naming the variable
     network = engine.network
     observed_set = set(observed)
@@ -195,8 +205,10 @@ def compile_tree(engine: Engine, observed: Sequence[str],
     hidden = [v for v in network.variables if v not in observed_set]
     if math.prod(map(card.__getitem__, hidden)) <= joint_table.DENSE_UP_TO:
         return compile_joint(network, observed, hidden, engine.normalised_tables(), room)
+    if known is not None:
+        known = {**network.constraints, **known}
     return compile_cliques(network, observed, engine.junction_order(),
-                           engine.normalised_tables(), room)
+                           engine.normalised_tables(), room, known)
 
 
 def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],

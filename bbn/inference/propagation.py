@@ -161,23 +161,29 @@ def checked_total(array: np.ndarray, bad: np.ndarray | None = None,
     return total
 
 
-def distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.ndarray],
+def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.ndarray],
                 messages: Mapping[int, tuple[np.ndarray, np.ndarray]],
                 evidence: Mapping[str, int | np.ndarray],
                 bad: np.ndarray | None = None,
-                scratch: np.ndarray | None = None) -> dict[str, np.ndarray]:
+                scratch: np.ndarray | None = None,
+                ratios: dict[int, np.ndarray | None] | None = None,
+                release: bool = False) -> dict[str, np.ndarray]:
     """Beliefs from the root down, posteriors from each clique as it is reached.
 
-    ``collected[c]`` is ψ_c × the messages from c's children (this call's array for a
-    dirty clique, else the cached ``evidence_free``); a belief lives only while its clique is
-    being processed, so memory stays near the largest clique.
+    ``collected[c]`` is ψ_c × the messages from c's children (this call's array, made
+    the belief in place and popped: freed when its clique is done), else the cached
+    ``evidence_free`` is read; a belief lives only while its clique is being processed,
+    so memory stays near the largest clique. ``ratios`` holds each child's pending
+    factor P(S | e) / μ between calls that go a clique at a time; ``release``: the tree
+    is being solved once, so each clean child's divisor is dropped once read.
     """
     cliques = tree.cliques
-    ratios: dict[int, np.ndarray] = {}
+    if ratios is None:
+        ratios = {}
     result: dict[str, np.ndarray] = {}
     for c in order:
         clique = cliques[c]
-        potential = collected.get(c)
+        potential = collected.pop(c, None)
         if clique.parent < 0:
             if potential is None:
                 belief = clique.evidence_free / checked_total(clique.evidence_free, bad)
@@ -186,13 +192,15 @@ def distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.
                 belief = potential
         else:
             ratio = ratios.pop(c)
-            lead = ratio.shape[:-1]
-            shaped = ratio.reshape(lead + (1, clique.separator))
-            if potential is not None and potential.ndim >= ratio.ndim:
-                view = potential.reshape(lead + (-1, clique.separator))
-                view *= shaped  # this call's own array: update in place
+            lead = () if ratio is None else ratio.shape[:-1]
+            if ratio is None:  # multiplied in already, when the parent was done
                 belief = potential
+            elif potential is not None and potential.ndim >= ratio.ndim:
+                view = potential.reshape(lead + (-1, clique.separator))
+                view *= ratio.reshape(lead + (1, clique.separator))
+                belief = potential  # this call's own array: update in place
             else:
+                shaped = ratio.reshape(lead + (1, clique.separator))
                 if potential is None:
                     potential = clique.evidence_free
                 if scratch is not None and not lead:  # one clean belief at a time
@@ -202,23 +210,53 @@ def distribute(tree: JunctionTree, order: list[int], collected: Mapping[int, np.
                 else:
                     belief = (potential.reshape(-1, clique.separator) * shaped).reshape(
                         lead + (-1,))
-        sums: list[np.ndarray] = []
-        for source, plan in clique.belief_sums:
-            sums.append(apply_sum(belief if source < 0 else sums[source], plan))
-        for k in clique.children:
-            child = cliques[k]
-            divisor = messages[k][1] if child.dirty else child.divisor
-            separator = sums[child.separator_sum]
-            if child.down_perm is not None:
-                lead = separator.shape[:-1]
-                separator = separator.reshape(lead + child.down_shape).transpose(
-                    tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
-                separator = separator.reshape(lead + (-1,))
-            ratios[k] = separator / divisor
-        for v, i in clique.marginals:
-            result[v] = sums[i] / np.add.reduce(sums[i], axis=-1, keepdims=True)
+        # Small sums are all made, then read; big ones (``sum_uses``) each read as soon
+        # as made and dropped after their last use (DBN_12: 19 separator sums of 16 MiB).
+        uses = clique.sum_uses
+        last = len(clique.belief_sums) - 1
+        sums: list[np.ndarray | None] = [None] * (last + 1)
+        for j, (source, plan) in enumerate(clique.belief_sums):
+            sums[j] = apply_sum(belief if source < 0 else sums[source], plan)
+            if uses:
+                if uses[j] is None:
+                    continue
+                children, marginals, done = uses[j]
+            elif j < last:
+                continue
+            else:
+                children, marginals, done = clique.children, clique.marginals, ()
+            for k in children:  # P(S | e) / μ_{k→c}, the factor of k's belief
+                child = cliques[k]
+                divisor = messages[k][1] if child.dirty else child.divisor
+                if divisor is None:  # a component solved when compiled: its potential is here
+                    divisor = upward_message(child, collected[k])[1]
+                separator = sums[child.separator_sum]
+                if child.down_perm is not None:
+                    lead = separator.shape[:-1]
+                    separator = separator.reshape(lead + child.down_shape).transpose(
+                        tuple(range(len(lead))) + tuple(p + len(lead) for p in child.down_perm))
+                    separator = separator.reshape(lead + (-1,))
+                ratio = separator / divisor
+                if release:
+                    child.divisor = None
+                own = collected.get(k)
+                if own is not None and own.ndim >= ratio.ndim:
+                    # k's potential is this call's own array: multiplied in now, so that no
+                    # ratio waits for its clique (a star of 19 children: 19 arrays)
+                    lead = ratio.shape[:-1]
+                    view = own.reshape(lead + (-1, child.separator))
+                    view *= ratio.reshape(lead + (1, child.separator))
+                    ratio = None
+                ratios[k] = ratio
+            for v, i in marginals:
+                result[v] = sums[i] / np.add.reduce(sums[i], axis=-1, keepdims=True)
+            for i in done:
+                sums[i] = None
         for v, weight, plan in clique.weighted:
             values = weight.values[tuple(evidence[u] for u in weight.fixed)]
             marginal = apply_sum(multiply_spread(belief, values, weight.spread, False), plan)
             result[v] = marginal / np.add.reduce(marginal, axis=-1, keepdims=True)
     return result
+
+
+

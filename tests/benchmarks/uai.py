@@ -4,9 +4,10 @@ against the competition's reference answers.
 For each instance of ``../shared/uai2014/MAR`` (marginals) and ``PR`` (log10 Z(e)), one
 timed run of each cell (the instances take seconds to minutes; no repetition):
 
-* ``bbn exact``: ``bbn.competition.answer_task`` (junction tree, or one elimination per
-  variable when the tree does not fit; for PR one elimination), stopped after
-  ``EXACT_CAP`` seconds; n/a with the reason when exact inference does not fit in 1 GiB;
+* ``bbn exact``: ``bbn.competition.answer_task`` (junction tree — kept, or compiled for
+  the question alone, or holding its messages only — or one elimination per variable when
+  no tree fits; for PR one elimination), stopped after ``EXACT_CAP`` seconds; n/a with the
+  reason when exact inference does not fit in 1 GiB;
 * where exact gives no answer, ``bbn lbp`` (``LoopyBP(damping=0.5)``) and a sampler
   (``Gibbs`` for a Markov network, ``ImportanceSampling`` for a Bayesian network), each
   with ``time_budget=BUDGET``;
