@@ -34,6 +34,7 @@ from bbn.approximate.questions import (
     log_partition_estimate,
 )
 from bbn.errors import BBNError, DataError, MemoryLimitError, suggest
+from bbn.inference.evidence import resolve_evidence
 from bbn.markov import MarkovNetwork
 
 if TYPE_CHECKING:
@@ -41,6 +42,11 @@ if TYPE_CHECKING:
 
 #: The competitions' tasks.
 TASKS = ("MAR", "PR", "MPE")
+
+#: MAR falls back to one elimination per variable (when no junction tree fits) only below
+#: this many table entries multiplied in all: about 2 minutes at 2 ns an entry. Grids_15
+#: (400 variables of 2^21-entry eliminations) would need 3e11, hours in logarithms.
+FALLBACK_ENTRIES = 6 * 10**10
 
 
 class TaskAnswer(NamedTuple):
@@ -183,9 +189,30 @@ def _marginals(net: Network | MarkovNetwork,
     variable, each with its own, smaller peak (DBN_13: a 1.5 GiB tree, 64 MiB tables)."""
     try:
         posteriors = net.posteriors(evidence)
-    except MemoryLimitError:
+    except MemoryLimitError as refused:
+        check_fallback(net, evidence, refused)
         posteriors = {v: net.posterior(v, evidence) for v in net.variables}
     return {v: posteriors[v].values for v in net.variables}
+
+
+def check_fallback(net: Network | MarkovNetwork, evidence: Mapping[str, str],
+                   refused: MemoryLimitError) -> None:
+    """Refuse one elimination per variable when it would take too long: its work, the
+    entries of one variable's elimination (summed over its steps) times the variables,
+    over :data:`FALLBACK_ENTRIES` is a MemoryLimitError that adds the estimate and names
+    the approximate methods to ``refused``."""
+    engine = net.engine
+    observed = list(resolve_evidence(engine.network, evidence, numbers=False).states)
+    free = [v for v in net.variables if v not in observed]
+    if not free:
+        return
+    each = sum(step.size for step in engine.plan([free[0]], observed).steps)
+    if each * len(free) > FALLBACK_ENTRIES:
+        raise MemoryLimitError(f"{refused}; one elimination per variable instead would "
+                               f"multiply about {each * len(free):.1e} entries ({len(free)} "
+                               f"variables × {each:.1e}), hours of work: answer "
+                               "approximately with --method lbp or gibbs (method='lbp', "
+                               "'gibbs')") from refused
 
 
 def _log10_partition(net: Network | MarkovNetwork, evidence: Mapping[str, str]) -> float:
