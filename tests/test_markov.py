@@ -330,3 +330,29 @@ def test_a_tree_too_big_to_hold_its_potentials_keeps_its_messages_only(memory_li
     memory_limit(8 * (4 * 2 + 3 * 16) - 8)
     with pytest.raises(bbn.MemoryLimitError, match="induced width 3"):
         net.posteriors()
+
+
+def _grid(n: int, seed: int = 0) -> bbn.MarkovNetwork:
+    """An n × n grid of 3-state variables with random pairwise factors."""
+    rng = np.random.default_rng(seed)
+    net = bbn.MarkovNetwork("grid")
+    for i, j in itertools.product(range(n), repeat=2):
+        net.add_variable(f"X{i}_{j}", ["a", "b", "c"])
+    for i, j in itertools.product(range(n), repeat=2):
+        if i + 1 < n:
+            net.add_factor([f"X{i}_{j}", f"X{i + 1}_{j}"], rng.gamma(1, 1, (3, 3)))
+        if j + 1 < n:
+            net.add_factor([f"X{i}_{j}", f"X{i}_{j + 1}"], rng.gamma(1, 1, (3, 3)))
+    return net
+
+
+def test_marginals_by_elimination_per_variable_are_refused_when_they_would_take_hours(
+        memory_limit, monkeypatch):
+    from bbn import competition
+
+    net = _grid(7)
+    memory_limit(512 * 1024)  # the tree (and each elimination) needs about 0.8 MiB
+    monkeypatch.setattr(competition, "FALLBACK_ENTRIES", 1000)
+    with pytest.raises(bbn.MemoryLimitError, match=r"one elimination per variable instead "
+                       r"would multiply about .* \(49 variables × .*--method lbp or gibbs"):
+        competition.answer_task(net, "MAR")
