@@ -44,8 +44,9 @@ if TYPE_CHECKING:
 TASKS = ("MAR", "PR", "MPE")
 
 #: MAR falls back to one elimination per variable (when no junction tree fits) only below
-#: this many table entries multiplied in all: about 2 minutes at 2 ns an entry. Grids_15
-#: (400 variables of 2^21-entry eliminations) would need 3e11, hours in logarithms.
+#: this many table entries multiplied in all: about 2 minutes at 2 ns an entry. A 20×20
+#: grid of 2^21-entry eliminations (UAI 2014's Grids_15, were its tree not to fit) would
+#: need 3e11, hours in logarithms.
 FALLBACK_ENTRIES = 6 * 10**10
 
 
