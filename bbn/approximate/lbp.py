@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bbn.approximate.evidence import check_evidence, named, reduce_factors
+from bbn.approximate.evidence import ReducedFactors, check_evidence, named, reduce_factors
 from bbn.approximate.factor_graph import FactorGraph
 from bbn.approximate.messages import (
     MessageLayout,
@@ -185,12 +185,8 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
     [0.25, 0.75]
     """
     start = time.perf_counter()
-    evidence = check_evidence(graph, evidence)
-    reduced = reduce_factors(graph, evidence)
+    evidence, reduced = sliced_for_messages(graph, evidence, "loopy belief propagation", 2)
     cardinality = graph.cardinality
-    entries = sum(int(cardinality[v]) for scope in reduced.scopes for v in scope)
-    check_allocation(8 * entries + 2 * sum(t.size for t in reduced.tables),
-                     f"the messages of loopy belief propagation ({entries} entries)")
     layout = MessageLayout(reduced.scopes, reduced.tables, cardinality)
     if not layout.size:  # every variable observed, or in no factor: nothing to pass
         return _without_messages(graph, evidence, reduced.log_constant, start)
@@ -206,6 +202,26 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
     keyed = {(reduced.factors[r], v): to_variable[o:o + cardinality[v]]
              for (r, v), o in zip(layout.edges, layout.edge_offset.tolist())}
     return Propagation(beliefs, keyed, float(log_z), report)
+
+
+def sliced_for_messages(graph: FactorGraph, evidence: Mapping[int, int], name: str,
+                        table_copies: int) -> tuple[dict[int, int], ReducedFactors]:
+    """The evidence checked, the factors sliced at it, and the memory of the messages
+    (8 bytes an entry) and of ``table_copies`` copies of the tables checked before any is
+    made.
+
+    Examples
+    --------
+    >>> graph = FactorGraph(("A",), (("0", "1"),), ((0,),), (np.array([1.0, 3.0]),))
+    >>> sliced_for_messages(graph, {}, "loopy belief propagation", 2)[1].scopes
+    ((0,),)
+    """
+    evidence = check_evidence(graph, evidence)
+    reduced = reduce_factors(graph, evidence)
+    entries = sum(int(graph.cardinality[v]) for scope in reduced.scopes for v in scope)
+    check_allocation(8 * entries + table_copies * sum(t.size for t in reduced.tables),
+                     f"the messages of {name} ({entries} entries)")
+    return evidence, reduced
 
 
 @dataclass(frozen=True)

@@ -40,12 +40,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bbn.approximate.colours import colour_classes, conditionals
-from bbn.approximate.evidence import check_evidence, reduce_factors
 from bbn.approximate.factor_graph import FactorGraph
-from bbn.approximate.lbp import LoopyBP, iterate
+from bbn.approximate.lbp import LoopyBP, iterate, sliced_for_messages
 from bbn.approximate.messages import MessageLayout, factor_max_messages, log_products
 from bbn.approximate.result import RunReport
-from bbn.memory import check_allocation
 
 #: ICM sweeps at most; each raises the score, and on the UAI grids it settles in < 10.
 MAX_SEARCH_SWEEPS = 100
@@ -108,12 +106,9 @@ def most_probable(graph: FactorGraph, evidence: Mapping[int, int],
     ([0, 0], 4.0)
     """
     start = time.perf_counter()
-    evidence = check_evidence(graph, evidence)
-    reduced = reduce_factors(graph, evidence)
+    evidence, reduced = sliced_for_messages(graph, evidence, "max-product belief propagation",
+                                            3)  # the tables, sliced and in logarithms
     cardinality = graph.cardinality
-    entries = sum(int(cardinality[v]) for scope in reduced.scopes for v in scope)
-    check_allocation(8 * entries + 3 * sum(t.size for t in reduced.tables),
-                     f"the messages of max-product belief propagation ({entries} entries)")
     with np.errstate(divide="ignore"):
         log_tables = [np.log(t) for t in reduced.tables]
     score = Scorer(reduced.scopes, log_tables, cardinality)
