@@ -399,8 +399,10 @@ class MarkovNetwork:
         return self.log_partition(evidence) / math.log(10)
 
     def map(self, variables: Sequence[str] | str,
-            evidence: Mapping[str, str] | None = None) -> tuple[dict[str, str], float]:
-        """argmax_m P(M = m | e) and its probability, as :meth:`bbn.Network.map`.
+            evidence: Mapping[str, str] | None = None, method="exact"
+            ) -> tuple[dict[str, str], float]:
+        """argmax_m P(M = m | e) and its probability, as :meth:`bbn.Network.map`
+        (``method``: ``"exact"``, ``"lbp"`` or ``"gibbs"``).
 
         Examples
         --------
@@ -410,12 +412,14 @@ class MarkovNetwork:
         >>> net.map("A")
         ({'A': '1'}, 0.75)
         """
+        if method != "exact":
+            return questions.approximate_map(self, variables, evidence, method)
         return self.engine.map(variables, evidence)
 
     def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"
             ) -> tuple[dict[str, str], float]:
         """The most probable state of every unobserved variable and its probability, as
-        :meth:`bbn.Network.mpe` (``method``: ``"exact"`` or ``"lbp"``).
+        :meth:`bbn.Network.mpe` (``method``: ``"exact"``, ``"lbp"`` or ``"gibbs"``).
 
         Examples
         --------

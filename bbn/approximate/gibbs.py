@@ -106,7 +106,7 @@ class Gibbs(SamplerSettings):
         check_count("Gibbs", "chains", self.chains, minimum=2)
         check_count("Gibbs", "burn_in", self.burn_in, minimum=0)
 
-    def run(self, graph: FactorGraph, evidence: Mapping[int, int]) -> Marginals:
+    def run(self, graph: FactorGraph, evidence: Mapping[int, int], watch=None) -> Marginals:
         """P(X | e) of every variable, with standard errors from the chains' spread.
 
         Parameters
@@ -115,6 +115,9 @@ class Gibbs(SamplerSettings):
             A Bayesian or Markov network's factor graph.
         evidence : mapping of int to int
             ``{variable index: state index}``.
+        watch : callable, optional
+            ``watch(codes)`` sees the chains' states (variables × chains) after every
+            kept sweep: joint questions count from it (:mod:`bbn.approximate.sampled`).
 
         Returns
         -------
@@ -177,6 +180,8 @@ class Gibbs(SamplerSettings):
                 codes[colour.variables] = drawn
             sweeps += 1
             kept += keep
+            if keep and watch is not None:
+                watch(codes[:-1])
             if (kept and self.time_budget is not None
                     and time.perf_counter() - start >= self.time_budget):
                 stopped_by = "time"
