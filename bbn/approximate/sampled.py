@@ -24,7 +24,9 @@ variance of a difference, so two states that no sample told apart are not "separ
 A margin below 2 says the top two are not clearly ordered.
 
 Every sample can also be scored exactly, log φ(x, e) (:class:`~bbn.approximate.max_product.
-Scorer`), so the run keeps its best sample for the MPE.
+Scorer`), so the run keeps its ``STARTS`` best distinct samples for the MPE; each, and
+every variable's most probable state under the run's marginals, is improved by iterated
+conditional modes, and the best of those is the answer.
 
 >>> import bbn
 >>> from bbn.approximate.factor_graph import FactorGraph
@@ -53,6 +55,13 @@ from bbn.memory import check_allocation
 #: The name of the one "variable" a joint is counted as.
 _JOINT = "joint"
 
+#: Distinct best samples each improved by the local search for an MPE. On five reference
+#: queries each (20 000 samples of likelihood weighting), from the single best sample the
+#: search missed the MPE of insurance once and of water once, and on hailfinder (an MPE of
+#: probability ~1e-12, which no sample draws) stopped 2.6 nats below it on average; from
+#: 16 starts and the marginals' decoding: insurance and water exact, hailfinder 1.2 nats.
+STARTS = 16
+
 
 @dataclass(frozen=True)
 class SampledJoint:
@@ -72,8 +81,9 @@ class SampledJoint:
     log_partition : float, optional
         log P̂(e) (likelihood weighting, importance sampling); None for Gibbs.
     best_states : numpy.ndarray, optional
-        When asked for: the highest-scoring sample (every variable) improved by iterated
-        conditional modes (:class:`~bbn.approximate.max_product.LocalSearch`).
+        When asked for: the best assignment (every variable) that iterated conditional
+        modes reached from the best samples and from the marginals' decoding
+        (:class:`~bbn.approximate.max_product.LocalSearch`).
     best_log_score : float
         Its exact log φ(x, e) (−inf when not asked for).
     report : RunReport
@@ -142,7 +152,7 @@ def sample_joint(graph: FactorGraph, evidence: Mapping[int, int], variables: Seq
                      hint="ask for fewer variables at once")
     counts = (_ChainCounts(size, chains) if isinstance(settings, Gibbs)
               else _WeightedCounts(size))
-    best = _BestSample(LocalSearch(graph, evidence, "the samples' scores")) if keep_best \
+    best = _BestSamples(LocalSearch(graph, evidence, "the samples' scores")) if keep_best \
         else None
 
     def watch(codes: np.ndarray, log_weight: np.ndarray | None = None) -> None:
@@ -154,7 +164,8 @@ def sample_joint(graph: FactorGraph, evidence: Mapping[int, int], variables: Seq
 
     result = settings.run(graph, evidence, watch=watch)
     p, se, margin = counts.estimates(settings, result.report)
-    states, score = best.search.polish(best.states) if best is not None else (None, -np.inf)
+    states, score = (None, -np.inf) if best is None else best.polished(np.array(
+        [int(np.argmax(result.probabilities[v])) for v in graph.variables]))
     return SampledJoint(variables, p.reshape(shape), se.reshape(shape), margin,
                         result.log_partition, states, score, result.report)
 
@@ -237,15 +248,30 @@ def _margin(p: np.ndarray, se: np.ndarray, first: int, second: int, direct: floa
     return d / spread if spread > 0 else np.inf
 
 
-class _BestSample:
-    """The highest-scoring sample seen, every sample scored exactly by the search's
-    :class:`~bbn.approximate.max_product.Scorer`."""
+class _BestSamples:
+    """The ``STARTS`` highest-scoring distinct samples seen, every sample scored exactly
+    by the search's :class:`~bbn.approximate.max_product.Scorer`."""
 
     def __init__(self, search: LocalSearch) -> None:
-        self.search, self.score, self.states = search, -np.inf, None
+        self.search = search
+        self.states = np.zeros((len(search.graph.variables), 0), dtype=np.int64)
+        self.scores = np.zeros(0)
 
     def add(self, codes: np.ndarray) -> None:
         scores = self.search.score.of_samples(codes)
-        top = int(np.argmax(scores))
-        if self.states is None or scores[top] > self.score:
-            self.score, self.states = float(scores[top]), codes[:, top].astype(np.int64)
+        top = np.argsort(-scores, kind="stable")[:STARTS]
+        states = np.hstack([self.states, codes[:, top].astype(np.int64)])
+        scores = np.concatenate([self.scores, scores[top]])
+        _, first = np.unique(states.T, axis=0, return_index=True)
+        keep = first[np.argsort(-scores[first], kind="stable")[:STARTS]]
+        self.states, self.scores = states[:, keep], scores[keep]
+
+    def polished(self, decoded: np.ndarray) -> tuple[np.ndarray, float]:
+        """The best of the kept samples and of ``decoded`` (each variable's most probable
+        state) after iterated conditional modes from each."""
+        best, best_score = None, -np.inf
+        for start in [*self.states.T, decoded]:
+            states, score = self.search.polish(start)
+            if best is None or score > best_score:
+                best, best_score = states, score
+        return best, best_score
