@@ -128,10 +128,10 @@ def test_loopy_bp_map_is_the_exact_map_on_polytrees():
         assert p == pytest.approx(exact_p, abs=1e-9)
 
 
-def loopy_markov_network() -> bbn.MarkovNetwork:
+def loopy_markov_network(seed: int) -> bbn.MarkovNetwork:
     """A, B, C, D on the loop A–B–C–D–A with a triple factor over B, C, D."""
-    rng = np.random.default_rng(11)
-    net = bbn.MarkovNetwork("loop")
+    rng = np.random.default_rng(seed)
+    net = bbn.MarkovNetwork(f"loop {seed}")
     for name, card in zip("ABCD", (2, 3, 2, 2)):
         net.add_variable(name, [f"{name.lower()}{i}" for i in range(card)])
     for scope in (["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"], ["B", "C", "D"]):
@@ -140,24 +140,36 @@ def loopy_markov_network() -> bbn.MarkovNetwork:
     return net
 
 
-def test_gibbs_and_loopy_bp_answer_joint_and_map_on_a_loopy_markov_network():
-    net = loopy_markov_network()
+@pytest.mark.parametrize("seed", range(11, 15))
+def test_gibbs_and_loopy_bp_answer_joint_and_map_on_loopy_markov_networks(seed):
+    net = loopy_markov_network(seed)
     brute = BruteForce(net)
     evidence = {"D": "d1"}
     exact = brute.posterior(["B", "C"], evidence)
     gibbs = net.posterior(["B", "C"], evidence, method=sampler("gibbs"))
     assert np.all(np.abs(gibbs.values - exact) <= 4 * gibbs.standard_error)
     belief = net.posterior(["B", "C"], evidence, method="lbp")  # B, C share two factors
-    assert np.abs(belief.values - exact).max() < 0.05
+    # a factor's belief agrees with loopy BP's beliefs of its variables (at the fixed
+    # point), and is as close to exact as they are: 0.02–0.17 on these tight loops
+    for axis, v in ((1, "B"), (0, "C")):
+        np.testing.assert_allclose(belief.values.sum(axis=axis),
+                                   net.posterior(v, evidence, method="lbp").values, atol=1e-7)
+    assert np.abs(belief.values - exact).max() < 0.2
     exact_map, exact_p = net.map(["A", "B"], evidence)
-    flat = brute.posterior(["A", "B"], evidence).ravel()
-    assert exact_p == pytest.approx(flat.max()) and np.sort(flat)[-2] < exact_p - 0.05
-    for method in (sampler("gibbs"), "lbp"):
-        found = net.map(["A", "B"], evidence, method=method)
+    flat = np.sort(brute.posterior(["A", "B"], evidence).ravel())
+    assert exact_p == pytest.approx(flat[-1])
+    found = net.map(["A", "B"], evidence, method=sampler("gibbs"))
+    assert abs(found.probability - exact_p) <= 4 * found.standard_error
+    assert found.assignment == exact_map or not found.separated
+    found = net.map(["A", "B"], evidence, method="lbp")
+    assert abs(found.probability - exact_p) < 0.05  # a ratio of Bethe estimates
+    if flat[-2] < exact_p - 0.05:  # clearly ahead: the Bethe scores order it first
         assert found.assignment == exact_map
-    assert abs(found.probability - exact_p) < 0.05  # lbp: a Bethe ratio
+
+
+def test_forward_samplers_refuse_a_markov_network_map():
     with pytest.raises(bbn.ModelError, match="needs a Bayesian network"):
-        net.map(["A"], method="lw")
+        loopy_markov_network(11).map(["A"], method="lw")
 
 
 # ----------------------------------------------------------------- MPE
