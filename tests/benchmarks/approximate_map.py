@@ -104,12 +104,12 @@ def table(rows: list[dict]) -> str:
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         coverage = f"{100 * r['covered'] / r['states']:.0f}%" if r["states"] else "–"
-        separated = (f"{r['separated']} ({r['wrong_separated']})" if r["method"] != "lbp"
-                     else "–")
-        error = f"{r['max_error']:.1e}" if r["states"] or r["method"] != "lbp" else "–"
+        sampler = r["method"] != "lbp"
+        separated = f"{r['separated']} ({r['wrong_separated']})" if sampler else "–"
+        error = f"{r['max_error']:.1e}" if sampler else "–"
         lines.append(f"| {r['network']} | {r['method']} | {r['agree']}/{r['queries']} | "
                      f"{separated} | {error} | {coverage} | {r['mpe']}/{r['queries']} | "
-                     f"{1000 * r['seconds']:.0f} ms |")
+                     f"{1000 * r['seconds']:.3g} ms |")
     return "\n".join(lines)
 
 
