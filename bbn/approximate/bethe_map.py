@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,7 +41,7 @@ import numpy as np
 
 from bbn.approximate.evidence import check_evidence
 from bbn.approximate.factor_graph import FactorGraph
-from bbn.approximate.lbp import LoopyBP, propagate
+from bbn.approximate.lbp import ConvergenceWarning, LoopyBP, propagate
 from bbn.approximate.result import RunReport
 from bbn.errors import ImpossibleEvidenceError
 
@@ -115,14 +116,19 @@ def bethe_map(graph: FactorGraph, evidence: Mapping[int, int], variables: Sequen
     given = propagate(graph, evidence, settings)
     log_z = 0.0 if graph.is_bayesian and not evidence else given.log_partition
     scores: dict[tuple[int, ...], float] = {}
+    unsettled = 0  # runs that stopped before the tolerance: one warning for all of them
 
     def score(states: tuple[int, ...]) -> float:
+        nonlocal unsettled
         if states not in scores:
             clamped = {**evidence, **dict(zip(variables, states))}
-            try:
-                scores[states] = propagate(graph, clamped, settings).log_partition
-            except ImpossibleEvidenceError:
-                scores[states] = -math.inf
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                try:
+                    scores[states] = propagate(graph, clamped, settings).log_partition
+                except ImpossibleEvidenceError:
+                    scores[states] = -math.inf
+            unsettled += any(issubclass(w.category, ConvergenceWarning) for w in caught)
         return scores[states]
 
     current = tuple(int(np.argmax(given.beliefs[v])) for v in variables)
@@ -136,6 +142,10 @@ def bethe_map(graph: FactorGraph, evidence: Mapping[int, int], variables: Sequen
                     current, best, moved = candidate, scores[candidate], True
         if not moved:
             break
+    if unsettled:
+        warnings.warn(f"loopy belief propagation stopped before its tolerance in {unsettled} "
+                      f"of the {len(scores)} runs that scored the MAP search; try "
+                      "damping=0.5 or more iterations", ConvergenceWarning, stacklevel=2)
     others = [(s, k) for k, s in scores.items() if k != current]
     runner_up, runner_score = max(others, key=lambda item: item[0])[::-1] if others \
         else (None, -math.inf)
