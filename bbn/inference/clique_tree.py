@@ -32,9 +32,10 @@ messages only (:func:`_solve_lean`). Propagation is in :mod:`bbn.inference.propa
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -64,6 +65,10 @@ if TYPE_CHECKING:
 
 #: Rows of a table that sum to 1 only within this are treated as not summing to 1.
 INEXACT_ROWS = 1e-12
+
+#: A root's table of at most this many entries is checked for being uniform (a constant,
+#: left out of the tree); a larger one is not worth the pass.
+UNIFORM_CHECKED = 64
 
 #: Placeholder for a table's values until its clique's axis order is known.
 _UNPLACED = np.empty(0)
@@ -270,6 +275,10 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     folded: dict[str, tuple] = {}  # variable → the index that slices its constraints
     for v, family in families.items():
         if observed_set.isdisjoint(family):
+            if len(family) == 1 and _is_uniform(tables[v]):
+                # a constant: beliefs and messages are normalised, so it changes none (a
+                # Markov network's variables: 100 of Grids_12's 280 tables)
+                continue
             fixed, free = (), family
         else:
             fixed = tuple(filter(observed_set.__contains__, family))
@@ -304,9 +313,8 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
         if fits(lean_cost, held=held):
             tree.cost, lean = lean_cost, True
     check_memory(tree.cost, held=held)
-    memo: dict = {}
     for clique in cliques:
-        _lay_out(clique, cliques, card, memo)
+        _lay_out(clique, cliques, card)
     for clique in cliques:
         if clique.parent >= 0:
             _plan_messages(clique, cliques, card)
@@ -339,13 +347,13 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     for v, (_, c) in cheapest.items():
         if v in weights:
             c, table = weights[v]
-            plan = memo_sum(memo, cliques[c].shape,
-                             {i for i, u in enumerate(cliques[c].variables) if u != v})
+            plan = memo_sum(cliques[c].shape,
+                            {i for i, u in enumerate(cliques[c].variables) if u != v})
             cliques[c].weighted.append((v, table, plan))
         else:
             marginals[c].append(v)
     for c, clique in enumerate(cliques):
-        _derive(clique, cliques, marginals[c], card, memo)
+        _derive(clique, cliques, marginals[c], card)
 
     # Collect on everything no evidence reaches, once: those messages never change.
     clean_order: list[int] = []
@@ -446,7 +454,7 @@ def product(clique: Clique, factors: Sequence[Operand], card: Mapping[str, int],
         return np.ones(clique.size)
     potential = np.empty(clique.size)  # the first factor fills it: no pass to write ones
     for n, (values, axes, spread) in enumerate(operands):
-        spread = spread or _spread(clique, axes, card)
+        spread = spread or _spread(clique, axes)
         if n == 0:
             potential.reshape(spread.target)[...] = spread_operand(values, spread)
         else:
@@ -505,12 +513,15 @@ def tree_cost(total: int, dirty: int, largest: int, width: int) -> Cost:
     return Cost(total, dirty + 2 * largest, largest, width)
 
 
-def junction_order(parents: Mapping[str, tuple[str, ...]],
-                   card: Mapping[str, int]) -> list[str]:
-    """The elimination order of the network without evidence (greedy, or searched when
-    costly: :func:`bbn.inference.ordering.elimination_order`): the order the junction
-    trees start from, offered to elimination plans too."""
-    graph = interaction_graph(parents[v] + (v,) for v in parents)
+def junction_order(parents: Mapping[str, tuple[str, ...]], card: Mapping[str, int],
+                   constraints: Iterable[str] = ()) -> list[str]:
+    """The elimination order of the network without evidence but its ``constraints``,
+    observed in every question (greedy, or searched when costly:
+    :func:`bbn.inference.ordering.elimination_order`): the order the junction trees start
+    from, offered to elimination plans too. A Markov network's factor nodes are left out
+    of the graph: ordering them too would score 180 more vertices on Grids_12 (100
+    variables) and count their tables, which no tree ever holds."""
+    graph = interaction_graph(_hidden((parents[v] + (v,) for v in parents), set(constraints)))
     return elimination_order(graph, card, list(graph), TREE_SEARCH)
 
 
@@ -520,7 +531,15 @@ def _place(values: np.ndarray, axes: tuple[str, ...], fixed: tuple[str, ...], cl
     and how its slices spread over the clique."""
     free = [u for u in clique.variables if u in axes and u not in fixed]
     order = list(map(axes.index, fixed + tuple(free)))
-    return np.ascontiguousarray(values.transpose(order)), _spread(clique, free, card)
+    return np.ascontiguousarray(values.transpose(order)), _spread(clique, free)
+
+
+def _is_uniform(table: np.ndarray) -> bool:
+    """Whether a small table (at most UNIFORM_CHECKED entries) has all entries equal."""
+    if table.size > UNIFORM_CHECKED:
+        return False
+    entries = table.ravel().tolist()
+    return entries.count(entries[0]) == len(entries)
 
 
 def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping[str, int]):
@@ -645,8 +664,7 @@ def _preorder(cliques: list[Clique], root: int) -> list[int]:
     return order
 
 
-def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int],
-             memo: dict) -> None:
+def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
     """Order a clique's axes: its own variables, then the separator with its parent,
     each by elimination position (the order they come in); plan the sum that makes the
     message up."""
@@ -659,13 +677,13 @@ def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int],
     clique.shape = tuple(map(card.__getitem__, clique.variables))
     clique.separator_shape = clique.shape[len(own):]
     clique.separator = math.prod(clique.separator_shape)
-    clique.message_sum = memo_sum(memo, clique.shape, set(range(len(own))))
+    clique.message_sum = memo_sum(clique.shape, range(len(own)))
 
 
 def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
     """The parent side of the messages: needs the parent's final axis order."""
     separator = _separator(clique)
-    spread = clique.into_parent = _spread(cliques[clique.parent], separator, card, flat=True)
+    spread = clique.into_parent = _spread(cliques[clique.parent], separator, flat=True)
     # spread.perm puts the separator in the parent's order; the way down undoes it
     if spread.perm is None:
         clique.down_perm, clique.down_shape = None, clique.separator_shape
@@ -675,7 +693,7 @@ def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int
 
 
 def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
-            card: Mapping[str, int], memo: dict) -> None:
+            card: Mapping[str, int]) -> None:
     """Plan the sums of a clique's belief: each child's separator and each posterior
     read here, each from the smallest set already summed that holds it (munin1: ten
     children of an 8·10⁷-entry clique need four passes over it, not ten)."""
@@ -697,8 +715,8 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
         for size, entry, names, superset in summed:  # the smallest strict superset
             if members < superset and (best is None or (size, entry) < best):
                 best, source, variables = (size, entry), entry, names
-        plan = memo_sum(memo, tuple(map(card.__getitem__, variables)),
-                         {j for j, u in enumerate(variables) if u not in members})
+        plan = memo_sum(tuple(map(card.__getitem__, variables)),
+                        {j for j, u in enumerate(variables) if u not in members})
         index[target] = len(clique.belief_sums)
         summed.append((-negative_size, len(clique.belief_sums), target, members))
         clique.belief_sums.append((source, plan))
@@ -730,39 +748,46 @@ def _separator(clique: Clique) -> tuple[str, ...]:
     return clique.variables[len(clique.variables) - len(clique.separator_shape):]
 
 
-def _spread(clique: Clique, operand: Sequence[str], card: Mapping[str, int],
-            flat: bool = False) -> Spread:
+def _spread(clique: Clique, operand: Sequence[str], flat: bool = False) -> Spread:
     """How an array with axes ``operand`` (raveled when ``flat``) broadcasts into
-    ``clique``."""
-    covered = set(operand)
-    in_clique: list[str] = []
-    shape: list[int] = []
+    ``clique``: found once per clique shape and operand positions (:func:`_spread_at`)."""
+    return _spread_at(clique.shape, tuple(map(clique.variables.index, operand)), flat)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _spread_at(shape: tuple[int, ...], positions: tuple[int, ...], flat: bool) -> Spread:
+    """:func:`_spread` for a clique of ``shape`` and an operand whose axes are the clique's
+    axes ``positions``: a tree's cliques share a few shapes and layouts (Promedus_29: 790
+    spreads, of which 40 distinct), so each is planned once."""
+    covered = set(positions)
+    shape_runs: list[int] = []
     target: list[int] = []
     previous = None
-    for u, n in zip(clique.variables, clique.shape):
-        inside = u in covered
-        if inside:
-            in_clique.append(u)
+    for i, n in enumerate(shape):
+        inside = i in covered
         if inside is previous:
             target[-1] *= n
             if inside:
-                shape[-1] *= n
+                shape_runs[-1] *= n
         else:
             target.append(n)
-            shape.append(n if inside else 1)
+            shape_runs.append(n if inside else 1)
             previous = inside
-    perm = tuple(map(operand.index, in_clique))
-    runs_shape, widened = tuple(shape), None
-    if len(target) > 1 and target[-1] < LONG <= clique.size:
+    perm = tuple(sorted(range(len(positions)), key=positions.__getitem__))
+    size = math.prod(shape)
+    runs_shape, widened = tuple(shape_runs), None
+    if len(target) > 1 and target[-1] < LONG <= size:
         tail, runs = 1, 0  # the last runs to make one run of at least LONG entries
         while runs < len(target) and tail < LONG:
             runs += 1
             tail *= target[-runs]
-        copy = math.prod(shape[:len(shape) - runs]) * tail
-        if runs > 1 and copy * 8 <= clique.size:
-            widened = tuple(shape[:len(shape) - runs]) + tuple(target[len(target) - runs:])
-            shape = shape[:len(shape) - runs] + [tail]
+        copy = math.prod(shape_runs[:len(shape_runs) - runs]) * tail
+        if runs > 1 and copy * 8 <= size:
+            widened = (tuple(shape_runs[:len(shape_runs) - runs])
+                       + tuple(target[len(target) - runs:]))
+            shape_runs = shape_runs[:len(shape_runs) - runs] + [tail]
             target = target[:len(target) - runs] + [tail]
-    return Spread(tuple(map(card.__getitem__, operand)),
+    return Spread(tuple(shape[i] for i in positions),
                   None if perm == tuple(range(len(perm))) else perm,
-                  runs_shape, widened, tuple(shape), tuple(target), 1 if flat else len(operand))
+                  runs_shape, widened, tuple(shape_runs), tuple(target),
+                  1 if flat else len(positions))
