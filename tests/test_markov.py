@@ -11,6 +11,7 @@ from brute_force import BruteForce
 
 import bbn
 from bbn.formats import uai
+from bbn.inference import clique_tree
 from bbn.markov import markov_from_network
 
 
@@ -308,9 +309,12 @@ def blocks_markov(blocks: int, seed: int) -> bbn.MarkovNetwork:
     return net
 
 
-def test_a_tree_too_big_to_hold_its_potentials_keeps_its_messages_only(memory_limit):
+def test_a_tree_too_big_to_hold_its_potentials_keeps_its_messages_only(memory_limit,
+                                                                       monkeypatch):
     # Hugin holds every potential (5 × 16 entries) and two cliques' worth more; holding
-    # the messages only (4 × 2) and three cliques' worth fits a limit the first does not.
+    # the messages only (4 × 2) and three cliques' worth fits a limit the first does not
+    # (the cliques kept apart: small ones are merged otherwise).
+    monkeypatch.setattr(clique_tree, "MERGE_UP_TO", 0)
     net = blocks_markov(5, seed=3)
     constraints = list(net.compiled().constraints)
     hugin = net.engine.junction_tree(constraints).cost.entries()

@@ -70,6 +70,10 @@ INEXACT_ROWS = 1e-12
 #: left out of the tree); a larger one is not worth the pass.
 UNIFORM_CHECKED = 64
 
+#: A clique is merged into its parent while their union has at most this many entries
+#: (see _merge_small): about what one clique's Python costs in numpy's work.
+MERGE_UP_TO = 256
+
 #: Placeholder for a table's values until its clique's axis order is known.
 _UNPLACED = np.empty(0)
 
@@ -353,7 +357,7 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
         else:
             marginals[c].append(v)
     for c, clique in enumerate(cliques):
-        _derive(clique, cliques, marginals[c], card)
+        _derive(clique, cliques, marginals[c])
 
     # Collect on everything no evidence reaches, once: those messages never change.
     clean_order: list[int] = []
@@ -543,10 +547,48 @@ def _is_uniform(table: np.ndarray) -> bool:
 
 
 def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping[str, int]):
-    """(total clique entries, position, cliques, edges, home) for an elimination order."""
+    """(total clique entries, position, cliques, edges, home) for an elimination order,
+    small cliques merged (:func:`_merge_small`)."""
     position = {v: i for i, v in enumerate(order)}
-    members, edges, home = _elimination_tree(adjacency, order, position)
+    members, edges, home = _merge_small(*_elimination_tree(adjacency, order, position),
+                                        position, card)
     return sum(math.prod(card[u] for u in m) for m in members), position, members, edges, home
+
+
+def _merge_small(members: list[tuple[str, ...]], edges: list[tuple[int, int]],
+                 home: dict[str, int], position: Mapping[str, int], card: Mapping[str, int]):
+    """The tree with cliques merged across an edge while their union has at most
+    MERGE_UP_TO entries: contracting an edge of a junction tree leaves a junction tree,
+    and a clique costs tens of microseconds of Python whatever its size (Promedus_29: 360
+    cliques of 2 to 32 entries)."""
+    sizes = [math.prod(card[u] for u in m) for m in members]
+    if sum(size <= MERGE_UP_TO for size in sizes) < 2:
+        return members, edges, home
+    merged_into = list(range(len(members)))  # a merged clique → the clique it joined
+
+    def find(c: int) -> int:
+        while merged_into[c] != c:
+            c = merged_into[c]
+        return c
+
+    cliques: list[tuple[str, ...] | None] = list(members)
+    for c, p in edges:  # about leaves first: cliques are made in elimination order
+        a, b = find(c), find(p)
+        if sizes[a] > MERGE_UP_TO or sizes[b] > MERGE_UP_TO:
+            continue
+        union = set(cliques[a]) | set(cliques[b])  # type: ignore[arg-type]
+        size = math.prod(card[u] for u in union)
+        if size <= MERGE_UP_TO:
+            cliques[b] = tuple(sorted(union, key=position.__getitem__))
+            cliques[a] = None
+            sizes[b] = size
+            merged_into[a] = b
+    if all(cliques):
+        return members, edges, home
+    index = {c: i for i, c in enumerate(c for c, m in enumerate(cliques) if m)}
+    kept = [(index[find(c)], index[find(p)]) for c, p in edges]
+    return ([m for m in cliques if m], [(a, b) for a, b in kept if a != b],
+            {v: index[find(c)] for v, c in home.items()})
 
 
 def normalised_tables(tables: Mapping[str, np.ndarray]) -> dict:
@@ -692,55 +734,81 @@ def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int
         clique.down_shape = tuple(clique.separator_shape[i] for i in spread.perm)
 
 
-def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
-            card: Mapping[str, int]) -> None:
+def _derive(clique: Clique, cliques: list[Clique], marginals: list[str]) -> None:
     """Plan the sums of a clique's belief: each child's separator and each posterior
     read here, each from the smallest set already summed that holds it (munin1: ten
-    children of an 8·10⁷-entry clique need four passes over it, not ten)."""
-    wanted = {}
-    for k in clique.children:
-        separator = set(_separator(cliques[k]))
-        wanted[k] = tuple(u for u in clique.variables if u in separator)
-    for v in marginals:
-        wanted[v] = (v,)
-    sized = sorted((-math.prod(map(card.__getitem__, t)), -len(t), t)
-                   for t in dict.fromkeys(wanted.values()))
-    index: dict[tuple[str, ...], int] = {}
-    summed: list[tuple[int, int, tuple[str, ...], set[str]]] = []  # size, entry, ...
-    big: list[bool] = []  # each sum's entries ≥ DROP_SUMS_FROM
-    for negative_size, _, target in sized:
-        members = set(target)
-        source, variables = -1, clique.variables
-        best = None
-        for size, entry, names, superset in summed:  # the smallest strict superset
-            if members < superset and (best is None or (size, entry) < best):
-                best, source, variables = (size, entry), entry, names
-        plan = memo_sum(tuple(map(card.__getitem__, variables)),
-                        {j for j, u in enumerate(variables) if u not in members})
-        index[target] = len(clique.belief_sums)
-        summed.append((-negative_size, len(clique.belief_sums), target, members))
-        clique.belief_sums.append((source, plan))
-        big.append(-negative_size >= DROP_SUMS_FROM)
-    for k in clique.children:
-        cliques[k].separator_sum = index[wanted[k]]
-    clique.marginals = [(v, index[(v,)]) for v in marginals]
-    if not any(big):
+    children of an 8·10⁷-entry clique need four passes over it, not ten); planned once
+    per clique shape and layout (:func:`_belief_plan`)."""
+    position = {u: i for i, u in enumerate(clique.variables)}
+    separators = tuple(tuple(sorted(position[u] for u in _separator(cliques[k])))
+                       for k in clique.children)
+    plan = _belief_plan(clique.shape, separators,
+                        tuple((position[v],) for v in marginals))
+    clique.belief_sums = list(plan.sums)
+    for k, entry in zip(clique.children, plan.children):
+        cliques[k].separator_sum = entry
+    clique.marginals = list(zip(marginals, plan.marginals))
+    if plan.done is None:
         return  # every sum is made, then read: the quickest way for small ones
     # Each sum is read as soon as it is made and dropped after its last use, so that a
     # clique's many separator sums are not all alive at once (DBN_12: 19 × 16 MiB).
-    last = list(range(len(clique.belief_sums)))
-    for j, (source, _) in enumerate(clique.belief_sums):
-        if source >= 0:
-            last[source] = j
-    uses = [SumUses([], [], []) for _ in clique.belief_sums]
+    uses = [SumUses([], [], list(done)) for done in plan.done]
     for k in clique.children:
         uses[cliques[k].separator_sum].children.append(k)
     for v, i in clique.marginals:
         uses[i].marginals.append((v, i))
-    for i, j in enumerate(last):
-        if big[i]:  # small sums are left to the end of the clique
-            uses[j].done.append(i)
     clique.sum_uses = [use if any(use) else None for use in uses]
+
+
+class BeliefPlan(NamedTuple):
+    """The sums of a belief (:func:`_belief_plan`): (source, plan) per sum, source −1
+    for the belief itself; the sum giving each child's separator and each marginal; and
+    per sum, the big sums done once it is made (None when every sum is small)."""
+
+    sums: tuple[tuple[int, Sum], ...]
+    children: tuple[int, ...]
+    marginals: tuple[int, ...]
+    done: tuple[tuple[int, ...], ...] | None
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _belief_plan(shape: tuple[int, ...], separators: tuple[tuple[int, ...], ...],
+                 marginals: tuple[tuple[int, ...], ...]) -> BeliefPlan:
+    """:func:`_derive`'s plan for a clique of ``shape`` whose children's separators and
+    marginals are the axes given (sorted positions): the largest target first, each
+    summed from the smallest strict superset already made."""
+    targets = dict.fromkeys(separators + marginals)
+    sized = sorted((-math.prod(shape[i] for i in t), -len(t), t) for t in targets)
+    index: dict[tuple[int, ...], int] = {}
+    summed: list[tuple[int, int, tuple[int, ...], set[int]]] = []  # size, entry, ...
+    sums: list[tuple[int, Sum]] = []
+    big: list[bool] = []  # each sum's entries ≥ DROP_SUMS_FROM
+    for negative_size, _, target in sized:
+        members = set(target)
+        source, axes = -1, tuple(range(len(shape)))
+        best = None
+        for size, entry, names, superset in summed:  # the smallest strict superset
+            if members < superset and (best is None or (size, entry) < best):
+                best, source, axes = (size, entry), entry, names
+        plan = memo_sum(tuple(shape[i] for i in axes),
+                        {j for j, u in enumerate(axes) if u not in members})
+        index[target] = len(sums)
+        summed.append((-negative_size, len(sums), target, members))
+        sums.append((source, plan))
+        big.append(-negative_size >= DROP_SUMS_FROM)
+    done = None
+    if any(big):
+        last = list(range(len(sums)))
+        for j, (source, _) in enumerate(sums):
+            if source >= 0:
+                last[source] = j
+        finished: list[list[int]] = [[] for _ in sums]
+        for i, j in enumerate(last):
+            if big[i]:  # small sums are left to the end of the clique
+                finished[j].append(i)
+        done = tuple(map(tuple, finished))
+    return BeliefPlan(tuple(sums), tuple(index[t] for t in separators),
+                      tuple(index[t] for t in marginals), done)
 
 
 def _separator(clique: Clique) -> tuple[str, ...]:
