@@ -164,8 +164,10 @@ class MarkovNetwork:
             raise ModelError(f"{what}: {array.size} values for {math.prod(shape)} "
                              f"configurations (shape {shape})")
         array = array.reshape(shape)
-        bad = ~np.isfinite(array) | (array < 0)
-        if bad.any():
+        # two reductions say the common case (NaN fails both tests); the cell only then
+        if not (np.minimum.reduce(array, axis=None) >= 0
+                and np.maximum.reduce(array, axis=None) < np.inf):
+            bad = ~np.isfinite(array) | (array < 0)
             at = tuple(int(i) for i in np.argwhere(bad)[0])
             cell = ", ".join(f"{v}={self._states[v][i]}" for v, i in zip(scope, at))
             raise ModelError(f"{what}: entry ({cell}) is {float(array[at])!r}; factors take finite "

@@ -256,8 +256,13 @@ def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.nda
                     # (Grids_16: 350 cliques deep, 0.01 a step, to 0 before the last); a
                     # belief's scale is free (its marginals are normalised), so each
                     # child's factor starts from a largest entry of 1
-                    largest = np.maximum.reduce(ratio, axis=-1, keepdims=True)
-                    ratio /= np.where(largest > 0, largest, 1.0)
+                    if ratio.ndim == 1:  # one case: a float's test, not two arrays
+                        top = float(np.maximum.reduce(ratio))
+                        if top > 0:
+                            ratio /= top
+                    else:
+                        largest = np.maximum.reduce(ratio, axis=-1, keepdims=True)
+                        ratio /= np.where(largest > 0, largest, 1.0)
                 if release:
                     child.divisor = None
                 own = collected.get(k)
