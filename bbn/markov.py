@@ -267,7 +267,10 @@ class MarkovNetwork:
             prefix += "'"
         states: dict = dict(self._states)
         parents: dict = {v: () for v in variables}
-        tables: dict = {v: np.full(len(s), 1.0 / len(s)) for v, s in self._states.items()}
+        uniform: dict[int, np.ndarray] = {}  # one read-only array per number of states
+        for s in self._states.values():
+            uniform.setdefault(len(s), np.full(len(s), 1.0 / len(s)))
+        tables: dict = {v: uniform[len(s)] for v, s in self._states.items()}
         zero_free: dict = dict.fromkeys(variables, True)
         constraints = {}
         log_scale = sum(math.log(len(s)) for s in self._states.values())
@@ -515,8 +518,11 @@ def _merged(factors: Sequence[Factor]) -> list[tuple[Factor, np.ndarray | None]]
         shape = [1] * len(axes)
         for v, n in zip(factor.variables, factor.values.shape):
             shape[axes.index(v)] = n
-        order = sorted(range(len(factor.variables)), key=lambda i: axes.index(factor.variables[i]))
-        values *= factor.values.transpose(order).reshape(shape)
+        operand = factor.values
+        if len(factor.variables) > 1:
+            operand = operand.transpose(sorted(range(len(factor.variables)),
+                                               key=lambda i: axes.index(factor.variables[i])))
+        values *= operand.reshape(shape)
     return hosts
 
 
