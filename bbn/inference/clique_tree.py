@@ -550,20 +550,22 @@ def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping
     """(total clique entries, position, cliques, edges, home) for an elimination order,
     small cliques merged (:func:`_merge_small`)."""
     position = {v: i for i, v in enumerate(order)}
-    members, edges, home = _merge_small(*_elimination_tree(adjacency, order, position),
-                                        position, card)
-    return sum(math.prod(card[u] for u in m) for m in members), position, members, edges, home
+    members, edges, home = _elimination_tree(adjacency, order, position)
+    sizes = [math.prod(card[u] for u in m) for m in members]
+    members, edges, home, sizes = _merge_small(members, edges, home, sizes, position, card)
+    return sum(sizes), position, members, edges, home
 
 
 def _merge_small(members: list[tuple[str, ...]], edges: list[tuple[int, int]],
-                 home: dict[str, int], position: Mapping[str, int], card: Mapping[str, int]):
+                 home: dict[str, int], sizes: list[int], position: Mapping[str, int],
+                 card: Mapping[str, int]):
     """The tree with cliques merged across an edge while their union has at most
-    MERGE_UP_TO entries: contracting an edge of a junction tree leaves a junction tree,
-    and a clique costs tens of microseconds of Python whatever its size (Promedus_29: 360
-    cliques of 2 to 32 entries)."""
-    sizes = [math.prod(card[u] for u in m) for m in members]
+    MERGE_UP_TO entries (``sizes``: each clique's entries): contracting an edge of a
+    junction tree leaves a junction tree, and a clique costs tens of microseconds of
+    Python whatever its size (Promedus_29: 360 cliques of 2 to 32 entries, 77 after)."""
     if sum(size <= MERGE_UP_TO for size in sizes) < 2:
-        return members, edges, home
+        return members, edges, home, sizes
+    sizes = list(sizes)
     merged_into = list(range(len(members)))  # a merged clique → the clique it joined
 
     def find(c: int) -> int:
@@ -571,24 +573,26 @@ def _merge_small(members: list[tuple[str, ...]], edges: list[tuple[int, int]],
             c = merged_into[c]
         return c
 
-    cliques: list[tuple[str, ...] | None] = list(members)
+    unions: dict[int, set[str]] = {}  # the cliques grown so far
     for c, p in edges:  # about leaves first: cliques are made in elimination order
         a, b = find(c), find(p)
         if sizes[a] > MERGE_UP_TO or sizes[b] > MERGE_UP_TO:
             continue
-        union = set(cliques[a]) | set(cliques[b])  # type: ignore[arg-type]
+        union = set(unions.get(b) or members[b])
+        union.update(unions.get(a) or members[a])
         size = math.prod(card[u] for u in union)
         if size <= MERGE_UP_TO:
-            cliques[b] = tuple(sorted(union, key=position.__getitem__))
-            cliques[a] = None
-            sizes[b] = size
-            merged_into[a] = b
-    if all(cliques):
-        return members, edges, home
-    index = {c: i for i, c in enumerate(c for c, m in enumerate(cliques) if m)}
-    kept = [(index[find(c)], index[find(p)]) for c, p in edges]
-    return ([m for m in cliques if m], [(a, b) for a, b in kept if a != b],
-            {v: index[find(c)] for v, c in home.items()})
+            unions[b], sizes[b], merged_into[a] = union, size, b
+            unions.pop(a, None)
+    if not unions:
+        return members, edges, home, sizes
+    kept = [c for c in range(len(members)) if merged_into[c] == c]
+    index = {c: i for i, c in enumerate(kept)}
+    joined = [(index[find(c)], index[find(p)]) for c, p in edges]
+    return ([tuple(sorted(unions[c], key=position.__getitem__)) if c in unions
+             else members[c] for c in kept],
+            [(a, b) for a, b in joined if a != b],
+            {v: index[find(c)] for v, c in home.items()}, [sizes[c] for c in kept])
 
 
 def normalised_tables(tables: Mapping[str, np.ndarray]) -> dict:
