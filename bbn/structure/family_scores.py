@@ -43,7 +43,7 @@ complete data that is the plain difference of the two families' scores.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.special import gammaln, xlogy
@@ -118,6 +118,10 @@ class FamilyScores:
 
     def score(self, child: int, parents: Sequence[int]) -> float:
         """s(child, parents): the family's score (−∞ if its table exceeds the limit)."""
+        known = self.cache.get((child, tuple(parents)))
+        if known is not None:
+            self.hits += 1
+            return known
         return float(self.scores(child, [tuple(parents)])[0])
 
     def fits(self, child: int, parents: Sequence[int]) -> bool:
@@ -161,8 +165,7 @@ class FamilyScores:
             for r in np.unique(cards[empty]).tolist():
                 group = [c for c in empty if cards[c] == r]
                 cells = self.offsets[group][:, None] + np.arange(r)
-                values = segment_scores(counts[cells].ravel(), np.ones(len(group)), r,
-                                        self.score_name, self.ess)
+                values = self._segment_scores(counts[cells].ravel(), np.ones(len(group)), r)
                 self.cache.update(((c, ()), v) for c, v in zip(group, values.tolist()))
                 self.scored += len(group)
         a, b = np.nonzero(np.triu(needed | needed.T, 1))
@@ -188,10 +191,11 @@ class FamilyScores:
         ra, rb = self.cardinality[a], self.cardinality[b]
         starts = segment_starts(ra * rb)
         if self.data.rows < _COLUMN_ROWS:
-            code = self.codes[:, a] * rb
-            code += self.codes[:, b]
-            code += starts
-            counts = np.bincount(code.ravel(order="K"), minlength=int((ra * rb).sum()))
+            by_variable = self.codes.T            # C order: a row per variable, gathered fast
+            code = by_variable[a] * rb[:, None]
+            code += by_variable[b]
+            code += starts[:, None]
+            counts = np.bincount(code.ravel(), minlength=int((ra * rb).sum()))
         else:                                       # a column at a time (_complete_counts)
             tables, scaled = [], {}                 # x_a · r_b, for the current a
             for x, y, rx, ry in zip(a.tolist(), b.tolist(), ra.tolist(), rb.tolist()):
@@ -201,17 +205,15 @@ class FamilyScores:
                 tables.append(np.bincount(scaled[(x, ry)] + self.codes[:, y],
                                           minlength=rx * ry))
             counts = np.concatenate(tables)
-        counts = counts.astype(float)
         shapes = np.stack([ra, rb], axis=1)
         for shape in np.unique(shapes, axis=0).tolist():
             group = np.flatnonzero((ra == shape[0]) & (rb == shape[1]))
             tables = counts[starts[group][:, None] + np.arange(shape[0] * shape[1])]
             tables = tables.reshape(len(group), *shape)
-            given_a = segment_scores(tables.ravel(), np.full(len(group), shape[0]), shape[1],
-                                     self.score_name, self.ess)
-            given_b = segment_scores(tables.transpose(0, 2, 1).ravel(),
-                                     np.full(len(group), shape[1]), shape[0],
-                                     self.score_name, self.ess)
+            given_a = self._segment_scores(tables.ravel(), np.full(len(group), shape[0]),
+                                           shape[1])
+            given_b = self._segment_scores(tables.transpose(0, 2, 1).ravel(),
+                                           np.full(len(group), shape[1]), shape[0])
             for x, y, sa, sb in zip(a[group].tolist(), b[group].tolist(), given_a.tolist(),
                                     given_b.tolist()):
                 self.cache[(y, (x,))] = sa
@@ -274,9 +276,8 @@ class FamilyScores:
             table = counts.astype(float).reshape([int(self.cardinality[j])
                                                   for j in (*larger, child)])
             without = table.sum(axis=larger.index(p)).ravel()
-            both = segment_scores(np.concatenate((table.ravel(), without)),
-                                  np.array([size // r, size // r // self.r(p)]), r,
-                                  self.score_name, self.ess)
+            both = self._segment_scores(np.concatenate((table.ravel(), without)),
+                                        np.array([size // r, size // r // self.r(p)]), r)
             result[i] = (both[0] - both[1]) * (1 if p not in current else -1)
             self.scored += 1
         return result
@@ -297,11 +298,16 @@ class FamilyScores:
                     child, parents) + 1)[1:] if self.drop else np.bincount(
                     self._codes((*parents, child)), minlength=self._size(child, parents))
                 configurations = np.array([self._size(child, parents) // self.r(child)])
-                value = float(segment_scores(counts.astype(float), configurations,
-                                             self.r(child), self.score_name, self.ess)[0])
+                value = float(self._segment_scores(counts, configurations, self.r(child))[0])
                 self.cache[(child, parents)] = result[i] = value
                 self.scored += 1
         return result
+
+    def _segment_scores(self, counts: np.ndarray, configurations: np.ndarray,
+                        r: int) -> np.ndarray:
+        """:func:`segment_scores` with this search's score, ``ess`` and n ln n table."""
+        return segment_scores(counts, configurations, r, self.score_name, self.ess,
+                              self.data.xlogx)
 
     def r(self, variable: int) -> int:
         """|X|, the states of a variable."""
@@ -327,36 +333,39 @@ class FamilyScores:
 
     def _additions(self, child: int, parents: tuple[int, ...], added: list[int]) -> np.ndarray:
         """The scores of ``parents`` + p for every p of ``added`` (none a parent):
-        cached ones looked up, the others counted together in batches."""
+        cached ones looked up, the others counted together in batches.
+
+        The bookkeeping is on Python lists: a climb makes about a hundred of these calls
+        on a few dozen candidates, where each numpy call on a small array costs more
+        than the list operation it replaces."""
         keys = [(child, tuple(sorted((*parents, p)))) for p in added]
-        result = np.array([self.cache.get(key, math.nan) for key in keys])
-        missing = np.isnan(result)
-        self.hits += int(len(keys) - missing.sum())
-        if not missing.any():
-            return result
+        known = [self.cache.get(key) for key in keys]
+        result = np.array([math.nan if value is None else value for value in known])
         base_size = self._size(child, parents)
-        extra = np.array(added)
-        sizes = base_size * self.cardinality[extra]
-        over = missing & (sizes * ENTRY_BYTES > get_memory_limit())
+        cells = get_memory_limit() // ENTRY_BYTES
+        todo, over = [], []
+        for i, value in enumerate(known):
+            if value is None:
+                (todo if base_size * int(self.cardinality[added[i]]) <= cells else over).append(i)
+        self.hits += len(keys) - len(todo) - len(over)
         result[over] = -math.inf
-        self.skipped_memory += int(over.sum())
-        todo = np.flatnonzero(missing & ~over)
-        if not len(todo):
+        self.skipped_memory += len(over)
+        if not todo:
             return result
         base = self._codes((*parents, child))
-        rows = self.data.rows
+        extra = np.array(added)
+        sizes = base_size * self.cardinality[extra]
         # families per bincount: the codes within _BATCH_ENTRIES, the tables within the limit
-        per_batch = max(1, _BATCH_ENTRIES // max(rows, 1))
-        cells = get_memory_limit() // ENTRY_BYTES
+        per_batch = max(1, _BATCH_ENTRIES // max(self.data.rows, 1))
         start = 0
         while start < len(todo):
             stop = min(len(todo), start + per_batch)
             while stop - start > 1 and int(sizes[todo[start:stop]].sum()) > cells:
                 stop = start + (stop - start) // 2
             batch = todo[start:stop]
-            result[batch] = self._count_additions(child, base, base_size, extra[batch])
-            for i in batch.tolist():
-                self.cache[keys[i]] = float(result[i])
+            values = self._count_additions(child, base, base_size, extra[batch])
+            result[batch] = values
+            self.cache.update(zip([keys[i] for i in batch], values.tolist()))
             self.scored += len(batch)
             start = stop
         return result
@@ -371,10 +380,9 @@ class FamilyScores:
             counts = self._gathered_counts(base, base_size, extra)
         else:
             counts = self._complete_counts(base, base_size, extra)
-        counts = counts.astype(float)
         if base_size == r:                 # pair tables n(x_p, x_child): reuse for (p | child)
             self._reversed_pairs(child, extra, cards, counts)
-        return segment_scores(counts, cards * (base_size // r), r, self.score_name, self.ess)
+        return self._segment_scores(counts, cards * (base_size // r), r)
 
     def _complete_counts(self, base: np.ndarray, base_size: int,
                          extra: np.ndarray) -> np.ndarray:
@@ -434,8 +442,7 @@ class FamilyScores:
             group = np.flatnonzero(new & (cards == rp))
             cells = starts[group][:, None] + np.arange(rp * r)
             flipped = counts[cells].reshape(len(group), rp, r).transpose(0, 2, 1).ravel()
-            values = segment_scores(flipped, np.full(len(group), r), rp, self.score_name,
-                                    self.ess)
+            values = self._segment_scores(flipped, np.full(len(group), r), rp)
             for p, value in zip(extra[group].tolist(), values.tolist()):
                 self.cache[(p, (child,))] = value
             self.scored += len(group)
@@ -452,8 +459,14 @@ def segment_starts(sizes: np.ndarray) -> np.ndarray:
     return starts
 
 
+def _xlogx(values: np.ndarray) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    return xlogy(values, values)
+
+
 def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score: str,
-                   ess: float = 1.0) -> np.ndarray:
+                   ess: float = 1.0,
+                   xlogx: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """The scores of several families of one child from their tables laid end to end.
 
     Parameters
@@ -466,6 +479,9 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
         The child's states.
     score : {"loglik", "bic", "aic", "k2", "bdeu"}
     ess : float, default 1.0
+    xlogx : callable, optional
+        n ln n of whole counts (:meth:`~bbn.structure.dataset.CodedData.xlogx`, from a
+        table); ``scipy.special.xlogy(n, n)`` by default.
 
     Returns
     -------
@@ -479,6 +495,8 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
     ...                "loglik").round(6).tolist()
     [-3.365058, -2.772589]
     """
+    if xlogx is None:
+        xlogx = _xlogx
     q = np.asarray(configurations, dtype=np.int64)
     entry_starts = segment_starts(q * r)
     config_starts = entry_starts // r
@@ -486,8 +504,8 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
     totals = by_parent.sum(axis=1)
     rows = np.add.reduceat(totals, config_starts)
     if score in ("loglik", "bic", "aic"):
-        loglik = (np.add.reduceat(xlogy(counts, counts), entry_starts)
-                  - np.add.reduceat(xlogy(totals, totals), config_starts))
+        loglik = (np.add.reduceat(xlogx(counts), entry_starts)
+                  - np.add.reduceat(xlogx(totals), config_starts))
         if score == "loglik":
             return loglik
         penalty = (q * (r - 1)).astype(float)
