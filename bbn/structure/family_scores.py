@@ -162,12 +162,9 @@ class FamilyScores:
             for c in empty:
                 counts[self._state_rows[c]] = np.bincount(self.codes[:, c],
                                                           minlength=int(cards[c]))
-            for r in np.unique(cards[empty]).tolist():
-                group = [c for c in empty if cards[c] == r]
-                cells = self.offsets[group][:, None] + np.arange(r)
-                values = self._segment_scores(counts[cells].ravel(), np.ones(len(group)), r)
-                self.cache.update(((c, ()), v) for c, v in zip(group, values.tolist()))
-                self.scored += len(group)
+            values = self._segment_scores(counts, np.ones(n, dtype=np.int64), cards).tolist()
+            self.cache.update(((c, ()), values[c]) for c in empty)
+            self.scored += len(empty)
         a, b = np.nonzero(np.triu(needed | needed.T, 1))
         keep = np.array([(int(y), (int(x),)) not in self.cache
                          or (int(x), (int(y),)) not in self.cache for x, y in zip(a, b)],
@@ -205,20 +202,12 @@ class FamilyScores:
                 tables.append(np.bincount(scaled[(x, ry)] + self.codes[:, y],
                                           minlength=rx * ry))
             counts = np.concatenate(tables)
-        shapes = np.stack([ra, rb], axis=1)
-        for shape in np.unique(shapes, axis=0).tolist():
-            group = np.flatnonzero((ra == shape[0]) & (rb == shape[1]))
-            tables = counts[starts[group][:, None] + np.arange(shape[0] * shape[1])]
-            tables = tables.reshape(len(group), *shape)
-            given_a = self._segment_scores(tables.ravel(), np.full(len(group), shape[0]),
-                                           shape[1])
-            given_b = self._segment_scores(tables.transpose(0, 2, 1).ravel(),
-                                           np.full(len(group), shape[1]), shape[0])
-            for x, y, sa, sb in zip(a[group].tolist(), b[group].tolist(), given_a.tolist(),
-                                    given_b.tolist()):
-                self.cache[(y, (x,))] = sa
-                self.cache[(x, (y,))] = sb
-            self.scored += 2 * len(group)
+        given_a = self._segment_scores(counts, ra, rb)                 # s(b | a)
+        given_b = self._segment_scores(transposed_tables(counts, ra, rb), rb, ra)
+        for x, y, sa, sb in zip(a.tolist(), b.tolist(), given_a.tolist(), given_b.tolist()):
+            self.cache[(y, (x,))] = sa
+            self.cache[(x, (y,))] = sb
+        self.scored += 2 * len(a)
 
     def toggled(self, child: int, parents: Sequence[int], others: Sequence[int]) -> np.ndarray:
         """The scores of the families ``parents`` ± p for every p in ``others``: with p
@@ -435,17 +424,14 @@ class FamilyScores:
                         counts: np.ndarray) -> None:
         """Cache s(p, {child}) from the pair tables just counted for s(child, {p}): the same
         table transposed, so a search's n(n − 1) first families need n(n − 1)/2 counts."""
-        r = self.r(child)
-        starts = segment_starts(cards * r)
-        new = np.array([(int(p), (child,)) not in self.cache for p in extra.tolist()])
-        for rp in np.unique(cards[new]).tolist():
-            group = np.flatnonzero(new & (cards == rp))
-            cells = starts[group][:, None] + np.arange(rp * r)
-            flipped = counts[cells].reshape(len(group), rp, r).transpose(0, 2, 1).ravel()
-            values = self._segment_scores(flipped, np.full(len(group), r), rp)
-            for p, value in zip(extra[group].tolist(), values.tolist()):
-                self.cache[(p, (child,))] = value
-            self.scored += len(group)
+        new = [p for p in extra.tolist() if (p, (child,)) not in self.cache]
+        if not new:
+            return
+        r = np.full(len(extra), self.r(child))
+        values = self._segment_scores(transposed_tables(counts, cards, r), r, cards)
+        self.cache.update(((p, (child,)), value)
+                          for p, value in zip(extra.tolist(), values.tolist()) if p in new)
+        self.scored += len(new)
 
 
 def segment_starts(sizes: np.ndarray) -> np.ndarray:
@@ -464,19 +450,19 @@ def _xlogx(values: np.ndarray) -> np.ndarray:
     return xlogy(values, values)
 
 
-def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score: str,
-                   ess: float = 1.0,
+def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int | np.ndarray,
+                   score: str, ess: float = 1.0,
                    xlogx: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
-    """The scores of several families of one child from their tables laid end to end.
+    """The scores of several families from their tables laid end to end.
 
     Parameters
     ----------
     counts : numpy.ndarray
-        The flat tables, each of ``configurations[i] · r`` entries (child fastest).
+        The flat tables, each of ``configurations[i] · r[i]`` entries (child fastest).
     configurations : numpy.ndarray
         q_i, the parent configurations of each table.
-    r : int
-        The child's states.
+    r : int or numpy.ndarray
+        The child's states: one number for families of one child, or one per family.
     score : {"loglik", "bic", "aic", "k2", "bdeu"}
     ess : float, default 1.0
     xlogx : callable, optional
@@ -494,14 +480,24 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
     >>> segment_scores(np.array([3.0, 2.0, 1.0, 0.0, 2.0, 2.0]), np.array([1, 2]), 2,
     ...                "loglik").round(6).tolist()
     [-3.365058, -2.772589]
+    >>> segment_scores(np.array([3, 1, 2, 0, 2, 2]), np.array([1, 1]), np.array([2, 4]),
+    ...                "loglik").round(6).tolist()          # 4 rows, then 6 rows
+    [-2.249341, -6.591674]
     """
     if xlogx is None:
         xlogx = _xlogx
     q = np.asarray(configurations, dtype=np.int64)
     entry_starts = segment_starts(q * r)
-    config_starts = entry_starts // r
-    by_parent = counts.reshape(-1, r)
-    totals = by_parent.sum(axis=1)
+    if np.ndim(r) == 0:
+        config_starts = entry_starts // r
+        totals = counts.reshape(-1, r).sum(axis=1)
+        r_of_config, lgamma_r = r, math.lgamma(r)
+    else:                                  # a configuration of family i spans r_i entries
+        r = np.asarray(r, dtype=np.int64)
+        config_starts = segment_starts(q)
+        r_of_config = np.repeat(r, q)
+        totals = np.add.reduceat(counts, segment_starts(r_of_config))
+        lgamma_r = np.array([math.lgamma(states) for states in r.tolist()])
     rows = np.add.reduceat(totals, config_starts)
     if score in ("loglik", "bic", "aic"):
         loglik = (np.add.reduceat(xlogx(counts), entry_starts)
@@ -513,7 +509,7 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
             return loglik - np.where(rows > 0, 0.5 * np.log(np.maximum(rows, 1)) * penalty, 0.0)
         return loglik - penalty
     if score == "k2":
-        return (q * math.lgamma(r) - np.add.reduceat(gammaln(totals + r), config_starts)
+        return (q * lgamma_r - np.add.reduceat(gammaln(totals + r_of_config), config_starts)
                 + np.add.reduceat(gammaln(counts + 1.0), entry_starts))
     # bdeu: α_j = ess / q, α_jk = ess / (q r), repeated over each table's entries
     a_j = ess / q
@@ -522,3 +518,19 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
             - np.add.reduceat(gammaln(totals + np.repeat(a_j, q)), config_starts)
             + np.add.reduceat(gammaln(counts + np.repeat(a_jk, q * r)), entry_starts)
             - q * r * gammaln(a_jk))
+
+
+def transposed_tables(counts: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Tables laid end to end, table i of ``rows[i]`` × ``columns[i]`` entries (row-major),
+    each transposed in place in the sequence (to read the pair tables n(a, b) as n(b, a)).
+
+    >>> transposed_tables(np.array([1, 2, 3, 4, 5, 6, 7]), np.array([2, 1]), np.array([3, 1]))
+    array([1, 4, 2, 5, 3, 6, 7])
+    """
+    sizes = rows * columns
+    starts = segment_starts(sizes)
+    table = np.repeat(np.arange(len(sizes)), sizes)
+    row, column = np.divmod(np.arange(len(counts)) - starts[table], columns[table])
+    flipped = np.empty_like(counts)
+    flipped[starts[table] + column * rows[table] + row] = counts
+    return flipped
