@@ -100,7 +100,7 @@ class CodedData:
         (counts of these rows, any numeric dtype): the terms of log-likelihoods and G².
 
         Read from a table of 0 ... N (up to ``_TABLE_ROWS`` rows): the same floats as
-        ``scipy.special.xlogy(n, n)``, about ten times faster (a family search takes
+        ``scipy.special.xlogy(n, n)``, 5 to 10 times faster (a family search takes
         thousands of these on small tables).
 
         Examples
