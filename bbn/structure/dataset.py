@@ -41,7 +41,8 @@ from bbn.memory import ENTRY_BYTES, get_memory_limit
 MISSING_VALUES = ("error", "drop")
 
 #: Up to this many rows, n ln n of a count is read from a table of 0 ... N (8 MiB at
-#: most; :meth:`CodedData.xlogx`); past it, computed.
+#: most, and no larger than one column of the codes already held; :meth:`CodedData.xlogx`);
+#: past it, computed.
 _TABLE_ROWS = 1 << 20
 
 
