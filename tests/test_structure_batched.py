@@ -3,7 +3,9 @@ independence tests in one call (bbn.structure.independence.independence_tests) e
 independence_test; MMPC's targets searched side by side, a round of tests at a time,
 equal the sequential search; ties between equally associated candidates go to the first
 variable; the first families of a hill climb, scored in one pass (FamilyScores.prefetch),
-equal the families scored one by one."""
+equal the families scored one by one; n ln n read from a table equals xlogy; families
+of several children scored in one pass equal one child at a time; PC's pairs searched
+side by side equal PC one test at a time."""
 
 from __future__ import annotations
 
@@ -14,10 +16,12 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.structure import family_scores, independence
+from bbn.structure import family_scores, independence, pc
 from bbn.structure.dataset import CodedData, read_coded
 from bbn.structure.family_scores import FamilyScores
 from bbn.structure.independence import Request, independence_test, independence_tests
+from bbn.structure.knowledge import Knowledge
+from bbn.structure.method import Settings
 from bbn.structure.mmpc import _association, _strongest, batch_tests, mmpc
 from bbn.structure.scores import SCORES
 
@@ -149,7 +153,6 @@ def test_prefetch_leaves_data_with_missing_values_to_the_paired_gains(chair_file
     assert scores.scored == 0 and not scores.cache
 
 
-
 @pytest.mark.parametrize("score", ["bic", "bdeu"])
 def test_large_data_counted_a_column_at_a_time_scores_the_same(chair_file, monkeypatch, score):
     data = chair_data(chair_file, 800)
@@ -177,3 +180,86 @@ def test_large_data_tested_a_column_at_a_time_gives_the_same_tests(chair_file, m
     found = independence_tests(data, requests, "g2")
     assert found.statistic.tolist() == expected.statistic.tolist()
     assert found.dof.tolist() == expected.dof.tolist()
+
+
+def test_n_log_n_read_from_the_table_equals_xlogy(monkeypatch):
+    from scipy.special import xlogy
+
+    from bbn.structure import dataset
+
+    data = CodedData(("A",), (("0", "1"),), np.zeros((300, 1), dtype=np.int64))
+    counts = np.array([[0, 1, 2], [7, 150, 300]])
+    expected = xlogy(counts.astype(float), counts.astype(float))
+    assert data.xlogx(counts).tolist() == expected.tolist()          # bit for bit
+    assert data.xlogx(counts.astype(float)).tolist() == expected.tolist()
+    monkeypatch.setattr(dataset, "_TABLE_ROWS", 100)                  # too many rows: computed
+    assert CodedData(data.variables, data.states, data.codes).xlogx(counts).tolist() \
+        == expected.tolist()
+
+
+@pytest.mark.parametrize("score", SCORES)
+def test_families_of_several_children_in_one_pass_equal_one_child_at_a_time(score):
+    rng = np.random.default_rng(3)
+    q, r = np.array([1, 6, 2, 4]), np.array([3, 2, 5, 1])
+    counts = rng.integers(0, 9, int((q * r).sum()))
+    counts[6:12] = 0                                           # a configuration never seen
+    together = family_scores.segment_scores(counts, q, r, score, ess=2.5)
+    starts = family_scores.segment_starts(q * r)
+    for i in range(len(q)):
+        table = counts[starts[i]:starts[i] + q[i] * r[i]]
+        one = family_scores.segment_scores(table, q[i:i + 1], int(r[i]), score, ess=2.5)
+        assert together[i] == one[0]                           # the same floats, not close
+
+
+def test_pair_tables_are_transposed_in_place():
+    a = np.arange(2 * 3).reshape(2, 3)
+    b = np.arange(10, 14).reshape(4, 1)
+    c = np.arange(20, 24).reshape(2, 2)
+    flat = np.concatenate([a.ravel(), b.ravel(), c.ravel()])
+    flipped = family_scores.transposed_tables(flat, np.array([2, 4, 2]), np.array([3, 1, 2]))
+    assert flipped.tolist() == np.concatenate([a.T.ravel(), b.T.ravel(), c.T.ravel()]).tolist()
+
+
+class OneTestAtATime(pc._Tests):
+    """PC's tests as before the batching: independence_test, one call per test."""
+
+    def p_values(self, asked):
+        values = []
+        for x, y, given in asked:
+            if not self.data.fits((*given, x, y)):
+                self.too_large += 1
+                values.append(None)
+                continue
+            self.run += 1
+            values.append(independence_test(self.data, x, y, given, self.test).p_value)
+        return values
+
+
+def one_pair_at_a_time(tests, alpha, candidates):
+    """The first separating set of each pair, the pairs searched one after the other."""
+    found = {}
+    for pair, sets in candidates.items():
+        for given in sets:
+            p_value = tests.p_values([(*pair, given)])[0]
+            if p_value is not None and p_value >= alpha:
+                found[pair] = given
+                break
+    return found
+
+
+def test_pairs_searched_side_by_side_equal_pcs_one_test_at_a_time(shared, monkeypatch):
+    rows = bbn.sample(bbn.load(shared / "networks" / "alarm.bif.gz"), 1000, seed=12)
+    data = read_coded(rows)
+    knowledge = Knowledge.build(data.variables)
+    skeleton, _ = mmpc(data)
+    batched = [pc.pc_search(data, knowledge, Settings()),
+               pc.pc_search(data, knowledge, Settings(), 3, skeleton)]  # the hybrid's start
+    monkeypatch.setattr(pc, "_Tests", OneTestAtATime)
+    monkeypatch.setattr(pc, "_first_separating_sets", one_pair_at_a_time)
+    sequential = [pc.pc_search(data, knowledge, Settings()),
+                  pc.pc_search(data, knowledge, Settings(), 3, skeleton)]
+    for found, expected in zip(batched, sequential):
+        assert found.parents == expected.parents
+        assert found.undirected == expected.undirected
+        assert found.statistics == expected.statistics            # the same tests, counted
+    assert batched[0].statistics["tests"] > 1000                    # a real search

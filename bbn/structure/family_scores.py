@@ -43,7 +43,7 @@ complete data that is the plain difference of the two families' scores.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.special import gammaln, xlogy
@@ -118,6 +118,10 @@ class FamilyScores:
 
     def score(self, child: int, parents: Sequence[int]) -> float:
         """s(child, parents): the family's score (−∞ if its table exceeds the limit)."""
+        known = self.cache.get((child, tuple(parents)))
+        if known is not None:
+            self.hits += 1
+            return known
         return float(self.scores(child, [tuple(parents)])[0])
 
     def fits(self, child: int, parents: Sequence[int]) -> bool:
@@ -158,13 +162,9 @@ class FamilyScores:
             for c in empty:
                 counts[self._state_rows[c]] = np.bincount(self.codes[:, c],
                                                           minlength=int(cards[c]))
-            for r in np.unique(cards[empty]).tolist():
-                group = [c for c in empty if cards[c] == r]
-                cells = self.offsets[group][:, None] + np.arange(r)
-                values = segment_scores(counts[cells].ravel(), np.ones(len(group)), r,
-                                        self.score_name, self.ess)
-                self.cache.update(((c, ()), v) for c, v in zip(group, values.tolist()))
-                self.scored += len(group)
+            values = self._segment_scores(counts, np.ones(n, dtype=np.int64), cards).tolist()
+            self.cache.update(((c, ()), values[c]) for c in empty)
+            self.scored += len(empty)
         a, b = np.nonzero(np.triu(needed | needed.T, 1))
         keep = np.array([(int(y), (int(x),)) not in self.cache
                          or (int(x), (int(y),)) not in self.cache for x, y in zip(a, b)],
@@ -188,10 +188,11 @@ class FamilyScores:
         ra, rb = self.cardinality[a], self.cardinality[b]
         starts = segment_starts(ra * rb)
         if self.data.rows < _COLUMN_ROWS:
-            code = self.codes[:, a] * rb
-            code += self.codes[:, b]
-            code += starts
-            counts = np.bincount(code.ravel(order="K"), minlength=int((ra * rb).sum()))
+            by_variable = self.codes.T            # C order: a row per variable, gathered fast
+            code = by_variable[a] * rb[:, None]
+            code += by_variable[b]
+            code += starts[:, None]
+            counts = np.bincount(code.ravel(), minlength=int((ra * rb).sum()))
         else:                                       # a column at a time (_complete_counts)
             tables, scaled = [], {}                 # x_a · r_b, for the current a
             for x, y, rx, ry in zip(a.tolist(), b.tolist(), ra.tolist(), rb.tolist()):
@@ -201,22 +202,12 @@ class FamilyScores:
                 tables.append(np.bincount(scaled[(x, ry)] + self.codes[:, y],
                                           minlength=rx * ry))
             counts = np.concatenate(tables)
-        counts = counts.astype(float)
-        shapes = np.stack([ra, rb], axis=1)
-        for shape in np.unique(shapes, axis=0).tolist():
-            group = np.flatnonzero((ra == shape[0]) & (rb == shape[1]))
-            tables = counts[starts[group][:, None] + np.arange(shape[0] * shape[1])]
-            tables = tables.reshape(len(group), *shape)
-            given_a = segment_scores(tables.ravel(), np.full(len(group), shape[0]), shape[1],
-                                     self.score_name, self.ess)
-            given_b = segment_scores(tables.transpose(0, 2, 1).ravel(),
-                                     np.full(len(group), shape[1]), shape[0],
-                                     self.score_name, self.ess)
-            for x, y, sa, sb in zip(a[group].tolist(), b[group].tolist(), given_a.tolist(),
-                                    given_b.tolist()):
-                self.cache[(y, (x,))] = sa
-                self.cache[(x, (y,))] = sb
-            self.scored += 2 * len(group)
+        given_a = self._segment_scores(counts, ra, rb)                 # s(b | a)
+        given_b = self._segment_scores(transposed_tables(counts, ra, rb), rb, ra)
+        for x, y, sa, sb in zip(a.tolist(), b.tolist(), given_a.tolist(), given_b.tolist()):
+            self.cache[(y, (x,))] = sa
+            self.cache[(x, (y,))] = sb
+        self.scored += 2 * len(a)
 
     def toggled(self, child: int, parents: Sequence[int], others: Sequence[int]) -> np.ndarray:
         """The scores of the families ``parents`` ± p for every p in ``others``: with p
@@ -274,9 +265,8 @@ class FamilyScores:
             table = counts.astype(float).reshape([int(self.cardinality[j])
                                                   for j in (*larger, child)])
             without = table.sum(axis=larger.index(p)).ravel()
-            both = segment_scores(np.concatenate((table.ravel(), without)),
-                                  np.array([size // r, size // r // self.r(p)]), r,
-                                  self.score_name, self.ess)
+            both = self._segment_scores(np.concatenate((table.ravel(), without)),
+                                        np.array([size // r, size // r // self.r(p)]), r)
             result[i] = (both[0] - both[1]) * (1 if p not in current else -1)
             self.scored += 1
         return result
@@ -297,11 +287,16 @@ class FamilyScores:
                     child, parents) + 1)[1:] if self.drop else np.bincount(
                     self._codes((*parents, child)), minlength=self._size(child, parents))
                 configurations = np.array([self._size(child, parents) // self.r(child)])
-                value = float(segment_scores(counts.astype(float), configurations,
-                                             self.r(child), self.score_name, self.ess)[0])
+                value = float(self._segment_scores(counts, configurations, self.r(child))[0])
                 self.cache[(child, parents)] = result[i] = value
                 self.scored += 1
         return result
+
+    def _segment_scores(self, counts: np.ndarray, configurations: np.ndarray,
+                        r: int) -> np.ndarray:
+        """:func:`segment_scores` with this search's score, ``ess`` and n ln n table."""
+        return segment_scores(counts, configurations, r, self.score_name, self.ess,
+                              self.data.xlogx)
 
     def r(self, variable: int) -> int:
         """|X|, the states of a variable."""
@@ -327,36 +322,39 @@ class FamilyScores:
 
     def _additions(self, child: int, parents: tuple[int, ...], added: list[int]) -> np.ndarray:
         """The scores of ``parents`` + p for every p of ``added`` (none a parent):
-        cached ones looked up, the others counted together in batches."""
+        cached ones looked up, the others counted together in batches.
+
+        The bookkeeping is on Python lists: a climb makes about a hundred of these calls
+        on a few dozen candidates, where each numpy call on a small array costs more
+        than the list operation it replaces."""
         keys = [(child, tuple(sorted((*parents, p)))) for p in added]
-        result = np.array([self.cache.get(key, math.nan) for key in keys])
-        missing = np.isnan(result)
-        self.hits += int(len(keys) - missing.sum())
-        if not missing.any():
-            return result
+        known = [self.cache.get(key) for key in keys]
+        result = np.array([math.nan if value is None else value for value in known])
         base_size = self._size(child, parents)
-        extra = np.array(added)
-        sizes = base_size * self.cardinality[extra]
-        over = missing & (sizes * ENTRY_BYTES > get_memory_limit())
+        cells = get_memory_limit() // ENTRY_BYTES
+        todo, over = [], []
+        for i, value in enumerate(known):
+            if value is None:
+                (todo if base_size * int(self.cardinality[added[i]]) <= cells else over).append(i)
+        self.hits += len(keys) - len(todo) - len(over)
         result[over] = -math.inf
-        self.skipped_memory += int(over.sum())
-        todo = np.flatnonzero(missing & ~over)
-        if not len(todo):
+        self.skipped_memory += len(over)
+        if not todo:
             return result
         base = self._codes((*parents, child))
-        rows = self.data.rows
+        extra = np.array(added)
+        sizes = base_size * self.cardinality[extra]
         # families per bincount: the codes within _BATCH_ENTRIES, the tables within the limit
-        per_batch = max(1, _BATCH_ENTRIES // max(rows, 1))
-        cells = get_memory_limit() // ENTRY_BYTES
+        per_batch = max(1, _BATCH_ENTRIES // max(self.data.rows, 1))
         start = 0
         while start < len(todo):
             stop = min(len(todo), start + per_batch)
             while stop - start > 1 and int(sizes[todo[start:stop]].sum()) > cells:
                 stop = start + (stop - start) // 2
             batch = todo[start:stop]
-            result[batch] = self._count_additions(child, base, base_size, extra[batch])
-            for i in batch.tolist():
-                self.cache[keys[i]] = float(result[i])
+            values = self._count_additions(child, base, base_size, extra[batch])
+            result[batch] = values
+            self.cache.update(zip([keys[i] for i in batch], values.tolist()))
             self.scored += len(batch)
             start = stop
         return result
@@ -371,10 +369,9 @@ class FamilyScores:
             counts = self._gathered_counts(base, base_size, extra)
         else:
             counts = self._complete_counts(base, base_size, extra)
-        counts = counts.astype(float)
         if base_size == r:                 # pair tables n(x_p, x_child): reuse for (p | child)
             self._reversed_pairs(child, extra, cards, counts)
-        return segment_scores(counts, cards * (base_size // r), r, self.score_name, self.ess)
+        return self._segment_scores(counts, cards * (base_size // r), r)
 
     def _complete_counts(self, base: np.ndarray, base_size: int,
                          extra: np.ndarray) -> np.ndarray:
@@ -427,18 +424,14 @@ class FamilyScores:
                         counts: np.ndarray) -> None:
         """Cache s(p, {child}) from the pair tables just counted for s(child, {p}): the same
         table transposed, so a search's n(n − 1) first families need n(n − 1)/2 counts."""
-        r = self.r(child)
-        starts = segment_starts(cards * r)
-        new = np.array([(int(p), (child,)) not in self.cache for p in extra.tolist()])
-        for rp in np.unique(cards[new]).tolist():
-            group = np.flatnonzero(new & (cards == rp))
-            cells = starts[group][:, None] + np.arange(rp * r)
-            flipped = counts[cells].reshape(len(group), rp, r).transpose(0, 2, 1).ravel()
-            values = segment_scores(flipped, np.full(len(group), r), rp, self.score_name,
-                                    self.ess)
-            for p, value in zip(extra[group].tolist(), values.tolist()):
-                self.cache[(p, (child,))] = value
-            self.scored += len(group)
+        new = [p for p in extra.tolist() if (p, (child,)) not in self.cache]
+        if not new:
+            return
+        r = np.full(len(extra), self.r(child))
+        values = self._segment_scores(transposed_tables(counts, cards, r), r, cards)
+        self.cache.update(((p, (child,)), value)
+                          for p, value in zip(extra.tolist(), values.tolist()) if p in new)
+        self.scored += len(new)
 
 
 def segment_starts(sizes: np.ndarray) -> np.ndarray:
@@ -452,20 +445,29 @@ def segment_starts(sizes: np.ndarray) -> np.ndarray:
     return starts
 
 
-def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score: str,
-                   ess: float = 1.0) -> np.ndarray:
-    """The scores of several families of one child from their tables laid end to end.
+def _xlogx(values: np.ndarray) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    return xlogy(values, values)
+
+
+def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int | np.ndarray,
+                   score: str, ess: float = 1.0,
+                   xlogx: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+    """The scores of several families from their tables laid end to end.
 
     Parameters
     ----------
     counts : numpy.ndarray
-        The flat tables, each of ``configurations[i] · r`` entries (child fastest).
+        The flat tables, each of ``configurations[i] · r[i]`` entries (child fastest).
     configurations : numpy.ndarray
         q_i, the parent configurations of each table.
-    r : int
-        The child's states.
+    r : int or numpy.ndarray
+        The child's states: one number for families of one child, or one per family.
     score : {"loglik", "bic", "aic", "k2", "bdeu"}
     ess : float, default 1.0
+    xlogx : callable, optional
+        n ln n of whole counts (:meth:`~bbn.structure.dataset.CodedData.xlogx`, from a
+        table); ``scipy.special.xlogy(n, n)`` by default.
 
     Returns
     -------
@@ -478,16 +480,28 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
     >>> segment_scores(np.array([3.0, 2.0, 1.0, 0.0, 2.0, 2.0]), np.array([1, 2]), 2,
     ...                "loglik").round(6).tolist()
     [-3.365058, -2.772589]
+    >>> segment_scores(np.array([3, 1, 2, 0, 2, 2]), np.array([1, 1]), np.array([2, 4]),
+    ...                "loglik").round(6).tolist()          # 4 rows, then 6 rows
+    [-2.249341, -6.591674]
     """
+    if xlogx is None:
+        xlogx = _xlogx
     q = np.asarray(configurations, dtype=np.int64)
     entry_starts = segment_starts(q * r)
-    config_starts = entry_starts // r
-    by_parent = counts.reshape(-1, r)
-    totals = by_parent.sum(axis=1)
+    if np.ndim(r) == 0:
+        config_starts = entry_starts // r
+        totals = counts.reshape(-1, r).sum(axis=1)
+        r_of_config, lgamma_r = r, math.lgamma(r)
+    else:                                  # a configuration of family i spans r_i entries
+        r = np.asarray(r, dtype=np.int64)
+        config_starts = segment_starts(q)
+        r_of_config = np.repeat(r, q)
+        totals = np.add.reduceat(counts, segment_starts(r_of_config))
+        lgamma_r = np.array([math.lgamma(states) for states in r.tolist()])
     rows = np.add.reduceat(totals, config_starts)
     if score in ("loglik", "bic", "aic"):
-        loglik = (np.add.reduceat(xlogy(counts, counts), entry_starts)
-                  - np.add.reduceat(xlogy(totals, totals), config_starts))
+        loglik = (np.add.reduceat(xlogx(counts), entry_starts)
+                  - np.add.reduceat(xlogx(totals), config_starts))
         if score == "loglik":
             return loglik
         penalty = (q * (r - 1)).astype(float)
@@ -495,7 +509,7 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
             return loglik - np.where(rows > 0, 0.5 * np.log(np.maximum(rows, 1)) * penalty, 0.0)
         return loglik - penalty
     if score == "k2":
-        return (q * math.lgamma(r) - np.add.reduceat(gammaln(totals + r), config_starts)
+        return (q * lgamma_r - np.add.reduceat(gammaln(totals + r_of_config), config_starts)
                 + np.add.reduceat(gammaln(counts + 1.0), entry_starts))
     # bdeu: α_j = ess / q, α_jk = ess / (q r), repeated over each table's entries
     a_j = ess / q
@@ -504,3 +518,19 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int, score
             - np.add.reduceat(gammaln(totals + np.repeat(a_j, q)), config_starts)
             + np.add.reduceat(gammaln(counts + np.repeat(a_jk, q * r)), entry_starts)
             - q * r * gammaln(a_jk))
+
+
+def transposed_tables(counts: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Tables laid end to end, table i of ``rows[i]`` × ``columns[i]`` entries (row-major),
+    each transposed in place in the sequence (to read the pair tables n(a, b) as n(b, a)).
+
+    >>> transposed_tables(np.array([1, 2, 3, 4, 5, 6, 7]), np.array([2, 1]), np.array([3, 1]))
+    array([1, 4, 2, 5, 3, 6, 7])
+    """
+    sizes = rows * columns
+    starts = segment_starts(sizes)
+    table = np.repeat(np.arange(len(sizes)), sizes)
+    row, column = np.divmod(np.arange(len(counts)) - starts[table], columns[table])
+    flipped = np.empty_like(counts)
+    flipped[starts[table] + column * rows[table] + row] = counts
+    return flipped

@@ -99,8 +99,7 @@ def _strongest(candidates: np.ndarray, association: np.ndarray) -> int:
 
 def _association(statistic: np.ndarray, dof: np.ndarray, p_value: np.ndarray) -> np.ndarray:
     """−ln p, ranking dependences beyond the float range (p = 0) by (G² − dof)/√(2 dof)."""
-    with np.errstate(divide="ignore"):
-        exact = -np.log(p_value)
+    exact = -np.log(np.where(p_value > 0, p_value, 1.0))   # no log of 0 (errstate costs more)
     far = 745.0 + (statistic - dof) / np.sqrt(2.0 * np.maximum(dof, 1))
     association = np.where(p_value > 0, exact, far)
     return np.where(np.isnan(p_value), math.inf, association)   # untestable: dependent
@@ -173,8 +172,9 @@ def mmpc(data: CodedData, alpha: float = 0.05, test: str = "g2", max_condition: 
         requests = [request for _, batch in round_ for request in batch]
         association = _association(*independence_tests(data, requests, test, codes))
         tests += len(association)
-        answers = iter(np.split(association, np.cumsum([len(r.candidates)
-                                                        for r in requests])[:-1]))
+        ends = list(itertools.accumulate(len(r.candidates) for r in requests))
+        answers = iter([association[end - len(r.candidates):end]
+                        for r, end in zip(requests, ends)])
         for t, batch in round_:
             advance(t, [next(answers) for _ in batch])
     return chosen | chosen.T, tests
@@ -220,7 +220,7 @@ def _parents_and_children(t: int, possible: np.ndarray, marginal: np.ndarray,
     for request, association in zip(asked, answers):
         if not set(request.given) <= set(cpc):
             continue
-        independent = {int(x) for x, a in zip(request.candidates, association)
+        independent = {x for x, a in zip(request.candidates.tolist(), association.tolist())
                        if x in cpc and a <= threshold}
         cpc = [x for x in cpc if x not in independent]
     return cpc

@@ -33,6 +33,8 @@ independent (p = 1).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -40,7 +42,7 @@ import numpy as np
 from bbn.errors import ModelError
 from bbn.structure.dataset import CodedData
 from bbn.structure.equivalence import PDAG, extension, meek, orient
-from bbn.structure.independence import independence_test
+from bbn.structure.independence import Request, independence_tests
 from bbn.structure.knowledge import Knowledge, arc_text
 from bbn.structure.method import Settings, Structure
 
@@ -147,19 +149,27 @@ def pc_search(data: CodedData, knowledge: Knowledge, settings: Settings,
 
 
 class _Tests:
-    """The p-values of X ⫫ Y | S from the data, counting the work."""
+    """The p-values of X ⫫ Y | S from the data, many at a time, counting the work."""
 
     def __init__(self, data: CodedData, test: str) -> None:
         self.data, self.test = data, test
+        self.codes = np.asarray(data.codes, dtype=np.int64, order="F")   # converted once
         self.run = self.shared = self.too_large = 0
 
-    def p_value(self, x: int, y: int, given: tuple[int, ...]) -> float | None:
-        """The p-value, or None when the count table would not fit the memory limit."""
-        if not self.data.fits((*given, x, y)):
-            self.too_large += 1
-            return None
-        self.run += 1
-        return independence_test(self.data, x, y, given, self.test).p_value
+    def p_values(self, asked: Sequence[tuple[int, int, tuple[int, ...]]]
+                 ) -> list[float | None]:
+        """The p-value of every (x, y, S) asked, all counted in one
+        :func:`~bbn.structure.independence.independence_tests` call; None for a test
+        whose count table would not fit the memory limit."""
+        if not asked:
+            return []
+        requests = [Request(y, np.array([x]), given) for x, y, given in asked]
+        found = independence_tests(self.data, requests, self.test, self.codes).p_value
+        values = [None if math.isnan(p) else p for p in found.tolist()]
+        untested = values.count(None)
+        self.too_large += untested
+        self.run += len(values) - untested
+        return values
 
 
 def _skeleton(data: CodedData, knowledge: Knowledge, settings: Settings, tests: _Tests,
@@ -181,14 +191,14 @@ def _skeleton(data: CodedData, knowledge: Knowledge, settings: Settings, tests: 
         frozen = adjacent.copy()                          # a(X), fixed for the level
         if not np.any(frozen & (frozen.sum(axis=1) - 1 >= level)[:, None]):
             break
-        gone = []
-        for x, y in zip(*np.nonzero(np.triu(frozen & ~required))):
-            given = _separating_set(tests, settings.alpha, frozen, int(x), int(y), level)
-            if given is not None:
-                gone.append((int(x), int(y)))
-                separating[(int(x), int(y))] = given
-        for x, y in gone:
-            adjacent[x, y] = adjacent[y, x] = False
+        pairs = [(int(x), int(y)) for x, y in zip(*np.nonzero(np.triu(frozen & ~required)))]
+        gone = _first_separating_sets(
+            tests, settings.alpha,
+            {(x, y): _candidate_sets(tests, frozen, x, y, level) for x, y in pairs})
+        for x, y in pairs:                                # in pair order, as found one by one
+            if (x, y) in gone:
+                adjacent[x, y] = adjacent[y, x] = False
+                separating[(x, y)] = gone[(x, y)]
         removed.append(len(gone))
         settings.report(f"pc: level {level}: {len(gone)} edges removed, "
                         f"{int(np.triu(adjacent).sum())} left, {tests.run} tests")
@@ -205,6 +215,7 @@ def _separate_unshielded(tests: _Tests, alpha: float, adjacent: np.ndarray,
     (no v-structure on it)."""
     degree = adjacent.sum(axis=1)
     shared = (adjacent.astype(np.int64) @ adjacent.astype(np.int64)) > 0
+    candidates = {}
     for x, y in zip(*np.nonzero(np.triu(shared & ~adjacent, k=1))):
         x, y = int(x), int(y)
         if (x, y) in separating:
@@ -212,19 +223,15 @@ def _separate_unshielded(tests: _Tests, alpha: float, adjacent: np.ndarray,
         largest = int(max(degree[x], degree[y]))
         if max_condition is not None:
             largest = min(largest, max_condition)
-        for level in range(largest + 1):
-            given = _separating_set(tests, alpha, adjacent, x, y, level)
-            if given is not None:
-                separating[(x, y)] = given
-                break
+        candidates[(x, y)] = _sets_up_to(tests, adjacent, x, y, largest)
+    separating.update(_first_separating_sets(tests, alpha, candidates))
 
 
-def _separating_set(tests: _Tests, alpha: float, frozen: np.ndarray, x: int, y: int,
-                    level: int) -> tuple[int, ...] | None:
-    """The first subset S of size ``level`` of a(x) \\ {y}, then of a(y) \\ {x}, with
-    X ⫫ Y | S at level α; None when every test rejects independence. A subset of both
-    is tested once (the only way PC-stable could repeat a test: each level tests sets of
-    one size, and a pair's sets are tested at one level only)."""
+def _candidate_sets(tests: _Tests, frozen: np.ndarray, x: int, y: int,
+                    level: int) -> Iterator[tuple[int, ...]]:
+    """The subsets S of size ``level`` of a(x) \\ {y}, then of a(y) \\ {x}, in PC's order;
+    a subset of both comes once (the only way PC-stable could repeat a test: each level
+    tests sets of one size, and a pair's sets are tested at one level only)."""
     tried: set[tuple[int, ...]] = set()
     for end, other in ((x, y), (y, x)):
         neighbours = [int(v) for v in np.flatnonzero(frozen[end]) if v != other]
@@ -234,10 +241,44 @@ def _separating_set(tests: _Tests, alpha: float, frozen: np.ndarray, x: int, y: 
                 tests.shared += 1
                 continue
             tried.add(key)
-            p_value = tests.p_value(x, y, given)
+            yield given
+
+
+def _sets_up_to(tests: _Tests, adjacent: np.ndarray, x: int, y: int,
+                largest: int) -> Iterator[tuple[int, ...]]:
+    """The candidate sets of sizes 0, 1, ..., ``largest``, smallest first."""
+    for level in range(largest + 1):
+        yield from _candidate_sets(tests, adjacent, x, y, level)
+
+
+def _first_separating_sets(tests: _Tests, alpha: float,
+                           candidates: dict[tuple[int, int], Iterator[tuple[int, ...]]]
+                           ) -> dict[tuple[int, int], tuple[int, ...]]:
+    """For every pair (x, y), the first of its candidate sets S with X ⫫ Y | S at level
+    α (pairs every test rejects are left out).
+
+    The pairs are searched side by side: each round tests the next set of every pair
+    still searching, all in one batch (one bincount), and a pair stops at its first
+    independence, so the tests run are exactly those of searching the pairs one at a
+    time (PC on 10,000 rows of alarm: a few dozen batches instead of thousands of
+    single tests).
+    """
+    found: dict[tuple[int, int], tuple[int, ...]] = {}
+    searching = dict(candidates)
+    while searching:
+        asked = []
+        for pair, sets in list(searching.items()):
+            given = next(sets, None)
+            if given is None:
+                del searching[pair]
+            else:
+                asked.append((pair, given))
+        p_values = tests.p_values([(x, y, given) for (x, y), given in asked])
+        for (pair, given), p_value in zip(asked, p_values):
             if p_value is not None and p_value >= alpha:
-                return given
-    return None
+                found[pair] = given
+                del searching[pair]
+    return found
 
 
 def _orient(adjacent: np.ndarray, separating: dict[tuple[int, int], tuple[int, ...]],
