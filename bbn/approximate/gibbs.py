@@ -37,7 +37,8 @@ state more slowly than the planned run (τ = 2d/r sweeps, d the spread of its st
 the chains, r its rate of change per update) or never changed state at all, a Bayesian
 network's run spends the kept budget on more chains instead, ⌈samples/20⌉ of them, each
 a fresh start from the proposal burnt in as long, run 20 kept sweeps (the batch means
-then count ten times the starts). On win95pts, where 100 chains held no start in the
+then count ten times the starts; with a time budget, the new chains' burn-in may take
+half the time left). On win95pts, where 100 chains held no start in the
 state of probability 0.047 of DS_LCLOK (4.8 SE off), this takes 1.4× the time and gives
 a third of the error. A Markov network's chains start uniformly, not from the posterior:
 more of them would not help, and there, as for a Bayesian network whose proposal misses
@@ -177,9 +178,16 @@ class Gibbs(SamplerSettings):
         # the first sweeps of burn-in tell whether the chains move (_kept_chains)
         pilot = min(self.burn_in, _SHORT_RUN)
         pilot_moves = np.zeros(len(graph.variables), dtype=np.int64)
+        pilot_start = time.perf_counter()
         for _ in range(pilot):
             _sweep(classes, codes, rng, pilot_moves, block=block)
-        chains = self._kept_chains(graph, free, codes, pilot_moves, pilot, per_chain)
+        most = max(self.chains, _MOST_UPDATE_ENTRIES // max(per_chain, 1))
+        if self.time_budget is not None and pilot:
+            # the added chains' burn-in may take half the time left, at the pilot's pace
+            per_chain_sweep = (time.perf_counter() - pilot_start) / (pilot * self.chains)
+            left = self.time_budget - (time.perf_counter() - start)
+            most = min(most, self.chains + int(left / 2 / (pilot * per_chain_sweep)))
+        chains = self._kept_chains(graph, free, codes, pilot_moves, pilot, per_chain, most)
         if chains > self.chains:
             # they barely move: more chains, each a fresh start from the proposal burnt
             # in as long, say more than longer runs would (the rest of burn-in skipped)
@@ -213,10 +221,10 @@ class Gibbs(SamplerSettings):
         check_allocation(per_chain * chains, f"the full conditionals of {chains} Gibbs chains")
 
     def _kept_chains(self, graph: FactorGraph, free: list[int], codes: np.ndarray,
-                     moves: np.ndarray, sweeps: int, per_chain: int) -> int:
+                     moves: np.ndarray, sweeps: int, per_chain: int, most: int) -> int:
         """How many chains the kept sweeps run: ``chains``, or, in a Bayesian network
         whose chains barely moved in their first ``sweeps`` (``moves`` changes of state
-        per variable), enough for runs of ``_SHORT_RUN`` sweeps.
+        per variable), enough for runs of ``_SHORT_RUN`` sweeps (at most ``most``).
 
         A variable whose chains sit in states spread d = 1 − Σ_x f_x² (f_x: the share of
         chains in x) and change state at a rate r per update forgets its state in about
@@ -241,7 +249,6 @@ class Gibbs(SamplerSettings):
             forgets = np.where(rate > 0, 2 * spread / rate, np.inf)
         if not (forgets > planned).any():
             return self.chains
-        most = max(self.chains, _MOST_UPDATE_ENTRIES // max(per_chain, 1))
         chains = int(min(-(-self.samples // _SHORT_RUN), most))
         if chains > self.chains:
             self._check_memory(graph, per_chain, chains)
