@@ -131,9 +131,9 @@ def answer_task(net: Network | MarkovNetwork, task: str,
     evidence : dict, optional
         ``{variable: state}``.
     method : str or method value, default "exact"
-        ``"exact"``, or an approximate method for MAR and PR (``"lbp"``, ``"gibbs"``,
-        and for Bayesian networks ``"lw"``, ``"is"``; see ``docs/approximate.md``) and
-        for MPE (``"lbp"``: max-product).
+        ``"exact"``, or an approximate method (``"lbp"``, ``"gibbs"``, and for Bayesian
+        networks ``"lw"``, ``"is"``; see ``docs/approximate.md``): for MPE, max-product
+        or the best sample, each improved by a local search.
 
     Returns
     -------

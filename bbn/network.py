@@ -1335,7 +1335,8 @@ class Network:
         """
         return self.engine.log_probability(evidence)
 
-    def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None):
+    def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
+            method="exact"):
         """The most probable joint state of ``variables`` given ``evidence``.
 
         Returns ``(assignment, P(assignment | evidence))``.
@@ -1346,11 +1347,18 @@ class Network:
             The MAP variables (discrete).
         evidence : dict, optional
             ``{variable: state}`` of discrete variables.
+        method : str or method value, default "exact"
+            ``"exact"``, or an approximate method: ``"lw"``, ``"is"``, ``"gibbs"`` (the
+            most frequent weighted joint state, with its standard error and its margin
+            over the runner-up) or ``"lbp"`` (a search on Bethe estimates); see
+            ``docs/approximate.md``.
 
         Returns
         -------
         tuple
-            ``({variable: state}, probability)``.
+            ``({variable: state}, probability)``; approximately a
+            :class:`bbn.approximate.result.MapEstimate` (the same pair, with
+            ``standard_error``, ``runner_up``, ``margin`` and ``report``).
 
         Raises
         ------
@@ -1364,6 +1372,8 @@ class Network:
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F'}, 0.837054)
         """
+        if method != "exact":
+            return questions.approximate_map(self, variables, evidence, method)
         return self.engine.map(variables, evidence)
 
     def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"):
@@ -1373,15 +1383,16 @@ class Network:
         ----------
         evidence : dict, optional
             ``{variable: state}`` of discrete variables.
-        method : str or LoopyBP, default "exact"
-            ``"exact"``, or ``"lbp"`` (a ``LoopyBP`` value for its settings):
-            max-product loopy belief propagation and a local search, for networks too
-            large for exact inference (see ``docs/approximate.md``).
+        method : str or method value, default "exact"
+            ``"exact"``, or ``"lbp"`` (max-product loopy belief propagation and a local
+            search) or a sampler, ``"lw"``, ``"is"``, ``"gibbs"`` (the best-scoring
+            sample and the same local search), by name or as a value with its settings,
+            for networks too large for exact inference (see ``docs/approximate.md``).
 
         Returns
         -------
         tuple
-            ``({variable: state}, probability)``, as :meth:`map`; with ``"lbp"`` an
+            ``({variable: state}, probability)``, as :meth:`map`; approximately an
             assignment no single change improves, and P(x | e) with P(e) estimated.
 
         Examples

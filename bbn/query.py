@@ -318,7 +318,8 @@ class Query:
             return {"query": self.text(), "variables": list(result.variables), "rows": rows}
         if isinstance(result, tuple):
             assignment, p = result
-            return {"query": self.text(), "assignment": assignment, "p": p}
+            details = result.to_json() if hasattr(result, "to_json") else {}  # approximate
+            return {"query": self.text(), "assignment": assignment, "p": p, **details}
         return {"query": self.text(), "p": float(result)}
 
     def to_text(self, result, digits: int = 6) -> str:
@@ -333,7 +334,9 @@ class Query:
             assignment, p = result
             width = max((len(v) for v in assignment), default=0)
             lines = [f"  {v.ljust(width)} = {s}" for v, s in assignment.items()]
-            return "\n".join([self.text(), *lines, f"  probability {p:.{digits}f}"])
+            details = result.text_lines(digits) if hasattr(result, "text_lines") else []
+            return "\n".join([self.text(), *lines, f"  probability {p:.{digits}f}",
+                              *details])
         return f"{self.text()} = {float(result):.{digits}f}"
 
 

@@ -11,6 +11,7 @@ from brute_force import BruteForce
 
 import bbn
 from bbn.formats import uai
+from bbn.inference import clique_tree
 from bbn.markov import markov_from_network
 
 
@@ -308,9 +309,12 @@ def blocks_markov(blocks: int, seed: int) -> bbn.MarkovNetwork:
     return net
 
 
-def test_a_tree_too_big_to_hold_its_potentials_keeps_its_messages_only(memory_limit):
+def test_a_tree_too_big_to_hold_its_potentials_keeps_its_messages_only(memory_limit,
+                                                                       monkeypatch):
     # Hugin holds every potential (5 × 16 entries) and two cliques' worth more; holding
-    # the messages only (4 × 2) and three cliques' worth fits a limit the first does not.
+    # the messages only (4 × 2) and three cliques' worth fits a limit the first does not
+    # (the cliques kept apart: small ones are merged otherwise).
+    monkeypatch.setattr(clique_tree, "MERGE_UP_TO", 0)
     net = blocks_markov(5, seed=3)
     constraints = list(net.compiled().constraints)
     hugin = net.engine.junction_tree(constraints).cost.entries()
@@ -356,3 +360,31 @@ def test_marginals_by_elimination_per_variable_are_refused_when_they_would_take_
     with pytest.raises(bbn.MemoryLimitError, match=r"one elimination per variable instead "
                        r"would multiply about .* \(49 variables × .*--method lbp or gibbs"):
         competition.answer_task(net, "MAR")
+
+
+def test_pyagrum_reads_a_markov_file_right_once_its_scopes_are_decreasing(tmp_path):
+    """The benchmark's rewrite for pyAgrum (workload 13): pyAgrum 3.3.1's loadMRF fills a
+    factor with the smallest variable index fastest whatever the scope's order, so it
+    misreads UAI's scope "0 2 1" (last variable fastest); after ``pyagrum_markov`` every
+    entry pyAgrum holds equals bbn's."""
+    mrf_module = pytest.importorskip("pyagrum.markov_random_field")
+    from tests.benchmarks.uai import pyagrum_markov
+
+    net = bbn.MarkovNetwork("three")
+    for v, card in zip(("X0", "X1", "X2"), (2, 3, 2)):
+        net.add_variable(v, [str(s) for s in range(card)])
+    table = np.arange(1.0, 13.0).reshape(2, 2, 3)  # every entry different
+    net.add_factor(["X0", "X2", "X1"], table)
+    text = uai.write(net)
+    assert text.split()[6:10] == ["3", "0", "2", "1"]
+
+    def entries(content: str) -> dict[tuple[int, int, int], float]:
+        path = tmp_path / "model.uai"
+        path.write_text(content)
+        mrf = mrf_module.loadMRF(str(path))
+        factor = mrf.factor({"0", "1", "2"})
+        return {(a, b, c): factor[{"0": a, "2": b, "1": c}] for a, b, c in np.ndindex(2, 2, 3)}
+
+    wanted = {index: float(table[index]) for index in np.ndindex(2, 2, 3)}
+    assert entries(text) != wanted  # pyAgrum's misreading, which the rewrite works around
+    assert entries(pyagrum_markov(text)) == wanted

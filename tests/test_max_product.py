@@ -124,9 +124,7 @@ def test_the_query_language_and_the_commands(capsys, tmp_path):
     assert out.read_text() == capsys.readouterr().out
 
 
-def test_other_methods_and_impossible_evidence_are_refused(chair):
-    with pytest.raises(bbn.QueryError, match=r"max-product .*method='lbp'.*not by Gibbs"):
-        chair.mpe({"A": "T"}, method="gibbs")
+def test_impossible_evidence_is_refused(chair):
     net = bbn.MarkovNetwork()
     for v in "AB":
         net.add_variable(v, ["0", "1"])

@@ -17,8 +17,8 @@ from bbn.approximate.importance_sampling import ImportanceSampling
 from bbn.approximate.lbp import ConvergenceWarning, LoopyBP
 from bbn.approximate.likelihood_weighting import LikelihoodWeighting
 from bbn.approximate.methods import APPROXIMATE_METHODS, approximate_method
-from bbn.approximate.result import Marginals, RunReport
+from bbn.approximate.result import MapEstimate, Marginals, RunReport
 
 __all__ = ["APPROXIMATE_METHODS", "ConvergenceWarning", "FactorGraph", "Gibbs",
-           "ImportanceSampling", "LikelihoodWeighting", "LoopyBP", "Marginals", "RunReport",
-           "approximate_method"]
+           "ImportanceSampling", "LikelihoodWeighting", "LoopyBP", "MapEstimate", "Marginals",
+           "RunReport", "approximate_method"]

@@ -135,7 +135,7 @@ class Gibbs(SamplerSettings):
         check_count("Gibbs", "chains", self.chains, minimum=2)
         check_count("Gibbs", "burn_in", self.burn_in, minimum=0)
 
-    def run(self, graph: FactorGraph, evidence: Mapping[int, int]) -> Marginals:
+    def run(self, graph: FactorGraph, evidence: Mapping[int, int], watch=None) -> Marginals:
         """P(X | e) of every variable, with standard errors from the chains' spread.
 
         Parameters
@@ -144,6 +144,10 @@ class Gibbs(SamplerSettings):
             A Bayesian or Markov network's factor graph.
         evidence : mapping of int to int
             ``{variable index: state index}``.
+        watch : callable, optional
+            ``watch(codes)`` sees the chains' states (variables × chains) after every
+            kept sweep: joint questions count from it (:mod:`bbn.approximate.sampled`);
+            the run then keeps ``chains`` chains.
 
         Returns
         -------
@@ -181,7 +185,9 @@ class Gibbs(SamplerSettings):
         pilot_start = time.perf_counter()
         for _ in range(pilot):
             _sweep(classes, codes, rng, pilot_moves, block=block)
-        most = max(self.chains, _MOST_UPDATE_ENTRIES // max(per_chain, 1))
+        # a joint question (watch) counts per chain of ``chains``: it keeps them
+        most = (self.chains if watch is not None
+                else max(self.chains, _MOST_UPDATE_ENTRIES // max(per_chain, 1)))
         if self.time_budget is not None and pilot:
             # the added chains' burn-in may take half the time left, at the pilot's pace
             per_chain_sweep = (time.perf_counter() - pilot_start) / (pilot * self.chains)
@@ -205,13 +211,15 @@ class Gibbs(SamplerSettings):
         while kept < sweeps_wanted:
             _sweep(classes, codes, rng, moves, sums, block)
             kept += 1
+            if watch is not None:
+                watch(codes[:-1])
             if self.time_budget is not None and time.perf_counter() - start >= self.time_budget:
                 stopped_by = "time" if kept < sweeps_wanted else stopped_by
                 break
         per_variable = {int(v): total[i, :, :width] for colour, total in zip(classes, sums)
                         for i, (v, width) in enumerate(zip(colour.variables, colour.widths))}
-        return self._marginals(graph, evidence, per_variable, moves, kept, chains,
-                               stopped_by, time.perf_counter() - start)
+        return self._marginals(graph, evidence, per_variable, moves, kept, stopped_by,
+                               time.perf_counter() - start, chains)
 
     def _check_memory(self, graph: FactorGraph, per_chain: int, chains: int) -> None:
         """Refuse, before allocating, chains whose states and updates exceed the limit."""
@@ -255,10 +263,12 @@ class Gibbs(SamplerSettings):
         return max(chains, self.chains)
 
     def _marginals(self, graph: FactorGraph, evidence: Mapping[int, int],
-                   sums: dict[int, np.ndarray], moves: np.ndarray, kept: int, chains: int,
-                   stopped_by: str, seconds: float) -> Marginals:
+                   sums: dict[int, np.ndarray], moves: np.ndarray, kept: int,
+                   stopped_by: str, seconds: float, chains: int | None = None) -> Marginals:
         """Chain averages → estimates, batch-means standard errors and the report
-        (``moves``: each variable's changes of state over the chains after burn-in)."""
+        (``moves``: each variable's changes of state over the chains after burn-in;
+        ``chains``: the chains run, ``self.chains`` unless more were started)."""
+        chains = self.chains if chains is None else chains
         probabilities, errors, equivalents = {}, {}, []
         for v, name in enumerate(graph.variables):
             card = graph.cardinality[v]

@@ -81,7 +81,7 @@ class ImportanceSampling(SamplerSettings):
                              "proposal must keep the prior's support)")
         check_count("ImportanceSampling", "propagation_sweeps", self.propagation_sweeps)
 
-    def run(self, graph: FactorGraph, evidence: Mapping[int, int]) -> Marginals:
+    def run(self, graph: FactorGraph, evidence: Mapping[int, int], watch=None) -> Marginals:
         """P(X | e) of every variable, with standard errors and log P̂(e).
 
         Parameters
@@ -90,6 +90,8 @@ class ImportanceSampling(SamplerSettings):
             A Bayesian network's factor graph.
         evidence : mapping of int to int
             ``{variable index: state index}``.
+        watch : callable, optional
+            Sees every batch of samples (see :func:`~bbn.approximate.weighted.weighted_sampling`).
 
         Returns
         -------
@@ -124,7 +126,7 @@ class ImportanceSampling(SamplerSettings):
         left = (None if self.time_budget is None else
                 max(self.time_budget - (time.perf_counter() - start), 1e-9))
         result = weighted_sampling(graph, evidence, proposal, "is", self.samples, left,
-                                   self.seed)
+                                   self.seed, watch)
         return replace(result, report=replace(result.report,
                                               seconds=time.perf_counter() - start))
 

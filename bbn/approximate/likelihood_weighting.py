@@ -54,7 +54,7 @@ class LikelihoodWeighting(SamplerSettings):
     100000
     """
 
-    def run(self, graph: FactorGraph, evidence: Mapping[int, int]) -> Marginals:
+    def run(self, graph: FactorGraph, evidence: Mapping[int, int], watch=None) -> Marginals:
         """P(X | e) of every variable, with standard errors and log P̂(e).
 
         Parameters
@@ -63,6 +63,8 @@ class LikelihoodWeighting(SamplerSettings):
             A Bayesian network's factor graph.
         evidence : mapping of int to int
             ``{variable index: state index}``.
+        watch : callable, optional
+            Sees every batch of samples (see :func:`~bbn.approximate.weighted.weighted_sampling`).
 
         Returns
         -------
@@ -86,4 +88,4 @@ class LikelihoodWeighting(SamplerSettings):
         [1.0, 0.0]
         """
         return weighted_sampling(graph, evidence, graph.tables, "lw", self.samples,
-                                 self.time_budget, self.seed)
+                                 self.time_budget, self.seed, watch)

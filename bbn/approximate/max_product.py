@@ -106,17 +106,13 @@ def most_probable(graph: FactorGraph, evidence: Mapping[int, int],
     ([0, 0], 4.0)
     """
     start = time.perf_counter()
-    evidence, reduced = sliced_for_messages(graph, evidence, "max-product belief propagation",
-                                            3)  # the tables, sliced and in logarithms
+    search = LocalSearch(graph, evidence, "max-product belief propagation")
+    evidence, reduced, classes, score = search.evidence, search.reduced, search.classes, \
+        search.score
     cardinality = graph.cardinality
-    with np.errstate(divide="ignore"):
-        log_tables = [np.log(t) for t in reduced.tables]
-    score = Scorer(reduced.scopes, log_tables, cardinality)
     states = np.zeros(len(graph.variables) + 1, dtype=np.int64)  # + the padding code
     for v, state in evidence.items():
         states[v] = state
-    free = [v for v in range(len(graph.variables)) if v not in evidence]
-    classes = colour_classes(reduced.scopes, log_tables, free, cardinality)
     layout = MessageLayout(reduced.scopes, reduced.tables, cardinality)
     best = Best(states, score(states))
     report = RunReport("lbp", iterations=0, residual=0.0, stopped_by="tolerance")
@@ -145,6 +141,46 @@ def most_probable(graph: FactorGraph, evidence: Mapping[int, int],
                        converged=report.converged,
                        seconds=time.perf_counter() - start, stopped_by=report.stopped_by)
     return MostProbable(states, log_score(graph, states), best.found, report)
+
+
+class LocalSearch:
+    """What iterated conditional modes needs: the factors sliced at the evidence (their
+    memory checked), their scorer and the free variables' colour classes.
+
+    Parameters
+    ----------
+    graph : FactorGraph
+    evidence : mapping of int to int
+        ``{variable index: state index}``.
+    name : str
+        What the memory check names.
+
+    Examples
+    --------
+    >>> graph = FactorGraph(("A", "B"), (("0", "1"), ("0", "1")), ((0, 1),),
+    ...                     (np.array([[4.0, 1.0], [2.0, 3.0]]),))
+    >>> states, score = LocalSearch(graph, {}, "a search").polish(np.array([1, 0]))
+    >>> states.tolist(), round(float(np.exp(score)), 6)
+    ([0, 0], 4.0)
+    """
+
+    def __init__(self, graph: FactorGraph, evidence: Mapping[int, int], name: str) -> None:
+        # 3 copies of the tables: sliced, in logarithms, and the messages' or the classes'
+        self.graph = graph
+        self.evidence, self.reduced = sliced_for_messages(graph, evidence, name, 3)
+        with np.errstate(divide="ignore"):
+            log_tables = [np.log(t) for t in self.reduced.tables]
+        self.score = Scorer(self.reduced.scopes, log_tables, graph.cardinality)
+        free = [v for v in range(len(graph.variables)) if v not in self.evidence]
+        self.classes = colour_classes(self.reduced.scopes, log_tables, free,
+                                      graph.cardinality)
+
+    def polish(self, states: np.ndarray) -> tuple[np.ndarray, float]:
+        """``states`` (every variable, the evidence's included) improved by iterated
+        conditional modes, and its exact log score log φ(x)."""
+        padded = np.append(np.asarray(states, dtype=np.int64), 0)
+        improve(padded, self.classes)
+        return padded[:-1], log_score(self.graph, padded[:-1])
 
 
 class Best:
@@ -196,6 +232,15 @@ class Scorer:
         """The score of ``states`` (variables + the padding entry)."""
         cells = self.first + (self.places * states[self.variables]).sum(axis=1)
         return float(self.flat[cells].sum())
+
+    def of_samples(self, codes: np.ndarray) -> np.ndarray:
+        """The score of every column of ``codes`` (variables × samples, no padding row),
+        one gather per factor column rather than a loop over samples."""
+        padded = np.vstack([codes, np.zeros((1, codes.shape[1]), dtype=codes.dtype)])
+        cells = np.repeat(self.first[:, None], codes.shape[1], axis=1)
+        for j in range(self.variables.shape[1]):
+            cells += self.places[:, j, None] * padded[self.variables[:, j]]
+        return self.flat[cells].sum(axis=0)
 
 
 def improve(states: np.ndarray, classes) -> int:

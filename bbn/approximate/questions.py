@@ -12,14 +12,25 @@ questions), the method runs once, and its marginals come back as :class:`Estimat
 factors, which carry each entry's standard error (None for loopy belief propagation) and
 the :class:`~bbn.approximate.result.RunReport`.
 
-Approximate methods answer single-variable marginals and P(e); loopy belief propagation
-also answers MPE, by max-product (:mod:`bbn.approximate.max_product`), with
+Every kind of question has an approximate answer:
 
-    P̂(x̂ | e) = φ(x̂, e) / Ẑ(e)
+- P(X | e) and P(X = x | e) of one variable: the method's marginals;
+- a joint P(X, Y | e) (and P(X = x, Y = y | e)): the samplers' weighted frequencies of
+  the joint states with standard errors (:mod:`bbn.approximate.sampled`); loopy belief
+  propagation's belief of a factor that holds them all
+  (:mod:`bbn.approximate.factor_beliefs`);
+- MAP(M | e): the samplers' most frequent joint state of M with its standard error and
+  its margin over the runner-up; loopy belief propagation's search on Bethe scores
+  (:mod:`bbn.approximate.bethe_map`);
+- MPE(e): max-product loopy belief propagation and a local search
+  (:mod:`bbn.approximate.max_product`), or the samplers' best-scoring sample improved by
+  the same local search; both report
 
-where φ(x̂, e) is exact and Ẑ(e) is the Bethe estimate of sum-product loopy belief
-propagation (exact, 1, for a Bayesian network without evidence). A joint posterior of
-several variables and MAP are exact questions only.
+      P̂(x̂ | e) = φ(x̂, e) / Ẑ(e)
+
+  with φ(x̂, e) exact and Ẑ(e) the Bethe estimate or the weighted samplers' mean weight
+  (Gibbs gives none: the Bethe estimate); exactly 1 for a Bayesian network without
+  evidence.
 """
 
 from __future__ import annotations
@@ -31,12 +42,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bbn.approximate.bethe_map import bethe_map
+from bbn.approximate.factor_beliefs import factor_belief
 from bbn.approximate.factor_graph import FactorGraph
 from bbn.approximate.lbp import LoopyBP
 from bbn.approximate.max_product import most_probable
 from bbn.approximate.methods import approximate_method
-from bbn.approximate.result import Marginals, RunReport
-from bbn.errors import ImpossibleEvidenceError, QueryError
+from bbn.approximate.result import MapEstimate, Marginals, RunReport
+from bbn.approximate.sampled import sample_joint
+from bbn.errors import ImpossibleEvidenceError, QueryError, suggest
 from bbn.factor import Factor
 from bbn.inference.evidence import Question, check_variables, resolve_evidence
 from bbn.query import parse_query
@@ -146,74 +160,221 @@ def estimates(model: Network | MarkovNetwork, evidence, method) -> dict[str, Est
 
 def approximate_posterior(model: Network | MarkovNetwork, variables: Sequence[str] | str,
                           evidence, method) -> Estimate:
-    """P(X | e) of one variable, approximately (a joint of several is QueryError)."""
+    """P(X | e) of one variable, or the joint of several (:func:`approximate_joint`)."""
     variables = [variables] if isinstance(variables, str) else list(variables)
     check_variables(model.compiled(), variables)
     if len(variables) != 1:
-        raise QueryError(f"approximate methods answer one variable at a time, not "
-                         f"{variables}: ask for each, or use method='exact'")
+        return approximate_joint(model, variables, evidence, method)
     return estimates(model, evidence, method)[variables[0]]
+
+
+def approximate_joint(model: Network | MarkovNetwork, variables: Sequence[str], evidence,
+                      method) -> Estimate:
+    """P(X, Y, ... | e) approximately: a sampler's weighted frequencies of the joint states
+    with standard errors, or loopy belief propagation's belief of a factor holding them
+    all (no standard errors).
+
+    Parameters
+    ----------
+    model : Network or MarkovNetwork
+    variables : sequence of str
+        The query variables (one or more, none observed).
+    evidence : dict, optional
+        ``{variable: state}``.
+    method : str or method value
+        ``"lw"``, ``"is"``, ``"gibbs"`` or ``"lbp"``, or a method value.
+
+    Returns
+    -------
+    Estimate
+        Over ``variables`` in their order.
+
+    Raises
+    ------
+    QueryError
+        For an unknown variable, state or method, a variable both asked and observed, or
+        (loopy BP) variables that share no factor.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.load("models/chair.bn")
+    >>> joint = approximate_joint(net, ["C", "S"], {"A": "T"}, "lbp")   # a polytree: exact
+    >>> joint.values.round(4).tolist()
+    [[0.0497, 0.8371], [0.0124, 0.1008]]
+    >>> joint = approximate_joint(net, ["C", "S"], {"A": "T"}, bbn.LikelihoodWeighting())
+    >>> exact = net.posterior(["C", "S"], {"A": "T"}).values
+    >>> bool((abs(joint.values - exact) < 4 * joint.standard_error).all())
+    True
+    """
+    variables = list(variables)
+    settings = approximate_method(method)
+    graph, indices, positions = _joint_question(model, variables, evidence)
+    states = {v: model.states(v) for v in variables}
+    if isinstance(settings, LoopyBP):
+        belief = factor_belief(graph, indices, positions, settings)
+        return Estimate(variables, states, belief.probabilities, None, belief.report)
+    joint = sample_joint(graph, indices, positions, settings)
+    return Estimate(variables, states, joint.probabilities, joint.standard_errors,
+                    joint.report)
+
+
+def _joint_question(model: Network | MarkovNetwork, variables: list[str], evidence
+                    ) -> tuple[FactorGraph, dict[int, int], list[int]]:
+    """The graph, the evidence by indices and the query variables' indices, after the
+    checks of a joint or MAP question (known, named once, not observed)."""
+    check_variables(model.compiled(), variables)
+    repeated = sorted({v for v in variables if variables.count(v) > 1})
+    if repeated:
+        raise QueryError(f"variable(s) {repeated} named more than once")
+    observed = [v for v in variables if v in (evidence or {})]
+    if observed:
+        raise QueryError(f"{observed} both asked about and observed: leave them out of "
+                         "the question (their state is known)")
+    graph, indices = graph_and_evidence(model, evidence)
+    return graph, indices, [graph.index(v) for v in variables]
 
 
 def approximate_probability(model: Network | MarkovNetwork, assignment: Mapping[str, str],
                             evidence, method) -> float:
-    """P(X = x | e) of one variable, read off its approximate marginal."""
+    """P(X = x, ... | e), read off the approximate (joint) posterior of the assigned
+    variables (0 or dropped when the evidence already fixes one)."""
     assignment = dict(assignment)
-    if len(assignment) != 1:
-        raise QueryError("approximate methods answer the probability of one variable's "
-                         f"state, not {assignment}: use method='exact'")
-    (variable, state), = assignment.items()
     evidence = dict(evidence or {})
-    if variable in evidence:
-        return float(evidence[variable] == state)
-    posterior = approximate_posterior(model, variable, evidence, method)
-    return float(posterior.values[model.states(variable).index(state)])
+    check_variables(model.compiled(), list(assignment))
+    for variable, state in assignment.items():
+        if state not in model.states(variable):
+            raise QueryError(f"unknown state {state!r} of {variable!r}"
+                             f"{suggest(state, model.states(variable))}")
+    if any(evidence.get(v, s) != s for v, s in assignment.items()):
+        return 0.0
+    assignment = {v: s for v, s in assignment.items() if v not in evidence}
+    if not assignment:
+        return 1.0
+    posterior = approximate_posterior(model, list(assignment), evidence, method)
+    cell = tuple(model.states(v).index(s) for v, s in assignment.items())
+    return float(posterior.values[cell])
 
 
 def approximate_answer(model: Network | MarkovNetwork, question: Question, method):
     """The answer to a resolved question of the query language, approximately:
-    ``P(X | e)`` → :class:`Estimate`, ``P(X=x | e)`` → float, ``MPE(e)`` → (assignment,
-    probability); anything else QueryError."""
+    ``P(X, ... | e)`` → :class:`Estimate`, ``P(X=x, ... | e)`` → float (``P(X, Y=y | e)``:
+    the Estimate of X with Y=y), ``MAP(M | e)`` and ``MPE(e)`` → :class:`MapEstimate`."""
     kind, free, assigned = question.kind, question.free, question.assigned
     evidence = {v: s for v, s in question.evidence.given.items()}
     if kind == "MPE":
         return approximate_mpe(model, evidence, method)
-    if kind != "P" or len(free) + len(assigned) != 1:
-        raise QueryError("approximate methods answer P(X | e) and P(X=x | e) of one "
-                         "variable, and MPE (method 'lbp'); MAP and joint questions need "
-                         "method='exact'")
-    if free:
-        return approximate_posterior(model, free[0], evidence, method)
-    (variable, index), = assigned.items()
-    return approximate_probability(model, {variable: model.states(variable)[index]}, evidence,
-                                   method)
+    if kind == "MAP":
+        return approximate_map(model, free, evidence, method)
+    if not assigned:
+        return approximate_posterior(model, list(free), evidence, method)
+    if not free:
+        return approximate_probability(
+            model, {v: model.states(v)[i] for v, i in assigned.items()}, evidence, method)
+    joint = approximate_posterior(model, [*free, *assigned], evidence, method)
+    cell = (Ellipsis, *assigned.values())  # the assigned axes come last
+    errors = None if joint.standard_error is None else joint.standard_error[cell]
+    return Estimate(free, {v: model.states(v) for v in free}, joint.values[cell], errors,
+                    joint.report)
 
 
-def approximate_mpe(model: Network | MarkovNetwork, evidence, method
-                    ) -> tuple[dict[str, str], float]:
-    """The most probable explanation by max-product loopy belief propagation and a local
-    search (:mod:`bbn.approximate.max_product`), and its estimated probability given the
-    evidence.
+def approximate_map(model: Network | MarkovNetwork, variables: Sequence[str] | str,
+                    evidence, method) -> MapEstimate:
+    """The most probable joint state of ``variables`` given ``evidence``, approximately.
+
+    Samplers: the joint state of highest estimated probability, with its standard error
+    and its margin over the runner-up in standard errors of the difference
+    (:mod:`bbn.approximate.sampled`). Loopy BP: a local search on Bethe estimates of
+    P(m, e) from the beliefs' decoding (:mod:`bbn.approximate.bethe_map`; no standard
+    error, and no guarantee).
+
+    Parameters
+    ----------
+    model : Network or MarkovNetwork
+    variables : str or sequence of str
+        The MAP variables (unobserved).
+    evidence : dict, optional
+        ``{variable: state}``.
+    method : str or method value
+        ``"lw"``, ``"is"``, ``"gibbs"``, ``"lbp"`` or a method value.
+
+    Returns
+    -------
+    MapEstimate
+        ``(assignment, P̂(assignment | e))`` with ``standard_error``, ``runner_up``,
+        ``runner_up_probability``, ``margin`` and ``report``.
+
+    Raises
+    ------
+    QueryError
+        For an unknown variable, state or method, or a MAP variable that is observed.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.load("models/chair.bn")
+    >>> found = approximate_map(net, ["C", "S"], {"A": "T"}, bbn.LikelihoodWeighting())
+    >>> found.assignment, found.separated       # exact: C=T, S=F with 0.837054
+    ({'C': 'T', 'S': 'F'}, True)
+    >>> assignment, p = approximate_map(net, ["C", "S"], {"A": "T"}, "lbp")
+    >>> assignment, round(p, 6)
+    ({'C': 'T', 'S': 'F'}, 0.837054)
+    """
+    variables = [variables] if isinstance(variables, str) else list(variables)
+    if not variables:
+        raise QueryError("MAP needs at least one variable, as in MAP(C, S | A=T); for every "
+                         "variable ask MPE(...)")
+    settings = approximate_method(method)
+    graph, indices, positions = _joint_question(model, variables, evidence)
+
+    def named(states: Sequence[int]) -> dict[str, str]:
+        return {graph.variables[v]: graph.states[v][s] for v, s in zip(positions, states)}
+
+    if isinstance(settings, LoopyBP):
+        found = bethe_map(graph, indices, positions, settings)
+        runner_up = found.runner_up
+        return MapEstimate(named(list(found.states.values())), found.probability, None,
+                           None if runner_up is None else named(list(runner_up.values())),
+                           None if runner_up is None else found.runner_up_probability,
+                           None, found.report)
+    joint = sample_joint(graph, indices, positions, settings)
+    ranked = joint.ranked(2)
+    top, runner_up = ranked[0], (ranked[1] if len(ranked) > 1 else None)
+    return MapEstimate(named(top), float(joint.probabilities[top]),
+                       float(joint.standard_errors[top]),
+                       None if runner_up is None else named(runner_up),
+                       None if runner_up is None else float(joint.probabilities[runner_up]),
+                       joint.margin, joint.report)
+
+
+def approximate_mpe(model: Network | MarkovNetwork, evidence, method) -> MapEstimate:
+    """The most probable explanation, approximately, and its estimated probability given
+    the evidence.
+
+    Loopy BP: max-product messages decoded after every sweep and a local search
+    (:mod:`bbn.approximate.max_product`). Samplers: every sample scored exactly, the best
+    one improved by the same local search (iterated conditional modes).
 
     Parameters
     ----------
     model : Network or MarkovNetwork
     evidence : dict, optional
         ``{variable: state}``.
-    method : "lbp" or LoopyBP
-        The messages' settings (the samplers find no MPE: QueryError).
+    method : str or method value
+        ``"lbp"``, ``"lw"``, ``"is"``, ``"gibbs"`` or a method value.
 
     Returns
     -------
-    tuple
+    MapEstimate
         ``({variable: state} of the unobserved variables, P̂(x̂ | e))``: the probability
-        divides the exact φ(x̂, e) by the Bethe estimate of Z(e), capped at 1.
+        divides the exact φ(x̂, e) by an estimate of Z(e) (the Bethe estimate; the mean
+        weight of likelihood weighting and importance sampling), capped at 1; exact for
+        a Bayesian network without evidence.
 
     Raises
     ------
     QueryError
-        For a method other than loopy belief propagation, or when the search ends on an
-        assignment of probability 0.
+        When the search ends on an assignment of probability 0.
     ImpossibleEvidenceError
         When the evidence zeroes a factor.
 
@@ -223,25 +384,30 @@ def approximate_mpe(model: Network | MarkovNetwork, evidence, method
     >>> assignment, p = approximate_mpe(bbn.load("models/chair.bn"), {"A": "T"}, "lbp")
     >>> assignment, round(p, 6)                       # a polytree: the exact MPE
     ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
+    >>> approximate_mpe(bbn.load("models/chair.bn"), {"A": "T"}, "gibbs")[0]
+    {'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}
     """
     settings = approximate_method(method)
-    if not isinstance(settings, LoopyBP):
-        raise QueryError(f"an approximate MPE is found by max-product loopy belief "
-                         f"propagation (method='lbp'), not by {settings.__class__.__name__}; "
-                         "or use method='exact'")
     graph, indices = graph_and_evidence(model, evidence)
-    found = most_probable(graph, indices, settings)
-    if found.log_score == -math.inf:
-        raise QueryError("max-product belief propagation and the local search ended on an "
-                         "assignment of probability 0 (deterministic factors can trap it); "
-                         "use method='exact'")
+    log_z = None
+    if isinstance(settings, LoopyBP):
+        found = most_probable(graph, indices, settings)
+        states, score, report = found.states, found.log_score, found.report
+    else:
+        joint = sample_joint(graph, indices, (), settings, keep_best=True)
+        states, score, report = joint.best_states, joint.best_log_score, joint.report
+        log_z = joint.log_partition
+    if score == -math.inf:
+        raise QueryError("the search ended on an assignment of probability 0 "
+                         "(deterministic factors can trap it); use method='exact'")
     assignment = {v: graph.states[i][s] for i, (v, s) in
-                  enumerate(zip(graph.variables, found.states.tolist())) if i not in indices}
+                  enumerate(zip(graph.variables, states.tolist())) if i not in indices}
     if graph.is_bayesian and not indices:
         log_z = 0.0  # a Bayesian network's Z is 1
-    else:
-        log_z = settings.run(graph, indices).log_partition
-    return assignment, min(1.0, math.exp(found.log_score - log_z))
+    elif log_z is None:
+        log_z = (settings if isinstance(settings, LoopyBP) else LoopyBP()).run(
+            graph, indices).log_partition
+    return MapEstimate(assignment, min(1.0, math.exp(score - log_z)), report=report)
 
 
 def log_partition_estimate(model: Network | MarkovNetwork, evidence, method) -> float:

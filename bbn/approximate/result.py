@@ -92,3 +92,90 @@ class Marginals:
     standard_errors: dict[str, np.ndarray] | None
     log_partition: float | None
     report: RunReport = field(default_factory=lambda: RunReport(""))
+
+
+class MapEstimate(tuple):
+    """An approximate MAP or MPE: the pair ``(assignment, probability)`` (so
+    ``assignment, p = net.map(..., method="lw")`` reads as the exact answer does), with
+    how sure it is.
+
+    Parameters
+    ----------
+    assignment : dict of str to str
+        The MAP variables' states (MPE: every unobserved variable's).
+    probability : float
+        P̂(assignment | e).
+    standard_error : float, optional
+        The sampling standard error of ``probability`` (None: loopy BP, or an MPE whose
+        probability divides an exact score by an estimated Z(e)).
+    runner_up : dict of str to str, optional
+        The second-best assignment found (None for an MPE, or when there is no other).
+    runner_up_probability : float, optional
+        Its P̂.
+    margin : float, optional
+        (p̂ − p̂_runner-up) / SE of the difference (samplers); below 2 the top two are
+        not clearly ordered.
+    report : RunReport
+        How the method ran.
+
+    Examples
+    --------
+    >>> found = MapEstimate({"C": "T"}, 0.62, 0.01, {"C": "F"}, 0.38, 12.0, RunReport("lw"))
+    >>> assignment, p = found
+    >>> assignment, p, found.separated
+    ({'C': 'T'}, 0.62, True)
+    >>> print("\\n".join(found.text_lines()))
+      standard error 0.010000
+      runner-up C=F: 0.380000 (12.0 standard errors behind)
+    """
+
+    #: A margin below this many standard errors does not order the top two.
+    SEPARATION = 2.0
+
+    def __new__(cls, assignment: dict[str, str], probability: float,
+                standard_error: float | None = None, runner_up: dict[str, str] | None = None,
+                runner_up_probability: float | None = None, margin: float | None = None,
+                report: RunReport | None = None) -> MapEstimate:
+        found = super().__new__(cls, (assignment, probability))
+        found.standard_error, found.runner_up = standard_error, runner_up
+        found.runner_up_probability, found.margin = runner_up_probability, margin
+        found.report = report if report is not None else RunReport("")
+        return found
+
+    @property
+    def assignment(self) -> dict[str, str]:
+        """The assignment found."""
+        return self[0]
+
+    @property
+    def probability(self) -> float:
+        """P̂(assignment | e)."""
+        return self[1]
+
+    @property
+    def separated(self) -> bool | None:
+        """Whether the top assignment leads the runner-up by at least 2 standard errors
+        (None without a margin)."""
+        return None if self.margin is None else bool(self.margin >= self.SEPARATION)
+
+    def text_lines(self, digits: int = 6) -> list[str]:
+        """The lines ``bbn query`` prints under the probability."""
+        lines = []
+        if self.standard_error is not None:
+            lines.append(f"  standard error {self.standard_error:.{digits}f}")
+        if self.runner_up is not None:
+            shown = ", ".join(f"{v}={s}" for v, s in self.runner_up.items())
+            line = f"  runner-up {shown}: {self.runner_up_probability:.{digits}f}"
+            if self.margin is not None:
+                line += (f" ({self.margin:.1f} standard errors behind)" if self.separated
+                         else f" (within {self.SEPARATION:g} standard errors: the top two "
+                         "are not clearly ordered; draw more samples)")
+            lines.append(line)
+        return lines
+
+    def to_json(self) -> dict:
+        """The fields beyond ``assignment`` and ``p`` (``bbn query --json``)."""
+        return {"standard_error": self.standard_error, "runner_up": self.runner_up,
+                "runner_up_p": self.runner_up_probability,
+                "margin": None if self.margin in (None, float("inf")) else self.margin,
+                "method": self.report.method}

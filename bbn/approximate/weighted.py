@@ -52,7 +52,7 @@ BATCH_CODES = 1 << 22
 
 def weighted_sampling(graph: FactorGraph, evidence: Mapping[int, int],
                       proposal: Sequence[np.ndarray], method: str, samples: int,
-                      time_budget: float | None, seed: int) -> Marginals:
+                      time_budget: float | None, seed: int, watch=None) -> Marginals:
     """P(X | e) of every variable from weighted forward samples.
 
     Parameters
@@ -72,6 +72,9 @@ def weighted_sampling(graph: FactorGraph, evidence: Mapping[int, int],
         Seconds; checked between batches.
     seed : int
         Seeds the generator.
+    watch : callable, optional
+        ``watch(codes, log_weights)`` sees every batch (variables × samples, and each
+        sample's log weight): joint questions count from it (:mod:`bbn.approximate.sampled`).
 
     Returns
     -------
@@ -113,6 +116,8 @@ def weighted_sampling(graph: FactorGraph, evidence: Mapping[int, int],
         size = min(batch, samples - drawn)
         log_weight = sampler.draw(codes[:, :size], rng)
         totals.add(codes[:, :size], log_weight)
+        if watch is not None:
+            watch(codes[:, :size], log_weight)
         drawn += size
         if time_budget is not None and time.perf_counter() - start >= time_budget:
             stopped_by = "time" if drawn < samples else stopped_by

@@ -206,17 +206,19 @@ def _read_markov(tokens: _Tokens, name: str) -> Network | MarkovNetwork:
                                found=False)
         tokens.check_size(starts[t], math.prod(cards[v] for v in scope), f"factor {t}")
         scopes.append(scope)
-    factors = []
-    for t, scope in enumerate(scopes):
-        expected = math.prod(cards[v] for v in scope)
-        tokens.integer(f"the number of entries of factor {t}", expected, expected)
-        at = tokens.next
-        values = tokens.numbers(expected, f"factor {t}")
-        negative = np.flatnonzero(values < 0)
-        if negative.size:
-            raise tokens.error(at + int(negative[0]), f"factor {t} has a negative entry "
-                                                      "(factors take numbers ≥ 0)")
-        factors.append(values.reshape([cards[v] for v in scope]))
+    factors = _bulk_factors(tokens, cards, scopes)
+    if factors is None:  # some problem: one factor at a time, to say where it is
+        factors = []
+        for t, scope in enumerate(scopes):
+            expected = math.prod(cards[v] for v in scope)
+            tokens.integer(f"the number of entries of factor {t}", expected, expected)
+            at = tokens.next
+            values = tokens.numbers(expected, f"factor {t}")
+            negative = np.flatnonzero(values < 0)
+            if negative.size:
+                raise tokens.error(at + int(negative[0]), f"factor {t} has a negative entry "
+                                                          "(factors take numbers ≥ 0)")
+            factors.append(values.reshape([cards[v] for v in scope]))
     if tokens.next < len(tokens.tokens):
         raise tokens.error(tokens.next, "expected the end of the file after the last factor")
     net = _as_bayes(name, cards, scopes, factors)
@@ -228,6 +230,31 @@ def _read_markov(tokens: _Tokens, name: str) -> Network | MarkovNetwork:
     for scope, values in zip(scopes, factors):
         markov.add_factor([f"X{v}" for v in scope], values)
     return markov
+
+
+def _bulk_factors(tokens: _Tokens, cards: list[int],
+                  scopes: list[list[int]]) -> list[np.ndarray] | None:
+    """Every factor's table of a file with no problem in them, all numbers converted by
+    one numpy call and checked together (Grids_12: 280 factors, a third of the reading
+    time when done one by one); None on any problem, which the caller then reads one
+    factor at a time to say where it is. Moves ``tokens`` past the last table."""
+    if not scopes:
+        return []
+    sizes = [math.prod(cards[v] for v in scope) for scope in scopes]
+    end = tokens.next + len(sizes) + sum(sizes)
+    if len(tokens.tokens) < end:
+        return None
+    values = floats(tokens.tokens[tokens.next:end])
+    if values is None:
+        return None
+    starts = np.cumsum([0] + [1 + size for size in sizes[:-1]], dtype=np.intp)
+    counts = [tokens.tokens[tokens.next + start] for start in starts.tolist()]
+    if (not np.array_equal(values[starts], sizes) or not all(map(is_integer, counts))
+            or not (np.minimum.reduce(values) >= 0 and np.maximum.reduce(values) < np.inf)):
+        return None  # a count, a negative or a non-finite entry: found where it is
+    tokens.next = end
+    return [values[start + 1:start + 1 + size].reshape([cards[v] for v in scope])
+            for start, size, scope in zip(starts.tolist(), sizes, scopes)]
 
 
 def _as_bayes(name: str, cards: list[int], scopes: list[list[int]],

@@ -32,9 +32,10 @@ messages only (:func:`_solve_lean`). Propagation is in :mod:`bbn.inference.propa
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -64,6 +65,14 @@ if TYPE_CHECKING:
 
 #: Rows of a table that sum to 1 only within this are treated as not summing to 1.
 INEXACT_ROWS = 1e-12
+
+#: A root's table of at most this many entries is checked for being uniform (a constant,
+#: left out of the tree); a larger one is not worth the pass.
+UNIFORM_CHECKED = 64
+
+#: A clique is merged into its parent while their union has at most this many entries
+#: (see _merge_small): about what one clique's Python costs in numpy's work.
+MERGE_UP_TO = 256
 
 #: Placeholder for a table's values until its clique's axis order is known.
 _UNPLACED = np.empty(0)
@@ -270,6 +279,10 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     folded: dict[str, tuple] = {}  # variable → the index that slices its constraints
     for v, family in families.items():
         if observed_set.isdisjoint(family):
+            if len(family) == 1 and _is_uniform(tables[v]):
+                # a constant: beliefs and messages are normalised, so it changes none (a
+                # Markov network's variables: 100 of Grids_12's 280 tables)
+                continue
             fixed, free = (), family
         else:
             fixed = tuple(filter(observed_set.__contains__, family))
@@ -304,9 +317,8 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
         if fits(lean_cost, held=held):
             tree.cost, lean = lean_cost, True
     check_memory(tree.cost, held=held)
-    memo: dict = {}
     for clique in cliques:
-        _lay_out(clique, cliques, card, memo)
+        _lay_out(clique, cliques, card)
     for clique in cliques:
         if clique.parent >= 0:
             _plan_messages(clique, cliques, card)
@@ -339,13 +351,13 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     for v, (_, c) in cheapest.items():
         if v in weights:
             c, table = weights[v]
-            plan = memo_sum(memo, cliques[c].shape,
-                             {i for i, u in enumerate(cliques[c].variables) if u != v})
+            plan = memo_sum(cliques[c].shape,
+                            {i for i, u in enumerate(cliques[c].variables) if u != v})
             cliques[c].weighted.append((v, table, plan))
         else:
             marginals[c].append(v)
     for c, clique in enumerate(cliques):
-        _derive(clique, cliques, marginals[c], card, memo)
+        _derive(clique, cliques, marginals[c])
 
     # Collect on everything no evidence reaches, once: those messages never change.
     clean_order: list[int] = []
@@ -446,7 +458,7 @@ def product(clique: Clique, factors: Sequence[Operand], card: Mapping[str, int],
         return np.ones(clique.size)
     potential = np.empty(clique.size)  # the first factor fills it: no pass to write ones
     for n, (values, axes, spread) in enumerate(operands):
-        spread = spread or _spread(clique, axes, card)
+        spread = spread or _spread(clique, axes)
         if n == 0:
             potential.reshape(spread.target)[...] = spread_operand(values, spread)
         else:
@@ -505,12 +517,15 @@ def tree_cost(total: int, dirty: int, largest: int, width: int) -> Cost:
     return Cost(total, dirty + 2 * largest, largest, width)
 
 
-def junction_order(parents: Mapping[str, tuple[str, ...]],
-                   card: Mapping[str, int]) -> list[str]:
-    """The elimination order of the network without evidence (greedy, or searched when
-    costly: :func:`bbn.inference.ordering.elimination_order`): the order the junction
-    trees start from, offered to elimination plans too."""
-    graph = interaction_graph(parents[v] + (v,) for v in parents)
+def junction_order(parents: Mapping[str, tuple[str, ...]], card: Mapping[str, int],
+                   constraints: Iterable[str] = ()) -> list[str]:
+    """The elimination order of the network without evidence but its ``constraints``,
+    observed in every question (greedy, or searched when costly:
+    :func:`bbn.inference.ordering.elimination_order`): the order the junction trees start
+    from, offered to elimination plans too. A Markov network's factor nodes are left out
+    of the graph: ordering them too would score 180 more vertices on Grids_12 (100
+    variables) and count their tables, which no tree ever holds."""
+    graph = interaction_graph(_hidden((parents[v] + (v,) for v in parents), set(constraints)))
     return elimination_order(graph, card, list(graph), TREE_SEARCH)
 
 
@@ -520,14 +535,64 @@ def _place(values: np.ndarray, axes: tuple[str, ...], fixed: tuple[str, ...], cl
     and how its slices spread over the clique."""
     free = [u for u in clique.variables if u in axes and u not in fixed]
     order = list(map(axes.index, fixed + tuple(free)))
-    return np.ascontiguousarray(values.transpose(order)), _spread(clique, free, card)
+    return np.ascontiguousarray(values.transpose(order)), _spread(clique, free)
+
+
+def _is_uniform(table: np.ndarray) -> bool:
+    """Whether a small table (at most UNIFORM_CHECKED entries) has all entries equal."""
+    if table.size > UNIFORM_CHECKED:
+        return False
+    entries = table.ravel().tolist()
+    return entries.count(entries[0]) == len(entries)
 
 
 def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping[str, int]):
-    """(total clique entries, position, cliques, edges, home) for an elimination order."""
+    """(total clique entries, position, cliques, edges, home) for an elimination order,
+    small cliques merged (:func:`_merge_small`)."""
     position = {v: i for i, v in enumerate(order)}
     members, edges, home = _elimination_tree(adjacency, order, position)
-    return sum(math.prod(card[u] for u in m) for m in members), position, members, edges, home
+    sizes = [math.prod(card[u] for u in m) for m in members]
+    members, edges, home, sizes = _merge_small(members, edges, home, sizes, position, card)
+    return sum(sizes), position, members, edges, home
+
+
+def _merge_small(members: list[tuple[str, ...]], edges: list[tuple[int, int]],
+                 home: dict[str, int], sizes: list[int], position: Mapping[str, int],
+                 card: Mapping[str, int]):
+    """The tree with cliques merged across an edge while their union has at most
+    MERGE_UP_TO entries (``sizes``: each clique's entries): contracting an edge of a
+    junction tree leaves a junction tree, and a clique costs tens of microseconds of
+    Python whatever its size (Promedus_29: 360 cliques of 2 to 32 entries, 77 after)."""
+    if sum(size <= MERGE_UP_TO for size in sizes) < 2:
+        return members, edges, home, sizes
+    sizes = list(sizes)
+    merged_into = list(range(len(members)))  # a merged clique → the clique it joined
+
+    def find(c: int) -> int:
+        while merged_into[c] != c:
+            c = merged_into[c]
+        return c
+
+    unions: dict[int, set[str]] = {}  # the cliques grown so far
+    for c, p in edges:  # about leaves first: cliques are made in elimination order
+        a, b = find(c), find(p)
+        if sizes[a] > MERGE_UP_TO or sizes[b] > MERGE_UP_TO:
+            continue
+        union = set(unions.get(b) or members[b])
+        union.update(unions.get(a) or members[a])
+        size = math.prod(card[u] for u in union)
+        if size <= MERGE_UP_TO:
+            unions[b], sizes[b], merged_into[a] = union, size, b
+            unions.pop(a, None)
+    if not unions:
+        return members, edges, home, sizes
+    kept = [c for c in range(len(members)) if merged_into[c] == c]
+    index = {c: i for i, c in enumerate(kept)}
+    joined = [(index[find(c)], index[find(p)]) for c, p in edges]
+    return ([tuple(sorted(unions[c], key=position.__getitem__)) if c in unions
+             else members[c] for c in kept],
+            [(a, b) for a, b in joined if a != b],
+            {v: index[find(c)] for v, c in home.items()}, [sizes[c] for c in kept])
 
 
 def normalised_tables(tables: Mapping[str, np.ndarray]) -> dict:
@@ -645,8 +710,7 @@ def _preorder(cliques: list[Clique], root: int) -> list[int]:
     return order
 
 
-def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int],
-             memo: dict) -> None:
+def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
     """Order a clique's axes: its own variables, then the separator with its parent,
     each by elimination position (the order they come in); plan the sum that makes the
     message up."""
@@ -659,13 +723,13 @@ def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int],
     clique.shape = tuple(map(card.__getitem__, clique.variables))
     clique.separator_shape = clique.shape[len(own):]
     clique.separator = math.prod(clique.separator_shape)
-    clique.message_sum = memo_sum(memo, clique.shape, set(range(len(own))))
+    clique.message_sum = memo_sum(clique.shape, range(len(own)))
 
 
 def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
     """The parent side of the messages: needs the parent's final axis order."""
     separator = _separator(clique)
-    spread = clique.into_parent = _spread(cliques[clique.parent], separator, card, flat=True)
+    spread = clique.into_parent = _spread(cliques[clique.parent], separator, flat=True)
     # spread.perm puts the separator in the parent's order; the way down undoes it
     if spread.perm is None:
         clique.down_perm, clique.down_shape = None, clique.separator_shape
@@ -674,55 +738,81 @@ def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int
         clique.down_shape = tuple(clique.separator_shape[i] for i in spread.perm)
 
 
-def _derive(clique: Clique, cliques: list[Clique], marginals: list[str],
-            card: Mapping[str, int], memo: dict) -> None:
+def _derive(clique: Clique, cliques: list[Clique], marginals: list[str]) -> None:
     """Plan the sums of a clique's belief: each child's separator and each posterior
     read here, each from the smallest set already summed that holds it (munin1: ten
-    children of an 8·10⁷-entry clique need four passes over it, not ten)."""
-    wanted = {}
-    for k in clique.children:
-        separator = set(_separator(cliques[k]))
-        wanted[k] = tuple(u for u in clique.variables if u in separator)
-    for v in marginals:
-        wanted[v] = (v,)
-    sized = sorted((-math.prod(map(card.__getitem__, t)), -len(t), t)
-                   for t in dict.fromkeys(wanted.values()))
-    index: dict[tuple[str, ...], int] = {}
-    summed: list[tuple[int, int, tuple[str, ...], set[str]]] = []  # size, entry, ...
-    big: list[bool] = []  # each sum's entries ≥ DROP_SUMS_FROM
-    for negative_size, _, target in sized:
-        members = set(target)
-        source, variables = -1, clique.variables
-        best = None
-        for size, entry, names, superset in summed:  # the smallest strict superset
-            if members < superset and (best is None or (size, entry) < best):
-                best, source, variables = (size, entry), entry, names
-        plan = memo_sum(memo, tuple(map(card.__getitem__, variables)),
-                         {j for j, u in enumerate(variables) if u not in members})
-        index[target] = len(clique.belief_sums)
-        summed.append((-negative_size, len(clique.belief_sums), target, members))
-        clique.belief_sums.append((source, plan))
-        big.append(-negative_size >= DROP_SUMS_FROM)
-    for k in clique.children:
-        cliques[k].separator_sum = index[wanted[k]]
-    clique.marginals = [(v, index[(v,)]) for v in marginals]
-    if not any(big):
+    children of an 8·10⁷-entry clique need four passes over it, not ten); planned once
+    per clique shape and layout (:func:`_belief_plan`)."""
+    position = {u: i for i, u in enumerate(clique.variables)}
+    separators = tuple(tuple(sorted(position[u] for u in _separator(cliques[k])))
+                       for k in clique.children)
+    plan = _belief_plan(clique.shape, separators,
+                        tuple((position[v],) for v in marginals))
+    clique.belief_sums = list(plan.sums)
+    for k, entry in zip(clique.children, plan.children):
+        cliques[k].separator_sum = entry
+    clique.marginals = list(zip(marginals, plan.marginals))
+    if plan.done is None:
         return  # every sum is made, then read: the quickest way for small ones
     # Each sum is read as soon as it is made and dropped after its last use, so that a
     # clique's many separator sums are not all alive at once (DBN_12: 19 × 16 MiB).
-    last = list(range(len(clique.belief_sums)))
-    for j, (source, _) in enumerate(clique.belief_sums):
-        if source >= 0:
-            last[source] = j
-    uses = [SumUses([], [], []) for _ in clique.belief_sums]
+    uses = [SumUses([], [], list(done)) for done in plan.done]
     for k in clique.children:
         uses[cliques[k].separator_sum].children.append(k)
     for v, i in clique.marginals:
         uses[i].marginals.append((v, i))
-    for i, j in enumerate(last):
-        if big[i]:  # small sums are left to the end of the clique
-            uses[j].done.append(i)
     clique.sum_uses = [use if any(use) else None for use in uses]
+
+
+class BeliefPlan(NamedTuple):
+    """The sums of a belief (:func:`_belief_plan`): (source, plan) per sum, source −1
+    for the belief itself; the sum giving each child's separator and each marginal; and
+    per sum, the big sums done once it is made (None when every sum is small)."""
+
+    sums: tuple[tuple[int, Sum], ...]
+    children: tuple[int, ...]
+    marginals: tuple[int, ...]
+    done: tuple[tuple[int, ...], ...] | None
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _belief_plan(shape: tuple[int, ...], separators: tuple[tuple[int, ...], ...],
+                 marginals: tuple[tuple[int, ...], ...]) -> BeliefPlan:
+    """:func:`_derive`'s plan for a clique of ``shape`` whose children's separators and
+    marginals are the axes given (sorted positions): the largest target first, each
+    summed from the smallest strict superset already made."""
+    targets = dict.fromkeys(separators + marginals)
+    sized = sorted((-math.prod(shape[i] for i in t), -len(t), t) for t in targets)
+    index: dict[tuple[int, ...], int] = {}
+    summed: list[tuple[int, int, tuple[int, ...], set[int]]] = []  # size, entry, ...
+    sums: list[tuple[int, Sum]] = []
+    big: list[bool] = []  # each sum's entries ≥ DROP_SUMS_FROM
+    for negative_size, _, target in sized:
+        members = set(target)
+        source, axes = -1, tuple(range(len(shape)))
+        best = None
+        for size, entry, names, superset in summed:  # the smallest strict superset
+            if members < superset and (best is None or (size, entry) < best):
+                best, source, axes = (size, entry), entry, names
+        plan = memo_sum(tuple(shape[i] for i in axes),
+                        {j for j, u in enumerate(axes) if u not in members})
+        index[target] = len(sums)
+        summed.append((-negative_size, len(sums), target, members))
+        sums.append((source, plan))
+        big.append(-negative_size >= DROP_SUMS_FROM)
+    done = None
+    if any(big):
+        last = list(range(len(sums)))
+        for j, (source, _) in enumerate(sums):
+            if source >= 0:
+                last[source] = j
+        finished: list[list[int]] = [[] for _ in sums]
+        for i, j in enumerate(last):
+            if big[i]:  # small sums are left to the end of the clique
+                finished[j].append(i)
+        done = tuple(map(tuple, finished))
+    return BeliefPlan(tuple(sums), tuple(index[t] for t in separators),
+                      tuple(index[t] for t in marginals), done)
 
 
 def _separator(clique: Clique) -> tuple[str, ...]:
@@ -730,39 +820,46 @@ def _separator(clique: Clique) -> tuple[str, ...]:
     return clique.variables[len(clique.variables) - len(clique.separator_shape):]
 
 
-def _spread(clique: Clique, operand: Sequence[str], card: Mapping[str, int],
-            flat: bool = False) -> Spread:
+def _spread(clique: Clique, operand: Sequence[str], flat: bool = False) -> Spread:
     """How an array with axes ``operand`` (raveled when ``flat``) broadcasts into
-    ``clique``."""
-    covered = set(operand)
-    in_clique: list[str] = []
-    shape: list[int] = []
+    ``clique``: found once per clique shape and operand positions (:func:`_spread_at`)."""
+    return _spread_at(clique.shape, tuple(map(clique.variables.index, operand)), flat)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _spread_at(shape: tuple[int, ...], positions: tuple[int, ...], flat: bool) -> Spread:
+    """:func:`_spread` for a clique of ``shape`` and an operand whose axes are the clique's
+    axes ``positions``: a tree's cliques share a few shapes and layouts (Promedus_29: 790
+    spreads, of which 40 distinct), so each is planned once."""
+    covered = set(positions)
+    shape_runs: list[int] = []
     target: list[int] = []
     previous = None
-    for u, n in zip(clique.variables, clique.shape):
-        inside = u in covered
-        if inside:
-            in_clique.append(u)
+    for i, n in enumerate(shape):
+        inside = i in covered
         if inside is previous:
             target[-1] *= n
             if inside:
-                shape[-1] *= n
+                shape_runs[-1] *= n
         else:
             target.append(n)
-            shape.append(n if inside else 1)
+            shape_runs.append(n if inside else 1)
             previous = inside
-    perm = tuple(map(operand.index, in_clique))
-    runs_shape, widened = tuple(shape), None
-    if len(target) > 1 and target[-1] < LONG <= clique.size:
+    perm = tuple(sorted(range(len(positions)), key=positions.__getitem__))
+    size = math.prod(shape)
+    runs_shape, widened = tuple(shape_runs), None
+    if len(target) > 1 and target[-1] < LONG <= size:
         tail, runs = 1, 0  # the last runs to make one run of at least LONG entries
         while runs < len(target) and tail < LONG:
             runs += 1
             tail *= target[-runs]
-        copy = math.prod(shape[:len(shape) - runs]) * tail
-        if runs > 1 and copy * 8 <= clique.size:
-            widened = tuple(shape[:len(shape) - runs]) + tuple(target[len(target) - runs:])
-            shape = shape[:len(shape) - runs] + [tail]
+        copy = math.prod(shape_runs[:len(shape_runs) - runs]) * tail
+        if runs > 1 and copy * 8 <= size:
+            widened = (tuple(shape_runs[:len(shape_runs) - runs])
+                       + tuple(target[len(target) - runs:]))
+            shape_runs = shape_runs[:len(shape_runs) - runs] + [tail]
             target = target[:len(target) - runs] + [tail]
-    return Spread(tuple(map(card.__getitem__, operand)),
+    return Spread(tuple(shape[i] for i in positions),
                   None if perm == tuple(range(len(perm))) else perm,
-                  runs_shape, widened, tuple(shape), tuple(target), 1 if flat else len(operand))
+                  runs_shape, widened, tuple(shape_runs), tuple(target),
+                  1 if flat else len(positions))

@@ -286,7 +286,8 @@ class Engine:
             from bbn.inference.clique_tree import junction_order  # ~20 ms import: start-up
 
             parents, cardinality, _ = self._plain_structure()
-            self._junction_order = junction_order(parents, cardinality)
+            self._junction_order = junction_order(parents, cardinality,
+                                                  self.network.constraints)
         return self._junction_order
 
     def evidence_order(self, observed: Sequence[str]) -> list[str]:

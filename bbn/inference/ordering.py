@@ -396,15 +396,14 @@ def _min_fill(graph, cardinality, to_eliminate, bound=None):
         neighbours = graph[v]
         fill = 0
         if len(neighbours) > 1:
-            seen: list[str] = []
+            # each missing pair (a, b) counted from both ends: set differences in C
+            # rather than a Python loop over pairs
             for a in neighbours:
-                graph_a = graph[a]
-                missing = 0
-                for b in seen:
-                    if b not in graph_a:
-                        missing += card(b)
-                fill += missing * card(a)
-                seen.append(a)
+                missing = neighbours - graph[a]
+                if len(missing) > 1:
+                    missing.discard(a)
+                    fill += card(a) * sum(map(card, missing))
+            fill //= 2
         return fill, prod(map(card, neighbours)) * card(v), v
 
     current = {v: score(v) for v in to_eliminate}
