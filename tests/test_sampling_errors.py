@@ -6,7 +6,8 @@ Gibbs (a random polytree, where the chains mix, and alarm from the shared networ
 many barely move). Gibbs's standard errors are honest where the chains cannot move: a
 rare state of probability 0.047 behind a deterministic copy (win95pts's DS_LCLOK, 4.8 SE
 off with 100 chains of 200 sweeps) is within 4 SE in every seed and its z-scores spread
-as a normal's; Gibbs takes more chains only where its chains barely move.
+as a normal's; Gibbs takes more chains only where its chains barely move, and never for
+a joint question (its counts are kept per chain).
 """
 
 from __future__ import annotations
@@ -86,3 +87,16 @@ def test_gibbs_takes_more_chains_only_where_they_barely_move(chair):
     # a budget of 20 sweeps per chain or fewer keeps the chains it was given
     short = Gibbs(samples=2_000, seed=1).run(_stuck_copy(0.047), {})
     assert short.report.samples // short.report.iterations == 100
+
+
+def test_a_joint_question_keeps_its_chains_and_stays_within_4_standard_errors():
+    # joint counts are kept per chain of ``chains``: the run does not add chains there
+    net = bbn.Network()
+    net.add_variable("A", ["0", "1"], table=[0.953, 0.047])
+    net.add_variable("B", ["0", "1"], parents=["A"], table=np.eye(2))
+    net.add_variable("C", ["0", "1"], parents=["B"], table=[[0.95, 0.05], [0.1, 0.9]])
+    joint = net.posterior(["A", "C"], method=Gibbs(samples=20_000, seed=1))
+    assert joint.report.samples // joint.report.iterations == 100
+    exact = np.array([[0.953 * 0.95, 0.953 * 0.05], [0.047 * 0.1, 0.047 * 0.9]])
+    error = np.abs(joint.values - exact)
+    assert np.all(error <= 4 * joint.standard_error)
