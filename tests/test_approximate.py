@@ -256,9 +256,11 @@ def _copy_chain(prior_rare: float, child: np.ndarray) -> FactorGraph:
 def test_gibbs_standard_errors_stay_honest_where_the_chains_cannot_move():
     # no chain starts with A = 1 (P = 0.006, 100 chains, seed 1): every chain averages
     # the same conditional of C, so the chains agree to rounding; they are 100 samples
-    # of A, not 20,000, and the standard error says so (it was 1.3e-16)
+    # of A, not 2,000, and the standard error says so (it was 1.3e-16). (A budget of
+    # 20 sweeps per chain: a larger one would start more chains, test_sampling_errors.)
     graph = _copy_chain(0.006, np.array([[0.95, 0.05], [0.1, 0.9]]))
-    result = Gibbs(samples=20_000, seed=1).run(graph, {})
+    result = Gibbs(samples=2_000, seed=1).run(graph, {})
+    assert result.report.samples // result.report.iterations == 100
     exact = 0.994 * 0.05 + 0.006 * 0.9
     se = result.standard_errors["C"][1]
     assert se >= 0.02  # the floor with 100 samples: √((p(1 − p) + 1/100)/100) = 0.024

@@ -9,7 +9,8 @@ pyAgrum's engine side by side, given the same budget:
 * ``lw``: bbn ``LikelihoodWeighting(samples=N)`` — pyAgrum ``WeightedSampling``;
 * ``is``: bbn ``ImportanceSampling(samples=N)`` (loopy-BP proposal) — pyAgrum
   ``ImportanceSampling``;
-* ``gibbs``: bbn ``Gibbs(samples=N)`` (100 chains, 100 sweeps burn-in) — pyAgrum
+* ``gibbs``: bbn ``Gibbs(samples=N)`` (100 chains, 100 sweeps burn-in; where the
+  chains barely move, N/20 chains of 20) — pyAgrum
   ``GibbsSampling`` (its default burn-in).
 
 pyAgrum's samplers are held to N samples: ``setMaxIter(N)`` with its epsilon stopping rules
