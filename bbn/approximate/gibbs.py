@@ -218,7 +218,7 @@ class Gibbs(SamplerSettings):
                 break
         per_variable = {int(v): total[i, :, :width] for colour, total in zip(classes, sums)
                         for i, (v, width) in enumerate(zip(colour.variables, colour.widths))}
-        return self._marginals(graph, evidence, per_variable, moves, kept, stopped_by,
+        return self.estimates(graph, evidence, per_variable, moves, kept, stopped_by,
                                time.perf_counter() - start, chains)
 
     def _check_memory(self, graph: FactorGraph, per_chain: int, chains: int) -> None:
@@ -262,12 +262,39 @@ class Gibbs(SamplerSettings):
             self._check_memory(graph, per_chain, chains)
         return max(chains, self.chains)
 
-    def _marginals(self, graph: FactorGraph, evidence: Mapping[int, int],
+    def estimates(self, graph: FactorGraph, evidence: Mapping[int, int],
                    sums: dict[int, np.ndarray], moves: np.ndarray, kept: int,
                    stopped_by: str, seconds: float, chains: int | None = None) -> Marginals:
-        """Chain averages → estimates, batch-means standard errors and the report
-        (``moves``: each variable's changes of state over the chains after burn-in;
-        ``chains``: the chains run, ``self.chains`` unless more were started)."""
+        """Chain averages → estimates, batch-means standard errors and the report.
+
+        Also serves any quantity counted per chain like a variable (a joint question's
+        joint codes, :mod:`bbn.approximate.sampled`).
+
+        Parameters
+        ----------
+        graph : FactorGraph
+            The variables (names, cardinalities) the sums are of.
+        evidence : mapping of int to int
+            Observed variables' indices and states: their answers are exact.
+        sums : dict of int to ndarray
+            Per variable, chains × states: each chain's sum over the kept sweeps of the
+            variable's full conditional (or of its indicator).
+        moves : ndarray
+            Each variable's changes of state over the chains after burn-in.
+        kept : int
+            Sweeps kept per chain.
+        stopped_by : str
+            ``"samples"`` or ``"time"``, for the report.
+        seconds : float
+            Time taken, for the report.
+        chains : int, optional
+            The chains run: ``self.chains`` unless more were started.
+
+        Returns
+        -------
+        Marginals
+            Estimates, standard errors and the run's report.
+        """
         chains = self.chains if chains is None else chains
         probabilities, errors, equivalents = {}, {}, []
         for v, name in enumerate(graph.variables):

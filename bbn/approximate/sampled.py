@@ -48,7 +48,7 @@ from bbn.approximate.factor_graph import FactorGraph
 from bbn.approximate.gibbs import Gibbs
 from bbn.approximate.max_product import LocalSearch
 from bbn.approximate.result import RunReport
-from bbn.approximate.weighted import _WeightedTotals
+from bbn.approximate.weighted import WeightedTotals
 from bbn.codes import mixed_radix
 from bbn.memory import check_allocation
 
@@ -175,7 +175,7 @@ class _WeightedCounts:
     :mod:`bbn.approximate.weighted` over the joint codes."""
 
     def __init__(self, size: int) -> None:
-        self.totals = _WeightedTotals(np.array([size]), {})
+        self.totals = WeightedTotals(np.array([size]), {})
 
     def add(self, joint: np.ndarray, log_weight: np.ndarray) -> None:
         self.totals.add(joint[None, :], log_weight)
@@ -217,7 +217,7 @@ class _ChainCounts:
         per_chain = self.counts.reshape(self.chains, self.size)
         states = tuple(str(k) for k in range(self.size))
         joint = FactorGraph((_JOINT,), (states,), (), ())
-        result = settings._marginals(joint, {}, {0: per_chain}, np.array([self.moves]),
+        result = settings.estimates(joint, {}, {0: per_chain}, np.array([self.moves]),
                                      self.kept, report.stopped_by, report.seconds)
         p, se = result.probabilities[_JOINT], result.standard_errors[_JOINT]
         first, second = _top_two(p)

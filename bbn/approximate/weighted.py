@@ -109,7 +109,7 @@ def weighted_sampling(graph: FactorGraph, evidence: Mapping[int, int],
     check_allocation(batch * (n_variables // 2 + 6), f"a batch of {batch} samples of "
                      f"{n_variables} variables")
     rng = np.random.default_rng(seed)
-    totals = _WeightedTotals(graph.cardinality, evidence)
+    totals = WeightedTotals(graph.cardinality, evidence)
     drawn, stopped_by = 0, "samples"
     codes = np.zeros((n_variables, batch), dtype=np.int32)
     while drawn < samples:
@@ -200,9 +200,19 @@ class ForwardSampler:
         return log_weight
 
 
-class _WeightedTotals:
+class WeightedTotals:
     """Running sums Σw, Σw², Σw·[x_v = x], Σw²·[x_v = x], with the weights divided by
-    exp(scale) (the largest log weight so far)."""
+    exp(scale) (the largest log weight so far); the weighted samplers' estimates and
+    standard errors come from them (also for a joint counted as one variable).
+
+    Examples
+    --------
+    >>> totals = WeightedTotals(np.array([2]), {})
+    >>> totals.add(np.array([[0, 1, 1]]), np.log(np.array([1.0, 1.0, 2.0])))
+    >>> probabilities, errors = totals.estimates(("X",))
+    >>> probabilities["X"].tolist()
+    [0.25, 0.75]
+    """
 
     def __init__(self, cardinality: np.ndarray, evidence: Mapping[int, int]) -> None:
         self.cardinality, self.evidence = cardinality, evidence
