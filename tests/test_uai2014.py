@@ -20,8 +20,8 @@ from bbn.cli import main
 from bbn.competition import TaskAnswer, answer_task, read_evidence, read_result, result_text
 from bbn.formats import read_text
 
-# every instance of the shared set (49 of each task)
-MAR = [
+# every instance of the shared set: the same 49 names in MAR/ and in PR/
+INSTANCES = [
     "Alchemy_11", "CSP_11", "CSP_12", "CSP_13", "DBN_11", "DBN_12", "DBN_13", "DBN_14",
     "DBN_15", "DBN_16", "Grids_11", "Grids_12", "Grids_13", "Grids_14", "Grids_15",
     "Grids_16", "Grids_17", "Grids_18", "Pedigree_11", "Pedigree_12", "Pedigree_13",
@@ -32,17 +32,7 @@ MAR = [
     "Promedus_31", "Promedus_32", "Promedus_33", "Promedus_34", "Promedus_35",
     "Promedus_36", "Promedus_37", "Promedus_38",
 ]
-PR = [
-    "Alchemy_11", "CSP_11", "CSP_12", "CSP_13", "DBN_11", "DBN_12", "DBN_13", "DBN_14",
-    "DBN_15", "DBN_16", "Grids_11", "Grids_12", "Grids_13", "Grids_14", "Grids_15",
-    "Grids_16", "Grids_17", "Grids_18", "Pedigree_11", "Pedigree_12", "Pedigree_13",
-    "Promedus_11", "Promedus_12", "Promedus_13", "Promedus_14", "Promedus_15",
-    "Promedus_16", "Promedus_17", "Promedus_18", "Promedus_19", "Promedus_20",
-    "Promedus_21", "Promedus_22", "Promedus_23", "Promedus_24", "Promedus_25",
-    "Promedus_26", "Promedus_27", "Promedus_28", "Promedus_29", "Promedus_30",
-    "Promedus_31", "Promedus_32", "Promedus_33", "Promedus_34", "Promedus_35",
-    "Promedus_36", "Promedus_37", "Promedus_38",
-]
+MAR = PR = INSTANCES
 
 
 def instance(shared, task: str, name: str):
