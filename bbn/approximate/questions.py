@@ -162,9 +162,9 @@ def approximate_posterior(model: Network | MarkovNetwork, variables: Sequence[st
                           evidence, method) -> Estimate:
     """P(X | e) of one variable, or the joint of several (:func:`approximate_joint`)."""
     variables = [variables] if isinstance(variables, str) else list(variables)
-    check_variables(model.compiled(), variables)
-    if len(variables) != 1:
+    if len(variables) != 1:  # checked there, once
         return approximate_joint(model, variables, evidence, method)
+    check_variables(model.compiled(), variables)
     return estimates(model, evidence, method)[variables[0]]
 
 
