@@ -1,11 +1,11 @@
 """The batched work of structure learning equals its one-at-a-time definition: many
 independence tests in one call (bbn.structure.independence.independence_tests) equal
 independence_test; MMPC's targets searched side by side, a round of tests at a time,
-equal the sequential search; ties between equally associated candidates go to the first
-variable; the first families of a hill climb, scored in one pass (FamilyScores.prefetch),
-equal the families scored one by one; n ln n read from a table equals xlogy; families
-of several children scored in one pass equal one child at a time; PC's pairs searched
-side by side equal PC one test at a time."""
+equal the sequential search, each distinct test counted once; ties between equally
+associated candidates go to the first variable; the first families of a hill climb,
+scored in one pass (FamilyScores.prefetch), equal the families scored one by one; n ln n
+read from a table equals xlogy; families of several children scored in one pass equal
+one child at a time; PC's pairs searched side by side equal PC one test at a time."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import pytest
 
 import bbn
 from bbn.structure import family_scores, independence, pc
+from bbn.structure import mmpc as mmpc_module
 from bbn.structure.dataset import CodedData, read_coded
 from bbn.structure.family_scores import FamilyScores
 from bbn.structure.independence import Request, independence_test, independence_tests
@@ -58,6 +59,19 @@ def test_a_test_past_the_memory_limit_is_left_untested_in_a_batch(memory_limit):
     memory_limit(30 * 30 * 8)             # X with Y fits; X with Y given Z (30³) does not
     found = independence_tests(data, [Request(0, np.array([1])), Request(0, np.array([1]), (2,))])
     assert not math.isnan(found.p_value[0]) and math.isnan(found.p_value[1])
+
+
+def test_codes_are_counted_in_int32_unless_the_limit_needs_int64(chair_file, memory_limit):
+    data = chair_data(chair_file, 500)
+    narrow = independence.counting_codes(data)          # 1 GiB: 2²⁷ entries fit int32
+    assert narrow.dtype == np.int32
+    requests = [Request(0, np.array([1, 2])), Request(4, np.array([0, 2]), (1, 3))]
+    expected = independence_tests(data, requests, codes=narrow)
+    memory_limit(32 * 2 ** 30)                           # 2³² entries: indices need int64
+    assert independence.counting_codes(data).dtype == np.int64
+    found = independence_tests(data, requests, codes=narrow)   # converted again, not wrapped
+    assert found.statistic.tolist() == expected.statistic.tolist()
+    assert found.dof.tolist() == expected.dof.tolist()
 
 
 def sequential_mmpc(data, alpha: float = 0.05, max_condition: int = 3) -> np.ndarray:
@@ -105,6 +119,23 @@ def test_the_side_by_side_search_equals_the_sequential_mmpc(shared):
     assert (skeleton == expected).all()
     assert 30 <= int(skeleton.sum()) // 2 <= 80       # alarm has 46 arcs: a real skeleton
     assert tests >= 37 * 36 // 2                      # at least every marginal test
+
+
+def test_a_test_asked_from_both_ends_or_again_is_counted_once(shared, monkeypatch):
+    rows = bbn.sample(bbn.load(shared / "networks" / "alarm.bif.gz"), 1000, seed=11)
+    data = read_coded(rows)
+    counted = []
+
+    def spy(data, requests, test="g2", codes=None):
+        counted.extend((frozenset((int(x), r.target)), frozenset(r.given))
+                       for r in requests for x in r.candidates.tolist())
+        return independence_tests(data, requests, test, codes)
+
+    monkeypatch.setattr(mmpc_module, "independence_tests", spy)
+    skeleton, tests = mmpc(data, alpha=0.05, test="g2")
+    assert tests == len(counted) == len(set(counted))   # X ⫫ T | S is T ⫫ X | S: once
+    assert (skeleton == sequential_mmpc(data)).all()     # the same skeleton all the same
+    assert tests > 37 * 36 // 2                          # conditional tests were asked
 
 
 def test_equally_associated_candidates_go_to_the_first_variable():

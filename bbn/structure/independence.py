@@ -155,7 +155,7 @@ def independence_tests(data: CodedData, requests: Sequence[Request], test: str =
     test : {"g2", "chi2"}, default "g2"
         The statistic (not checked here: the callers validate it once).
     codes : numpy.ndarray, optional
-        ``data.codes`` as int64 (to convert once for many calls).
+        ``counting_codes(data)`` (to convert once for many calls).
 
     Returns
     -------
@@ -172,7 +172,9 @@ def independence_tests(data: CodedData, requests: Sequence[Request], test: str =
     >>> found.dof.tolist(), (found.p_value < 1e-6).tolist()   # X ⫫ Y, Z ⫫ Y; not given Z
     ([1, 1, 2], [False, False, True])
     """
-    codes = np.asarray(data.codes, dtype=np.int64, order="F") if codes is None else codes
+    limit = get_memory_limit() // ENTRY_BYTES
+    if codes is None or limit >= np.iinfo(codes.dtype).max:   # the limit was raised since
+        codes = counting_codes(data)
     cards = np.array(data.cardinality, dtype=np.int64)
     lengths = np.array([len(r.candidates) for r in requests], dtype=np.int64)
     total = int(lengths.sum())
@@ -185,7 +187,6 @@ def independence_tests(data: CodedData, requests: Sequence[Request], test: str =
     # S padded to one width with the target itself at stride 0 (adds nothing to z); the
     # strides and q as Python ints, capped past the limit (a larger product may overflow
     # int64; such a test is not run)
-    limit = get_memory_limit() // ENTRY_BYTES
     cardinality = data.cardinality
     width = max(len(r.given) for r in requests)
     given_rows, stride_rows, q_list = [], [], []
@@ -223,6 +224,24 @@ def independence_tests(data: CodedData, requests: Sequence[Request], test: str =
     return TestResult(statistic, dof, p_value)
 
 
+def counting_codes(data: CodedData) -> np.ndarray:
+    """The data's codes as :func:`independence_tests` counts them: a column per variable
+    (Fortran order), int32 while every index into a batch's tables fits (a batch holds at
+    most the memory limit's entries: 1 GiB is 2²⁷ of them), else int64.
+
+    int32 halves the memory every counting pass reads and writes: MMPC on 1,000 rows of
+    child took 21.4 → 17.9 ms so (CPU, medians of 21 runs taking turns).
+
+    Examples
+    --------
+    >>> data = CodedData(("X", "Y"), (("0", "1"),) * 2, np.array([[0, 1], [1, 1]]))
+    >>> counting_codes(data).dtype
+    dtype('int32')
+    """
+    fits = get_memory_limit() // ENTRY_BYTES < np.iinfo(np.int32).max
+    return np.asarray(data.codes, dtype=np.int32 if fits else np.int64, order="F")
+
+
 class _Layout:
     """The tables of a batch of tests end to end: q_i configurations z, r_t, r_x."""
 
@@ -256,15 +275,15 @@ def _count(codes: np.ndarray, drop: bool, layout: _Layout, x: np.ndarray,
     by_variable = codes.T                 # a row per variable: whole columns gathered fast
     base = by_variable[target[requests]]                   # (requests, rows): z · r_t + t
     for k in range(given.shape[1]):
-        base += by_variable[given[requests, k]] * stride[requests, k][:, None]
+        base += by_variable[given[requests, k]] * stride[requests, k][:, None].astype(base.dtype)
     if base.shape[1] >= _COLUMN_ROWS:
         return _count_by_column(codes, drop, layout, x, local, base.T,
                                 target[requests], given[requests])
     xs = by_variable[x]
     cell = base if len(local) == len(base) else base[local]   # one test per request: as is
-    cell *= layout.rx[:, None]
+    cell *= layout.rx[:, None].astype(cell.dtype)      # in the codes' dtype: no int64 copy
     cell += xs
-    cell += layout.starts[:, None]
+    cell += layout.starts[:, None].astype(cell.dtype)
     total = int(layout.size.sum())
     if drop:                                               # a missing value: the last bin
         missing = by_variable[target[requests]] < 0
@@ -311,22 +330,27 @@ def _flat_statistics(counts: np.ndarray, layout: _Layout, test: str,
     whole = counts[seen]
     n = whole.astype(float)
     test_of = np.searchsorted(layout.starts, seen, side="right") - 1
-    local = seen - layout.starts[test_of]
     rx_seen = rx[test_of]
-    zt = local // rx_seen                                   # z · r_t + t
+    zt, x = np.divmod(seen - layout.starts[test_of], rx_seen)      # z · r_t + t, and x
     z = zt // rt[test_of]
-    z_key = segment_starts(q)[test_of] + z                         # non-decreasing, as zt_key
+    z_key = segment_starts(q)[test_of] + z                  # non-decreasing, as zt_key
     zt_key = segment_starts(q * rt)[test_of] + zt
-    z_first = np.flatnonzero(_changes(z_key))
+    z_change = _changes(z_key)
+    z_first = np.flatnonzero(z_change)
     zt_first = np.flatnonzero(_changes(zt_key))
     by_z = np.add.reduceat(n, z_first)                      # N_z of each z seen
     by_zt = np.add.reduceat(n, zt_first)                    # N_tz of each (z, t) seen
-    zx_key = segment_starts(q * rx)[test_of] + z * rx_seen + (local - zt * rx_seen)
-    zx_all = np.bincount(zx_key, n, int((q * rx).sum()))
+    zx_starts = segment_starts(q * rx)
+    zx_key = zx_starts[test_of] + z * rx_seen + x
+    zx_all = np.bincount(zx_key, n, int(zx_starts[-1] + q[-1] * rx[-1]))
     zx_seen = np.flatnonzero(zx_all)
     by_zx = zx_all[zx_seen]                                  # N_xz of each (z, x) seen
-    zx_test = np.searchsorted(segment_starts(q * rx), zx_seen, side="right") - 1
-    zx_z = segment_starts(q)[zx_test] + (zx_seen - segment_starts(q * rx)[zx_test]) // rx[zx_test]
+    # the z and the test of each (z, x) seen, scattered from its cells (all agree)
+    of_zx = np.empty(len(zx_all), dtype=np.int64)
+    of_zx[zx_key] = z_key
+    zx_z = of_zx[zx_seen]
+    of_zx[zx_key] = test_of
+    zx_test = of_zx[zx_seen]
     if test == "g2":
         statistic = 2.0 * (np.bincount(test_of, xlogx(whole), n_tests)
                            + np.bincount(test_of[z_first], xlogx(by_z), n_tests)
@@ -340,7 +364,8 @@ def _flat_statistics(counts: np.ndarray, layout: _Layout, test: str,
         statistic = (np.bincount(test_of, n * n / expected, n_tests)
                      - np.bincount(test_of, n, n_tests))
     # the states of T and of X seen with each z: (r_z − 1)(c_z − 1) summed over z
-    t_states = np.diff(np.searchsorted(zt_first, z_first), append=len(zt_first))
+    # (a z run begins a (z, t) run: count the (z, t) runs between two z runs' beginnings)
+    t_states = np.diff(np.flatnonzero(z_change[zt_first]), append=len(zt_first))
     x_states = np.bincount(zx_z, minlength=int(q.sum()))[z_key[z_first]]
     dof = np.bincount(test_of[z_first], (t_states - 1) * (x_states - 1), n_tests)
     return statistic, np.rint(dof).astype(np.int64)

@@ -16,10 +16,12 @@ hailfinder, 1,000 and 10,000 rows, "or" gave the hybrid an equivalence-class SHD
 than "and" by 3, 21 and 26 in 3 cells, equal in 4 and higher by 6 in one; see
 docs/structure.md).
 
-The tests of one target and one conditioning set run together: the candidates X of one
-cardinality are counted by one ``np.bincount`` into a (candidates, z, t, x) array, and
-G², degrees of freedom and p-values follow for all of them at once (equal to
-:func:`~bbn.structure.independence.independence_test`, one test each).
+The targets are searched side by side, a round at a time: the tests every target asks
+for next are counted by one ``np.bincount`` into tables laid end to end, and G², degrees
+of freedom and p-values follow for all of them at once (equal to
+:func:`~bbn.structure.independence.independence_test`, one test each). A test is run
+once: X ⫫ T | S asked again, from T's search and from X's, or in a later round, is
+answered from the associations already found.
 
 >>> import numpy as np
 >>> from bbn.structure.dataset import CodedData
@@ -36,12 +38,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 
 import numpy as np
 
 from bbn.structure.dataset import CodedData
-from bbn.structure.independence import Request, independence_tests
+from bbn.structure.independence import Request, counting_codes, independence_tests
 
 
 def batch_tests(data: CodedData, target: int, candidates: Sequence[int], given: Sequence[int],
@@ -62,7 +64,7 @@ def batch_tests(data: CodedData, target: int, candidates: Sequence[int], given: 
         S, the conditioning set.
     test : {"g2", "chi2"}, default "g2"
     codes : numpy.ndarray, optional
-        ``data.codes`` as int64 (to convert once for many calls).
+        ``counting_codes(data)`` (to convert once for many calls).
 
     Returns
     -------
@@ -139,7 +141,7 @@ def mmpc(data: CodedData, alpha: float = 0.05, test: str = "g2", max_condition: 
     ([[0, 1, 0], [1, 0, 0], [0, 0, 0]], 3)
     """
     n = len(data.variables)
-    codes = np.asarray(data.codes, dtype=np.int64, order="F")
+    codes = counting_codes(data)
     possible = ~np.eye(n, dtype=bool) if possible is None else possible & ~np.eye(n, dtype=bool)
     # the marginal tests once for every pair (X ⫫ T is T ⫫ X), all in one batch
     upper = np.triu(possible, 1)
@@ -167,17 +169,54 @@ def mmpc(data: CodedData, alpha: float = 0.05, test: str = "g2", max_condition: 
 
     for t in range(n):
         advance(t, None)
+    known: dict[_TestKey, float] = {}
     while asked:
         round_ = list(asked.items())
         requests = [request for _, batch in round_ for request in batch]
-        association = _association(*independence_tests(data, requests, test, codes))
-        tests += len(association)
-        ends = list(itertools.accumulate(len(r.candidates) for r in requests))
-        answers = iter([association[end - len(r.candidates):end]
-                        for r, end in zip(requests, ends)])
+        answers, run = _answer(data, requests, test, codes, known)
+        tests += run
         for t, batch in round_:
             advance(t, [next(answers) for _ in batch])
     return chosen | chosen.T, tests
+
+
+#: A test X ⫫ T | S by what decides its outcome: the pair, smaller position first, and S
+#: sorted (X ⫫ T | S is T ⫫ X | S, whatever order S is listed in).
+_TestKey = tuple[int, int, tuple[int, ...]]
+
+
+def _answer(data: CodedData, requests: Sequence[Request], test: str, codes: np.ndarray,
+            known: dict[_TestKey, float]) -> tuple[Iterator[np.ndarray], int]:
+    """The associations of the requests' tests, each distinct test run once.
+
+    Targets searched side by side ask for the same test from both ends (X ⫫ T | S from
+    T's search, T ⫫ X | S from X's), and a target asks again in a later round: those are
+    answered from ``known``, the associations found so far, which this call extends.
+    Child, 1,000 rows: 875 distinct tests of the 1,049 asked; alarm 1,971 of 2,296.
+
+    Returns an iterator over one array of associations per request, in order, and the
+    number of tests run.
+    """
+    keys = []
+    for r in requests:
+        given = tuple(sorted(r.given))
+        keys.append([(x, r.target, given) if x < r.target else (r.target, x, given)
+                     for x in r.candidates.tolist()])
+    to_run: dict[_TestKey, None] = {}     # the distinct new tests, in the order they run
+    fresh = []
+    for r, request_keys in zip(requests, keys):
+        new = []
+        for x, key in zip(r.candidates.tolist(), request_keys):
+            if key not in known and key not in to_run:
+                to_run[key] = None
+                new.append(x)
+        if new:
+            fresh.append(Request(r.target, np.array(new, dtype=np.int64), r.given))
+    if fresh:
+        found = _association(*independence_tests(data, fresh, test, codes))
+        known.update(zip(to_run, found.tolist()))
+    answers = (np.array([known[key] for key in request_keys]) for request_keys in keys)
+    return answers, len(to_run)
 
 
 def _parents_and_children(t: int, possible: np.ndarray, marginal: np.ndarray,

@@ -42,7 +42,7 @@ import numpy as np
 from bbn.errors import ModelError
 from bbn.structure.dataset import CodedData
 from bbn.structure.equivalence import PDAG, extension, meek, orient
-from bbn.structure.independence import Request, independence_tests
+from bbn.structure.independence import Request, counting_codes, independence_tests
 from bbn.structure.knowledge import Knowledge, arc_text
 from bbn.structure.method import Settings, Structure
 
@@ -153,7 +153,7 @@ class _Tests:
 
     def __init__(self, data: CodedData, test: str) -> None:
         self.data, self.test = data, test
-        self.codes = np.asarray(data.codes, dtype=np.int64, order="F")   # converted once
+        self.codes = counting_codes(data)                    # converted once
         self.run = self.shared = self.too_large = 0
 
     def p_values(self, asked: Sequence[tuple[int, int, tuple[int, ...]]]
