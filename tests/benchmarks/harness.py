@@ -40,6 +40,10 @@ class Timing:
     best: float
     worst: float
     note: str = ""  # e.g. "extrapolated from 200 rows"
+    # median CPU seconds of this process (all its threads; not child processes such as
+    # joblib's workers) over the same runs, where measure_side_by_side timed the cell: on
+    # a shared machine wall times carry the other processes' load, CPU times less so
+    cpu_median: float | None = None
 
 
 @dataclass
@@ -112,6 +116,7 @@ def measure_side_by_side(settings: Settings, runs: dict[str, Callable],
     """
     setups = setups or {}
     times: dict[str, list[float]] = {cell: [] for cell in runs}
+    cpu_times: dict[str, list[float]] = {cell: [] for cell in runs}
     spent = dict.fromkeys(runs, 0.0)
     result: dict[str, Timing | NA] = {}
     rounds = 0
@@ -122,25 +127,29 @@ def measure_side_by_side(settings: Settings, runs: dict[str, Callable],
             outcome = _one_run(settings, runs[cell], setups.get(cell))
             spent[cell] += time.perf_counter() - t0
             if isinstance(outcome, NA):
-                result[cell] = outcome if not times[cell] else _timing(times[cell], per)
+                result[cell] = (outcome if not times[cell] else
+                                _timing(times[cell], per, cpu_times[cell]))
                 continue
-            times[cell].append(outcome)
+            times[cell].append(outcome[0])
+            cpu_times[cell].append(outcome[1])
             n = len(times[cell])
             if (n >= settings.max_reps or spent[cell] >= 5 * settings.budget
                     or (n >= settings.min_reps and spent[cell] >= settings.budget)):
-                result[cell] = _timing(times[cell], per)
+                result[cell] = _timing(times[cell], per, cpu_times[cell])
         rounds += 1
     return {cell: result[cell] for cell in runs}
 
 
-def _one_run(settings: Settings, run: Callable, setup: Callable | None) -> float | NA:
-    """Seconds of one ``run()`` (``run(setup())``, setup untimed), or NA on failure."""
+def _one_run(settings: Settings, run: Callable,
+             setup: Callable | None) -> tuple[float, float] | NA:
+    """Wall and CPU seconds of one ``run()`` (``run(setup())``, setup untimed), or NA on
+    failure."""
     try:
         argument = setup() if setup is not None else None
         with deadline(settings.deadline):
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), time.process_time()
             run(argument) if setup is not None else run()
-            return time.perf_counter() - t0
+            return time.perf_counter() - t0, time.process_time() - cpu0
     except Deadline as error:
         return NA(f"stopped: one run took {error}")
     except MemoryError:
@@ -149,9 +158,11 @@ def _one_run(settings: Settings, run: Callable, setup: Callable | None) -> float
         return NA(describe(error))
 
 
-def _timing(times: list[float], per: int) -> Timing:
+def _timing(times: list[float], per: int, cpu_times: list[float] | None = None) -> Timing:
     times = [t / per for t in times]
-    return Timing(statistics.median(times), len(times), min(times), max(times))
+    cpu = statistics.median(cpu_times) / per if cpu_times else None
+    return Timing(statistics.median(times), len(times), min(times), max(times),
+                  cpu_median=cpu)
 
 
 def attempt(make: Callable, what: str = ""):
