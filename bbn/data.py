@@ -146,13 +146,16 @@ def refuse_duplicates(names: Sequence[str], source: str) -> None:
 
     >>> refuse_duplicates(["A", "B"], "data")
     """
-    index = pd.Index(names)
-    if index.has_duplicates:
-        name = index[index.duplicated()][0]
-        positions = [j + 1 for j, n in enumerate(names) if n == name]
-        raise DataError(f"{source}: two columns are named {name!r} (columns "
-                        f"{' and '.join(map(str, positions[:2]))}): every column needs its "
-                        "own name")
+    # A set, not pandas.Index(names).has_duplicates: 1 µs instead of 90 µs for child's 20
+    # names (pandas 3 builds an Arrow-backed index of strings).
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            positions = [j + 1 for j, n in enumerate(names) if n == name]
+            raise DataError(f"{source}: two columns are named {name!r} (columns "
+                            f"{' and '.join(map(str, positions[:2]))}): every column needs "
+                            "its own name")
+        seen.add(name)
 
 
 def _renamed(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
@@ -330,9 +333,10 @@ def _cell_identities(column: np.ndarray) -> np.ndarray | None:
         identities = np.frombuffer(column, dtype=np.uintp)
     except (TypeError, ValueError, BufferError):
         return None
-    # The layout is the buffer protocol's, the meaning CPython's; check it on 16 cells
-    # spread over the column (a few µs) and match by text if a future version differs.
-    spread = np.linspace(0, len(column) - 1, num=min(16, len(column)), dtype=np.intp)
+    # The layout is the buffer protocol's, the meaning CPython's; check it on 16 or so
+    # cells spread over the column (a few µs) and match by text if a future version
+    # differs. A slice, not np.linspace: 8 µs less per column.
+    spread = slice(None, None, max(1, len(column) // 16))
     if identities[spread].tolist() != [id(cell) for cell in column[spread]]:
         return None
     return identities
