@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from graphlib import CycleError, TopologicalSorter
 
 import networkx as nx
 import numpy as np
@@ -238,28 +239,14 @@ def _tiers(tiers: Sequence[Sequence[str]], position: dict) -> tuple[int, ...]:
 
 def _cycle(arcs: frozenset[tuple[int, int]]) -> list[tuple[int, int]]:
     """The arcs of one directed cycle among ``arcs``, or []."""
-    # Acyclic is the usual case, and Kahn's algorithm tells in 15 µs where networkx's
-    # find_cycle took 0.2 ms (child's 21 arcs); networkx only names a cycle found.
-    if _acyclic(arcs):
-        return []
-    return [tuple(arc) for arc in nx.find_cycle(nx.DiGraph(sorted(arcs)))]
-
-
-def _acyclic(arcs: Iterable[tuple[int, int]]) -> bool:
-    """Whether ``arcs`` form no directed cycle: Kahn's algorithm removes, one by one, the
-    variables that no remaining arc points to; a cycle leaves some behind."""
-    children: dict[int, list[int]] = {}
-    parents_left: dict[int, int] = {}
+    # Acyclic is the usual case: the standard library's topological sort tells in ~20 µs
+    # where networkx's find_cycle took 0.2 ms (child's 21 arcs); networkx only names a
+    # cycle found, in the order the messages have always given.
+    parents: dict[int, set[int]] = {}
     for p, c in arcs:
-        children.setdefault(p, []).append(c)
-        parents_left[c] = parents_left.get(c, 0) + 1
-    free = [v for v in children if v not in parents_left]
-    removed = 0
-    while free:
-        v = free.pop()
-        removed += 1
-        for c in children.get(v, ()):
-            parents_left[c] -= 1
-            if not parents_left[c]:
-                free.append(c)
-    return removed == len(children.keys() | parents_left.keys())
+        parents.setdefault(c, set()).add(p)
+    try:
+        TopologicalSorter(parents).prepare()
+    except CycleError:
+        return [tuple(arc) for arc in nx.find_cycle(nx.DiGraph(sorted(arcs)))]
+    return []
