@@ -100,6 +100,7 @@ class FamilyScores:
         # int64 once: codes times strides must not overflow a narrow dtype
         self.codes = np.asfortranarray(data.codes, dtype=np.int64)
         self.cardinality = np.array(data.cardinality, dtype=np.int64)
+        self._cards = self.cardinality.tolist()       # Python ints: no numpy scalar per read
         self.drop = data.missing == "drop"
         # every variable's states numbered after the previous variables' (x + offset):
         # with complete data, one addition over all columns codes every candidate's
@@ -213,22 +214,32 @@ class FamilyScores:
         """The scores of the families ``parents`` ± p for every p in ``others``: with p
         added when p is no parent, without p when it is.
 
+        Every family is looked up in the cache in one pass over Python lists, and only
+        the unknown ones are counted: a climb asks for a hundred columns of about twenty
+        families, half of them all known (a known column: 40 → 9 µs on child).
+
         Returns
         -------
         numpy.ndarray
             One float per entry of ``others`` (−∞ for a family over the memory limit).
         """
         current = tuple(sorted(parents))
-        present = set(current)
-        result = np.empty(len(others))
-        dropped = [i for i, p in enumerate(others) if p in present]
-        if dropped:
-            result[dropped] = self.scores(child, [tuple(q for q in current if q != others[i])
-                                                  for i in dropped])
-        added = [i for i, p in enumerate(others) if p not in present]
-        if added:
-            result[added] = self._additions(child, current, [others[i] for i in added])
-        return result
+        families = [tuple(q for q in current if q != p) if p in current
+                    else tuple(sorted((*current, p))) for p in others]
+        values = [self.cache.get((child, family)) for family in families]
+        unknown = [i for i, value in enumerate(values) if value is None]
+        self.hits += len(values) - len(unknown)
+        if unknown:
+            dropped = [i for i in unknown if others[i] in current]
+            if dropped:
+                for i, value in zip(dropped, self.scores(child, [families[i] for i in dropped])):
+                    values[i] = value
+            added = [i for i in unknown if others[i] not in current]
+            if added:
+                new = self._additions(child, current, [others[i] for i in added])
+                for i, value in zip(added, new):
+                    values[i] = value
+        return np.array(values)
 
     def gains(self, child: int, parents: Sequence[int], others: Sequence[int]) -> np.ndarray:
         """The score change of toggling each p of ``others`` in the child's ``parents``
@@ -300,10 +311,10 @@ class FamilyScores:
 
     def r(self, variable: int) -> int:
         """|X|, the states of a variable."""
-        return int(self.cardinality[variable])
+        return self._cards[variable]
 
     def _size(self, child: int, parents: Sequence[int]) -> int:
-        return self.r(child) * math.prod(int(self.cardinality[p]) for p in parents)
+        return self._cards[child] * math.prod(self._cards[p] for p in parents)
 
     def _codes(self, family: Sequence[int]) -> np.ndarray:
         """Mixed-radix codes of the family (child last); with missing="drop", 1 + the
@@ -320,41 +331,35 @@ class FamilyScores:
             code[missing] = 0
         return code
 
-    def _additions(self, child: int, parents: tuple[int, ...], added: list[int]) -> np.ndarray:
-        """The scores of ``parents`` + p for every p of ``added`` (none a parent):
-        cached ones looked up, the others counted together in batches.
+    def _additions(self, child: int, parents: tuple[int, ...], added: list[int]) -> list[float]:
+        """Count and cache the scores of ``parents`` + p for every p of ``added`` (none a
+        parent, none cached), in batches of one bincount.
 
         The bookkeeping is on Python lists: a climb makes about a hundred of these calls
         on a few dozen candidates, where each numpy call on a small array costs more
         than the list operation it replaces."""
-        keys = [(child, tuple(sorted((*parents, p)))) for p in added]
-        known = [self.cache.get(key) for key in keys]
-        result = np.array([math.nan if value is None else value for value in known])
         base_size = self._size(child, parents)
         cells = get_memory_limit() // ENTRY_BYTES
-        todo, over = [], []
-        for i, value in enumerate(known):
-            if value is None:
-                (todo if base_size * int(self.cardinality[added[i]]) <= cells else over).append(i)
-        self.hits += len(keys) - len(todo) - len(over)
-        result[over] = -math.inf
-        self.skipped_memory += len(over)
+        sizes = [base_size * self._cards[p] for p in added]
+        result = [-math.inf] * len(added)             # over the memory limit: never counted
+        todo = [i for i, size in enumerate(sizes) if size <= cells]
+        self.skipped_memory += len(added) - len(todo)
         if not todo:
             return result
         base = self._codes((*parents, child))
-        extra = np.array(added)
-        sizes = base_size * self.cardinality[extra]
         # families per bincount: the codes within _BATCH_ENTRIES, the tables within the limit
         per_batch = max(1, _BATCH_ENTRIES // max(self.data.rows, 1))
         start = 0
         while start < len(todo):
             stop = min(len(todo), start + per_batch)
-            while stop - start > 1 and int(sizes[todo[start:stop]].sum()) > cells:
+            while stop - start > 1 and sum(sizes[i] for i in todo[start:stop]) > cells:
                 stop = start + (stop - start) // 2
             batch = todo[start:stop]
-            values = self._count_additions(child, base, base_size, extra[batch])
-            result[batch] = values
-            self.cache.update(zip([keys[i] for i in batch], values.tolist()))
+            values = self._count_additions(child, base, base_size,
+                                           np.array([added[i] for i in batch])).tolist()
+            for i, value in zip(batch, values):
+                result[i] = value
+                self.cache[(child, tuple(sorted((*parents, added[i]))))] = value
             self.scored += len(batch)
             start = stop
         return result
