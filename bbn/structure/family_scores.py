@@ -236,7 +236,8 @@ class FamilyScores:
                     values[i] = value
             added = [i for i in unknown if others[i] not in current]
             if added:
-                new = self._additions(child, current, [others[i] for i in added])
+                new = self._additions(child, current, [others[i] for i in added],
+                                      [families[i] for i in added])
                 for i, value in zip(added, new):
                     values[i] = value
         return np.array(values)
@@ -331,9 +332,11 @@ class FamilyScores:
             code[missing] = 0
         return code
 
-    def _additions(self, child: int, parents: tuple[int, ...], added: list[int]) -> list[float]:
+    def _additions(self, child: int, parents: tuple[int, ...], added: list[int],
+                   families: list[tuple[int, ...]]) -> list[float]:
         """Count and cache the scores of ``parents`` + p for every p of ``added`` (none a
-        parent, none cached), in batches of one bincount.
+        parent, none cached; ``families`` the sorted parent sets), in batches of one
+        bincount.
 
         The bookkeeping is on Python lists: a climb makes about a hundred of these calls
         on a few dozen candidates, where each numpy call on a small array costs more
@@ -359,7 +362,7 @@ class FamilyScores:
                                            np.array([added[i] for i in batch])).tolist()
             for i, value in zip(batch, values):
                 result[i] = value
-                self.cache[(child, tuple(sorted((*parents, added[i]))))] = value
+                self.cache[(child, families[i])] = value
             self.scored += len(batch)
             start = stop
         return result
@@ -493,7 +496,7 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int | np.n
         xlogx = _xlogx
     q = np.asarray(configurations, dtype=np.int64)
     entry_starts = segment_starts(q * r)
-    if np.ndim(r) == 0:
+    if isinstance(r, (int, np.integer)):
         config_starts = entry_starts // r
         totals = counts.reshape(-1, r).sum(axis=1)
         r_of_config, lgamma_r = r, math.lgamma(r)
@@ -503,7 +506,6 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int | np.n
         r_of_config = np.repeat(r, q)
         totals = np.add.reduceat(counts, segment_starts(r_of_config))
         lgamma_r = np.array([math.lgamma(states) for states in r.tolist()])
-    rows = np.add.reduceat(totals, config_starts)
     if score in ("loglik", "bic", "aic"):
         loglik = (np.add.reduceat(xlogx(counts), entry_starts)
                   - np.add.reduceat(xlogx(totals), config_starts))
@@ -511,6 +513,7 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int | np.n
             return loglik
         penalty = (q * (r - 1)).astype(float)
         if score == "bic":
+            rows = np.add.reduceat(totals, config_starts)
             return loglik - np.where(rows > 0, 0.5 * np.log(np.maximum(rows, 1)) * penalty, 0.0)
         return loglik - penalty
     if score == "k2":
