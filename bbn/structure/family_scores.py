@@ -55,6 +55,11 @@ from bbn.structure.dataset import CodedData
 #: families of 100,000 rows stays small (37 candidates × 100,000 rows = 3.7 Mi).
 _BATCH_ENTRIES = 1 << 22
 
+#: Codes of pair tables made per np.bincount (:meth:`FamilyScores._pair_tables`): 64 Ki
+#: int64 (512 KiB) stay in the cache and reuse freed memory, where a batch of millions
+#: asks the system for fresh pages (prefetch of alarm, 1,000 rows: 6.2 → 2.1 ms).
+_CHUNK_ENTRIES = 1 << 16
+
 #: From this many rows, candidate families are counted a column at a time
 #: (:meth:`FamilyScores._complete_counts`).
 _COLUMN_ROWS = 20_000
@@ -111,7 +116,6 @@ class FamilyScores:
             np.asfortranarray(self.codes + self.offsets)
         self._state_rows = [np.arange(o, o + r) for o, r in
                             zip(self.offsets.tolist(), self.cardinality.tolist())]
-        self._buffer: np.ndarray | None = None
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
         self.scored = 0
         self.hits = 0
@@ -190,10 +194,16 @@ class FamilyScores:
         starts = segment_starts(ra * rb)
         if self.data.rows < _COLUMN_ROWS:
             by_variable = self.codes.T            # C order: a row per variable, gathered fast
-            code = by_variable[a] * rb[:, None]
-            code += by_variable[b]
-            code += starts[:, None]
-            counts = np.bincount(code.ravel(), minlength=int((ra * rb).sum()))
+            per_chunk = max(1, _CHUNK_ENTRIES // self.data.rows)
+            tables = []
+            for first in range(0, len(a), per_chunk):
+                chunk = slice(first, first + per_chunk)
+                code = by_variable[a[chunk]] * rb[chunk, None]
+                code += by_variable[b[chunk]]
+                code += (starts[chunk] - starts[first])[:, None]
+                tables.append(np.bincount(code.ravel(),
+                                          minlength=int((ra[chunk] * rb[chunk]).sum())))
+            counts = np.concatenate(tables)
         else:                                       # a column at a time (_complete_counts)
             tables, scaled = [], {}                 # x_a · r_b, for the current a
             for x, y, rx, ry in zip(a.tolist(), b.tolist(), ra.tolist(), rb.tolist()):
