@@ -226,7 +226,7 @@ class FamilyScores:
 
         Every family is looked up in the cache in one pass over Python lists, and only
         the unknown ones are counted: a climb asks for a hundred columns of about twenty
-        families, half of them all known (a known column: 40 → 9 µs on child).
+        families, half of them all known (a known column of child's: 30 → 17 µs).
 
         Returns
         -------
@@ -506,16 +506,16 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int | np.n
         xlogx = _xlogx
     q = np.asarray(configurations, dtype=np.int64)
     entry_starts = segment_starts(q * r)
-    if isinstance(r, (int, np.integer)):
+    one_r = isinstance(r, (int, np.integer)) or np.ndim(r) == 0   # (np.ndim: 1.5 µs)
+    if one_r:
         config_starts = entry_starts // r
         totals = counts.reshape(-1, r).sum(axis=1)
-        r_of_config, lgamma_r = r, math.lgamma(r)
+        r_of_config = r
     else:                                  # a configuration of family i spans r_i entries
         r = np.asarray(r, dtype=np.int64)
         config_starts = segment_starts(q)
         r_of_config = np.repeat(r, q)
         totals = np.add.reduceat(counts, segment_starts(r_of_config))
-        lgamma_r = np.array([math.lgamma(states) for states in r.tolist()])
     if score in ("loglik", "bic", "aic"):
         loglik = (np.add.reduceat(xlogx(counts), entry_starts)
                   - np.add.reduceat(xlogx(totals), config_starts))
@@ -527,6 +527,7 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int | np.n
             return loglik - np.where(rows > 0, 0.5 * np.log(np.maximum(rows, 1)) * penalty, 0.0)
         return loglik - penalty
     if score == "k2":
+        lgamma_r = math.lgamma(r) if one_r else np.array([math.lgamma(x) for x in r.tolist()])
         return (q * lgamma_r - np.add.reduceat(gammaln(totals + r_of_config), config_starts)
                 + np.add.reduceat(gammaln(counts + 1.0), entry_starts))
     # bdeu: α_j = ess / q, α_jk = ess / (q r), repeated over each table's entries
