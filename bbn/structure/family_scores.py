@@ -55,6 +55,11 @@ from bbn.structure.dataset import CodedData
 #: families of 100,000 rows stays small (37 candidates × 100,000 rows = 3.7 Mi).
 _BATCH_ENTRIES = 1 << 22
 
+#: Codes of pair tables made per np.bincount (:meth:`FamilyScores._pair_tables`): 64 Ki
+#: int64 (512 KiB) stay in the cache and reuse freed memory, where a batch of millions
+#: asks the system for fresh pages (prefetch of alarm, 1,000 rows: 6.2 → 2.1 ms).
+_CHUNK_ENTRIES = 1 << 16
+
 #: From this many rows, candidate families are counted a column at a time
 #: (:meth:`FamilyScores._complete_counts`).
 _COLUMN_ROWS = 20_000
@@ -100,6 +105,7 @@ class FamilyScores:
         # int64 once: codes times strides must not overflow a narrow dtype
         self.codes = np.asfortranarray(data.codes, dtype=np.int64)
         self.cardinality = np.array(data.cardinality, dtype=np.int64)
+        self._cards = self.cardinality.tolist()       # Python ints: no numpy scalar per read
         self.drop = data.missing == "drop"
         # every variable's states numbered after the previous variables' (x + offset):
         # with complete data, one addition over all columns codes every candidate's
@@ -110,7 +116,6 @@ class FamilyScores:
             np.asfortranarray(self.codes + self.offsets)
         self._state_rows = [np.arange(o, o + r) for o, r in
                             zip(self.offsets.tolist(), self.cardinality.tolist())]
-        self._buffer: np.ndarray | None = None
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
         self.scored = 0
         self.hits = 0
@@ -189,10 +194,16 @@ class FamilyScores:
         starts = segment_starts(ra * rb)
         if self.data.rows < _COLUMN_ROWS:
             by_variable = self.codes.T            # C order: a row per variable, gathered fast
-            code = by_variable[a] * rb[:, None]
-            code += by_variable[b]
-            code += starts[:, None]
-            counts = np.bincount(code.ravel(), minlength=int((ra * rb).sum()))
+            per_chunk = max(1, _CHUNK_ENTRIES // self.data.rows)
+            tables = []
+            for first in range(0, len(a), per_chunk):
+                chunk = slice(first, first + per_chunk)
+                code = by_variable[a[chunk]] * rb[chunk, None]
+                code += by_variable[b[chunk]]
+                code += (starts[chunk] - starts[first])[:, None]
+                tables.append(np.bincount(code.ravel(),
+                                          minlength=int((ra[chunk] * rb[chunk]).sum())))
+            counts = np.concatenate(tables)
         else:                                       # a column at a time (_complete_counts)
             tables, scaled = [], {}                 # x_a · r_b, for the current a
             for x, y, rx, ry in zip(a.tolist(), b.tolist(), ra.tolist(), rb.tolist()):
@@ -213,22 +224,33 @@ class FamilyScores:
         """The scores of the families ``parents`` ± p for every p in ``others``: with p
         added when p is no parent, without p when it is.
 
+        Every family is looked up in the cache in one pass over Python lists, and only
+        the unknown ones are counted: a climb asks for a hundred columns of about twenty
+        families, half of them all known (a known column of child's: 30 → 17 µs).
+
         Returns
         -------
         numpy.ndarray
             One float per entry of ``others`` (−∞ for a family over the memory limit).
         """
         current = tuple(sorted(parents))
-        present = set(current)
-        result = np.empty(len(others))
-        dropped = [i for i, p in enumerate(others) if p in present]
-        if dropped:
-            result[dropped] = self.scores(child, [tuple(q for q in current if q != others[i])
-                                                  for i in dropped])
-        added = [i for i, p in enumerate(others) if p not in present]
-        if added:
-            result[added] = self._additions(child, current, [others[i] for i in added])
-        return result
+        families = [tuple(q for q in current if q != p) if p in current
+                    else tuple(sorted((*current, p))) for p in others]
+        values = [self.cache.get((child, family)) for family in families]
+        unknown = [i for i, value in enumerate(values) if value is None]
+        self.hits += len(values) - len(unknown)
+        if unknown:
+            dropped = [i for i in unknown if others[i] in current]
+            if dropped:
+                for i, value in zip(dropped, self.scores(child, [families[i] for i in dropped])):
+                    values[i] = value
+            added = [i for i in unknown if others[i] not in current]
+            if added:
+                new = self._additions(child, current, [others[i] for i in added],
+                                      [families[i] for i in added])
+                for i, value in zip(added, new):
+                    values[i] = value
+        return np.array(values)
 
     def gains(self, child: int, parents: Sequence[int], others: Sequence[int]) -> np.ndarray:
         """The score change of toggling each p of ``others`` in the child's ``parents``
@@ -300,10 +322,10 @@ class FamilyScores:
 
     def r(self, variable: int) -> int:
         """|X|, the states of a variable."""
-        return int(self.cardinality[variable])
+        return self._cards[variable]
 
     def _size(self, child: int, parents: Sequence[int]) -> int:
-        return self.r(child) * math.prod(int(self.cardinality[p]) for p in parents)
+        return self._cards[child] * math.prod(self._cards[p] for p in parents)
 
     def _codes(self, family: Sequence[int]) -> np.ndarray:
         """Mixed-radix codes of the family (child last); with missing="drop", 1 + the
@@ -320,41 +342,37 @@ class FamilyScores:
             code[missing] = 0
         return code
 
-    def _additions(self, child: int, parents: tuple[int, ...], added: list[int]) -> np.ndarray:
-        """The scores of ``parents`` + p for every p of ``added`` (none a parent):
-        cached ones looked up, the others counted together in batches.
+    def _additions(self, child: int, parents: tuple[int, ...], added: list[int],
+                   families: list[tuple[int, ...]]) -> list[float]:
+        """Count and cache the scores of ``parents`` + p for every p of ``added`` (none a
+        parent, none cached; ``families`` the sorted parent sets), in batches of one
+        bincount.
 
         The bookkeeping is on Python lists: a climb makes about a hundred of these calls
         on a few dozen candidates, where each numpy call on a small array costs more
         than the list operation it replaces."""
-        keys = [(child, tuple(sorted((*parents, p)))) for p in added]
-        known = [self.cache.get(key) for key in keys]
-        result = np.array([math.nan if value is None else value for value in known])
         base_size = self._size(child, parents)
         cells = get_memory_limit() // ENTRY_BYTES
-        todo, over = [], []
-        for i, value in enumerate(known):
-            if value is None:
-                (todo if base_size * int(self.cardinality[added[i]]) <= cells else over).append(i)
-        self.hits += len(keys) - len(todo) - len(over)
-        result[over] = -math.inf
-        self.skipped_memory += len(over)
+        sizes = [base_size * self._cards[p] for p in added]
+        result = [-math.inf] * len(added)             # over the memory limit: never counted
+        todo = [i for i, size in enumerate(sizes) if size <= cells]
+        self.skipped_memory += len(added) - len(todo)
         if not todo:
             return result
         base = self._codes((*parents, child))
-        extra = np.array(added)
-        sizes = base_size * self.cardinality[extra]
         # families per bincount: the codes within _BATCH_ENTRIES, the tables within the limit
         per_batch = max(1, _BATCH_ENTRIES // max(self.data.rows, 1))
         start = 0
         while start < len(todo):
             stop = min(len(todo), start + per_batch)
-            while stop - start > 1 and int(sizes[todo[start:stop]].sum()) > cells:
+            while stop - start > 1 and sum(sizes[i] for i in todo[start:stop]) > cells:
                 stop = start + (stop - start) // 2
             batch = todo[start:stop]
-            values = self._count_additions(child, base, base_size, extra[batch])
-            result[batch] = values
-            self.cache.update(zip([keys[i] for i in batch], values.tolist()))
+            values = self._count_additions(child, base, base_size,
+                                           np.array([added[i] for i in batch])).tolist()
+            for i, value in zip(batch, values):
+                result[i] = value
+                self.cache[(child, families[i])] = value
             self.scored += len(batch)
             start = stop
         return result
@@ -488,17 +506,16 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int | np.n
         xlogx = _xlogx
     q = np.asarray(configurations, dtype=np.int64)
     entry_starts = segment_starts(q * r)
-    if np.ndim(r) == 0:
+    one_r = isinstance(r, (int, np.integer)) or np.ndim(r) == 0   # (np.ndim: 1.5 µs)
+    if one_r:
         config_starts = entry_starts // r
         totals = counts.reshape(-1, r).sum(axis=1)
-        r_of_config, lgamma_r = r, math.lgamma(r)
+        r_of_config = r
     else:                                  # a configuration of family i spans r_i entries
         r = np.asarray(r, dtype=np.int64)
         config_starts = segment_starts(q)
         r_of_config = np.repeat(r, q)
         totals = np.add.reduceat(counts, segment_starts(r_of_config))
-        lgamma_r = np.array([math.lgamma(states) for states in r.tolist()])
-    rows = np.add.reduceat(totals, config_starts)
     if score in ("loglik", "bic", "aic"):
         loglik = (np.add.reduceat(xlogx(counts), entry_starts)
                   - np.add.reduceat(xlogx(totals), config_starts))
@@ -506,9 +523,11 @@ def segment_scores(counts: np.ndarray, configurations: np.ndarray, r: int | np.n
             return loglik
         penalty = (q * (r - 1)).astype(float)
         if score == "bic":
+            rows = np.add.reduceat(totals, config_starts)
             return loglik - np.where(rows > 0, 0.5 * np.log(np.maximum(rows, 1)) * penalty, 0.0)
         return loglik - penalty
     if score == "k2":
+        lgamma_r = math.lgamma(r) if one_r else np.array([math.lgamma(x) for x in r.tolist()])
         return (q * lgamma_r - np.add.reduceat(gammaln(totals + r_of_config), config_starts)
                 + np.add.reduceat(gammaln(counts + 1.0), entry_starts))
     # bdeu: α_j = ess / q, α_jk = ess / (q r), repeated over each table's entries

@@ -12,11 +12,12 @@ the three moves score as
     reverse p → c   Δ[p, c] + Δ[c, p]        (not required; no path p ⇝ x → c, x ≠ p)
 
 and after a move only the columns Δ[·, c] of the changed children are recomputed (one
-for an addition or removal, two for a reversal), every family scored once through
-:class:`~bbn.structure.family_scores.FamilyScores`. Acyclicity is read off a
-reachability matrix R (R[a, b]: a path a ⇝ b), updated by an outer product after an
-addition and recomputed by squaring after a removal or reversal, so no candidate costs a
-graph search; the best legal move is three masked ``argmax`` over n × n matrices.
+for an addition or removal, two for a reversal; a column met before is copied), every
+family scored once through :class:`~bbn.structure.family_scores.FamilyScores`.
+Acyclicity is read off a reachability matrix R (R[a, b]: a path a ⇝ b), updated by an
+outer product after an addition and recomputed by squaring after a removal or reversal,
+so no candidate costs a graph search; the best legal move is one ``argmax`` over the
+3 × n × n gains of all moves, masked.
 
 Each climb takes the best move while it improves S. With a tabu list (``tabu_length``
 > 0) it goes on through non-improving moves, never undoing one of the last
@@ -208,9 +209,18 @@ class _Climb:
         self.scores, self.allowed, self.report = scores, allowed, report
         self.n = n
         self.max_parents = n if knowledge.max_parents is None else knowledge.max_parents
-        self.required = np.zeros((n, n), dtype=bool)
+        required = np.zeros((n, n), dtype=bool)
         for p, c in knowledge.required:
-            self.required[p, c] = True
+            required[p, c] = True
+        # what the knowledge lets an arc p → c do, whatever the DAG (read by every move)
+        self.removable = ~required
+        self.turnable = ~required & allowed.T
+        self.eye = np.eye(n, dtype=bool)
+        self.candidates = [set(np.flatnonzero(allowed[:, c]).tolist()) for c in range(n)]
+        # Δ[·, c] for each (c, parents) met: a column met again (a removal undoing an
+        # addition, a tabu step, a restart) is copied, not rebuilt from the family scores
+        # (a third of the columns of the default's climb on child, 1,000 rows)
+        self.columns: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
         self.iterations = 0
         self.progress = 0.0
         self.reported = time.perf_counter()
@@ -244,36 +254,50 @@ class _Climb:
         return 1e-10 * (abs(score) + 1.0)
 
     def _refresh(self, c: int) -> None:
-        """Recompute Δ[·, c] after c's parents changed."""
+        """Recompute Δ[·, c] after c's parents changed: toggle every parent, and every
+        allowed non-parent while c has fewer than ``max_parents`` parents."""
         ps = self.parents[c]
-        addable = self.allowed[:, c] & ~self.arc[:, c] if len(ps) < self.max_parents \
-            else np.zeros(self.n, dtype=bool)
-        others = np.flatnonzero(addable | self.arc[:, c]).tolist()
-        self.delta[:, c] = -math.inf
-        if others:
-            self.delta[others, c] = self.scores.gains(c, ps, others)
+        column = self.columns.get((c, ps))
+        if column is None:
+            others = sorted(self.candidates[c].union(ps)) if len(ps) < self.max_parents \
+                else list(ps)
+            column = np.full(self.n, -math.inf)
+            if others:
+                column[others] = self.scores.gains(c, ps, others)
+            self.columns[(c, ps)] = column
+        self.delta[:, c] = column
 
     def _reachability(self) -> None:
-        """R = the transitive closure of the arcs, by repeated squaring (log₂ n products)."""
+        """R = the transitive closure of the arcs, by repeated squaring (log₂ n products)
+        until no path is added (float32 products through BLAS, paths counted once per
+        product: 48 → 24 µs on child's 20 variables, 80 → 48 µs on hailfinder's 56)."""
         reach = self.arc.astype(np.float32)
+        paths = np.count_nonzero(reach)
         while True:
-            wider = ((reach @ reach) > 0) | (reach > 0)
-            if wider.sum() == (reach > 0).sum():
+            wider = (reach @ reach + reach) > 0
+            if np.count_nonzero(wider) == paths:
                 break
+            paths = np.count_nonzero(wider)
             reach = wider.astype(np.float32)
-        self.reach = reach > 0
+        self.reach = wider
 
-    def moves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The gain of every legal, non-tabu move: add, remove, reverse (−∞ if illegal)."""
-        arc, reach, now = self.arc, self.reach, self.iterations
-        free = ~arc & ~arc.T & ~reach.T & self.allowed & (self.tabu[0] <= now)
-        add = np.where(free, self.delta, -math.inf)
-        removable = arc & ~self.required
-        remove = np.where(removable & (self.tabu[1] <= now), self.delta, -math.inf)
+    def moves(self) -> np.ndarray:
+        """The gain of every legal, non-tabu move, ``gains[kind, p, c]`` for the move
+        ``kind`` (0 add, 1 remove, 2 reverse) on the arc p → c (−∞ if illegal).
+
+        One 3 × n × n array, so that the best move is one ``argmax`` (18 numpy calls a
+        move, not 30: 30 → 22 µs on child)."""
+        arc, reach = self.arc, self.reach
+        legal = self.tabu <= self.iterations
+        legal[0] &= self.allowed
+        legal[0] &= ~(arc | reach.T)          # no arc p → c, no path c ⇝ p (R holds the arcs)
+        removable = arc & self.removable
+        legal[1] &= removable
         longer = (reach.astype(np.float32) @ arc.astype(np.float32)) > 0   # p ⇝ x → c
-        turnable = removable & self.allowed.T & ~longer & (self.tabu[2] <= now)
-        reverse = np.where(turnable, self.delta + self.delta.T, -math.inf)
-        return add, remove, reverse
+        legal[2] &= removable & self.turnable & ~longer
+        gains = np.where(legal, self.delta, -math.inf)
+        gains[2] += self.delta.T              # a reversal also toggles c in p's parents
+        return gains
 
     def run(self, options: ClimbOptions) -> None:
         """Climb from the current DAG; keep the best DAG seen in ``best``."""
@@ -281,14 +305,14 @@ class _Climb:
         stalled, steps = 0, 0
         while steps < options.max_iterations:
             gains = self.moves()
-            kind = int(np.argmax([g.max() for g in gains]))
-            flat = int(np.argmax(gains[kind]))
-            gain = float(gains[kind].flat[flat])
+            pick = int(np.argmax(gains))         # the first of equal gains: add, remove, reverse
+            gain = float(gains.flat[pick])
             if gain == -math.inf:
                 break
             if gain <= self.tolerance(self.best.score) and (
                     options.tabu_length == 0 or stalled >= options.tabu_length):
                 break
+            kind, flat = divmod(pick, self.n * self.n)
             p, c = divmod(flat, self.n)
             self.apply(kind, p, c, gain)
             undo = (1, 0, 2)[kind]             # remove what was added, and so on
@@ -310,8 +334,8 @@ class _Climb:
         self.progress += gain
         if kind == 0:
             self._toggle(p, c)
-            ends = self.reach | np.eye(self.n, dtype=bool)
-            self.reach |= np.outer(ends[:, p], ends[c, :])
+            # p and its ancestors now reach c and its descendants
+            self.reach |= np.outer(self.reach[:, p] | self.eye[p], self.reach[c] | self.eye[c])
             return
         self._toggle(p, c)
         if kind == 2:
@@ -321,7 +345,7 @@ class _Climb:
     def _toggle(self, p: int, c: int) -> None:
         """Add or remove p among c's parents and rescore c's column."""
         self.arc[p, c] = not self.arc[p, c]
-        self.parents[c] = tuple(np.flatnonzero(self.arc[:, c]).tolist())
+        self.parents[c] = tuple(sorted(set(self.parents[c]) ^ {p}))
         self.local[c] = self.scores.score(c, self.parents[c])
         self._refresh(c)
 
@@ -330,7 +354,7 @@ class _Climb:
         self._set(start.parents)
         self.progress = start.progress
         for _ in range(moves):
-            gains = np.stack(self.moves())
+            gains = self.moves()
             choices = np.flatnonzero(np.isfinite(gains))
             if not len(choices):
                 break
