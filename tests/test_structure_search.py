@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import bbn
 from bbn.errors import ModelError
-from bbn.structure import structure_score
+from bbn.structure import hill_climbing, structure_score
 from bbn.structure.dataset import read_coded
 from bbn.structure.family_scores import FamilyScores
 from bbn.structure.hill_climbing import ClimbOptions, hill_climb
@@ -252,6 +252,18 @@ def test_tabu_steps_return_the_best_dag_seen(shared):
     tabu = quiet_learn(rows, method="hc", tabu_length=20, states=states)
     assert tabu.score_ >= greedy.score_ - 1e-9
     assert tabu.statistics_["iterations"] >= greedy.statistics_["iterations"]
+
+
+def test_dropping_the_kept_columns_changes_nothing_but_memory(shared, monkeypatch):
+    truth = bbn.load(shared / "networks" / "insurance.bif.gz")
+    rows = bbn.sample(truth, 500, seed=4)
+    states = {v: truth.states(v) for v in truth.variables}
+    kept = quiet_learn(rows, method="hc", restarts=2, seed=1, states=states)
+    monkeypatch.setattr(hill_climbing, "_KEPT_COLUMN_ENTRIES", 3 * 27)  # 3 columns of 27
+    dropped = quiet_learn(rows, method="hc", restarts=2, seed=1, states=states)
+    assert dropped.arcs() == kept.arcs()
+    assert dropped.score_ == kept.score_
+    assert len(kept.arcs()) > 20                                    # a real search
 
 
 def test_families_over_the_memory_limit_are_skipped_and_counted(chair_file, memory_limit):

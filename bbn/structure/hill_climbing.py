@@ -55,6 +55,11 @@ HC_OPTIONS = ("tabu_length", "max_iterations", "restarts", "perturbation")
 #: Seconds between two progress lines.
 _PROGRESS_EVERY = 1.0
 
+#: The Δ columns a climb keeps to copy (floats, n per column): 8 Mi, 64 MiB, whatever
+#: the network (child's default climb keeps ~100 columns of 20); past it they are dropped
+#: and rebuilt from the family scores when met again.
+_KEPT_COLUMN_ENTRIES = 1 << 23
+
 
 @dataclass(frozen=True)
 class ClimbOptions:
@@ -264,6 +269,8 @@ class _Climb:
             column = np.full(self.n, -math.inf)
             if others:
                 column[others] = self.scores.gains(c, ps, others)
+            if (len(self.columns) + 1) * self.n > _KEPT_COLUMN_ENTRIES:
+                self.columns.clear()
             self.columns[(c, ps)] = column
         self.delta[:, c] = column
 
