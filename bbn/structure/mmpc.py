@@ -143,15 +143,13 @@ def mmpc(data: CodedData, alpha: float = 0.05, test: str = "g2", max_condition: 
     n = len(data.variables)
     codes = counting_codes(data)
     possible = ~np.eye(n, dtype=bool) if possible is None else possible & ~np.eye(n, dtype=bool)
-    # the marginal tests once for every pair (X ⫫ T is T ⫫ X), all in one batch
-    upper = np.triu(possible, 1)
-    pairs = [Request(t, np.flatnonzero(upper[t]), ()) for t in range(n - 1) if upper[t].any()]
+    # the marginal tests, all in one batch (each pair once: X ⫫ T is T ⫫ X)
+    known: dict[_TestKey, float] = {}
+    pairs = [Request(t, np.flatnonzero(possible[t]), ()) for t in range(n)]
+    answers, tests = _answer(data, pairs, test, codes, known)
     marginal = np.zeros((n, n))
-    if pairs:
-        found = _association(*independence_tests(data, pairs, test, codes))
-        rows, columns = np.nonzero(upper)              # row-major: the requests' order
-        marginal[rows, columns] = marginal[columns, rows] = found
-    tests = len(np.flatnonzero(upper))
+    for request, association in zip(pairs, answers):
+        marginal[request.target, request.candidates] = association
     threshold = -math.log(alpha)      # association > −ln α ⇔ p < α: dependent
     # the targets' searches run side by side: each round, the tests all of them ask for
     # next are counted and scored in one batch
@@ -169,7 +167,6 @@ def mmpc(data: CodedData, alpha: float = 0.05, test: str = "g2", max_condition: 
 
     for t in range(n):
         advance(t, None)
-    known: dict[_TestKey, float] = {}
     while asked:
         round_ = list(asked.items())
         requests = [request for _, batch in round_ for request in batch]
@@ -197,19 +194,19 @@ def _answer(data: CodedData, requests: Sequence[Request], test: str, codes: np.n
     Returns an iterator over one array of associations per request, in order, and the
     number of tests run.
     """
-    keys = []
-    for r in requests:
-        given = tuple(sorted(r.given))
-        keys.append([(x, r.target, given) if x < r.target else (r.target, x, given)
-                     for x in r.candidates.tolist()])
+    keys: list[list[_TestKey]] = []       # each request's tests, in order
     to_run: dict[_TestKey, None] = {}     # the distinct new tests, in the order they run
     fresh = []
-    for r, request_keys in zip(requests, keys):
-        new = []
-        for x, key in zip(r.candidates.tolist(), request_keys):
+    for r in requests:
+        given = tuple(sorted(r.given))
+        request_keys, new = [], []
+        for x in r.candidates.tolist():
+            key = (x, r.target, given) if x < r.target else (r.target, x, given)
+            request_keys.append(key)
             if key not in known and key not in to_run:
                 to_run[key] = None
                 new.append(x)
+        keys.append(request_keys)
         if new:
             fresh.append(Request(r.target, np.array(new, dtype=np.int64), r.given))
     if fresh:
