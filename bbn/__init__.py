@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from bbn.errors import (
+from bbn.core.errors import (
     BBNError,
     DataError,
     ImpossibleEvidenceError,
@@ -21,43 +21,43 @@ from bbn.errors import (
     ParseErrors,
     QueryError,
 )
-from bbn.factor import Factor
-from bbn.formats import FormatError, dumps, load, loads, save
-from bbn.inference.engine import Engine
-from bbn.lazy import lazy_attributes
-from bbn.markov import MarkovNetwork
-from bbn.memory import get_memory_limit, set_memory_limit
-from bbn.network import Network
+from bbn.core.factor import Factor
+from bbn.core.lazy import lazy_attributes
+from bbn.core.memory import get_memory_limit, set_memory_limit
+from bbn.engines.exact.engine import Engine
+from bbn.io.formats import FormatError, dumps, load, loads, save
+from bbn.model.markov import MarkovNetwork
+from bbn.model.network import Network
 
 __version__ = "0.1.0"
 
 # Public names whose modules load on first use, so `import bbn` stays fast and the
 # command line does not import pandas or graphviz unless a command needs them.
 _LAZY = {
-    "learn": "bbn.learning",
-    "sample": "bbn.learning",
-    "MLE": "bbn.learning",
-    "Laplace": "bbn.learning",
-    "MEstimate": "bbn.learning",
-    "BDeu": "bbn.learning",
-    "naive_bayes": "bbn.classification",
-    "NaiveBayes": "bbn.classification",
-    "Boosting": "bbn.classification",
-    "Bagging": "bbn.classification",
-    "DecisionTree": "bbn.trees",
-    "load_tree": "bbn.trees",
-    "render": "bbn.rendering",
-    "structure_score": "bbn.structure",
-    "chow_liu": "bbn.structure",
-    "learn_structure": "bbn.structure",
-    "LearnedNetwork": "bbn.structure",
-    "compare": "bbn.structure",
-    "serve": "bbn.explorer",
-    "LoopyBP": "bbn.approximate",
-    "LikelihoodWeighting": "bbn.approximate",
-    "ImportanceSampling": "bbn.approximate",
-    "Gibbs": "bbn.approximate",
-    "ConvergenceWarning": "bbn.approximate",
+    "learn": "bbn.tasks.learning",
+    "sample": "bbn.tasks.learning",
+    "MLE": "bbn.tasks.learning",
+    "Laplace": "bbn.tasks.learning",
+    "MEstimate": "bbn.tasks.learning",
+    "BDeu": "bbn.tasks.learning",
+    "naive_bayes": "bbn.tasks.classification",
+    "NaiveBayes": "bbn.tasks.classification",
+    "Boosting": "bbn.tasks.classification",
+    "Bagging": "bbn.tasks.classification",
+    "DecisionTree": "bbn.tasks.trees",
+    "load_tree": "bbn.tasks.trees",
+    "render": "bbn.apps.rendering",
+    "structure_score": "bbn.tasks.structure",
+    "chow_liu": "bbn.tasks.structure",
+    "learn_structure": "bbn.tasks.structure",
+    "LearnedNetwork": "bbn.tasks.structure",
+    "compare": "bbn.tasks.structure",
+    "serve": "bbn.apps.explorer",
+    "LoopyBP": "bbn.engines.approximate",
+    "LikelihoodWeighting": "bbn.engines.approximate",
+    "ImportanceSampling": "bbn.engines.approximate",
+    "Gibbs": "bbn.engines.approximate",
+    "ConvergenceWarning": "bbn.engines.approximate",
 }
 
 __all__ = [

@@ -50,9 +50,9 @@ CLUSTERS = {
 }
 NEW_CLUSTER = "#ffffff"
 TOP_LEVEL = {
-    "bbn": "interface", "bbn.cli": "interface", "bbn.query": "interface",
-    "bbn.network": "model", "bbn.compiled": "model", "bbn.tables": "model",
-    "bbn.factor": "model",
+    "bbn": "interface", "bbn.apps.cli.main": "interface", "bbn.questions.language": "interface",
+    "bbn.model.network": "model", "bbn.views.compiled": "model", "bbn.core.tables": "model",
+    "bbn.core.factor": "model",
 }
 
 
@@ -60,9 +60,9 @@ TOP_LEVEL = {
 class Import:
     """One import statement's target, where it is written and in which function."""
 
-    module: str           # the importing module, "bbn.network"
+    module: str           # the importing module, "bbn.model.network"
     function: str | None  # the enclosing function's qualified name, None at module level
-    imported: str         # the imported module, "bbn.inference" or "pyparsing"
+    imported: str         # the imported module, "bbn.engines.exact" or "pyparsing"
     path: Path
     line: int
     type_checking: bool   # under ``if TYPE_CHECKING:``: a type hint, not run
@@ -74,7 +74,8 @@ class Import:
 
 
 def module_name(path: Path) -> str:
-    """``bbn/inference/__init__.py`` → ``bbn.inference``; ``bbn/cli.py`` → ``bbn.cli``."""
+    """``bbn/engines/exact/__init__.py`` → ``bbn.engines.exact``;
+    ``bbn/apps/cli/main.py`` → ``bbn.apps.cli.main``."""
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()

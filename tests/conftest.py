@@ -24,7 +24,7 @@ from example_networks import chair_network
 from hypothesis.configuration import set_hypothesis_home_dir
 
 import bbn
-from bbn.inference import get_memory_limit, set_memory_limit
+from bbn.engines.exact import get_memory_limit, set_memory_limit
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

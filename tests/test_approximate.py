@@ -14,19 +14,19 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.approximate.factor_graph import FactorGraph
-from bbn.approximate.gibbs import Gibbs
-from bbn.approximate.importance_sampling import ImportanceSampling
-from bbn.approximate.lbp import ConvergenceWarning, LoopyBP
-from bbn.approximate.likelihood_weighting import LikelihoodWeighting
-from bbn.approximate.methods import APPROXIMATE_METHODS, approximate_method
-from bbn.errors import (
+from bbn.core.errors import (
     ImpossibleEvidenceError,
     MemoryLimitError,
     ModelError,
     NoMatchingSampleError,
     QueryError,
 )
+from bbn.engines.approximate.gibbs import Gibbs
+from bbn.engines.approximate.importance_sampling import ImportanceSampling
+from bbn.engines.approximate.lbp import ConvergenceWarning, LoopyBP
+from bbn.engines.approximate.likelihood_weighting import LikelihoodWeighting
+from bbn.engines.approximate.methods import APPROXIMATE_METHODS, approximate_method
+from bbn.views.factor_graph import FactorGraph
 
 SAMPLERS = [LikelihoodWeighting(samples=20_000, seed=1), ImportanceSampling(samples=20_000, seed=1),
             Gibbs(samples=20_000, seed=1)]

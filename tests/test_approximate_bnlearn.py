@@ -20,7 +20,7 @@ import pytest
 from test_approximate import graph_and_evidence
 
 import bbn
-from bbn.approximate.methods import APPROXIMATE_METHODS
+from bbn.engines.approximate.methods import APPROXIMATE_METHODS
 
 FORWARD = ["asia", "cancer", "earthquake", "sachs", "survey", "child", "alarm", "insurance"]
 GIBBS = ["asia", "cancer", "earthquake", "sachs", "survey", "child", "alarm", "insurance"]

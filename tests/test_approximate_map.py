@@ -19,7 +19,7 @@ from generic_networks import generic_network
 from test_approximate import polytree
 
 import bbn
-from bbn.cli import main
+from bbn.apps.cli.main import main
 
 SAMPLERS = ["lw", "is", "gibbs"]
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.approximate.questions import Estimate
-from bbn.cli import main
+from bbn.apps.cli.main import main
+from bbn.questions.approximate import Estimate
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_loopy_bp_answers_a_polytree_exactly_through_every_question(chair):
 
 @pytest.mark.parametrize("method", ["lw", "is", "gibbs"])
 def test_samplers_cover_the_exact_answer_with_their_standard_errors(chair, method):
-    value = bbn.approximate.approximate_method(method)
+    value = bbn.engines.approximate.approximate_method(method)
     settings = {"samples": 20_000, "seed": 7}
     posterior = chair.posterior("C", {"A": "T"}, method=type(value)(**settings))
     exact = 22840 / 25757
@@ -121,7 +121,7 @@ def test_the_competition_command_answers_approximately(tmp_path, capsys):
     assert float(capsys.readouterr().out.split()[1]) == pytest.approx(exact, abs=1e-6)
     assert main(["uai", "models/chair.bn", "--evid", str(evidence), "--task", "MAR",
                  "--method", "is", "--samples", "5000", "-o", str(tmp_path / "r.MAR")]) == 0
-    from bbn.competition import read_result
+    from bbn.tasks.competition import read_result
 
     marginals = read_result((tmp_path / "r.MAR").read_text()).marginals
     assert abs(marginals["X0"][0] - 22840 / 25757) < 0.02  # C, within a few standard errors

@@ -1,7 +1,7 @@
 """The architecture stays as docs/architecture.md draws it.
 
 - The picture is generated from the code (docs/architecture.py) and up to date with it.
-- Only ``bbn/network.py`` touches the network's insides: ``._cache``, ``._nodes``, the
+- Only ``bbn/model/network.py`` touches the network's insides: ``._cache``, ``._nodes``, the
   node-attribute keys ("states", "parents", "table", "positive", "kind") on node data,
   and ``net.graph`` internals (``.graph.nodes[...]``, ``.graph.add_*``,
   ``.graph.remove_*``). Engines read ``net.compiled()`` instead.
@@ -109,7 +109,7 @@ def test_imports_resolve_submodules_and_functions(tmp_path):
     sample.write_text(
         "from typing import TYPE_CHECKING\n"
         "import numpy as np\n"
-        "from bbn.inference import elimination, posterior\n"     # a submodule; a name
+        "from bbn.engines.exact import elimination, posterior\n"     # a submodule; a name
         "from . import ordering\n"
         "from ..factor import Factor\n"
         "if TYPE_CHECKING:\n"
@@ -118,17 +118,17 @@ def test_imports_resolve_submodules_and_functions(tmp_path):
         "    def plan(self):\n"
         "        def inner():\n"
         "            import pyparsing\n"
-        "        from bbn.inference.clique_tree import junction_order\n")
-    known = dict.fromkeys(["bbn.factor", "bbn.inference", "bbn.inference.elimination",
-                           "bbn.inference.ordering", "bbn.inference.clique_tree"], sample)
+        "        from bbn.engines.exact.clique_tree import junction_order\n")
+    known = dict.fromkeys(["bbn.core.factor", "bbn.engines.exact", "bbn.engines.exact.elimination",
+                           "bbn.engines.exact.ordering", "bbn.engines.exact.clique_tree"], sample)
     found = [(i.function, i.imported, i.type_checking, i.line) for i in
-             architecture.imports(sample, known, module="bbn.inference.engine")]
+             architecture.imports(sample, known, module="bbn.engines.exact.engine")]
     assert found == [
         (None, "typing", False, 1), (None, "numpy", False, 2),
-        (None, "bbn.inference.elimination", False, 3), (None, "bbn.inference", False, 3),
-        (None, "bbn.inference.ordering", False, 4), (None, "bbn.factor", False, 5),
+        (None, "bbn.engines.exact.elimination", False, 3), (None, "bbn.engines.exact", False, 3),
+        (None, "bbn.engines.exact.ordering", False, 4), (None, "bbn.core.factor", False, 5),
         (None, "networkx", True, 7), ("Engine.plan.inner", "pyparsing", False, 11),
-        ("Engine.plan", "bbn.inference.clique_tree", False, 12)]
+        ("Engine.plan", "bbn.engines.exact.clique_tree", False, 12)]
 
 
 def test_cycle_through_finds_the_circle_an_import_would_close():
@@ -247,7 +247,7 @@ def network_insides(path: Path) -> list[str]:
 def test_only_network_touches_its_cache_nodes_and_graph():
     offences = [o for path in _files() if path != OWNER for o in network_insides(path)]
     assert not offences, (
-        "only bbn/network.py may read Network's insides; read net.compiled() (or a "
+        "only bbn/model/network.py may read Network's insides; read net.compiled() (or a "
         "Network method) instead:\n  " + "\n  ".join(offences))
 
 
@@ -284,91 +284,91 @@ def test_the_insides_check_finds_what_it_looks_for(tmp_path):
 # nor the clique-tree modules (~20 ms); optional: a dependency bbn does not require. An
 # import that only breaks an import circle does not belong here: restructure instead.
 PANDAS = "start-up: loads pandas, which bbn query and import bbn do without"
-EXPLAIN = "start-up: bbn query and import bbn need none of bbn.explain"
+EXPLAIN = "start-up: bbn query and import bbn need none of bbn.tasks.explain"
 DASK = "optional: Dask (bbn[dask]) runs Dask collections, and only those"
 CLIQUES = ("start-up: the junction-tree and clique-tree modules (~20 ms) serve every-posterior "
            "questions and very large plans only")
 LOCAL_IMPORTS = {
-    ("bbn.classification.base", "Classifier.__sklearn_tags__", "sklearn.utils"):
+    ("bbn.tasks.classification.base", "Classifier.__sklearn_tags__", "sklearn.utils"):
         "optional: only scikit-learn calls it, and bbn does not depend on scikit-learn",
-    ("bbn.classification.command", "run_classify", "pandas"):
-        "start-up: bbn.cli imports this module for its arguments on every command",
-    ("bbn.classification.command", "run_classify", "bbn.classification.prediction"): PANDAS,
-    ("bbn.classification.command", "run_classify", "bbn.data"): PANDAS,
-    ("bbn.classification.command", "_network_chunks", "bbn.classification.prediction"):
+    ("bbn.apps.cli.classify", "run_classify", "pandas"):
+        "start-up: bbn.apps.cli.main imports this module for its arguments on every command",
+    ("bbn.apps.cli.classify", "run_classify", "bbn.tasks.classification.prediction"): PANDAS,
+    ("bbn.apps.cli.classify", "run_classify", "bbn.core.data"): PANDAS,
+    ("bbn.apps.cli.classify", "_network_chunks", "bbn.tasks.classification.prediction"):
         PANDAS,
-    ("bbn.learning.command", "run_sample", "bbn.learning.sampling"): PANDAS,
-    ("bbn.learning.command", "csv_text", "pyarrow"):
+    ("bbn.apps.cli.learn", "run_sample", "bbn.tasks.learning.sampling"): PANDAS,
+    ("bbn.apps.cli.learn", "csv_text", "pyarrow"):
         "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas otherwise",
-    ("bbn.learning.command", "csv_text", "pyarrow.csv"):
+    ("bbn.apps.cli.learn", "csv_text", "pyarrow.csv"):
         "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas otherwise",
-    ("bbn.chunks", "_parquet_chunks", "pyarrow.parquet"):
+    ("bbn.io.chunks", "_parquet_chunks", "pyarrow.parquet"):
         "optional: pyarrow (bbn[parquet]) reads Parquet files, and only those",
-    ("bbn.partitions", "require_dask", "dask"): DASK,
-    ("bbn.partitions", "posterior_partitions", "dask.array"): DASK,
-    ("bbn.cli", "run_render", "bbn.rendering"):
+    ("bbn.questions.partitions", "require_dask", "dask"): DASK,
+    ("bbn.questions.partitions", "posterior_partitions", "dask.array"): DASK,
+    ("bbn.apps.cli.main", "run_render", "bbn.apps.rendering"):
         "start-up: loads graphviz, which only bbn render needs",
-    ("bbn.explorer.command", "run_serve", "bbn.explorer.server"):
+    ("bbn.apps.cli.serve", "run_serve", "bbn.apps.explorer.server"):
         "start-up: http.server, graphviz and the app (~100 ms), only bbn serve needs them",
-    ("bbn.network", "Network.explore", "bbn.explorer.inline"):
+    ("bbn.model.network", "Network.explore", "bbn.apps.explorer.inline"):
         "start-up: http.server, graphviz and the app, only for the notebook's explorer",
-    ("bbn.inference.ordering", "bandwidth_order", "networkx"):
+    ("bbn.engines.exact.ordering", "bandwidth_order", "networkx"):
         "start-up: networkx (~0.2 s), only for an order worth searching (2^20-entry tables)",
-    ("bbn.errors", "suggest", "difflib"):
+    ("bbn.core.errors", "suggest", "difflib"):
         "start-up: only when there is a mistake to name, not on every command's start",
-    ("bbn.classification.classifier", "_feature_tree", "bbn.structure.tree"):
+    ("bbn.tasks.classification.classifier", "_feature_tree", "bbn.tasks.structure.tree"):
         "start-up: networkx (~0.3 s), only NaiveBayes(structure='tan') needs the tree",
-    ("bbn.classification.decisions", "loss_matrix", "pandas"):
+    ("bbn.tasks.classification.decisions", "loss_matrix", "pandas"):
         "start-up: bbn classify's parser imports this module on every command",
-    ("bbn.formats._runs", "_token_class", "pyparsing"):
+    ("bbn.io.formats._runs", "_token_class", "pyparsing"):
         "start-up: only the located grammars need it; the fast paths read well-formed files",
-    ("bbn.formats.bn.grammar", "_grammar", "pyparsing"):
+    ("bbn.io.formats.bn.grammar", "_grammar", "pyparsing"):
         "start-up: the grammar reads ill-formed statements only; the fast path spares it",
-    ("bbn.formats.bn.grammar", "_number_block", "pyparsing"):
+    ("bbn.io.formats.bn.grammar", "_number_block", "pyparsing"):
         "start-up: made with the grammar, for ill-formed statements only",
-    ("bbn.inference.engine", "Engine.junction_order", "bbn.inference.clique_tree"): CLIQUES,
-    ("bbn.inference.engine", "Engine.normalised_tables", "bbn.inference.clique_tree"): CLIQUES,
-    ("bbn.inference.engine", "Engine.junction_tree", "bbn.inference.junction_tree"): CLIQUES,
-    ("bbn.inference.engine", "Engine.posteriors", "bbn.inference.junction_tree"): CLIQUES,
-    ("bbn.inference.engine", "Engine.marginals_of_cases", "bbn.inference.junction_tree"):
+    ("bbn.engines.exact.engine", "Engine.junction_order", "bbn.engines.exact.clique_tree"): CLIQUES,
+    ("bbn.engines.exact.engine", "Engine.normalised_tables", "bbn.engines.exact.clique_tree"): CLIQUES,
+    ("bbn.engines.exact.engine", "Engine.junction_tree", "bbn.engines.exact.junction_tree"): CLIQUES,
+    ("bbn.engines.exact.engine", "Engine.posteriors", "bbn.engines.exact.junction_tree"): CLIQUES,
+    ("bbn.engines.exact.engine", "Engine.marginals_of_cases", "bbn.engines.exact.junction_tree"):
         CLIQUES,
-    ("bbn.inference.engine", "Engine._posterior", "bbn.inference.junction_tree"): CLIQUES,
-    ("bbn.inference.engine", "Engine._weighted_group", "bbn.data"): PANDAS,
-    ("bbn.inference.evidence", "evidence_codes", "bbn.data"): PANDAS,
-    ("bbn.inference.evidence", "impossible_row", "bbn.data"): PANDAS,
-    ("bbn.learning.command", "run_learn", "bbn.learning.missing"): PANDAS,
-    ("bbn.learning.command", "run_learn", "bbn.learning.parameters"): PANDAS,
-    ("bbn.cli", "run_explain", "bbn.explain.derivation"):
-        "start-up: the other commands need none of bbn.explain",
-    ("bbn.query", "Query.answer", "bbn.explain.questions"):
+    ("bbn.engines.exact.engine", "Engine._posterior", "bbn.engines.exact.junction_tree"): CLIQUES,
+    ("bbn.engines.exact.engine", "Engine._weighted_group", "bbn.core.data"): PANDAS,
+    ("bbn.questions.resolution", "evidence_codes", "bbn.core.data"): PANDAS,
+    ("bbn.questions.resolution", "impossible_row", "bbn.core.data"): PANDAS,
+    ("bbn.apps.cli.learn", "run_learn", "bbn.tasks.learning.missing"): PANDAS,
+    ("bbn.apps.cli.learn", "run_learn", "bbn.tasks.learning.parameters"): PANDAS,
+    ("bbn.apps.cli.main", "run_explain", "bbn.tasks.explain.derivation"):
+        "start-up: the other commands need none of bbn.tasks.explain",
+    ("bbn.questions.language", "Query.answer", "bbn.questions.explained"):
         "start-up: networkx (~0.2 s), only for an independence question",
-    ("bbn.explain.independence", "is_independent", "networkx"):
+    ("bbn.questions.independence", "is_independent", "networkx"):
         "start-up: networkx (~0.2 s), only when d-separation is asked",
-    ("bbn.explain.independence", "_digraph", "networkx"):
+    ("bbn.questions.independence", "_digraph", "networkx"):
         "start-up: networkx (~0.2 s), only when d-separation is asked",
-    ("bbn.network", "Network.explain", "bbn.explain.derivation"): EXPLAIN,
-    ("bbn.network", "Network.is_independent", "bbn.explain.independence"): EXPLAIN,
-    ("bbn.network", "Network.active_trail", "bbn.explain.independence"): EXPLAIN,
-    ("bbn.network", "Network.markov_blanket", "bbn.explain.independence"): EXPLAIN,
-    ("bbn.network", "Network.value_of_information", "bbn.explain.information"): EXPLAIN,
-    ("bbn.network", "Network.sensitivity", "bbn.explain.sensitivity"): EXPLAIN,
-    ("bbn.network", "Network.graph", "networkx"):
+    ("bbn.model.network", "Network.explain", "bbn.tasks.explain.derivation"): EXPLAIN,
+    ("bbn.model.network", "Network.is_independent", "bbn.questions.independence"): EXPLAIN,
+    ("bbn.model.network", "Network.active_trail", "bbn.questions.independence"): EXPLAIN,
+    ("bbn.model.network", "Network.markov_blanket", "bbn.questions.independence"): EXPLAIN,
+    ("bbn.model.network", "Network.value_of_information", "bbn.questions.information"): EXPLAIN,
+    ("bbn.model.network", "Network.sensitivity", "bbn.tasks.explain.sensitivity"): EXPLAIN,
+    ("bbn.model.network", "Network.graph", "networkx"):
         "start-up: networkx, only for the read-only graph copy",
-    ("bbn.network", "Network._repr_svg_", "bbn.rendering"):
+    ("bbn.model.network", "Network._repr_svg_", "bbn.apps.rendering"):
         "start-up: loads graphviz, only for Jupyter's picture",
-    ("bbn.network", "Network.predict_proba", "bbn.classification.prediction"): PANDAS,
-    ("bbn.network", "Network.predict", "bbn.classification.prediction"): PANDAS,
-    ("bbn.rendering.comparison", "comparison_arcs", "bbn.structure.compare"):
-        "start-up: bbn.structure loads networkx and scipy, only a comparison picture needs it",
-    ("bbn.query", "_grammars", "pyparsing"):
+    ("bbn.model.network", "Network.predict_proba", "bbn.tasks.classification.prediction"): PANDAS,
+    ("bbn.model.network", "Network.predict", "bbn.tasks.classification.prediction"): PANDAS,
+    ("bbn.apps.rendering.comparison", "comparison_arcs", "bbn.tasks.structure.compare"):
+        "start-up: bbn.tasks.structure loads networkx and scipy, only a comparison picture needs it",
+    ("bbn.questions.language", "_grammars", "pyparsing"):
         "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",
-    ("bbn.trees.command", "run_tree", "bbn.data"): PANDAS,
-    ("bbn.trees.command", "run_tree", "bbn.trees.features"): PANDAS,
-    ("bbn.trees.command", "run_tree", "bbn.trees.tree"): PANDAS,
-    ("bbn.trees.command", "run_tree", "bbn.rendering"):
+    ("bbn.apps.cli.tree", "run_tree", "bbn.core.data"): PANDAS,
+    ("bbn.apps.cli.tree", "run_tree", "bbn.tasks.trees.features"): PANDAS,
+    ("bbn.apps.cli.tree", "run_tree", "bbn.tasks.trees.tree"): PANDAS,
+    ("bbn.apps.cli.tree", "run_tree", "bbn.apps.rendering"):
         "start-up: loads graphviz, only for a picture of the tree",
-    ("bbn.trees.command", "tree_posteriors", "bbn.trees.features"): PANDAS,
-    ("bbn.trees.command", "tree_posteriors", "bbn.trees.tree"): PANDAS,
+    ("bbn.apps.cli.tree", "tree_posteriors", "bbn.tasks.trees.features"): PANDAS,
+    ("bbn.apps.cli.tree", "tree_posteriors", "bbn.tasks.trees.tree"): PANDAS,
 }
 
 
@@ -523,7 +523,7 @@ def test_the_numpydoc_check_reads_sections():
     assert "bbn.Factor.marginal" in public_api() and "bbn.load" in public_api()
 
 
-FOUNDATIONS = ("bbn.factor", "bbn.errors", "bbn.memory", "bbn.rendering")
+FOUNDATIONS = ("bbn.core.factor", "bbn.core.errors", "bbn.core.memory", "bbn.apps.rendering")
 
 
 def test_factor_errors_memory_and_pictures_are_documented():

@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.cli import main
+from bbn.apps.cli.main import main
 
 NETWORKS = ["asia", "cancer", "earthquake", "sachs", "survey", "alarm", "barley", "child",
             "insurance", "mildew", "water", "hailfinder", "hepar2", "win95pts", "pathfinder",

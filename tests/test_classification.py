@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.classification import decide, expected_risk, loss_matrix, tokenize
-from bbn.classification.text import WORD_PATTERN
-from bbn.cli import main
-from bbn.errors import DataError, ImpossibleEvidenceError, ModelError, QueryError
-from bbn.inference import posterior
-from bbn.inference.continuous import gaussian_likelihood_factor
+from bbn.apps.cli.main import main
+from bbn.core.errors import DataError, ImpossibleEvidenceError, ModelError, QueryError
+from bbn.engines.exact import posterior
+from bbn.engines.exact.continuous import gaussian_likelihood_factor
+from bbn.tasks.classification import decide, expected_risk, loss_matrix, tokenize
+from bbn.tasks.classification.text import WORD_PATTERN
 
 LOSS = np.array([[0.0, 10.0], [1.0, 0.0]])  # λ01 = 10 (predict 0, truth 1), λ10 = 1
 
@@ -315,7 +315,7 @@ def test_cli_learn_refuses_a_header_only_csv_for_every_missing_policy(
 
 
 def test_em_refuses_a_frame_without_rows(chair):
-    from bbn.learning.missing import em
+    from bbn.tasks.learning.missing import em
 
     with pytest.raises(DataError, match="no rows to learn from"):
         em(chair, pd.DataFrame({v: pd.Series([], dtype=str) for v in chair.variables}))

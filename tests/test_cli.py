@@ -1,6 +1,6 @@
 """The ``bbn`` command: output formats, the --json schema, exit codes and error messages.
 
-Most tests call ``bbn.cli.main`` in-process; ``test_console_script_*`` run the installed
+Most tests call ``bbn.apps.cli.main.main`` in-process; ``test_console_script_*`` run the installed
 ``bbn`` script in a subprocess to prove the real exit codes and the absence of tracebacks.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import bbn
-from bbn.cli import main
+from bbn.apps.cli.main import main
 
 EXACT = 1e-12
 P_C_GIVEN_A = 22840 / 25757

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.structure.command import read_tiers
+from bbn.apps.cli.main import main
+from bbn.apps.cli.structure import read_tiers
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from bbn.codes import distinct_rows, mixed_radix
+from bbn.core.codes import distinct_rows, mixed_radix
 
 
 @settings(max_examples=200, deadline=None)
@@ -43,7 +43,7 @@ def test_mixed_radix_is_the_row_major_flat_index():
 
 
 def test_observed_groups_partition_the_rows_by_pattern():
-    from bbn.codes import observed_groups
+    from bbn.core.codes import observed_groups
 
     seen = np.array([[True, False], [True, True], [True, False], [False, False]])
     groups = {tuple(p.tolist()): r.tolist() for r, p in observed_groups(seen)}

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.errors import DataError
+from bbn.core.errors import DataError
 
 dd = pytest.importorskip("dask.dataframe", reason="Dask is not installed (bbn[dask])")
 distributed = pytest.importorskip("dask.distributed", reason="dask.distributed is absent")

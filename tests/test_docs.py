@@ -76,7 +76,7 @@ def run_command(command: str, cwd: Path) -> str:
         f"{command!r}: only bbn (and cat) commands run; mark the block "
         "<!-- no-run: reason --> if it cannot")
     if argv[0] == "bbn":
-        argv = [sys.executable, "-m", "bbn.cli", *argv[1:]]
+        argv = [sys.executable, "-m", "bbn.apps.cli.main", *argv[1:]]
     # unbuffered, stderr into stdout: the lines in the order a terminal shows them
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(
         [str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -202,9 +202,9 @@ def test_running_tests_and_commands_leaves_the_tree_as_it_was():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get(
         "PYTHONPATH", "")])}
     runs = [[sys.executable, "-m", "pytest", "-q", "tests/test_codes.py"],  # hypothesis
-            [sys.executable, "-m", "bbn.cli", "query", "models/chair.bn", "P(C | A=T)"],
-            [sys.executable, "-m", "bbn.cli", "info", "models/chair.bn"],
-            [sys.executable, "-m", "bbn.cli", "check", "models/chair.bn"]]
+            [sys.executable, "-m", "bbn.apps.cli.main", "query", "models/chair.bn", "P(C | A=T)"],
+            [sys.executable, "-m", "bbn.apps.cli.main", "info", "models/chair.bn"],
+            [sys.executable, "-m", "bbn.apps.cli.main", "check", "models/chair.bn"]]
     for argv in runs:
         done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300,
                               env=env)

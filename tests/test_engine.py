@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.inference import evidence as resolver
-from bbn.query import parse_query
+from bbn.questions import resolution as resolver
+from bbn.questions.language import parse_query
 
 EXACT = 1e-12
 

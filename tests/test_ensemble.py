@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.classification import ensemble
-from bbn.errors import DataError, NotFittedError
+from bbn.core.errors import DataError, NotFittedError
+from bbn.tasks.classification import ensemble
 
 
 def network_tables(model: bbn.NaiveBayes) -> dict[str, tuple[np.ndarray, ...]]:

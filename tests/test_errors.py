@@ -1,11 +1,12 @@
-"""``bbn.errors.suggest``: close spellings, and names that are a prefix or a longer spelling."""
+"""``bbn.core.errors.suggest``: close spellings, and names that are a prefix or a longer
+spelling."""
 
 from __future__ import annotations
 
 import pytest
 
 import bbn
-from bbn.errors import suggest
+from bbn.core.errors import suggest
 
 CHAIR = ["C", "S", "W", "B", "A"]
 

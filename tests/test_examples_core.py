@@ -15,7 +15,7 @@ import pytest
 from example_networks import chair_network
 
 import bbn
-from bbn.cli import main
+from bbn.apps.cli.main import main
 
 TOLERANCE = 1e-12
 

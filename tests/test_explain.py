@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.errors import QueryError
+from bbn.apps.cli.main import main
+from bbn.core.errors import QueryError
 from tests.brute_force import BruteForce
 from tests.strategies import random_network
 

@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.explorer import Settings, serve
-from bbn.explorer.inline import _INLINE, explore
+from bbn.apps.cli.main import main
+from bbn.apps.explorer import Settings, serve
+from bbn.apps.explorer.inline import _INLINE, explore
 
 P_C_GIVEN_A = 22840 / 25757          # EXAMPLES.md §1
 # Given S=T, P(B=T | C, S=T) = 0.9 for both C: A says nothing about C, P(C=T | A=T, S=T) =
@@ -203,7 +203,7 @@ def test_binding_beyond_loopback_warns(chair_file, capsys):
 
 
 def test_without_graphviz_the_model_is_503_with_how_to_install_it(chair_file, monkeypatch):
-    from bbn.rendering import output
+    from bbn.apps.rendering import output
 
     def no_dot(graph, fmt):
         raise output.GraphvizMissingError(f"drawing a .{fmt} picture")
@@ -336,7 +336,7 @@ def test_an_upload_that_cannot_be_read_is_refused(fresh_server, name, body, stat
 
 # ------------------------------------------------------- command, notebook
 def test_bbn_serve_prints_its_address_and_serves(chair_file):
-    process = subprocess.Popen([sys.executable, "-m", "bbn.cli", "serve", str(chair_file),
+    process = subprocess.Popen([sys.executable, "-m", "bbn.apps.cli.main", "serve", str(chair_file),
                                 "--port", "0"], stdout=subprocess.PIPE, text=True,
                                cwd=Path(__file__).resolve().parents[1])
     try:

@@ -17,7 +17,7 @@ import shutil
 import pytest
 
 import bbn
-from bbn.explorer import serve
+from bbn.apps.explorer import serve
 
 #: what the explorer's page sets when an update is drawn (tests and the benchmark wait on it)
 UPDATES = "return Number(document.body.dataset.updates || 0)"
@@ -150,7 +150,7 @@ def test_the_query_box_and_a_bad_upload(browser, models, tmp_path):
         box.send_keys("MAP(C, S | A=T)\n")
         answer = browser.find_element(By.ID, "answer")
         WebDriverWait(browser, 30).until(lambda b: answer.text)
-        expected = bbn.explorer.app.Explorer(bbn.load(models / "chair.bn")).query(
+        expected = bbn.apps.explorer.app.Explorer(bbn.load(models / "chair.bn")).query(
             "MAP(C, S | A=T)")["text"]
         assert answer.text == expected
         bad = tmp_path / "bad.bn"

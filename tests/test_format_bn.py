@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from strategies import AWKWARD_NAMES, networks, random_network
 
 import bbn
-from bbn.formats import bn
+from bbn.io.formats import bn
 
 CHAIR = """\
 # The back-ache network

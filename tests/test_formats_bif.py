@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.formats import FormatError, bif
+from bbn.io.formats import FormatError, bif
 
 # nodes, arcs, largest number of states: the table of ../shared/networks/README.md
 SIZES = {

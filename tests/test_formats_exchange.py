@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.formats import FormatError, hugin, uai, xmlbif
+from bbn.apps.cli.main import main
+from bbn.io.formats import FormatError, hugin, uai, xmlbif
 
 NETWORKS = ["asia", "cancer", "earthquake", "sachs", "survey", "alarm", "barley", "child",
             "insurance", "mildew", "water", "hailfinder", "hepar2", "win95pts", "pathfinder",

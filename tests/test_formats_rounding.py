@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.cli import main
+from bbn.apps.cli.main import main
 
 # The situation of UAI 2014's BN_71 / BN_75: rows printed with six decimals, summing to
 # 0.999999 (1e-6 + 3e-17 off after parsing) or 1.000001, next to exact ones.

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.errors import QUOTE_LIMIT, BBNError, DataError, MemoryLimitError, ParseError
+from bbn.core.errors import QUOTE_LIMIT, BBNError, DataError, MemoryLimitError, ParseError
 
 LIMIT = 1 << 20  # 1 MiB: any table of 2**17 entries or more is refused
 
@@ -148,7 +148,7 @@ def test_bn_odd_whitespace_is_a_located_parse_error(char):
 ])
 def test_unicode_digits_and_odd_input_are_located_parse_errors(fmt, text, line, column,
                                                                message):
-    """Numbers are ASCII in every reader (one helper, bbn.formats._text.is_number)."""
+    """Numbers are ASCII in every reader (one helper, bbn.io.formats._text.is_number)."""
     with pytest.raises(ParseError) as error:
         bbn.loads(text, format=fmt)
     assert (error.value.line, error.value.column) == (line, column), str(error.value)

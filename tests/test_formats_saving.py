@@ -1,6 +1,6 @@
 """Saving: atomic (a temporary file in the same folder, then a rename), an existing file
 keeps its permissions, a symbolic link keeps pointing at the file written. Every file bbn
-writes (models, pictures, predictions) goes through ``bbn.formats.write_atomically``."""
+writes (models, pictures, predictions) goes through ``bbn.io.formats.write_atomically``."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import sys
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.formats import write_atomically
+from bbn.apps.cli.main import main
+from bbn.io.formats import write_atomically
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions and links")
 

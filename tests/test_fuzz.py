@@ -36,9 +36,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bbn
-from bbn.cli import main
-from bbn.errors import BBNError
-from bbn.query import parse_evidence, parse_query
+from bbn.apps.cli.main import main
+from bbn.core.errors import BBNError
+from bbn.questions.language import parse_evidence, parse_query
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_NETWORKS = ROOT.parent / "shared" / "networks"
@@ -300,7 +300,7 @@ def test_the_command_line_fails_only_with_exit_1_or_2(data, tmp_path_factory):
         _complete_or_absent(output)
 
 
-CLI = [sys.executable, "-c", "import sys; from bbn.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from bbn.apps.cli.main import main; sys.exit(main())"]
 
 
 @pytest.mark.parametrize("text", [

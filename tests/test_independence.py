@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.errors import ParseError, QueryError
-from bbn.explain.independence import COLLIDER, independence
+from bbn.apps.cli.main import main
+from bbn.core.errors import ParseError, QueryError
+from bbn.questions.independence import COLLIDER, independence
 from tests.brute_force import joint_array
 from tests.generic_networks import generic_network
 

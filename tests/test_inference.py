@@ -19,14 +19,14 @@ from example_networks import (
 )
 
 import bbn
-from bbn.inference import (
+from bbn.engines.exact import (
     map_query,
     posterior,
     posterior_batch,
     probability,
     probability_of_evidence,
 )
-from bbn.inference.elimination import compile_plan
+from bbn.engines.exact.elimination import compile_plan
 
 EXACT = 1e-12
 

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from strategies import evidence_for, random_network
 
 import bbn
-from bbn.cli import main
-from bbn.inference import joint_table
-from bbn.inference.elimination import contract
+from bbn.apps.cli.main import main
+from bbn.engines.exact import joint_table
+from bbn.engines.exact.elimination import contract
 
 # ------------------------------------------------------------------ helpers
 

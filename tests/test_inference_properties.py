@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from strategies import evidence_for, networks, query_and_evidence
 
 import bbn
-from bbn.inference import map_query, posterior, posterior_batch, probability_of_evidence
+from bbn.engines.exact import map_query, posterior, posterior_batch, probability_of_evidence
 
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from bbn.cli import main
-from bbn.errors import ParseError, QueryError
-from bbn.explain.information import entropy, mutual_information, value_of_information
+from bbn.apps.cli.main import main
+from bbn.core.errors import ParseError, QueryError
+from bbn.questions.information import entropy, mutual_information, value_of_information
 from tests.brute_force import BruteForce
 from tests.strategies import random_network
 
@@ -124,7 +124,7 @@ def test_an_information_question_does_not_load_networkx(chair_file):
     import sys
     from pathlib import Path
 
-    code = ("import sys; from bbn.cli import main; "
+    code = ("import sys; from bbn.apps.cli.main import main; "
             f"main(['query', {str(chair_file)!r}, 'H(C | A=T)']); "
             "main(['query', " + repr(str(chair_file)) + ", 'I(C; W | A=T)']); "
             "print('networkx' in sys.modules)")

@@ -3,7 +3,7 @@ the exact bnlearn reference.
 
 Every node's posterior from one propagation must equal what the full joint table says
 (brute force, built by multiplying every table with numpy in the test) and what variable
-elimination (``bbn.inference.posterior``, tested on its own) says, within 1e-12; the
+elimination (``bbn.engines.exact.posterior``, tested on its own) says, within 1e-12; the
 batched form must equal the one-case form row by row; impossible evidence must raise.
 """
 
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from strategies import evidence_for, networks
 
 import bbn
-from bbn.inference import (
+from bbn.engines.exact import (
     clique_tree,
     joint_table,
     marginals_of_cases,
@@ -33,7 +33,7 @@ from bbn.inference import (
     propagation,
     summing,
 )
-from bbn.inference import junction_tree as junction_tree_module
+from bbn.engines.exact import junction_tree as junction_tree_module
 
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

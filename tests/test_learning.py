@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.data import MISSING, encode_column
-from bbn.errors import DataError
-from bbn.learning.counting import family_counts
-from bbn.learning.estimators import UnseenParentsWarning, as_estimator
+from bbn.apps.cli.main import main
+from bbn.core.data import MISSING, encode_column
+from bbn.core.errors import DataError
+from bbn.tasks.learning.counting import family_counts
+from bbn.tasks.learning.estimators import UnseenParentsWarning, as_estimator
 
 
 def two_node() -> bbn.Network:
@@ -258,7 +258,7 @@ def test_shared_and_fresh_string_objects_mixed_get_the_codes_a_dict_gives(n_stat
 
 
 def test_cell_identities_are_the_ids_and_matching_by_text_alone_agrees(monkeypatch):
-    import bbn.data as data
+    import bbn.core.data as data
 
     grid = np.array([["yes", "no"], ["no", "yes"], ["no", None]] * 1000, dtype=object)
     column = grid[:, 1]  # a strided view: read through a contiguous copy
@@ -272,7 +272,7 @@ def test_cell_identities_are_the_ids_and_matching_by_text_alone_agrees(monkeypat
 def test_cell_identities_that_are_not_the_ids_are_not_used(monkeypatch):
     # If a future numpy or CPython exported object cells differently, the spot check
     # notices and the cells are matched by text.
-    import bbn.data as data
+    import bbn.core.data as data
 
     column = np.array(["yes", "no", None] * 1000, dtype=object)
     real = np.frombuffer
@@ -381,7 +381,7 @@ def test_cli_learn_warns_about_unseen_parents(tmp_path, capsys):
 
 
 def test_integer_columns_read_through_a_shared_lookup_table():
-    from bbn.data import MISSING, encode
+    from bbn.core.data import MISSING, encode
 
     frame = pd.DataFrame({"a": [0, 2, 1, 2], "b": [2.0, float("nan"), 0.0, 1.0]},
                          index=["w", "x", "y", "z"])
@@ -396,13 +396,13 @@ def test_integer_columns_read_through_a_shared_lookup_table():
 # --------------------------------------------------------------------- structure
 def test_learning_modules_import_each_other_at_the_top_without_a_circle():
     """learn → em → mixture_em, with the shared pieces (estimators, convergence) below
-    them: every import between bbn.learning modules is a top-level one, and they form
+    them: every import between bbn.tasks.learning modules is a top-level one, and they form
     no circle (a function-local import would only hide one)."""
     import ast
     import graphlib
     from pathlib import Path
 
-    folder = Path(bbn.__file__).parent / "learning"
+    folder = Path(bbn.__file__).parent / "tasks" / "learning"
     graph, local = {}, []
     for path in folder.glob("*.py"):
         tree = ast.parse(path.read_text())
@@ -410,8 +410,8 @@ def test_learning_modules_import_each_other_at_the_top_without_a_circle():
         graph[path.stem] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
-                    "bbn.learning."):
-                target = node.module.split(".")[2]
+                    "bbn.tasks.learning."):
+                target = node.module.split(".")[3]
                 if id(node) in top:
                     graph[path.stem].add(target)
                 elif path.stem != "command":  # the command line loads its work when run

@@ -10,10 +10,10 @@ import pytest
 from example_networks import chair_network
 
 import bbn
-import bbn.learning.missing as missing
-from bbn.errors import DataError
-from bbn.inference import probability_of_evidence
-from bbn.learning import em
+import bbn.tasks.learning.missing as missing
+from bbn.core.errors import DataError
+from bbn.engines.exact import probability_of_evidence
+from bbn.tasks.learning import em
 
 
 def holes(frame: pd.DataFrame, fraction: float, seed: int) -> pd.DataFrame:

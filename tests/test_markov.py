@@ -10,9 +10,9 @@ import pytest
 from brute_force import BruteForce
 
 import bbn
-from bbn.formats import uai
-from bbn.inference import clique_tree
-from bbn.markov import markov_from_network
+from bbn.engines.exact import clique_tree
+from bbn.io.formats import uai
+from bbn.model.markov import markov_from_network
 
 
 def random_markov(seed: int, zeros: bool = False) -> bbn.MarkovNetwork:
@@ -139,7 +139,7 @@ def test_a_bayesian_network_as_a_markov_network_answers_the_same():
 
 
 def test_the_query_language_and_the_command_line_answer_markov_networks(tmp_path):
-    from bbn.cli import main
+    from bbn.apps.cli.main import main
 
     net = random_markov(3)
     oracle = BruteForce(net)
@@ -210,7 +210,7 @@ def test_uai_markov_reader_locates_a_negative_entry():
 
 
 def test_explanations_are_refused_for_markov_networks_not_written_wrong():
-    from bbn.explain import explain
+    from bbn.tasks.explain import explain
 
     with pytest.raises(bbn.QueryError, match="a Markov network's are not written yet"):
         explain(random_markov(1), "P(V0)")
@@ -243,7 +243,7 @@ def test_a_junction_tree_multiplies_the_factors_in_once(monkeypatch, planned):
     # with evidence only the cliques between the evidence are recomputed. ``planned``:
     # every clique multiplies its tables smallest products first (normally only cliques
     # of 4,096 entries and more do).
-    from bbn.inference import clique_tree
+    from bbn.engines.exact import clique_tree
 
     if planned:
         monkeypatch.setattr(clique_tree, "PLAN_PRODUCTS_FROM", 1)
@@ -272,7 +272,7 @@ def test_a_zero_partition_function_in_a_junction_tree_is_impossible_evidence():
 def test_a_tree_for_one_question_answers_where_a_kept_tree_does_not_fit(memory_limit):
     # A tree kept for later questions holds the evidence side's arrays for each call; one
     # compiled for this question's states alone slices the evidence in and keeps nothing.
-    from bbn.inference.junction_tree import compile_tree
+    from bbn.engines.exact.junction_tree import compile_tree
 
     net = grid_markov(3, 5, seed=9)
     evidence = {"G1_2": "-", "G0_4": "+"}
@@ -352,7 +352,7 @@ def _grid(n: int, seed: int = 0) -> bbn.MarkovNetwork:
 
 def test_marginals_by_elimination_per_variable_are_refused_when_they_would_take_hours(
         memory_limit, monkeypatch):
-    from bbn import competition
+    from bbn.tasks import competition
 
     net = _grid(7)
     memory_limit(512 * 1024)  # the tree (and each elimination) needs about 0.8 MiB

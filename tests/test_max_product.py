@@ -12,10 +12,10 @@ from brute_force import joint_array
 from test_markov import random_markov, some_evidence
 
 import bbn
-from bbn.approximate.factor_graph import FactorGraph
-from bbn.approximate.lbp import ConvergenceWarning, LoopyBP
-from bbn.approximate.max_product import log_score, most_probable
-from bbn.cli import main
+from bbn.apps.cli.main import main
+from bbn.engines.approximate.lbp import ConvergenceWarning, LoopyBP
+from bbn.engines.approximate.max_product import log_score, most_probable
+from bbn.views.factor_graph import FactorGraph
 
 
 def flips_never_help(net: bbn.MarkovNetwork, evidence: dict, assignment: dict) -> bool:

@@ -20,11 +20,11 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.inference import clique_tree, posterior, posteriors
-from bbn.inference.clique_tree import tree_cost
-from bbn.inference.elimination import Cost, check_memory, fits
-from bbn.learning.sampling import sample
+from bbn.apps.cli.main import main
+from bbn.engines.exact import clique_tree, posterior, posteriors
+from bbn.engines.exact.clique_tree import tree_cost
+from bbn.engines.exact.elimination import Cost, check_memory, fits
+from bbn.tasks.learning.sampling import sample
 
 MB = 1 << 20
 
@@ -87,9 +87,9 @@ def test_a_batch_is_refused_when_its_cases_do_not_fit(memory_limit):
     frame = pd.DataFrame({"X0": [str(i) for i in range(100)]})  # 100 distinct cases
     memory_limit(8 * 300 * 100 - 1)
     with pytest.raises(bbn.MemoryLimitError, match="needs 234.4 KiB"):
-        bbn.inference.posterior_batch(net, ["X2"], frame)
+        bbn.engines.exact.posterior_batch(net, ["X2"], frame)
     memory_limit(8 * 300 * 100)
-    result = bbn.inference.posterior_batch(net, ["X2"], frame)
+    result = bbn.engines.exact.posterior_batch(net, ["X2"], frame)
     np.testing.assert_allclose(result[7], posterior(net, ["X2"], {"X0": "7"}).values,
                                rtol=0, atol=1e-12)
 
@@ -143,7 +143,7 @@ def test_one_posterior_never_needs_more_than_the_junction_tree(shared, name, var
                                                                memory_limit, monkeypatch):
     """Greedy min-fill on the pruned graph gives P(X | e) plans of width 27-28 (2-4 GiB
     tables, 10-40 GiB at the peak) where the junction tree needs 5-6 GiB in all in the
-    greedy order, 0.7-0.9 GiB in the searched one (bbn.inference.ordering); with the
+    greedy order, 0.7-0.9 GiB in the searched one (bbn.engines.exact.ordering); with the
     tree's order offered too, no posterior needs more than the tree."""
     net, evidence = _promedus(shared, name)
     tree = _tree_cost_without_building(net, list(evidence), monkeypatch)
@@ -175,7 +175,7 @@ def test_a_posterior_answers_whenever_the_junction_tree_does(shared, memory_limi
 # ------------------------------------------------------------------ peak RSS
 _CHILD = textwrap.dedent("""
     import gzip, json, resource, sys
-    import bbn, bbn.inference
+    import bbn, bbn.engines.exact
 
     path, evidence_path, what, limit = sys.argv[1:5]
     net = bbn.load(path)
@@ -187,12 +187,12 @@ _CHILD = textwrap.dedent("""
     start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     try:
         if what == "posteriors":
-            bbn.inference.posteriors(net, evidence)
+            bbn.engines.exact.posteriors(net, evidence)
         elif what == "mpe":
-            bbn.inference.map_query(net, [v for v in net.variables if v not in evidence],
+            bbn.engines.exact.map_query(net, [v for v in net.variables if v not in evidence],
                                     evidence)
         else:
-            bbn.inference.posterior(net, [what], evidence)
+            bbn.engines.exact.posterior(net, [what], evidence)
         outcome = "answered"
     except bbn.MemoryLimitError as error:
         outcome = str(error)

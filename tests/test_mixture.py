@@ -16,11 +16,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
 
 import bbn
-import bbn.learning.mixture as mixture
-from bbn.cli import main
-from bbn.errors import DataError
-from bbn.learning import em
-from bbn.learning.gaussian import fit_gaussian, fit_gaussians
+import bbn.tasks.learning.mixture as mixture
+from bbn.apps.cli.main import main
+from bbn.core.errors import DataError
+from bbn.tasks.learning import em
+from bbn.tasks.learning.gaussian import fit_gaussian, fit_gaussians
 
 
 def gaussian(x, mean, variance):

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.classification.text import WORD_PATTERN
-from bbn.errors import DataError, ImpossibleEvidenceError, NotFittedError
+from bbn.core.errors import DataError, ImpossibleEvidenceError, NotFittedError
+from bbn.tasks.classification.text import WORD_PATTERN
 
 PLAY_TENNIS = """sunny,hot,high,false,no
 sunny,hot,high,true,no
@@ -524,7 +524,7 @@ def test_continuous_and_infinite_labels_are_refused_whole_floats_kept():
 
 
 def test_column_vector_y_warns_and_fits_as_one_label_per_row():
-    from bbn.classification.base import DataConversionWarning
+    from bbn.tasks.classification.base import DataConversionWarning
 
     X = np.array([[0, 1], [1, 1], [0, 0], [1, 0], [1, 1]])
     y = np.array(["a", "b", "a", "b", "b"])

@@ -11,7 +11,7 @@ from example_networks import TF, chair_network, monty_hall_network
 
 import bbn
 from bbn import Factor, ModelError, Network
-from bbn.network import PackedTables
+from bbn.model.network import PackedTables
 
 
 def _family(net: Network, child: str = "B") -> None:

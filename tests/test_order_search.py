@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 
 import bbn
-from bbn.inference import clique_tree, ordering
-from bbn.inference.ordering import (
+from bbn.core.memory import get_memory_limit
+from bbn.engines.exact import clique_tree, ordering
+from bbn.engines.exact.ordering import (
     OrderCost,
     OrderSearch,
     bandwidth_order,
@@ -22,7 +23,6 @@ from bbn.inference.ordering import (
     greedy_order,
     order_cost,
 )
-from bbn.memory import get_memory_limit
 from tests.strategies import weighted_graphs
 
 #: a search that always runs, and runs every restart (no time limit in practice)

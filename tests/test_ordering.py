@@ -9,7 +9,7 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbn.inference.ordering import eliminate, eliminate_greedily, greedy_order
+from bbn.engines.exact.ordering import eliminate, eliminate_greedily, greedy_order
 from tests.strategies import weighted_graphs
 
 

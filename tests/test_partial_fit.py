@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.errors import DataError
+from bbn.core.errors import DataError
 
 RNG = np.random.default_rng(11)
 N = 600
@@ -57,7 +57,7 @@ def test_batches_give_the_model_of_the_whole(structure):
                                rtol=1e-10)
 
 
-@pytest.mark.filterwarnings("ignore::bbn.learning.GaussianFallbackWarning")  # batch 1
+@pytest.mark.filterwarnings("ignore::bbn.tasks.learning.GaussianFallbackWarning")  # batch 1
 def test_weighted_batches_and_a_batch_lacking_a_class():
     weights = pd.Series(RNG.integers(0, 4, N).astype(float))
     labels = LABELS.where(np.arange(N) >= 170, "a")  # the first batch has class a only

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from bbn.inference.clique_tree import Clique, product
-from bbn.inference.products import product_order
+from bbn.engines.exact.clique_tree import Clique, product
+from bbn.engines.exact.products import product_order
 
 
 @pytest.mark.parametrize("seed", range(5))

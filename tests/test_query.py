@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from strategies import networks, query_and_evidence
 
 import bbn
-from bbn.query import Query, answer, parse_evidence, parse_query
+from bbn.questions.language import Query, answer, parse_evidence, parse_query
 
 EXACT = 1e-12
 # Hand-derived from EXAMPLES.md §1: P(C, S, A=T) for (C, S) = (T,T), (T,F), (F,T), (F,F)

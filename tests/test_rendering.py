@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.rendering import GraphvizMissingError, render
+from bbn.apps.cli.main import main
+from bbn.apps.rendering import GraphvizMissingError, render
 
 SVG = "{http://www.w3.org/2000/svg}"
 

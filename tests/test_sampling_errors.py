@@ -17,9 +17,9 @@ import pytest
 from test_approximate import graph_and_evidence, loop_markov_network, polytree
 
 import bbn
-from bbn.approximate.factor_graph import FactorGraph
-from bbn.approximate.gibbs import Gibbs
-from bbn.approximate.methods import APPROXIMATE_METHODS
+from bbn.engines.approximate.gibbs import Gibbs
+from bbn.engines.approximate.methods import APPROXIMATE_METHODS
+from bbn.views.factor_graph import FactorGraph
 
 
 def _rms_error(net: bbn.Network, evidence: dict[str, str], kind: str, samples: int,

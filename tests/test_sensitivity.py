@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.errors import QueryError
+from bbn.core.errors import QueryError
 from tests.generic_networks import generic_network
 
 

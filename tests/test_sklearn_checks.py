@@ -85,7 +85,7 @@ def test_not_fitted_is_scikit_learns_error_too_once_it_is_imported():
     from sklearn.exceptions import NotFittedError as TheirNotFittedError
     from sklearn.utils.validation import check_is_fitted
 
-    from bbn.errors import NotFittedError
+    from bbn.core.errors import NotFittedError
 
     for model in (bbn.NaiveBayes(), bbn.Boosting(), bbn.Bagging(), bbn.DecisionTree()):
         with pytest.raises(TheirNotFittedError) as error:

@@ -14,17 +14,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbn import query as query_language
-from bbn.errors import ParseError
+from bbn.core.errors import ParseError
+from bbn.questions import language as query_language
 
 ROOT = Path(__file__).resolve().parents[1]  # the cwd of the runs: its bbn is imported
 
 NOT_FOR_A_QUERY = ("pyparsing", "pandas", "graphviz", "scipy", "sklearn", "networkx",
-                   "bbn.learning.parameters", "bbn.classification.classifier", "bbn.rendering")
+                   "bbn.tasks.learning.parameters", "bbn.tasks.classification.classifier",
+                   "bbn.apps.rendering")
 
 
 def test_query_on_a_bn_file_imports_no_heavy_module(chair_file):
-    code = ("import sys; from bbn.cli import main; "
+    code = ("import sys; from bbn.apps.cli.main import main; "
             f"code = main(['query', {str(chair_file)!r}, 'P(C | A=T)']); "
             f"print(sorted(m for m in {NOT_FOR_A_QUERY!r} if m in sys.modules), code)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -36,7 +37,7 @@ def test_query_on_a_bn_file_imports_no_heavy_module(chair_file):
 def test_an_ill_formed_file_or_query_still_gets_the_grammar(tmp_path):
     bad = tmp_path / "bad.bn"
     bad.write_text("variable C { T, F\n")
-    code = ("import sys; from bbn.cli import main; "
+    code = ("import sys; from bbn.apps.cli.main import main; "
             f"main(['query', {str(bad)!r}, 'P(C)']); print('pyparsing' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)

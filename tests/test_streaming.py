@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.chunks import chunks, default_chunksize
-from bbn.errors import DataError
-from bbn.learning.gaussian import Moments
-from bbn.learning.statistics import table_statistics
+from bbn.core.errors import DataError
+from bbn.io.chunks import chunks, default_chunksize
+from bbn.tasks.learning.gaussian import Moments
+from bbn.tasks.learning.statistics import table_statistics
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +86,8 @@ def test_em_over_chunks_is_em_over_the_whole(chair_rows, tmp_path):
     holey.iloc[1::5, 3] = None
     path = tmp_path / "holes.csv"
     holey.to_csv(path, index=False)
-    whole = bbn.learning.em(net, holey)
-    streamed = bbn.learning.em(net, path, chunksize=150)
+    whole = bbn.tasks.learning.em(net, holey)
+    streamed = bbn.tasks.learning.em(net, path, chunksize=150)
     assert streamed.log_likelihood == whole.log_likelihood
     assert_same_tables(streamed.network, whole.network)
 
@@ -177,15 +177,15 @@ def test_bbn_learn_reads_a_large_csv_in_chunks(chair_rows, tmp_path):
     structure = tmp_path / "chair.bn"
     bbn.save(net, structure)
     out = tmp_path / "learned.bn"
-    from bbn.cli import main
+    from bbn.apps.cli.main import main
     assert main(["learn", str(structure), str(path), "-o", str(out),
                  "--chunksize", "300"]) == 0
     assert_same_tables(bbn.load(out), bbn.learn(net, frame))
 
 
 def test_bbn_sample_writes_chunks_of_one_draw(tmp_path, chair_file):
-    from bbn.cli import main
-    from bbn.learning.sampling import sample_chunks
+    from bbn.apps.cli.main import main
+    from bbn.tasks.learning.sampling import sample_chunks
 
     out = tmp_path / "rows.csv.gz"
     assert main(["sample", str(chair_file), "-n", "2500", "--seed", "3", "--chunksize", "1000",
@@ -201,7 +201,7 @@ def test_bbn_sample_writes_chunks_of_one_draw(tmp_path, chair_file):
 
 
 def test_bbn_sample_refuses_a_model_without_tables_and_writes_nothing(tmp_path, capsys):
-    from bbn.cli import main
+    from bbn.apps.cli.main import main
 
     structure = tmp_path / "s.bn"
     structure.write_text("variable A { T, F }\n")
@@ -212,7 +212,7 @@ def test_bbn_sample_refuses_a_model_without_tables_and_writes_nothing(tmp_path, 
 
 
 def test_bbn_classify_streams_the_predictions(chair_rows, chair_file, tmp_path, capsys):
-    from bbn.cli import main
+    from bbn.apps.cli.main import main
 
     net, frame, path = chair_rows
     outputs = []
@@ -240,8 +240,8 @@ def test_predict_proba_reads_a_file_in_chunks(chair_rows, chair_file):
 
 
 def test_bbn_sample_quotes_states_that_need_it(tmp_path):
-    from bbn.cli import main
-    from bbn.learning.command import csv_text
+    from bbn.apps.cli.learn import csv_text
+    from bbn.apps.cli.main import main
 
     net = bbn.Network()
     net.add_variable("A", ["x, y", 'say "hi"'], table=[0.5, 0.5])

@@ -1,5 +1,5 @@
 """The batched work of structure learning equals its one-at-a-time definition: many
-independence tests in one call (bbn.structure.independence.independence_tests) equal
+independence tests in one call (bbn.tasks.structure.independence.independence_tests) equal
 independence_test; MMPC's targets searched side by side, a round of tests at a time,
 equal the sequential search, each distinct test counted once; ties between equally
 associated candidates go to the first variable; the first families of a hill climb,
@@ -16,15 +16,15 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.structure import family_scores, independence, pc
-from bbn.structure import mmpc as mmpc_module
-from bbn.structure.dataset import CodedData, read_coded
-from bbn.structure.family_scores import FamilyScores
-from bbn.structure.independence import Request, independence_test, independence_tests
-from bbn.structure.knowledge import Knowledge
-from bbn.structure.method import Settings
-from bbn.structure.mmpc import _association, _strongest, batch_tests, mmpc
-from bbn.structure.scores import SCORES
+from bbn.tasks.structure import family_scores, independence, pc
+from bbn.tasks.structure import mmpc as mmpc_module
+from bbn.tasks.structure.dataset import CodedData, read_coded
+from bbn.tasks.structure.family_scores import FamilyScores
+from bbn.tasks.structure.independence import Request, independence_test, independence_tests
+from bbn.tasks.structure.knowledge import Knowledge
+from bbn.tasks.structure.method import Settings
+from bbn.tasks.structure.mmpc import _association, _strongest, batch_tests, mmpc
+from bbn.tasks.structure.scores import SCORES
 
 
 def chair_data(chair_file, n: int, missing: str = "error") -> object:
@@ -216,7 +216,7 @@ def test_large_data_tested_a_column_at_a_time_gives_the_same_tests(chair_file, m
 def test_n_log_n_read_from_the_table_equals_xlogy(monkeypatch):
     from scipy.special import xlogy
 
-    from bbn.structure import dataset
+    from bbn.tasks.structure import dataset
 
     data = CodedData(("A",), (("0", "1"),), np.zeros((300, 1), dtype=np.int64))
     counts = np.array([[0, 1, 2], [7, 150, 300]])

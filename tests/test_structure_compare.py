@@ -11,10 +11,10 @@ import networkx as nx
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.errors import ModelError
-from bbn.structure import LearnedNetwork, compare
-from bbn.structure.equivalence import (
+from bbn.apps.cli.main import main
+from bbn.core.errors import ModelError
+from bbn.tasks.structure import LearnedNetwork, compare
+from bbn.tasks.structure.equivalence import (
     PDAG,
     as_matrix,
     cpdag,

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.errors import ModelError
-from bbn.structure import structure_score
-from bbn.structure.dataset import read_coded
-from bbn.structure.equivalence import as_matrix
-from bbn.structure.hybrid import PC_START_ROWS
-from bbn.structure.knowledge import Knowledge
-from bbn.structure.method import Settings
-from bbn.structure.pc import pc_method, pc_search
+from bbn.core.errors import ModelError
+from bbn.tasks.structure import structure_score
+from bbn.tasks.structure.dataset import read_coded
+from bbn.tasks.structure.equivalence import as_matrix
+from bbn.tasks.structure.hybrid import PC_START_ROWS
+from bbn.tasks.structure.knowledge import Knowledge
+from bbn.tasks.structure.method import Settings
+from bbn.tasks.structure.pc import pc_method, pc_search
 from tests.test_structure_search import CHAIR_COMPELLED, chair_rows, quiet_learn
 
 

@@ -1,4 +1,4 @@
-"""Expert knowledge (bbn.structure.knowledge): what each constraint allows, knowledge
+"""Expert knowledge (bbn.tasks.structure.knowledge): what each constraint allows, knowledge
 that contradicts itself refused with the arcs named, and every method's result honouring
 it (a property test over random knowledge)."""
 
@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import bbn
-from bbn.errors import ModelError
-from bbn.structure.knowledge import NO_TIER, Knowledge
+from bbn.core.errors import ModelError
+from bbn.tasks.structure.knowledge import NO_TIER, Knowledge
 
 NAMES = ("A", "B", "C", "D")
 

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.errors import DataError, ModelError
-from bbn.structure.dataset import read_coded
+from bbn.core.errors import DataError, ModelError
+from bbn.tasks.structure.dataset import read_coded
 
 ROWS = pd.DataFrame({"A": list("TTFFTFTT"), "B": list("TTFFTTTF"), "C": list("xyxyxyyy")})
 

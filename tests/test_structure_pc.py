@@ -14,13 +14,13 @@ import pytest
 from test_structure_compare import dags
 
 import bbn
-from bbn.errors import ModelError
-from bbn.structure import pc
-from bbn.structure.dataset import CodedData, read_coded
-from bbn.structure.equivalence import cpdag
-from bbn.structure.independence import independence_test
-from bbn.structure.knowledge import Knowledge
-from bbn.structure.method import Settings
+from bbn.core.errors import ModelError
+from bbn.tasks.structure import pc
+from bbn.tasks.structure.dataset import CodedData, read_coded
+from bbn.tasks.structure.equivalence import cpdag
+from bbn.tasks.structure.independence import independence_test
+from bbn.tasks.structure.knowledge import Knowledge
+from bbn.tasks.structure.method import Settings
 
 BINARY = ["0", "1"]
 

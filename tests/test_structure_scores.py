@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.errors import DataError, ModelError
-from bbn.structure import SCORES, family_score, structure_score
+from bbn.core.errors import DataError, ModelError
+from bbn.tasks.structure import SCORES, family_score, structure_score
 
 ROWS = pd.DataFrame({"A": list("TTFFT"), "B": list("TFFFT")})
 

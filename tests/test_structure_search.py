@@ -17,16 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bbn
-from bbn.errors import ModelError
-from bbn.structure import hill_climbing, structure_score
-from bbn.structure.dataset import read_coded
-from bbn.structure.family_scores import FamilyScores
-from bbn.structure.hill_climbing import ClimbOptions, hill_climb
-from bbn.structure.independence import independence_test
-from bbn.structure.knowledge import NO_TIER, Knowledge
-from bbn.structure.method import Settings
-from bbn.structure.mmpc import batch_tests, mmpc
-from bbn.structure.scores import SCORES, family_score
+from bbn.core.errors import ModelError
+from bbn.tasks.structure import hill_climbing, structure_score
+from bbn.tasks.structure.dataset import read_coded
+from bbn.tasks.structure.family_scores import FamilyScores
+from bbn.tasks.structure.hill_climbing import ClimbOptions, hill_climb
+from bbn.tasks.structure.independence import independence_test
+from bbn.tasks.structure.knowledge import NO_TIER, Knowledge
+from bbn.tasks.structure.method import Settings
+from bbn.tasks.structure.mmpc import batch_tests, mmpc
+from bbn.tasks.structure.scores import SCORES, family_score
 
 #: The chair network's arcs; C → W is reversible (its equivalence class leaves it open).
 CHAIR_COMPELLED = {("C", "B"), ("S", "B"), ("B", "A")}
@@ -310,7 +310,7 @@ def test_missing_values_are_dropped_per_family(chair_file, method):
     assert CHAIR_COMPELLED <= set(learned.arcs())         # the generating class again
     assert {frozenset(arc) for arc in learned.arcs()} == {
         frozenset(arc) for arc in CHAIR_COMPELLED | {("C", "W")}}
-    with pytest.raises(bbn.errors.DataError):
+    with pytest.raises(bbn.core.errors.DataError):
         bbn.learn_structure(rows, method=method)
 
 

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bbn
-from bbn.errors import ModelError
-from bbn.structure import structure_score
-from bbn.structure.tree import conditional_mutual_information
+from bbn.core.errors import ModelError
+from bbn.tasks.structure import structure_score
+from bbn.tasks.structure.tree import conditional_mutual_information
 
 
 def dependent_features() -> bbn.Network:

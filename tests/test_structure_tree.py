@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.errors import DataError, ModelError
-from bbn.structure import chow_liu, mutual_information, structure_score
+from bbn.core.errors import DataError, ModelError
+from bbn.tasks.structure import chow_liu, mutual_information, structure_score
 
 
 def tree_network() -> bbn.Network:

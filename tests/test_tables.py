@@ -1,4 +1,4 @@
-"""The one table validator (bbn.tables): the fast checks agree with the row detail, for
+"""The one table validator (bbn.core.tables): the fast checks agree with the row detail, for
 one table and for the packed tables of a whole file."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bbn
-from bbn.tables import BadRow, bad_rows, check_packed, is_valid, normalized, row_tolerance
+from bbn.core.tables import BadRow, bad_rows, check_packed, is_valid, normalized, row_tolerance
 
 
 def test_bad_rows_name_each_row_and_its_first_problem():

@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.errors import DataError, NotFittedError
-from bbn.trees.criteria import entropy, gain, gain_ratio, gini, split_gains, split_information
-from bbn.trees.nodes import leaves
-from bbn.trees.pruning import prune_pessimistic
-from bbn.trees.splitting import KeyedColumns, Settings, best_test
+from bbn.apps.cli.main import main
+from bbn.core.errors import DataError, NotFittedError
+from bbn.tasks.trees.criteria import entropy, gain, gain_ratio, gini, split_gains, split_information
+from bbn.tasks.trees.nodes import leaves
+from bbn.tasks.trees.pruning import prune_pessimistic
+from bbn.tasks.trees.splitting import KeyedColumns, Settings, best_test
 
 FEATURES = ["outlook", "temperature", "humidity", "windy"]
 
@@ -169,7 +169,7 @@ def test_multiway_split_has_one_branch_per_value_present():
 def _compare_with_sklearn(ours, theirs, X, y):
     """Walk both trees together; where the tests differ, both must have the same gain (a
     tie, broken differently). Returns (identical inner nodes, ties)."""
-    from bbn.trees.criteria import gain as gain_of
+    from bbn.tasks.trees.criteria import gain as gain_of
 
     tree = theirs.tree_
     same = ties = 0
@@ -474,7 +474,7 @@ def test_command_errors_exit_2_without_traceback(run, models, tmp_path):
 
 @pytest.mark.parametrize("criterion", ["entropy", "gini", "gain_ratio"])
 def test_level_at_once_finds_the_node_by_node_tests(criterion):
-    from bbn.trees.splitting import best_tests
+    from bbn.tasks.trees.splitting import best_tests
 
     rng = np.random.default_rng(11)
     codes = rng.integers(0, 4, size=(80, 2)).astype(np.int32)
@@ -494,8 +494,8 @@ def test_level_at_once_finds_the_node_by_node_tests(criterion):
 
 
 def test_validation_pruning_by_hand():
-    from bbn.trees.nodes import Node, Test
-    from bbn.trees.pruning import prune_on_validation
+    from bbn.tasks.trees.nodes import Node, Test
+    from bbn.tasks.trees.pruning import prune_on_validation
 
     # x ≤ 0.5 → leaf (5 a, 1 b), else leaf (1 a, 3 b); the node's majority is a (6 of 10).
     left, right = Node(np.array([5, 1]), 1), Node(np.array([1, 3]), 1)

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.cli import main
-from bbn.competition import TaskAnswer, answer_task, read_evidence, read_result, result_text
-from bbn.formats import read_text
+from bbn.apps.cli.main import main
+from bbn.io.formats import read_text
+from bbn.tasks.competition import TaskAnswer, answer_task, read_evidence, read_result, result_text
 
 # every instance of the shared set: the same 49 names in MAR/ and in PR/
 INSTANCES = [

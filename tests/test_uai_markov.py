@@ -11,8 +11,8 @@ from brute_force import BruteForce
 from test_formats_exchange import UAI
 
 import bbn
-from bbn.formats import uai
-from bbn.inference import posteriors
+from bbn.engines.exact import posteriors
+from bbn.io.formats import uai
 
 
 def _child_first(text: str) -> str:

@@ -27,7 +27,7 @@ def bbn_all(net, evidence: dict[str, str]) -> dict[str, np.ndarray]:
         result = net.posteriors(evidence)
     else:
         try:
-            from bbn.inference.junction_tree import posteriors
+            from bbn.engines.exact.junction_tree import posteriors
         except ImportError:
             return {v: net.posterior([v], evidence).values for v in net.variables}
         result = posteriors(net, evidence)
@@ -38,7 +38,7 @@ def bbn_method(net) -> str:
     if hasattr(net, "posteriors"):
         return "net.posteriors"
     try:
-        from bbn.inference.junction_tree import posteriors  # noqa: F401
+        from bbn.engines.exact.junction_tree import posteriors  # noqa: F401
     except ImportError:
         return "per-node fallback"
     return "junction_tree.posteriors"

@@ -42,7 +42,7 @@ _PYAGRUM = {"lbp": "LoopyBeliefPropagation", "lw": "WeightedSampling",
 
 
 def bbn_run(net, method: str, samples: int, evidence: dict[str, str]) -> dict[str, np.ndarray]:
-    from bbn.approximate import FactorGraph, approximate_method
+    from bbn.engines.approximate import FactorGraph, approximate_method
 
     graph = FactorGraph.from_compiled(net.compiled())
     coded = {graph.index(v): graph.states[graph.index(v)].index(s) for v, s in evidence.items()}

@@ -40,7 +40,7 @@ if __package__ in (None, ""):  # run as a script: make `tests.benchmarks` import
     __package__ = "tests.benchmarks"
 
 import bbn  # noqa: E402
-from bbn.approximate import ConvergenceWarning  # noqa: E402
+from bbn.engines.approximate import ConvergenceWarning  # noqa: E402
 from tests.benchmarks.models import SHARED  # noqa: E402
 
 QUERIES = 5

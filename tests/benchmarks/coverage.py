@@ -68,8 +68,8 @@ def cell(name: str, method: str, samples: int, seed: int, **options) -> Cell:
     """Run ``method`` (with its settings ``options``) on network ``name`` without evidence
     and on its reference queries; a case it cannot answer (no sample matched) is skipped."""
     import bbn
-    from bbn.approximate import FactorGraph
-    from bbn.approximate.methods import APPROXIMATE_METHODS
+    from bbn.engines.approximate import FactorGraph
+    from bbn.engines.approximate.methods import APPROXIMATE_METHODS
 
     exact = reference(name)
     net = bbn.load(NETWORKS / f"{name}.bif.gz")

@@ -80,7 +80,7 @@ def run(settings: Settings, networks: list[str] | None = None) -> Section:
 
 
 def _row(settings: Settings, name: str, browser, browser_failed: NA | None) -> Row:
-    from bbn.explorer import Explorer, serve
+    from bbn.apps.explorer import Explorer, serve
 
     row = Row("explorer", name)
     cases, failed = attempt(lambda: evidence_cases(name, CLICKS, 1))

@@ -88,7 +88,7 @@ def sample_file(rows: int) -> tuple:
     CACHE.mkdir(parents=True, exist_ok=True)
     zipped, plain = CACHE / f"alarm-{rows}.csv.gz", CACHE / f"alarm-{rows}.csv"
     if not zipped.exists():
-        subprocess.run([sys.executable, "-m", "bbn.cli", "sample",
+        subprocess.run([sys.executable, "-m", "bbn.apps.cli.main", "sample",
                         str(NETWORKS / "alarm.bif.gz"), "-n", str(rows), "--seed", "0",
                         "-o", str(zipped)], check=True, cwd=REPO)
     if not plain.exists():

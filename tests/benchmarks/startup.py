@@ -21,8 +21,8 @@ CHAIR = str(REPO / "models" / "chair.bn")
 
 #: case → argv after ``python``
 COMMANDS = {
-    'bbn query chair.bn "P(C | A=T)"': ["-m", "bbn.cli", "query", CHAIR, "P(C | A=T)"],
-    "bbn info chair.bn": ["-m", "bbn.cli", "info", CHAIR],
+    'bbn query chair.bn "P(C | A=T)"': ["-m", "bbn.apps.cli.main", "query", CHAIR, "P(C | A=T)"],
+    "bbn info chair.bn": ["-m", "bbn.apps.cli.main", "info", CHAIR],
     "import numpy": ["-c", "import numpy"],
 }
 

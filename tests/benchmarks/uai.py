@@ -6,7 +6,7 @@ exact cells taking turns (``EXACT_TIMING``: a small instance repeated, the media
 slow one run once; each bbn run on a network freshly loaded, outside the timing), the
 approximate cells one run each:
 
-* ``bbn exact``: ``bbn.competition.answer_task`` (junction tree — kept, or compiled for
+* ``bbn exact``: ``bbn.tasks.competition.answer_task`` (junction tree — kept, or compiled for
   the question alone, or holding its messages only — or one elimination per variable when
   no tree fits; for PR one elimination), stopped after ``EXACT_CAP`` seconds; n/a with the
   reason when exact inference does not fit in 1 GiB;
@@ -83,7 +83,7 @@ def _timed(make, cap: float):
 
 def _row(task: str, name: str, quick: bool) -> Row:
     import bbn
-    from bbn.competition import answer_task, read_evidence, read_result
+    from bbn.tasks.competition import answer_task, read_evidence, read_result
 
     folder = SHARED / task
     row = Row("uai", f"{task} {name}")

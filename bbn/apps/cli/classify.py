@@ -1,0 +1,122 @@
+"""``bbn classify MODEL DATA.csv --target COL``: predictions for every row, as CSV.
+
+DATA is read, predicted and written a chunk of rows at a time (``--chunksize``), so a
+file larger than memory works. The output has one row per input row: the decided state
+(``predicted``) and the posterior of every state (``P(COL=state)``). MODEL may also be a
+decision tree saved by ``bbn tree -o tree.json``: its leaves' class shares are the
+posterior (the file is then read whole: a tree types its columns from all of them). When
+DATA has the
+target column, the accuracy and the confusion matrix (rows: true state, columns:
+predicted) are printed — to stdout when the predictions go to a file, else to stderr.
+Only argparse, numpy and the lists of choices are imported here; the work (and pandas)
+loads when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+
+import numpy as np
+
+import bbn
+from bbn.apps.cli.tree import is_tree_file, tree_posteriors
+from bbn.core.errors import DataError
+from bbn.io.formats import atomic_writer
+from bbn.tasks.classification.decisions import RULES, check_rule, decide, loss_matrix
+from bbn.tasks.learning.policies import UNSEEN_POLICIES
+
+
+def add_classify_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="model file, or a decision tree saved by bbn tree "
+                        "(.json)")
+    parser.add_argument("data", help="CSV file; columns naming variables are evidence, "
+                        "empty cells are missing")
+    parser.add_argument("--target", required=True, help="the variable to predict")
+    parser.add_argument("--loss", help="CSV loss matrix: first column the predicted state, "
+                        "header the true states; implies --decision risk")
+    parser.add_argument("--decision", choices=RULES,
+                        help="MAP (default), ML (ignore the prior) or minimum expected risk")
+    parser.add_argument("--unseen", choices=UNSEEN_POLICIES, default="error",
+                        help="a value that is no state: error (default) or treat as missing")
+    parser.add_argument("-o", "--output", help="CSV file for the predictions (default stdout)")
+    parser.add_argument("--chunksize", type=int, help="rows read, predicted and written at a "
+                        "time (default: from the memory limit)")
+
+
+def run_classify(args: argparse.Namespace) -> int:
+    import pandas as pd  # here, not at the top: `bbn query` must not load pandas (start-up)
+
+    from bbn.core.data import MISSING, encode_column, read_data
+    from bbn.tasks.classification.prediction import check_target
+
+    rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)
+    if is_tree_file(args.model):  # a decision tree saved by `bbn tree -o tree.json`
+        if rule == "ml":
+            raise DataError("--decision ml needs P(x | class), which a decision tree does "
+                            "not give; use map or risk")
+        frame, source = read_data(args.data)
+        states, posterior = tree_posteriors(args.model, frame, args.target)
+        chosen = decide(posterior, rule, loss=None if args.loss is None
+                        else loss_matrix(args.loss, states))
+        decided = iter([(frame, source, posterior, chosen)])
+    else:
+        net = bbn.load(args.model, normalize=args.normalize)
+        check_target(net, args.target)  # before reading the data
+        states = list(net.states(args.target))
+        decided = _network_chunks(net, args, rule)
+    confusion = np.zeros((len(states), len(states)), dtype=np.int64)
+    scored = written = 0
+    with contextlib.ExitStack() as stack:
+        out = (stack.enter_context(atomic_writer(args.output)) if args.output
+               else sys.stdout.buffer)
+        for frame, source, posterior, chosen in decided:
+            output = pd.DataFrame({"predicted": np.asarray(states, dtype=object)[chosen]})
+            for j, s in enumerate(states):
+                output[f"P({args.target}={s})"] = posterior[:, j]
+            out.write(output.to_csv(index=False, float_format="%.10g",
+                                    header=written == 0).encode("utf-8"))
+            written += len(output)
+            if args.target in frame.columns:
+                scored += 1
+                truth = encode_column(frame[args.target], states, name=args.target,
+                                      source=source, unknown="missing")
+                known = truth != MISSING
+                np.add.at(confusion, (truth[known], chosen[known]), 1)
+        if not args.output:
+            sys.stdout.flush()
+    report = sys.stderr
+    if args.output:
+        print(f"wrote {args.output} ({written} predictions)")
+        report = sys.stdout
+    if scored:
+        _print_scores(confusion, states, report)
+    return 0
+
+
+def _network_chunks(net, args: argparse.Namespace, rule: str):
+    """(frame, source, posterior, decided state indices) for each chunk of the data."""
+    from bbn.tasks.classification.prediction import decide_rows, posterior_table, prediction_chunks
+
+    for frame, source in prediction_chunks(net, args.data, chunksize=args.chunksize):
+        posterior = posterior_table(net, frame, args.target, source=source,
+                                    unseen=args.unseen).to_numpy()
+        yield frame, source, posterior, decide_rows(net, posterior, args.target, rule,
+                                                    args.loss)
+
+
+def _print_scores(counts: np.ndarray, states, stream) -> None:
+    """The accuracy and the confusion matrix (rows: true state, columns: predicted)."""
+    total = int(counts.sum())
+    if not total:
+        return
+    right = int(np.trace(counts))
+    print(f"accuracy {right / total:.6f} ({right}/{total})", file=stream)
+    header = ["true \\ predicted", *states]
+    rows = [header] + [[s, *map(str, row)] for s, row in zip(states, counts, strict=True)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    for row in rows:
+        print("  " + "  ".join(cell.rjust(w) if i else cell.ljust(w)
+                               for i, (cell, w) in enumerate(zip(row, widths, strict=True))),
+              file=stream)

@@ -1,0 +1,47 @@
+"""``bbn serve MODEL``: the explorer for one model file, until Ctrl-C.
+
+Only the arguments live here (``bbn.apps.cli.main`` imports this module on every command); the
+server loads when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+
+import bbn
+from bbn.core.errors import BBNError
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="model file (.bn, .bif, .xmlbif, .net, .uai; optionally "
+                        ".gz); others can be opened from the page")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="port to listen on (default 8000; 0 picks a free one)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default 127.0.0.1, this machine only; any "
+                        "other lets the network in, with a warning)")
+    parser.add_argument("--open", action="store_true", help="open the page in a web browser")
+    parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from bbn.apps.explorer.server import serve  # here: http.server, only bbn serve needs it
+
+    net = bbn.load(args.model, normalize=args.normalize)
+    try:
+        server = serve(net, args.host, args.port, open=args.open, block=False,
+                       source=args.model, verbose=args.verbose)
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        raise BBNError(f"{args.host}:{args.port} is in use (another server?); choose "
+                       "another port with --port, or --port 0 for any free one") from None
+    print(f"bbn serve: {net.name!r} at {server.url} (Ctrl-C stops)", flush=True)
+    try:
+        server.thread.join()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0

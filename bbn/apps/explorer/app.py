@@ -1,0 +1,324 @@
+"""What the explorer answers, without HTTP: the model and its layout, every posterior given
+findings, a query, an uploaded model.
+
+One update is one engine call for the beliefs, P(X | e) for every X by the junction tree
+(``net.posteriors``), and P(e) by elimination for the findings panel::
+
+    posteriors(e) = {X: P(X | e)}        p_evidence = P(e) = Σ_{x ∖ e} P(x, e)
+
+Errors are :class:`bbn.BBNError` subclasses with bbn's own messages (the did-you-mean of an
+unknown state, the file:line:column of a parse error); :mod:`bbn.apps.explorer.server` turns
+them into HTTP statuses (:func:`status_of`).
+
+>>> import bbn
+>>> app = Explorer(bbn.load("models/chair.bn"))
+>>> round(app.posteriors([("A", "T")])["posteriors"]["C"]["T"], 4)
+0.8867
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bbn.apps.rendering.layout import network_layout
+from bbn.apps.rendering.output import GraphvizMissingError
+from bbn.core.errors import BBNError, DataError, ImpossibleEvidenceError, QueryError
+from bbn.io.formats import format_of, loads
+from bbn.questions.language import parse_query
+
+if TYPE_CHECKING:
+    from bbn.model.network import Network
+
+#: 16 MiB: the largest shared network (munin, 0.9 MiB as BIF) fits many times over.
+UPLOAD_LIMIT = 16 * 2**20
+#: 64 KiB of query text: a query names at most every variable of a large network once.
+QUERY_LIMIT = 64 * 2**10
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The explorer's limits (one value, passed once).
+
+    Parameters
+    ----------
+    upload_limit : int
+        Bytes an uploaded model may have, compressed and uncompressed (413 beyond).
+    query_limit : int
+        Bytes a query may have.
+
+    Examples
+    --------
+    >>> Settings().upload_limit
+    16777216
+    """
+
+    upload_limit: int = UPLOAD_LIMIT
+    query_limit: int = QUERY_LIMIT
+
+
+class TooLargeError(DataError):
+    """A request body over the explorer's limit (HTTP 413)."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """The model on show: the network, the name it came under, its layout (drawn once per
+    revision of the network: a notebook may add a variable while the page is open)."""
+
+    net: Network
+    source: str
+    layout: dict | None = field(default=None, compare=False)
+    revision: int = -1
+
+
+def status_of(error: BBNError) -> int:
+    """The HTTP status for one of bbn's errors: 422 impossible evidence, 413 too large,
+    503 no Graphviz to lay the network out, 400 anything else wrong with the request.
+
+    Parameters
+    ----------
+    error : BBNError
+        The error a request raised.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> status_of(ImpossibleEvidenceError({"A": "T"})), status_of(QueryError("no"))
+    (422, 400)
+    """
+    if isinstance(error, ImpossibleEvidenceError):
+        return 422
+    if isinstance(error, TooLargeError):
+        return 413
+    if isinstance(error, GraphvizMissingError):  # the machine's fault, not the request's
+        return 503
+    return 400
+
+
+class Explorer:
+    """The explorer's state (one model at a time) and its answers as JSON values.
+
+    Parameters
+    ----------
+    net : Network
+        The model shown first.
+    source : str, optional
+        Where it came from (a file name), shown on the page beside the network's name.
+    settings : Settings, optional
+        The limits on uploads and queries.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> app = Explorer(bbn.load("models/chair.bn"))
+    >>> app.query("P(C=T | A=T)")["text"]
+    'P(C=T | A=T) = 0.886749'
+    """
+
+    def __init__(self, net: Network, source: str | None = None,
+                 settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self._model = Model(net, source or "")
+        self._lock = threading.Lock()
+
+    @property
+    def net(self) -> Network:
+        """The network on show."""
+        return self._model.net
+
+    def model(self) -> dict:
+        """The network for the page: names, states, descriptions and Graphviz's layout.
+
+        Returns
+        -------
+        dict
+            ``{"name", "source", "variables": [{"name", "states", "description",
+            "continuous"}], "layout", "upload_limit"}``.
+
+        Raises
+        ------
+        bbn.apps.rendering.output.GraphvizMissingError
+            When Graphviz's ``dot`` is not installed.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> Explorer(bbn.load("models/chair.bn")).model()["variables"][0]["states"]
+        ['T', 'F']
+        """
+        model = self._model
+        if model.revision != model.net.revision:
+            with self._lock:  # drawn once per model, even when the page asks twice at once
+                if self._model is model:
+                    revision = model.net.revision
+                    self._model = Model(model.net, model.source,
+                                        network_layout(model.net).to_json(), revision)
+                model = self._model
+        net = model.net
+        return {"name": net.name, "source": model.source,
+                "variables": [{"name": v, "states": [] if net.is_gaussian(v)
+                               else list(net.states(v)),
+                               "description": net.description(v) or "",
+                               "continuous": net.is_gaussian(v)} for v in net.variables],
+                "layout": model.layout, "upload_limit": self.settings.upload_limit}
+
+    def posteriors(self, findings: Sequence[tuple[str, str]]) -> dict:
+        """Every posterior given ``findings``, from one junction-tree propagation.
+
+        Parameters
+        ----------
+        findings : sequence of (str, str)
+            ``(variable, state)`` pairs, as a query string gives them (a number for a
+            continuous variable).
+
+        Returns
+        -------
+        dict
+            ``{"evidence": {variable: state}, "p_evidence": P(e) (None with a
+            continuous finding: a density), "posteriors": {variable: {state: p}},
+            "milliseconds": the engine's time}``.
+
+        Raises
+        ------
+        QueryError
+            An unknown variable or state (with a suggestion), or a variable given twice.
+        ImpossibleEvidenceError
+            When P(e) = 0.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> app = Explorer(bbn.load("models/chair.bn"))
+        >>> round(app.posteriors([("A", "T")])["p_evidence"], 6)
+        0.206056
+        """
+        net = self.net
+        evidence: dict[str, str] = {}
+        for variable, state in findings:
+            if variable in evidence:
+                raise QueryError(f"variable {variable!r} given twice, as {evidence[variable]!r}"
+                                 f" and {state!r}: one finding per variable")
+            evidence[variable] = state
+        start = time.perf_counter()
+        beliefs = net.posteriors(evidence)
+        discrete = all(v in net.variables and not net.is_gaussian(v) for v in evidence)
+        p_evidence = (net.engine.probability_of_evidence(evidence) if evidence and discrete
+                      else 1.0 if discrete else None)
+        elapsed = (time.perf_counter() - start) * 1000
+        return {"evidence": evidence, "p_evidence": p_evidence,
+                "posteriors": {v: dict(zip(factor.states[v], factor.values.tolist()))
+                               for v, factor in beliefs.items()},
+                "milliseconds": elapsed}
+
+    def query(self, text: str) -> dict:
+        """Answer a query in bbn's query language, as ``bbn query`` prints it.
+
+        Parameters
+        ----------
+        text : str
+            E.g. ``P(C | A=T)``, ``MAP(C, S | A=T)``, ``MPE(A=T)``.
+
+        Returns
+        -------
+        dict
+            ``{"query": the canonical query, "text": what bbn query prints, "json": what
+            bbn query --json prints}``.
+
+        Raises
+        ------
+        ParseError, QueryError, ImpossibleEvidenceError
+            As ``bbn query`` reports them.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> print(Explorer(bbn.load("models/chair.bn")).query("P(C | A=T)")["text"])
+        P(C | A=T)
+          C   probability
+          T   0.886749
+          F   0.113251
+        """
+        if len(text.encode("utf-8")) > self.settings.query_limit:
+            raise TooLargeError(f"the query has more than {self.settings.query_limit} bytes")
+        net = self.net
+        parsed = parse_query(text.strip(), net)
+        result = parsed.answer(net)
+        return {"query": parsed.text(), "text": parsed.to_text(result),
+                "json": parsed.to_json(result)}
+
+    def upload(self, filename: str, data: bytes) -> dict:
+        """Show another model: ``data`` is the file's bytes, ``filename`` names its format
+        (``.bn``, ``.bif``, ``.xmlbif``, ``.net``, ``.uai``, any of them ``.gz``).
+
+        The name is only a label and a format: nothing is read from or written to disk.
+
+        Parameters
+        ----------
+        filename : str
+            The uploaded file's name (its folders are dropped).
+        data : bytes
+            Its content.
+
+        Returns
+        -------
+        dict
+            The new model, as :meth:`model` gives it.
+
+        Raises
+        ------
+        TooLargeError
+            Over the upload limit (gunzipped too).
+        ParseError
+            At ``filename:line:column``, as ``bbn check`` reports it.
+        bbn.BBNError
+            An unknown extension (with a close one suggested), text that is not UTF-8.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> app = Explorer(bbn.load("models/chair.bn"))
+        >>> app.upload("coin.bn", b"variable C { h, t }  P(C) = 0.5, 0.5")["name"]
+        'coin'
+        """
+        name = os.path.basename(filename.replace("\\", "/")) or "upload"
+        fmt = format_of(name)  # FormatError names the known extensions
+        limit = self.settings.upload_limit
+        if len(data) > limit:
+            raise TooLargeError(f"{name}: {len(data)} bytes, more than the limit of {limit}")
+        if name.lower().endswith(".gz"):
+            data = _gunzip(name, data, limit)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise DataError(f"{name}: not UTF-8 text ({error.reason} at byte "
+                            f"{error.start})") from None
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        net = loads(text, fmt, source=name)
+        if net.name in ("", "network"):  # the format stores no name: the file names it
+            net.name = name.split(".")[0]
+        self._model = Model(net, name)
+        return self.model()
+
+
+def _gunzip(name: str, data: bytes, limit: int) -> bytes:
+    """``data`` gunzipped, at most ``limit`` bytes of it (a small bomb stays small)."""
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data, limit + 1)
+    except zlib.error as error:
+        raise DataError(f"{name}: not gzip data ({error})") from None
+    if len(out) > limit:
+        raise TooLargeError(f"{name}: more than {limit} bytes once gunzipped")
+    return out
+
+
+__all__ = ["Explorer", "Settings", "TooLargeError", "status_of"]

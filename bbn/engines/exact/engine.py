@@ -1,0 +1,962 @@
+"""The exact inference engine of one network revision: it owns what questions compile.
+
+    P(Q | e) = Σ_h Π_i P(Xi | parents(Xi)) |_e  /  P(e)
+
+An :class:`Engine` is built from one :class:`bbn.views.compiled.CompiledNetwork` and keeps
+everything derived from it: the elimination plans by question shape
+(:mod:`bbn.engines.exact.elimination`), the junction trees by set of observed variables
+(:mod:`bbn.engines.exact.junction_tree`), the junction order, the row-normalised tables and
+the engine of the discrete part (the network without its Gaussian leaves). Since the
+compiled view never changes, nothing here is ever cleared: a changed network makes a
+new engine (``net.engine``).
+
+Each public method resolves its question once (:mod:`bbn.questions.resolution`: names →
+state indices, numbers on Gaussian leaves split off) and answers the resolved form.
+
+>>> import bbn
+>>> net = bbn.load("models/chair.bn")
+>>> engine = net.engine
+>>> round(engine.posterior(["C"], {"A": "T"}).to_dict()["T"], 6)      # 22840/25757
+0.886749
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bbn.core.codes import distinct_rows, observed_groups
+from bbn.core.errors import ImpossibleEvidenceError, QueryError
+from bbn.core.factor import Factor
+from bbn.core.memory import ENTRY_BYTES, get_memory_limit
+from bbn.engines.exact import continuous
+from bbn.engines.exact.elimination import (
+    CASE,
+    Cost,
+    Plan,
+    check_memory,
+    compile_plan,
+    evaluate,
+    fits,
+    trace_back,
+)
+from bbn.engines.exact.ordering import evidence_order
+from bbn.questions.resolution import (
+    NO_EVIDENCE,
+    Evidence,
+    Question,
+    check_columns,
+    check_discrete,
+    check_impossible,
+    check_targets,
+    check_variables,
+    continuous_error,
+    evidence_codes,
+    impossible_row,
+    resolve_evidence,
+    resolve_targets,
+    warn_impossible,
+)
+
+if TYPE_CHECKING:
+    from bbn.engines.exact.clique_tree import JunctionTree
+    from bbn.views.compiled import CompiledNetwork
+
+#: Plans whose peak is above this many entries also try the junction tree's order.
+SEARCH_AGAIN_ABOVE = 1_000_000
+
+
+class Engine:
+    """Exact inference on one revision of a network (variable elimination and junction
+    trees), with everything it compiles kept for the next question.
+
+    Parameters
+    ----------
+    network : CompiledNetwork
+        The view it answers on (``net.compiled()``); ``net.engine`` builds one per
+        revision.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.Network("rain")
+    >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
+    >>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
+    >>> engine = bbn.Engine(net.compiled())
+    >>> round(engine.probability({"Rain": "yes"}, {"Wet": "yes"}), 4)
+    0.5294
+    """
+
+    def __init__(self, network: CompiledNetwork) -> None:
+        self.network = network
+        self._plans: dict[tuple, Plan] = {}
+        # observed variables → tree, least recently used first
+        self._trees: OrderedDict[tuple[str, ...], JunctionTree] = OrderedDict()
+        self._junction_order: list[str] | None = None
+        self._evidence_orders: dict[tuple[str, ...], list[str]] = {}
+        self._normalised: dict | None = None
+        self._tables: Mapping[str, np.ndarray] | None = None
+        self._log_tables: dict[str, np.ndarray] = {}
+        # parents, cardinalities and zero-free flags as plain dicts, for compiling plans
+        # (a read-only mapping's lookups cost 1.5 × a dict's)
+        self._structure: tuple[dict, dict, dict] | None = None
+        # the engine of the discrete part, made on first need when there are Gaussian
+        # leaves (never ``self``: a reference to itself would keep a 180 MB junction tree
+        # of link alive until the garbage collector's next pass)
+        self._discrete: Engine | None = None
+
+    def __repr__(self) -> str:
+        return (f"Engine(revision {self.network.revision}, {len(self.network.variables)} "
+                f"variables, {len(self._plans)} plans, {len(self._trees)} junction trees)")
+
+    # ------------------------------------------------------------ what it keeps
+    @property
+    def discrete(self) -> Engine:
+        """The engine of the discrete part (itself when there are no Gaussian leaves)."""
+        if not self.network.gaussian:
+            return self
+        if self._discrete is None:
+            self._discrete = Engine(self.network.discrete_part())
+        return self._discrete
+
+    def tables(self) -> Mapping[str, np.ndarray]:
+        """Every table of the network (ModelError naming the first variable of a
+        structure-only model that has none).
+
+        Returns
+        -------
+        Mapping
+            ``{variable: table}``, each of shape ``(|P1|, ..., |Pk|, |X|)``.
+
+        Raises
+        ------
+        ModelError
+            For a structure-only model, naming the first variable with no table.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").engine.tables()["A"].tolist()
+        [[0.7, 0.3], [0.1, 0.9]]
+        """
+        if self._tables is None:
+            network = self.network
+            self._tables = {v: network.table(v) for v in network.tables}
+        return self._tables
+
+    def plan(self, query: Sequence[str], observed: Sequence[str], batched: bool = False,
+             maximize: Sequence[str] = (), prune: bool = True) -> Plan:
+        """The elimination plan for one question shape (compiled once, with its tables):
+        ``query`` kept, ``observed`` sliced, ``maximize`` max-eliminated; ``prune`` drops
+        the tables the evidence d-separates (leave it off to compute P(e) itself).
+
+        Parameters
+        ----------
+        query : sequence of str
+            The variables kept in the result.
+        observed : sequence of str
+            The observed variables (their order does not matter).
+        batched : bool, default False
+            Evidence holds N cases at once (a leading case axis).
+        maximize : sequence of str, optional
+            The variables max-eliminated (MAP).
+        prune : bool, default True
+            Drop the tables the evidence d-separates from ``query``.
+
+        Returns
+        -------
+        Plan
+
+        Examples
+        --------
+        >>> import bbn
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> plan = engine.plan(["C"], ["A"])
+        >>> plan.result_variables, engine.plan(["C"], ["A"]) is plan
+        (('C',), True)
+        """
+        key = (tuple(query), tuple(sorted(observed)), batched, tuple(maximize), prune)
+        plan = self._plans.get(key)
+        if plan is None:
+            network = self.network
+            parents, cardinality, zero_free = self._plain_structure()
+            arguments = (parents, cardinality, query, key[1], batched, maximize,
+                         zero_free if prune else None)
+            plan = compile_plan(*arguments)
+            if plan.cost.entries() > SEARCH_AGAIN_ABOVE:
+                # Greedy min-fill on the pruned graph is sometimes far worse than the order
+                # searched for this evidence (Grids_15: width 20 against 29) or the
+                # junction tree's (Promedus_17: 26 against 28): try them too, the tree's
+                # only when the plan does not fit yet (Grids_15's tree order is searched
+                # for seconds in vain: its tree never fits in 1 GiB).
+                for searched in (lambda: self.evidence_order(key[1]), self.junction_order):
+                    other = compile_plan(*arguments, order=searched())
+                    if other.cost.entries() < plan.cost.entries():
+                        plan = other
+                    if fits(plan.cost):
+                        break
+            table = network.table  # a structure-only model fails here, naming the variable
+            plan.tables = [table(source.variable) for source in plan.sources]
+            self._plans[key] = plan
+        return plan
+
+    def _plain_structure(self) -> tuple[dict, dict, dict]:
+        """Parents, cardinalities and zero-free flags as plain dicts (made once)."""
+        if self._structure is None:
+            network = self.network
+            self._structure = (dict(network.parents), dict(network.cardinality),
+                               dict(network.zero_free))
+        return self._structure
+
+    def junction_tree(self, observed: Sequence[str]) -> JunctionTree:
+        """The compiled junction tree for this set of observed variables.
+
+        Trees are kept most recently used last; older ones are dropped once the cached
+        arrays of all of them exceed the memory limit (the newest is kept).
+
+        Parameters
+        ----------
+        observed : sequence of str
+            The observed variables (their order does not matter).
+
+        Returns
+        -------
+        JunctionTree
+
+        Raises
+        ------
+        MemoryLimitError
+            When the tree's peak would exceed the memory limit.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> tree = engine.junction_tree(["A"])
+        >>> tree.width, engine.cached_trees
+        (3, (('A',),))
+        """
+        trees = self._trees
+        key = tuple(sorted(observed))
+        tree = trees.get(key)
+        if tree is not None:
+            trees.move_to_end(key)
+            return tree
+
+        def room(cost: Cost) -> int:
+            """Entries the cached trees keep once the oldest are dropped, as long as the
+            new tree's peak and theirs would exceed the limit together."""
+            held = sum(t.cached_bytes for t in trees.values()) // ENTRY_BYTES
+            while trees and not fits(cost, held=held):
+                held -= trees.popitem(last=False)[1].cached_bytes // ENTRY_BYTES
+            return held
+
+        from bbn.engines.exact.junction_tree import compile_tree  # ~20 ms import: start-up
+
+        tree = trees[key] = compile_tree(self, list(key), room)
+        while len(trees) > 1 and sum(t.cached_bytes for t in trees.values()) > get_memory_limit():
+            trees.popitem(last=False)
+        return tree
+
+    @property
+    def cached_trees(self) -> tuple[tuple[str, ...], ...]:
+        """The observed variables of each junction tree kept, least recently used first."""
+        return tuple(self._trees)
+
+    def junction_order(self) -> list[str]:
+        """The elimination order of the network without evidence (computed once; greedy,
+        or searched where costly: :mod:`bbn.engines.exact.ordering`): the order junction
+        trees start from, offered to large elimination plans too.
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").engine.junction_order()
+        ['A', 'W', 'B', 'C', 'S']
+        """
+        if self._junction_order is None:
+            from bbn.engines.exact.clique_tree import junction_order  # ~20 ms import: start-up
+
+            parents, cardinality, _ = self._plain_structure()
+            self._junction_order = junction_order(parents, cardinality,
+                                                  self.network.constraints)
+        return self._junction_order
+
+    def evidence_order(self, observed: Sequence[str]) -> list[str]:
+        """The elimination order searched for the graph this evidence leaves (computed once
+        per set of observed variables; see :func:`bbn.engines.exact.ordering.evidence_order`),
+        offered to large elimination plans.
+
+        Parameters
+        ----------
+        observed : sequence of str
+            The observed variables (their order does not matter).
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").engine.evidence_order(["A", "S"])
+        ['B', 'C', 'W']
+        """
+        key = tuple(sorted(observed))
+        order = self._evidence_orders.get(key)
+        if order is None:
+            parents, cardinality, _ = self._plain_structure()
+            order = self._evidence_orders[key] = evidence_order(parents, cardinality, key)
+        return order
+
+    def normalised_tables(self) -> dict:
+        """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``,
+        computed once (see :func:`bbn.engines.exact.clique_tree.normalised_tables`).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import bbn
+        >>> table, sums = bbn.load("models/chair.bn").engine.normalised_tables()["A"]
+        >>> table.tolist(), sums
+        ([[0.7, 0.3], [0.1, 0.9]], None)
+        """
+        if self._normalised is None:
+            from bbn.engines.exact.clique_tree import normalised_tables  # ~20 ms import: start-up
+
+            self._normalised = normalised_tables(self.tables())
+        return self._normalised
+
+    def _logs(self, plan: Plan) -> list[np.ndarray]:
+        """The logs of a plan's tables, each made once when first needed."""
+        found = self._log_tables
+        logs = []
+        for source, table in zip(plan.sources, plan.tables):
+            log = found.get(source.variable)
+            if log is None:
+                with np.errstate(divide="ignore"):
+                    log = found[source.variable] = np.log(table)
+            logs.append(log)
+        return logs
+
+    # -------------------------------------------------------------- questions
+    def posterior(self, variables: Sequence[str] | str, evidence=None,
+                  impossible: str = "raise"):
+        """P(variables | evidence) as a normalised :class:`Factor` with axes ``variables``.
+
+        Parameters
+        ----------
+        variables : str or sequence of str
+            The query variables (a joint posterior when several).
+        evidence : dict or pandas.DataFrame, optional
+            ``{variable: state}`` (numbers for Gaussian leaves), or a DataFrame with one
+            case per row (missing cells summed out).
+        impossible : {"raise", "nan"}
+            What a batch does with a case whose evidence is impossible.
+
+        Returns
+        -------
+        Factor, or for a DataFrame an array of shape ``(N, |X1|, ..., |Xk|)``.
+
+        Raises
+        ------
+        QueryError
+            For an unknown variable or state (with suggestions).
+        ImpossibleEvidenceError
+            When P(evidence) = 0 (for a batch, naming the first such row).
+
+        Examples
+        --------
+        >>> import bbn
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> engine.posterior("C", {"A": "T"}).values.round(6).tolist()
+        [0.886749, 0.113251]
+        """
+        check_impossible(impossible)
+        network = self.network
+        if _is_frame(evidence):
+            targets = resolve_targets(network, variables, batched=True)
+            codes = evidence_codes(network, evidence)
+            result = self._posterior_of_cases(targets, codes, evidence.index, len(evidence),
+                                              impossible)
+            warn_impossible(result)
+            return result
+        return self._posterior(resolve_targets(network, variables),
+                               resolve_evidence(network, evidence))
+
+    def posteriors(self, evidence=None, impossible: str = "raise") -> dict:
+        """P(X | evidence) for every variable X, by one junction-tree propagation.
+
+        A dict of evidence gives ``{variable: Factor}`` in declaration order, observed
+        variables one-hot; a DataFrame (one case per row) gives ``{variable: array of
+        shape (N, |X|)}`` (``impossible="nan"``: NaN rows for impossible cases). A
+        network with Gaussian leaves is answered one discrete variable at a time.
+
+        Parameters
+        ----------
+        evidence : dict or pandas.DataFrame, optional
+            ``{variable: state}``, or one case per row (missing cells summed out).
+        impossible : {"raise", "nan"}
+            What a batch does with a case whose evidence is impossible.
+
+        Returns
+        -------
+        dict
+            ``{variable: Factor}``, or ``{variable: (N, |X|) array}`` for a DataFrame.
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(e) = 0 (for a batch, naming the first such row).
+        MemoryLimitError
+            When the tree's peak would exceed the memory limit.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> marginals = bbn.load("models/chair.bn").engine.posteriors({"A": "T"})
+        >>> round(marginals["C"].to_dict()["T"], 6)
+        0.886749
+        """
+        batch = evidence is not None and not isinstance(evidence, (Mapping, Evidence))
+        if batch and not hasattr(evidence, "columns"):
+            raise QueryError("evidence must be a dict or a pandas DataFrame, not "
+                             f"{type(evidence).__name__}")
+        network = self.network
+        if network.gaussian:  # continuous leaves weigh the discrete answer: one query each
+            if batch:
+                raise continuous_error(next(iter(network.gaussian)), "all posteriors")
+            resolved = resolve_evidence(network, evidence)
+            return {v: self._posterior([v], resolved) for v in network.variables
+                    if v not in network.gaussian}
+        check_impossible(impossible)
+        from bbn.engines.exact import junction_tree  # ~20 ms import: start-up time
+
+        if batch:
+            codes = evidence_codes(network, evidence)
+            result = junction_tree.marginals_of_cases(self, codes, evidence.index,
+                                                      len(evidence), impossible)
+            warn_impossible(next(iter(result.values())))
+            return result
+        return junction_tree.posteriors_one(self, resolve_evidence(network, evidence))
+
+    def probability(self, assignment: Mapping[str, str],
+                    evidence: Mapping[str, str] | None = None) -> float:
+        """P(assignment | evidence) = P(assignment, evidence) / P(evidence); an assignment
+        that contradicts the evidence has probability 0.
+
+        Parameters
+        ----------
+        assignment, evidence : dict
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
+            0 for an assignment that contradicts the evidence.
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(evidence) = 0: no conditional probability is defined.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> round(bbn.load("models/chair.bn").engine.probability({"C": "T"}, {"A": "T"}), 6)
+        0.886749
+        """
+        network = self.network
+        given = resolve_evidence(network, evidence, numbers=False)
+        both = resolve_evidence(network, assignment, numbers=False)
+        return self._probability(both.states, given)
+
+    def _probability(self, assigned: Mapping[str, int], evidence: Evidence) -> float:
+        discrete, states = self.discrete, evidence.states
+        marginal, scale = discrete._weight(states) if states else (1.0, 0.0)
+        if not marginal > 0:
+            raise ImpossibleEvidenceError(evidence.given)
+        if any(v in states and states[v] != i for v, i in assigned.items()):
+            return 0.0
+        joint, joint_scale = discrete._weight({**states, **assigned})
+        return joint / marginal * math.exp(joint_scale - scale) if joint else 0.0
+
+    def probability_of_evidence(self, evidence: Mapping[str, str]) -> float:
+        """P(e) = Σ over all unobserved variables of the joint, at the observed states.
+
+        Below about 1e-308 this rounds to 0.0; :meth:`log_probability` gives its logarithm.
+        ``evidence`` is ``{variable: state}`` of discrete variables.
+
+        Parameters
+        ----------
+        evidence : dict
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import bbn
+        >>> round(bbn.load("models/chair.bn").engine.probability_of_evidence({"A": "T"}), 6)
+        0.206056
+        """
+        states = resolve_evidence(self.network, evidence, numbers=False).states
+        mantissa, scale = self.discrete._weight(states)
+        if self.network.constraints:  # P(e | constraints) = P(e, c) / P(c)
+            total, total_scale = self.discrete._weight(dict(self.network.constraints))
+            return mantissa / total * math.exp(scale - total_scale) if mantissa else 0.0
+        return mantissa * math.exp(scale) if mantissa else 0.0
+
+    def log_probability(self, evidence: Mapping[str, str]) -> float:
+        """log P(e), the natural logarithm, exact far below the smallest double (P(e) =
+        1e-4000 gives −9210.34); −inf only when P(e) = 0 exactly.
+
+        Parameters
+        ----------
+        evidence : dict
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
+            log P(e), or −inf.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_variable("A", ["t", "f"], table=[1e-300, 1 - 1e-300])
+        >>> net.add_variable("B", ["t", "f"], parents=["A"],
+        ...                  table=[[1e-300, 1 - 1e-300], [0.5, 0.5]])
+        >>> round(net.engine.log_probability({"A": "t", "B": "t"}) / math.log(10), 6)
+        -600.0
+        """
+        log_p = self.log_weight(evidence)
+        if self.network.constraints:  # log P(e | c) = log P(e, c) − log P(c)
+            log_c = self._log_probability(dict(self.network.constraints))
+            return log_p - log_c if log_c > -math.inf else -math.inf
+        return log_p
+
+    def log_weight(self, evidence: Mapping[str, str] | None) -> float:
+        """log P(e, c): the evidence together with the observations every question
+        includes (``constraints`` of the compiled view: a Markov network's factor nodes);
+        log P(e) when there are none.
+
+        Parameters
+        ----------
+        evidence : dict or None
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        float
+            The natural log, or −inf.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> round(bbn.load("models/chair.bn").engine.log_weight({"A": "T"}), 6)
+        -1.579607
+        """
+        return self._log_probability(resolve_evidence(self.network, evidence,
+                                                      numbers=False).states)
+
+    def _log_probability(self, states: Mapping[str, int]) -> float:
+        mantissa, scale = self.discrete._weight(states)
+        return math.log(mantissa) + scale if mantissa else -math.inf
+
+    def map(self, variables: Sequence[str] | str,
+            evidence: Mapping[str, str] | None = None) -> tuple[dict[str, str], float]:
+        """argmax_m P(M = m | e) and its probability (MAP; MPE when M is every hidden
+        variable), by max-product elimination after summing out the hidden variables.
+
+        Parameters
+        ----------
+        variables : str or sequence of str
+            The MAP variables M (discrete).
+        evidence : dict, optional
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        tuple
+            ``({variable: state}, P(M = m | evidence))``.
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(evidence) = 0.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> assignment, p = bbn.load("models/chair.bn").engine.map(["C", "S"], {"A": "T"})
+        >>> assignment, round(p, 6)
+        ({'C': 'T', 'S': 'F'}, 0.837054)
+        """
+        variables = [variables] if isinstance(variables, str) else list(variables)
+        network = self.network
+        check_variables(network, variables)
+        resolved = resolve_evidence(network, evidence, numbers=False)
+        check_discrete(network, variables)
+        return self._map(variables, resolved)
+
+    def mpe(self, evidence: Mapping[str, str] | None = None) -> tuple[dict[str, str], float]:
+        """The most probable state of every unobserved (discrete) variable given
+        ``evidence``, and its probability.
+
+        Parameters
+        ----------
+        evidence : dict, optional
+            ``{variable: state}`` of discrete variables.
+
+        Returns
+        -------
+        tuple
+            ``({variable: state}, probability)``, as :meth:`map`.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> assignment, p = bbn.load("models/chair.bn").engine.mpe({"A": "T"})
+        >>> sorted(assignment.items())[:2]
+        [('B', 'T'), ('C', 'T')]
+        """
+        network = self.network
+        resolved = resolve_evidence(network, evidence, numbers=False)
+        return self._map([v for v in network.variables
+                          if v not in resolved.states and v not in network.gaussian], resolved)
+
+    def _map(self, variables: list[str], evidence: Evidence) -> tuple[dict[str, str], float]:
+        discrete, indices = self.discrete, evidence.states
+        p_evidence, scale = discrete._weight(indices)
+        if not p_evidence > 0:
+            raise ImpossibleEvidenceError(evidence.given)
+        free = [v for v in variables if v not in indices]
+        # No d-separation pruning here: max Σ P(m, h, e) must be divided by the full P(e).
+        plan = discrete.plan([], list(indices), maximize=free, prune=False)
+        best, best_scale, choices = discrete._execute(plan, indices)
+        chosen = trace_back(choices)
+        states = self.network.states
+        assignment = {v: states[v][indices[v] if v in indices else chosen[v]]
+                      for v in variables}
+        return assignment, float(best) / p_evidence * math.exp(float(best_scale) - scale)
+
+    def answer(self, question: Question, log: bool = False):
+        """The answer to a resolved question of the query language (see
+        :meth:`bbn.questions.language.Query.resolve`): a Factor for a distribution, a float for a
+        probability, (assignment, probability) for MAP and MPE; with ``log``, the natural
+        log of the probability of an assignment (exact below 1e-308, −inf when it is 0).
+
+        Parameters
+        ----------
+        question : Question
+            What :meth:`bbn.questions.language.Query.resolve` returns for this engine's network.
+        log : bool
+            For ``P(A=a, ... | e)`` with every target assigned: the natural log.
+
+        Raises
+        ------
+        QueryError
+            For evidence on a Gaussian leaf in MAP, MPE or a log probability.
+        ImpossibleEvidenceError
+            When P(evidence) = 0.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> from bbn.questions.language import parse_query
+        >>> net = bbn.load("models/chair.bn")
+        >>> question = parse_query("P(C=T | A=T)").resolve(net.compiled())
+        >>> round(net.engine.answer(question), 6)
+        0.886749
+        """
+        kind, free, assigned, evidence = question.kind, question.free, question.assigned, \
+            question.evidence
+        if kind != "P" or log:
+            if evidence.values:  # max-product and P(e) take discrete evidence only
+                raise continuous_error(next(iter(evidence.values)), "discrete evidence")
+            if kind == "MPE":
+                return self.mpe(evidence)
+            if kind == "MAP":
+                return self._map(list(free), evidence)
+            states = evidence.states
+            if any(v in states and states[v] != i for v, i in assigned.items()):
+                return -math.inf
+            joint = self._log_probability({**states, **assigned})
+            if not states:
+                return joint
+            marginal = self._log_probability(states)
+            if marginal == -math.inf:
+                raise ImpossibleEvidenceError(evidence.given)
+            return joint - marginal
+        if not free and not evidence.given:
+            return self._probability(assigned, evidence)
+        joint = self._posterior(list(free) + list(assigned), evidence)
+        if not assigned:
+            return joint
+        values = joint.values[(Ellipsis, *assigned.values())]  # the assigned axes come last
+        if not free:
+            return float(values)
+        return Factor(free, {v: joint.states[v] for v in free}, values)
+
+    # ------------------------------------------------------------------ batches
+    def posterior_of_cases(self, variables: Sequence[str], codes: Mapping[str, np.ndarray],
+                           row_names=None, cases: int | None = None,
+                           impossible: str = "raise",
+                           values: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
+        """P(variables | e_i) for N cases given as state indices ``{variable: (N,) ints}``.
+
+        −1 marks a missing value: that variable is summed out for that case. Cases are
+        grouped by which variables they observe and, within a group, by their distinct
+        evidence — each distinct case is answered once, all of a group in one pass of the
+        batched elimination. ``values`` gives numbers observed on Gaussian leaves, N per
+        leaf (every case observing them), which weigh the answer (see
+        :func:`bbn.engines.exact.continuous.weigh`).
+
+        Parameters
+        ----------
+        variables : sequence of str
+            The query variables.
+        codes : dict
+            ``{variable: (N,) state indices}``, −1 where missing.
+        row_names : sequence, optional
+            How errors name the cases.
+        cases : int, optional
+            N, when there are no columns.
+        impossible : {"raise", "nan"}
+            What to do with a case whose evidence is impossible.
+        values : dict, optional
+            ``{Gaussian leaf: (N,) numbers}``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(N, |X1|, ..., |Xk|)``.
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            For a case whose evidence is impossible, named by ``row_names`` when given
+            (with ``impossible="nan"`` its row is NaN instead).
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> engine.posterior_of_cases(["C"], {"A": np.array([0, -1])}).round(6).tolist()
+        [[0.886749, 0.113251], [0.8, 0.2]]
+        """
+        check_impossible(impossible)
+        variables = list(variables)
+        network = self.network
+        check_targets(network, variables, batched=True)
+        check_columns(network, list(codes))
+        return self._posterior_of_cases(variables, codes, row_names, cases, impossible,
+                                        values)
+
+    def _posterior_of_cases(self, variables: list[str], codes: Mapping[str, np.ndarray],
+                            row_names=None, cases: int | None = None,
+                            impossible: str = "raise",
+                            values: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
+        overlap = [v for v in variables if v in codes]
+        if overlap:
+            raise QueryError(f"query variable(s) {overlap} are also evidence columns")
+        if values:
+            return self._weighted_cases(variables, codes, row_names, cases, impossible,
+                                        values)
+        discrete = self.discrete
+        shape = tuple(self.network.cardinality[v] for v in variables)
+        columns = list(codes)
+        if not columns:
+            if cases is None:
+                raise QueryError("posterior_of_cases needs evidence columns or the number "
+                                 "of cases")
+            prior = discrete._posterior(variables, NO_EVIDENCE).values
+            return np.array(np.broadcast_to(prior, (cases,) + shape))
+        matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
+        result = np.empty((len(matrix),) + shape)
+        if not len(matrix):
+            return result
+        for rows, pattern in observed_groups(matrix >= 0):
+            observed = [c for c, seen in zip(columns, pattern) if seen]
+            whole = len(rows) == len(matrix) and pattern.all()
+            distinct, inverse = distinct_rows(matrix if whole else matrix[np.ix_(rows, pattern)])
+            plan = discrete.plan(variables, observed, batched=True)
+            table, _, _ = discrete._execute(plan, dict(zip(observed, distinct.T)),
+                                            cases=len(distinct))
+            if plan.result_variables[:1] != (CASE,):  # the evidence says nothing of the query
+                table = np.broadcast_to(table, (len(distinct),) + shape)
+            totals = table.reshape(len(distinct), -1).sum(axis=1)
+            zero = ~(totals > 0)
+            if zero.any():
+                if impossible == "raise":
+                    case = int(np.flatnonzero(zero)[0])
+                    row = int(rows[int(np.flatnonzero(inverse.ravel() == case)[0])])
+                    raise impossible_row(self.network, matrix, columns, observed, row,
+                                         row_names)
+                totals[zero] = np.nan
+            normalised = table / totals.reshape((-1,) + (1,) * len(shape))
+            result[rows] = normalised[inverse.ravel()]
+        return result
+
+    def _weighted_cases(self, variables: list[str], codes: Mapping[str, np.ndarray],
+                        row_names, cases: int | None, impossible: str,
+                        values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """P(variables | e_i, x_i): the discrete engine's joint of the variables and the
+        hidden parents of the observed leaves, weighed by their densities, for each group
+        of cases that observe the same discrete columns."""
+        n = len(next(iter(values.values())))
+        result = np.empty((n,) + tuple(self.network.cardinality[v] for v in variables))
+        columns = list(codes)
+        matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1) \
+            if columns else np.zeros((n, 0), dtype=np.intp)
+        for rows, pattern in observed_groups(matrix >= 0):
+            observed = {c: matrix[rows, j] for j, c in enumerate(columns) if pattern[j]}
+            result[rows] = self._weighted_group(
+                variables, observed, None if row_names is None else row_names[rows],
+                impossible, {g: np.asarray(x, dtype=float)[rows] for g, x in values.items()})
+        return result
+
+    def _weighted_group(self, variables: list[str], codes: Mapping[str, np.ndarray],
+                        row_names, impossible: str,
+                        values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """:meth:`_weighted_cases` for cases that all observe the columns of ``codes``."""
+        network = self.network
+        hidden = continuous.hidden_parents(network, variables, list(codes), list(values))
+        query = variables + hidden
+        n = len(next(iter(values.values())))
+        joint = self._posterior_of_cases(query, codes, row_names, n, impossible)
+        weights, top = continuous.weigh(network, query, joint, codes, values)
+        bad = ~np.isfinite(top)
+        if bad.any() and impossible == "raise":
+            from bbn.core.data import row_label  # pandas: only batches need it (start-up time)
+
+            row = int(np.flatnonzero(bad)[0])
+            shown = {**{c: network.states[c][int(k[row])] for c, k in codes.items()},
+                     **{g: float(x[row]) for g, x in values.items()}}
+            raise ImpossibleEvidenceError.in_row(
+                shown, row_label(row_names[row]) if row_names is not None else str(row))
+        weights = weights.sum(axis=tuple(range(1 + len(variables), weights.ndim)))
+        totals = weights.reshape(n, -1).sum(axis=1)
+        totals[bad] = np.nan
+        return weights / totals.reshape((-1,) + (1,) * len(variables))
+
+    def marginals_of_cases(self, codes: Mapping[str, np.ndarray], row_names=None,
+                           cases: int | None = None,
+                           impossible: str = "raise") -> dict[str, np.ndarray]:
+        """P(X | e_i) for every variable X and N cases given as state indices
+        ``{variable: (N,) ints}`` (−1 where a case does not observe it; ``cases`` gives
+        N when there are no columns), one batched junction-tree propagation per group of
+        distinct cases (the discrete variables' posteriors, for a network with Gaussian
+        leaves).
+
+        Parameters
+        ----------
+        codes : dict
+            ``{variable: (N,) state indices}``, −1 where missing.
+        row_names : sequence, optional
+            How errors name the cases.
+        cases : int, optional
+            N, when there are no columns.
+        impossible : {"raise", "nan"}
+            What to do with a case whose evidence is impossible.
+
+        Returns
+        -------
+        dict
+            ``{variable: (N, |X|) array}``.
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> engine.marginals_of_cases({"A": np.array([0, -1])})["C"].round(6).tolist()
+        [[0.886749, 0.113251], [0.8, 0.2]]
+        """
+        check_impossible(impossible)
+        check_columns(self.network, list(codes))
+        from bbn.engines.exact import junction_tree  # ~20 ms import: start-up time
+
+        return junction_tree.marginals_of_cases(self.discrete, codes, row_names, cases,
+                                                impossible)
+
+    # ---------------------------------------------------------- resolved forms
+    def _posterior(self, variables: list[str], evidence: Evidence) -> Factor:
+        """P(variables | evidence) for a resolved question."""
+        if evidence.values:
+            return self._weighted_posterior(variables, evidence)
+        discrete = self.discrete
+        indices = evidence.states
+        free = [v for v in variables if v not in indices]
+        plan = discrete.plan(free, list(indices))
+        if len(variables) == 1 and free and not fits(plan.cost):
+            # One variable never needs more than the junction tree of every posterior
+            # (which checks its own cost): answer from it rather than refuse.
+            from bbn.engines.exact.junction_tree import posteriors_one  # ~20 ms: start-up
+
+            return posteriors_one(discrete, evidence)[variables[0]]
+        table, _, _ = discrete._execute(plan, indices)
+        total = table.sum()
+        if not total > 0:
+            raise ImpossibleEvidenceError(evidence.given)
+        values = table / total
+        states = self.network.states
+        for v in variables:
+            if v in indices:  # P(V = v | ..., V = e) is 1 at e: a one-hot axis
+                one_hot = np.zeros(len(states[v]))
+                one_hot[indices[v]] = 1.0
+                values = np.multiply.outer(values, one_hot)
+        order = free + [v for v in variables if v in indices]
+        result = Factor(order, {v: states[v] for v in order}, values)
+        return result.transpose(variables)
+
+    def _weighted_posterior(self, variables: list[str], evidence: Evidence) -> Factor:
+        """P(Q | e, x) ∝ Σ_h P(Q, h | e) · Π_g p(x_g | pa_g): one case of
+        :meth:`_weighted_cases`, with the errors of a single question."""
+        network = self.network
+        states = evidence.states
+        hidden = continuous.hidden_parents(network, variables, list(states),
+                                           list(evidence.values))
+        query = variables + hidden
+        discrete = Evidence(states, {}, {v: s for v, s in evidence.given.items()
+                                         if v in states})
+        joint = self._posterior(query, discrete)
+        weights, top = continuous.weigh(
+            network, query, joint.values[np.newaxis],
+            {v: np.array([i]) for v, i in states.items()},
+            {g: np.array([x]) for g, x in evidence.values.items()})
+        if not np.isfinite(top[0]):
+            raise ImpossibleEvidenceError(evidence.given)
+        values = weights[0].sum(axis=tuple(range(len(variables), len(query))))
+        return Factor(variables, {v: network.states[v] for v in variables},
+                      values / values.sum())
+
+    def _execute(self, plan: Plan, evidence: Mapping[str, int | np.ndarray], cases: int = 1):
+        """(table, log scale, MAP choices): the plan's result is table × exp(log scale)."""
+        check_memory(plan.cost, cases)
+        return evaluate(plan, evidence, self._logs)
+
+    def _weight(self, indices: Mapping[str, int]) -> tuple[float, float]:
+        """P(e) as (mantissa, log scale): P(e) = mantissa × exp(scale), mantissa 0 iff
+        P(e) = 0."""
+        table, scale, _ = self._execute(self.plan([], list(indices), prune=False), indices)
+        return float(table), float(scale)
+
+
+def _is_frame(evidence) -> bool:
+    """Whether ``evidence`` is a DataFrame of cases (read without importing pandas)."""
+    return hasattr(evidence, "columns") and hasattr(evidence, "iloc")

@@ -1,0 +1,229 @@
+"""Every posterior at once: a junction tree, compiled per set of observed variables.
+
+The cliques C_v = {v} ∪ N(v) met while eliminating the unobserved variables form a
+junction tree (built in :mod:`bbn.engines.exact.clique_tree`); the network's tables, sliced by
+the evidence, are multiplied into them, giving potentials ψ_C with Π_C ψ_C = P(X, e).
+Two passes (Hugin, :mod:`bbn.engines.exact.propagation`) then make every clique's belief its
+posterior::
+
+    collect (leaves → root):     μ_{c→p}(S) = Σ_{C_c \\ S} ψ_c Π_{k child of c} μ_{k→c}
+    distribute (root → leaves):  β_c = ψ_c Π_k μ_{k→c} · P(S | e) / μ_{c→p}(S)
+    P(X | e) = Σ_{C \\ X} β_C     for the smallest clique or separator C holding X
+
+so all n posteriors cost about two passes over the cliques instead of n eliminations.
+
+Everything that depends only on which variables are observed is compiled once and
+kept by the network's engine (:meth:`bbn.Engine.junction_tree`): the cliques, the
+tree and its schedule, each table's transposition and the slot it multiplies into, and —
+since the tables of one engine never change — the part of every potential and of every
+upward message that no evidence reaches. A call then slices the evidence tables,
+recomputes the collect pass only on the cliques between them (the others' messages are
+cached), and distributes.
+
+With a :class:`pandas.DataFrame` of evidence, potentials on the evidence side gain a
+leading case axis, so N rows cost one pass (in chunks that respect the memory limit).
+
+When the hidden variables have few joint states, the tree is a single clique holding
+them all, their joint table (:mod:`bbn.engines.exact.joint_table`): one product and one sum
+per variable, which on a handful of variables beats building any tree in Python.
+
+The parts live in their own modules: :mod:`bbn.engines.exact.clique_tree` (the compiled
+form and how it is built), :mod:`bbn.engines.exact.summing` (the summing plans),
+:mod:`bbn.engines.exact.propagation` (collect and distribute) and
+:mod:`bbn.engines.exact.joint_table` (tiny networks). This one holds the public API.
+
+>>> import bbn
+>>> net = bbn.Network("rain")
+>>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
+>>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
+>>> round(net.posteriors({"Wet": "yes"})["Rain"].to_dict()["yes"], 4)
+0.5294
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bbn.core.codes import distinct_rows, observed_groups
+from bbn.core.errors import ImpossibleEvidenceError, MemoryLimitError, QueryError
+from bbn.core.factor import Factor
+from bbn.core.memory import ENTRY_BYTES, get_memory_limit
+from bbn.engines.exact import joint_table
+from bbn.engines.exact.clique_tree import JunctionTree, compile_cliques
+from bbn.engines.exact.elimination import Cost, check_memory
+from bbn.engines.exact.joint_table import compile_joint, joint_posteriors
+from bbn.engines.exact.propagation import ZeroProbability, collect_and_distribute
+from bbn.questions.resolution import Evidence, impossible_row
+
+if TYPE_CHECKING:
+    from bbn.engines.exact.engine import Engine
+
+
+def posteriors_one(engine: Engine, evidence: Evidence) -> dict[str, Factor]:
+    """P(X | e) for every variable X of the engine's network (no Gaussian leaves), as
+    ``{variable: Factor}`` in declaration order, observed variables one-hot.
+
+    Raises ImpossibleEvidenceError when P(e) = 0, MemoryLimitError when the tree's peak
+    (every potential, the call's arrays, a belief) would exceed the memory limit.
+    """
+    indices = evidence.states
+    network = engine.network
+    try:
+        tree: JunctionTree | None = engine.junction_tree(list(indices))
+    except MemoryLimitError:
+        tree = None  # a tree kept for later calls does not fit: one for this call might
+    try:
+        if tree is None:
+            # Not kept: every evidence table sliced into the evidence-free part, no
+            # arrays for later calls (Pedigree_11: 0.87 GiB where a kept tree needs 1.1).
+            tree = compile_tree(engine, list(indices), known=indices)
+        marginals = propagate(tree, indices)
+    except ZeroProbability:  # P(e) = 0, or a sum too small to trust: eliminate in logs
+        hidden = [v for v in network.variables if v not in indices]
+        marginals = {v: p[0] for v, p in by_elimination(
+            engine, hidden, {u: np.array([i]) for u, i in indices.items()}).items()}
+        if not hidden or np.isnan(marginals[hidden[0]][0]):  # only constants: P(e) = 0
+            raise ImpossibleEvidenceError(evidence.given) from None
+    result = {}
+    for v in network.variables:
+        states = network.states[v]
+        if v in indices:
+            values = np.zeros(len(states))
+            values[indices[v]] = 1.0
+        elif v in marginals:
+            values = marginals[v]
+        else:  # the fallback above answers every hidden variable: tree is set here
+            values = tree.fixed_marginals[v].copy()  # type: ignore[union-attr]
+        result[v] = Factor((v,), {v: states}, values)
+    return result
+
+
+def by_elimination(engine: Engine, hidden: Sequence[str],
+                   codes: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """P(X | e_i) for each X in ``hidden`` and the cases ``codes`` (state indices), one
+    batched elimination per variable (in logs where underflow threatens, see
+    :func:`bbn.engines.exact.elimination.evaluate`); NaN rows where P(e_i) = 0.
+
+    What a propagation falls back to when a sum in it is below TRUSTED (1e-200): 0, or
+    too small for the products in the cliques to be trusted.
+    """
+    return {v: engine.posterior_of_cases([v], codes, impossible="nan") for v in hidden}
+
+
+def marginals_of_cases(engine: Engine, codes: Mapping[str, np.ndarray], row_names=None,
+                       cases: int | None = None,
+                       impossible: str = "raise") -> dict[str, np.ndarray]:
+    """P(X | e_i) for every variable X and N cases given as state indices (columns
+    already checked: see :meth:`bbn.Engine.marginals_of_cases`).
+
+    ``codes`` is ``{variable: (N,) ints}``, −1 where a case does not observe it (``cases``
+    gives N when there are no columns). Cases are grouped by which variables they
+    observe and, within a group, by their distinct evidence; each group of distinct
+    cases is one batched propagation. Returns ``{variable: (N, |X|) array}``. A case with
+    P(e_i) = 0 raises ImpossibleEvidenceError (``impossible="raise"``) or gets NaN rows
+    (``impossible="nan"``).
+    """
+    network = engine.network
+    card = network.cardinality
+    columns = list(codes)
+    if columns:
+        matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
+    elif cases is not None:
+        matrix = np.zeros((cases, 0), dtype=np.intp)
+    else:
+        raise QueryError("marginals_of_cases needs an evidence column or the number of cases")
+    n = len(matrix)
+    result = {v: np.empty((n, card[v])) for v in network.variables}
+    if n == 0:
+        return result
+    impossible_rows = []  # (row, observed columns): the first impossible row of each group
+    for rows, pattern in observed_groups(matrix >= 0):
+        observed = [c for c, seen in zip(columns, pattern) if seen]
+        for j, c in enumerate(columns):
+            if pattern[j]:
+                result[c][rows] = np.eye(card[c])[matrix[rows, j]]
+        # Rows repeat (a few observed variables have few joint states): propagate each
+        # distinct case once, in chunks that keep the batch within the memory limit.
+        distinct, inverse = distinct_rows(matrix[np.ix_(rows, pattern)])
+        tree = engine.junction_tree(observed)
+        hidden = [v for v in network.variables if v not in observed]
+        answers = {v: np.empty((len(distinct), card[v])) for v in hidden}
+        zero = np.zeros(len(distinct), dtype=bool)  # P(e) = 0
+        room = get_memory_limit() // ENTRY_BYTES - tree.cost.fixed
+        chunk = max(1, room // max(tree.cost.per_case, 1))
+        for start in range(0, len(distinct), chunk):
+            part = distinct[start:start + chunk]
+            check_memory(tree.cost, len(part))
+            flagged = np.zeros(0, dtype=np.intp)
+            try:
+                with np.errstate(invalid="ignore", divide="ignore"):  # impossible cases: 0/0
+                    marginals = propagate(tree, dict(zip(observed, part.T)), cases=len(part))
+            except ZeroProbability as error:  # P(e) = 0 or too small: eliminate in logs
+                flagged = np.flatnonzero(error.rows)
+                marginals = error.result
+            for v in hidden:
+                answers[v][start:start + chunk] = marginals.get(v, tree.fixed_marginals.get(v))
+            if len(flagged):
+                redone = by_elimination(engine, hidden, dict(zip(observed, part[flagged].T)))
+                for v in hidden:
+                    answers[v][start + flagged] = redone[v]
+                zero[start + flagged] = (np.isnan(redone[hidden[0]][:, 0]) if hidden
+                                         else True)
+            if zero.any() and impossible == "raise":
+                impossible_rows.append((int(rows[np.isin(inverse, np.flatnonzero(zero))].min()),
+                                        observed))
+                break
+        for v in hidden:
+            result[v][rows] = answers[v][inverse]
+        if zero.any():
+            for v in observed:  # no answer at all for an impossible case
+                result[v][rows[zero[inverse.ravel()]]] = np.nan
+    if impossible_rows:
+        row, observed = min(impossible_rows)
+        raise impossible_row(network, matrix, columns, observed, row, row_names)
+    return result
+
+
+def compile_tree(engine: Engine, observed: Sequence[str],
+                 room: Callable[[Cost], int] | None = None,
+                 known: Mapping[str, int] | None = None) -> JunctionTree:
+    """Triangulate, build the tree, place the tables and solve the evidence-free parts
+    (for few hidden joint states, a tree whose :class:`~bbn.engines.exact.joint_table.Joint`
+    is the whole joint: the switch is ``bbn.engines.exact.joint_table.DENSE_UP_TO``). ``room``,
+    given the tree's cost before anything is allocated, makes room for it and returns
+    the entries still kept by other trees, which count against the memory limit;
+    ``known``: the observed states sliced in now (see
+    :func:`~bbn.engines.exact.clique_tree.compile_cliques`)."""
+    engine.tables()  # a structure-only model fails here, naming the variable
+    network = engine.network
+    observed_set = set(observed)
+    card = network.cardinality
+    hidden = [v for v in network.variables if v not in observed_set]
+    if math.prod(map(card.__getitem__, hidden)) <= joint_table.DENSE_UP_TO:
+        return compile_joint(network, observed, hidden, engine.normalised_tables(), room)
+    if known is not None:
+        known = {**network.constraints, **known}
+    return compile_cliques(network, observed, engine.junction_order(),
+                           engine.normalised_tables(), room, known)
+
+
+def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
+              cases: int | None = None) -> dict[str, np.ndarray]:
+    """Collect and distribute with the evidence state indices: the posteriors of the
+    unobserved variables of the components that hold evidence.
+
+    ``cases`` = N means each evidence value is an array of N indices, and every
+    posterior gets a leading axis of N rows.
+    """
+    if tree.joint is not None:
+        return joint_posteriors(tree, evidence, cases)
+    if cases is None and tree.lock.acquire(blocking=False):
+        try:
+            return collect_and_distribute(tree, evidence, None, tree.work, tree.scratch)
+        finally:
+            tree.lock.release()
+    return collect_and_distribute(tree, evidence, cases, {}, None)

@@ -1,0 +1,438 @@
+"""Hugin ``.net``, the format of Hugin, also written by GeNIe, Netica and pyAgrum.
+
+    net
+    {
+        name = "rain";
+    }
+
+    node Wet
+    {
+        label = "the grass is wet";
+        states = ("yes" "no");
+    }
+
+    potential (Wet | Rain Sprinkler)
+    {
+        data = ((( 0.99 0.01 )      %  Rain=yes Sprinkler=on
+                 ( 0.8 0.2 ))       %  Rain=yes Sprinkler=off
+                (( 0.9 0.1 )
+                 ( 0.0 1.0 )));
+    }
+
+``data`` lists P(X | parents) with the parents outermost, in the order of the potential's
+header (the first slowest), and X innermost: the row-major order of bbn's arrays. The
+parentheses group rows for the reader's eye; only their balance is checked. A node's
+``label`` is its description; other attributes (``position``, ``HR_*``, ``subtype``, ...)
+are read and ignored, and so is every attribute of ``net`` but ``name``. ``%`` starts a
+comment, and so does ``//`` outside a string (GeNIe's files open with ``///`` lines).
+Decision, utility, function and continuous nodes, potentials with several head
+variables, and object-oriented ``class`` files are refused with an error at their line.
+A potential without ``data`` gives the parents only.
+
+Reading: blocks in the common layout are matched one regular expression each (a custom
+pyparsing token) and ``data`` is converted by numpy in one call; any other block is read
+by the token-level pyparsing grammar, which also reports errors precisely.
+
+Node names are identifiers (letters, digits and ``_``); states and labels are strings in
+double quotes (bare words are read too). The reader understands the escapes ``\\"`` and
+``\\\\`` inside strings; the writer refuses strings that would need them, since not every
+reader does.
+
+>>> net = read('node A { states = ("y" "n"); } potential (A) { data = (0.3 0.7); }')
+>>> net.cpt_array("A").tolist()
+[0.3, 0.7]
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from typing import NamedTuple
+
+import numpy as np
+import pyparsing as pp
+
+from bbn.core.errors import BBNError, suggest
+from bbn.io.formats import FormatError
+from bbn.io.formats._runs import run_token
+from bbn.io.formats._text import (
+    MAX_PARENTS,
+    Located,
+    Retry,
+    blank_comments,
+    check_table,
+    error_at,
+    expected,
+    fast_or_located,
+    is_number,
+    located,
+    name_from_source,
+    number_texts,
+    plain_line_ends,
+    unquote,
+)
+from bbn.model.network import Network
+
+_QUOTED = r'"(?:[^"\\\n]|\\.)*+"'
+_WORD = r'[^\s(){}=;|"%]+'
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_COMMENT = re.compile(rf"{_QUOTED}|%[^\n]*|//[^\n]*")
+_DATA = r"\([\s0-9.eE+\-()]*\)"  # a nested list of plain numbers
+# a whole word (the lookahead stops the regex engine from splitting it in two on failure)
+_WHOLE_WORD = rf"{_WORD}(?![^\s(){{}}=;|\"%])"
+# possessive (*+): a list of 10**6 states keeps no backtracking state per item (2.5 GB)
+_VALUE = rf"{_QUOTED}|\((?:\s*+(?:{_QUOTED}|{_WHOLE_WORD}))*+\s*+\)|{_WORD}"
+_ATTRIBUTE = re.compile(
+    rf"\s*(?P<attribute>{_WORD})\s*=\s*(?:(?P<data>{_DATA})|(?P<value>{_VALUE}))\s*;")
+_ITEM = re.compile(rf"{_QUOTED}|{_WORD}")
+# the common layout of a node or potential block, read in one match by _plain_blocks
+_ATTRIBUTES = rf"(?:\s*+{_WORD}\s*+=\s*+(?:{_DATA}|{_VALUE})\s*+;)*+"
+_FAST_BLOCK = re.compile(
+    rf"\s*(?:(?P<kind>(?:discrete\s+)?node)\s+(?P<name>{_WORD})"
+    rf"|(?P<potential>potential)\s*\(\s*(?P<head>{_WORD})\s*(?:\|(?P<given>[^()|{{}}\"=;]*))?\))"
+    rf"\s*\{{(?P<attributes>{_ATTRIBUTES})\s*\}}")
+
+
+class _Values(NamedTuple):
+    """A parenthesised list of numbers, converted by the fast path."""
+
+    loc: int
+    values: np.ndarray
+
+
+class _Block(NamedTuple):
+    kind: str                      # "net", "node", "decision", ..., "potential"
+    loc: int
+    head: list[Located]            # the node's name, or the potential's head variables
+    given: list[Located]           # a potential's parents
+    attributes: dict               # name → value (str, Located, list or _Values)
+    where: dict                    # name → offset of the attribute
+
+
+def _plain(value):
+    """Nested ParseResults as nested lists."""
+    return [_plain(v) for v in value] if isinstance(value, pp.ParseResults) else value
+
+
+def _item(text: str, loc: int) -> Located:
+    return located(unquote(text), loc)  # a backslash escapes any character, literally
+
+
+def _numbers_of(data: str, loc: int) -> _Values | None:
+    """A nested list of numbers converted in one numpy call; None unless it is one
+    balanced, outermost parenthesised list of well-formed numbers."""
+    raw = np.frombuffer(data.encode(), dtype=np.uint8)
+    depth = np.cumsum(raw == ord("("), dtype=np.int64) - np.cumsum(raw == ord(")"))
+    if depth.min() < 0 or depth[-1] != 0 or depth[:-1].min() == 0:
+        return None
+    try:
+        return _Values(loc, np.array(data.replace("(", " ").replace(")", " ").split(),
+                                     dtype=float))
+    except ValueError:
+        return None
+
+
+def _plain_blocks(text: str, loc: int) -> tuple[int, list[_Block]]:
+    """The node and potential blocks in the common layout from ``loc`` on, one regular
+    expression per block, and where they stop: at the first block in any other layout,
+    which the token-level grammar then reads (and reports precisely when it is wrong)."""
+    blocks = []
+    while (m := _FAST_BLOCK.match(text, loc)) is not None:
+        attributes, where = {}, {}
+        for a in _ATTRIBUTE.finditer(m["attributes"]):
+            at = m.start("attributes") + a.start("attribute")
+            if a["data"] is not None and a["attribute"] == "data":
+                value = _numbers_of(a["data"], m.start("attributes") + a.start("data"))
+                if value is None:
+                    return loc, blocks
+            elif (a["value"] or a["data"])[0] == "(":  # pyAgrum: states = (5 4 3 );
+                group = "value" if a["value"] else "data"
+                start = m.start("attributes") + a.start(group)
+                value = [_item(i.group(), start + i.start())
+                         for i in _ITEM.finditer(a[group], 1)]
+            else:
+                value = _item(a["value"], m.start("attributes") + a.start("value"))
+            attributes[a["attribute"]], where[a["attribute"]] = value, at
+        if m["kind"] is not None:
+            blocks.append(_Block(" ".join(m["kind"].split()), m.start("kind"),
+                                 [located(m["name"], m.start("name"))], [], attributes, where))
+        else:
+            given = m["given"] or ""
+            blocks.append(_Block(
+                "potential", m.start("potential"), [located(m["head"], m.start("head"))],
+                [located(g.group(), m.start("given") + g.start())
+                 for g in _ITEM.finditer(given)], attributes, where))
+        loc = m.end()
+    return loc, blocks
+
+
+# ------------------------------------------------------------------ grammar
+@functools.cache
+def _grammar() -> pp.ParserElement:
+    LBRACE, RBRACE, LPAR, RPAR, EQ, SEMI, BAR = map(pp.Suppress, "{}()=;|")
+    name = pp.Regex(_WORD).set_name("a name")
+    name.set_parse_action(lambda s, loc, t: located(t[0], loc))
+    string = pp.Regex(_QUOTED).set_name("a string")
+    string.set_parse_action(lambda s, loc, t: located(unquote(t[0]), loc))
+    value = pp.Forward().set_name("a value")
+    value <<= string | name | pp.Group(LPAR - pp.ZeroOrMore(value) - RPAR)
+
+    def fast_data(s: str, loc: int, t: pp.ParseResults):
+        values = _numbers_of(t[0]["data"], t[0].start("data"))
+        if values is None:
+            raise pp.ParseException(s, loc, "not a plain list of numbers")
+        return [("data", loc, values)]
+
+    attribute = (pp.Regex(rf"data\s*=\s*(?P<data>{_DATA})\s*;", as_match=True)
+                 .set_parse_action(fast_data)
+                 | (name + EQ - value - SEMI).set_parse_action(
+                     lambda t: [(str(t[0]), t[0].loc, _plain(t[1]))]))
+    attributes = pp.Group(pp.ZeroOrMore(attribute))
+
+    def block(kind: str, head, given=()):
+        return lambda s, loc, t: _Block(kind, loc, list(head(t)), list(given(t) if given else []),
+                                        {a: v for a, _, v in t[-1]},
+                                        {a: where for a, where, _ in t[-1]})
+
+    net = (pp.Keyword("net") - LBRACE - attributes - RBRACE).set_parse_action(
+        block("net", lambda t: []))
+    kind = pp.Regex(r"(?:(?:discrete|continuous)\s+)?(?:node|decision|utility|function)\b")
+    node = (kind + name - LBRACE - attributes - RBRACE).set_parse_action(
+        lambda s, loc, t: block(" ".join(t[0].split()), lambda t: [t[1]])(s, loc, t))
+    potential = (pp.Keyword("potential") - LPAR - pp.Group(pp.OneOrMore(name))
+                 - pp.Group(pp.Optional(BAR - pp.ZeroOrMore(name))) - RPAR
+                 - LBRACE - attributes - RBRACE).set_parse_action(
+        block("potential", lambda t: t[1], lambda t: t[2]))
+
+    def refuse_class(s: str, loc: int, t: pp.ParseResults):
+        raise pp.ParseFatalException(s, loc, "object-oriented Hugin classes are not "
+                                             "supported; export the network as a plain .net")
+
+    oobn = pp.Keyword("class").set_parse_action(refuse_class)
+    end = pp.StringEnd().set_name("'node', 'potential' or the end of the file")
+    grammar = pp.Optional(net) + pp.ZeroOrMore(run_token(_plain_blocks, "a node or potential block")
+                                           | node | potential | oobn) + end
+    grammar.parse_with_tabs()
+    return grammar
+
+
+# ------------------------------------------------------------------- reading
+def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
+    """Parse a Hugin ``.net`` document into a :class:`Network`; ``normalize`` rescales every
+    row of every table to sum 1.
+
+    Parameters, result and errors are those of :func:`bbn.io.formats.loads` (the
+    reader behind it for this format).
+
+    Examples
+    --------
+    >>> net = read('node A { states = ("a" "b"); } potential (A) { data = (0.25 0.75); }')
+    >>> net.states("A"), net.cpt_array("A").tolist()
+    (('a', 'b'), [0.25, 0.75])
+    """
+    if text[:1] == "\ufeff":  # a byte-order mark (Windows tools): a space keeps the columns
+        text = " " + text[1:]
+    text = plain_line_ends(text)
+    if "%" in text or "//" in text:  # "//" to the end of a line: GeNIe's "///" headers
+        text = blank_comments(text, _COMMENT)
+    try:
+        blocks = _grammar().parse_string(text, parse_all=True)
+    except pp.ParseBaseException as error:
+        raise error_at(text, source, error.loc, expected(error)) from None
+    except RecursionError:  # the token-level grammar nests one call per '('
+        raise error_at(text, source, _deepest(text), "parentheses nested too deeply for "
+                       "this reader") from None
+
+    def fail(loc: int, message: str):
+        raise error_at(text, source, loc, message)
+
+    def check(loc: int, cards: list[int], what: str):
+        check_table(cards, what, text, source, loc)
+
+    name = name_from_source(source)
+    if blocks and blocks[0].kind == "net" and "name" in blocks[0].attributes:
+        name = _scalar(blocks[0], "name", fail)
+    return fast_or_located(lambda: _fast_network(name, blocks, normalize),
+                           lambda: _located_network(name, blocks, fail, check, normalize))
+
+
+def _deepest(text: str) -> int:
+    """The offset of the first '(' at the deepest nesting of ``text``."""
+    raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    depth = np.cumsum(raw == ord("("), dtype=np.int64) - np.cumsum(raw == ord(")"))
+    return int(np.argmax(depth))
+
+
+def _fast_network(name: str, blocks: list[_Block], normalize: bool) -> Network:
+    """The network of a file with no problem, built at once with Network.assemble; Retry
+    or an error on any problem (which :func:`_located_network` then reports with its position)."""
+    states, descriptions, parents, tables = {}, {}, {}, {}
+    for b in blocks:
+        if b.kind == "net":
+            continue
+        v = b.head[0]
+        if b.kind == "potential":
+            if len(b.head) != 1 or v in parents or len(b.given) > MAX_PARENTS:
+                raise Retry
+            parents[v] = b.given
+            data = b.attributes.get("data")
+            if data is not None:
+                tables[v] = data.values if isinstance(data, _Values) else np.array(
+                    _numbers(data, b.where["data"], _retry), dtype=float)
+            continue
+        found = b.attributes.get("states")
+        label = b.attributes.get("label")
+        if (b.kind not in ("node", "discrete node") or v in states
+                or not isinstance(found, list) or any(isinstance(s, list) for s in found)
+                or isinstance(label, (list, _Values))):
+            raise Retry
+        states[v] = found
+        if label is not None:
+            descriptions[v] = str(label)
+    return Network.assemble(name, states, parents, tables, descriptions, normalize)
+
+
+def _retry(loc: int, message: str):
+    raise Retry
+
+
+def _located_network(name: str, blocks: list[_Block], fail, check, normalize: bool) -> Network:
+    """The network one node at a time; the first problem raises a located error."""
+    net = Network(name)
+    for b in blocks:
+        if b.kind == "net" or b.kind == "potential":
+            continue
+        v = b.head[0]
+        if b.kind not in ("node", "discrete node"):
+            fail(b.loc, f"{b.kind} {str(v)!r}: "
+                 + ("continuous nodes are not supported; bbn handles discrete variables"
+                    if b.kind.startswith("continuous") else
+                    "decision, utility and function nodes (influence diagrams) are not "
+                    "supported; bbn reads Bayesian networks of chance nodes"))
+        states = b.attributes.get("states")
+        if not isinstance(states, list):
+            fail(b.where.get("states", v.loc), f"node {str(v)!r} needs "
+                 "'states = (\"s1\" \"s2\" ...);'")
+        for s in states:
+            if isinstance(s, list):
+                fail(b.where["states"], f"the states of {str(v)!r} must be names, not a list")
+        label = _scalar(b, "label", fail) if "label" in b.attributes else None
+        try:
+            net.add_variable(v, states, description=label)
+        except BBNError as error:
+            fail(v.loc, str(error))
+    defined: dict[str, int] = {}
+    for b in blocks:
+        if b.kind == "potential":
+            _define(net, b, defined, fail, check, normalize)
+    return net
+
+
+def _define(net: Network, b: _Block, defined: dict[str, int], fail, check,
+            normalize: bool) -> None:
+    if len(b.head) != 1:
+        fail(b.head[1].loc, "a potential with several head variables is not a conditional "
+                            "probability table of one node; not supported")
+    child = b.head[0]
+    for v in (child, *b.given):
+        if v not in net:
+            fail(v.loc, f"unknown node {str(v)!r}{suggest(v, net.variables)}")
+    if child in defined:
+        fail(child.loc, f"a second potential for {str(child)!r}")
+    defined[child] = child.loc
+    try:
+        net.set_parents(child, b.given)
+    except BBNError as error:
+        fail(child.loc, str(error))
+    if "data" not in b.attributes:
+        return
+    cards = [net.cardinality(v) for v in (*b.given, child)]
+    check(b.where["data"], cards, f"the table of {str(child)!r} ({len(b.given)} parents)")
+    expected = math.prod(cards)
+    data = b.attributes["data"]
+    if isinstance(data, _Values):
+        values = data.values
+    else:
+        values = np.array(_numbers(data, b.where["data"], fail), dtype=float)
+    if values.size != expected:
+        fail(b.where["data"], f"the data of {net.family_text(child)} has {values.size} "
+                              f"numbers, expected {expected}")
+    try:
+        net.set_cpt(child, values, normalize=normalize)
+    except BBNError as error:
+        fail(b.where["data"], str(error))
+
+
+def _numbers(value, where: int, fail) -> list[str]:
+    """The numbers of a nested list read by the token-level grammar, checked one by one."""
+    if not isinstance(value, list):
+        fail(getattr(value, "loc", where), "data must be a parenthesised list of numbers")
+    out = []
+    for item in value:
+        if isinstance(item, list):
+            out.extend(_numbers(item, where, fail))
+        elif not is_number(item):
+            fail(item.loc, f"expected a number, found {str(item)!r}")
+        else:
+            out.append(item)
+    return out
+
+
+def _scalar(b: _Block, attribute: str, fail) -> str:
+    value = b.attributes[attribute]
+    if isinstance(value, (list, _Values)):
+        fail(b.where[attribute], f"'{attribute}' must be a string")
+    return str(value)
+
+
+# ------------------------------------------------------------------- writing
+def write(net: Network) -> str:
+    """The network as a Hugin ``.net`` file; numbers are written exactly, in fixed-point
+    (:func:`~bbn.io.formats._text.number_texts`).
+
+    The writer behind :func:`bbn.io.formats.dumps` for this format; it raises
+    FormatError for a variable name that is no identifier, or a string with a '"'.
+
+    Examples
+    --------
+    >>> net = read('node A { states = ("a" "b"); } potential (A) { data = (0.25 0.75); }')
+    >>> print(write(net).splitlines()[-2])
+        data = (0.25 0.75);
+    """
+    out = ["net", "{", f"    name = {_string(net.name, 'the network name')};", "}"]
+    for v in net.variables:
+        if not _IDENTIFIER.fullmatch(v):
+            raise FormatError(f"Hugin .net cannot write variable {v!r}: node names must be "
+                              "identifiers (letters, digits and '_', not starting with a digit)")
+        out += ["", f"node {v}", "{"]
+        if net.description(v) is not None:
+            out.append(f"    label = {_string(net.description(v), f'the description of {v!r}')};")
+        states = " ".join(_string(s, f"state {s!r} of {v!r}") for s in net.states(v))
+        out += [f"    states = ({states});", "}"]
+    for v in net.variables:
+        parents = net.parents(v)
+        out += ["", f"potential ({v}{' | ' + ' '.join(parents) if parents else ''})", "{"]
+        if net.has_cpt(v):
+            array = net.cpt_array(v)
+            out.append(f"    data = {_nested(number_texts(array), array.shape, ' ' * 12)};")
+        out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _nested(texts: list[str], shape: tuple[int, ...], indent: str) -> str:
+    """``((0.1 0.9)\\n (0.2 0.8))``: one parenthesised row per parent configuration
+    (``texts``: the numbers' texts in row-major order, ``shape``: the table's)."""
+    if len(shape) == 1:
+        return "(" + " ".join(texts) + ")"
+    step = len(texts) // shape[0]
+    return "(" + f"\n{indent}".join(_nested(texts[i:i + step], shape[1:], indent + " ")
+                                    for i in range(0, len(texts), step)) + ")"
+
+
+def _string(text: str, what: str) -> str:
+    if re.search(r'["\\\x00-\x1f\x7f]', text):
+        raise FormatError(f"Hugin .net cannot write {what}: it holds '\"', '\\' or a control "
+                          "character; .net strings would need escapes that not every reader "
+                          "understands (pyAgrum, for one, rejects them)")
+    return f'"{text}"'

@@ -1,0 +1,375 @@
+"""The query language shared by ``bbn query`` and :meth:`Network.query`.
+
+Grammar (whitespace-insensitive; see ``docs/query.md``)::
+
+    query    := prob | map | mpe | independence | entropy | information
+    prob     := "P"   "(" items [ "|" evidence ] ")"
+    map      := "MAP" "(" names [ "|" evidence ] ")"
+    mpe      := "MPE" "(" [ "|" ] [ evidence ] ")"
+    items    := item { "," item }          item := name [ "=" name ]
+    evidence := name "=" name { "," name "=" name }
+    independence := names ( "_|_" | "⟂" ) names [ "|" names ]
+    entropy      := "H" "(" names [ "|" items ] ")"
+    information  := "I" "(" names ";" names [ "|" items ] ")"
+    name     := bare | "double-quoted" | 'single-quoted'
+    bare     := one or more characters other than white space , ( ) | = " '
+
+``P(C | A=T)`` is a distribution (a Factor), ``P(C=T | A=T)`` and ``P(A=T, S=F)`` are
+numbers, ``P(B, C=T | A=T)`` is the table P(B, C=T | A=T) over B; ``MAP(C, S | A=T)`` is
+the most probable joint state of C and S given A=T; ``MPE(A=T)`` the most probable
+state of every other variable.
+
+The questions about the graph and about information (bare names only) are answered by
+:mod:`bbn.tasks.explain`: ``C _|_ S | A`` is d-separation (true/false, with an active trail when
+false); ``H(C | A=T)`` the entropy in bits of the posterior, ``I(C; W | A=T)`` the mutual
+information in bits — in both, items without a state (``H(C | B, A=T)``) are conditioning
+variables averaged over their posterior.
+
+>>> parse_query('P(C | A=T)').targets
+(('C', None),)
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from bbn.core.errors import ParseError, QueryError
+from bbn.core.factor import Factor
+from bbn.questions.resolution import (
+    Evidence,
+    Question,
+    check_discrete,
+    check_variables,
+    evidence_value,
+)
+
+if TYPE_CHECKING:
+    from bbn.model.network import Network
+    from bbn.views.compiled import CompiledNetwork
+
+
+@functools.cache
+def _grammars() -> dict:
+    """The pyparsing grammars, built on first need: a query that the scanner below reads
+    (bare names, the usual case) needs neither them nor pyparsing (~40 ms to import)."""
+    import pyparsing as pp
+
+    name = (pp.QuotedString('"', esc_char="\\") | pp.QuotedString("'", esc_char="\\")
+            | pp.Regex(r"""[^\s,()|="']+""")).set_name("a name")
+    item = pp.Group(name("variable") + pp.Optional(pp.Suppress("=") - name("state")))
+    # `-` stops backtracking: after a comma or a bar, a missing item is reported right there.
+    item_list = item + pp.ZeroOrMore(pp.Suppress(",") - item)
+    items = pp.Group(item_list)
+    evidence = pp.Group(pp.Optional(item_list))
+    lp, rp, bar = (pp.Suppress(c) for c in "()|")
+    prob = pp.CaselessKeyword("P")("kind") + lp + items("targets") + pp.Optional(
+        bar - items("evidence")) + rp
+    map_ = pp.CaselessKeyword("MAP")("kind") + lp + items("targets") + pp.Optional(
+        bar - items("evidence")) + rp
+    mpe = pp.CaselessKeyword("MPE")("kind") + lp + pp.Optional(bar) + evidence("evidence") + rp
+    item.set_name("a variable")
+    return {"query": ((map_ | mpe | prob).set_name("P(...), MAP(...) or MPE(...)")
+                      + pp.StringEnd()).parse_with_tabs(),
+            "evidence": (evidence("evidence") + pp.StringEnd()).parse_with_tabs(),
+            "error": pp.ParseBaseException}
+
+
+# The scanner: the grammar above for bare names, with pyparsing's white space (" \t\r\n").
+_S = r"[ \t\r\n]*"
+_BARE_ITEM = re.compile(f"{_S}([^\\s,()|=\"']+){_S}(?:={_S}([^\\s,()|=\"']+){_S})?")
+_SHAPE = re.compile(f"{_S}(P|MAP|MPE){_S}\\(([^()]*)\\){_S}", re.IGNORECASE)
+_INDEPENDENCE = re.compile(r"([^|]*?)(?:_\|_|⟂)([^|]*)(?:\|(.*))?", re.DOTALL)
+_INFORMATION = re.compile(f"{_S}([HI]){_S}\\(([^()]*)\\){_S}", re.DOTALL)
+
+#: The kinds answered by bbn.tasks.explain: independence, entropy, mutual information.
+EXPLAINED_KINDS = ("IND", "H", "I")
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _quote(name: str) -> str:
+    """A name as the query language writes it: bare when it can be, else quoted."""
+    if name and not any(c.isspace() or c in ",()|=\"'" for c in name):
+        return name
+    return '"' + "".join(_ESCAPES.get(c, c) for c in name) + '"'
+
+
+def _items(group) -> tuple[tuple[str, str | None], ...]:
+    return tuple((item["variable"], item.get("state")) for item in group)
+
+
+def _scan_items(text: str, optional: bool = False):
+    """``((variable, state or None), ...)`` of "A=T, S" with bare names, or None."""
+    if optional and not text.strip(" \t\r\n"):
+        return ()
+    items = [_BARE_ITEM.fullmatch(part) for part in text.split(",")]
+    return None if None in items else tuple((m[1], m[2]) for m in items)
+
+
+def _scan(text: str, which: str) -> dict | None:
+    """What the grammar ``which`` reads from ``text`` when its names are bare; None for
+    anything else (quoted names, mistakes: the grammar reads those and locates errors)."""
+    if which == "evidence":
+        evidence = _scan_items(text, optional=True)
+        return None if evidence is None else {"evidence": evidence}
+    shape = _SHAPE.fullmatch(text)
+    if shape is None or any(q in text for q in "\"'"):
+        return None
+    kind, parts = shape[1].upper(), shape[2].split("|")
+    if kind == "MPE":
+        if len(parts) > 2 or (len(parts) == 2 and parts[0].strip(" \t\r\n")):
+            return None
+        evidence = _scan_items(parts[-1], optional=True)
+        return None if evidence is None else {"kind": kind, "evidence": evidence}
+    if len(parts) > 2:
+        return None
+    found = {"kind": kind, "targets": _scan_items(parts[0])}
+    if len(parts) == 2:
+        found["evidence"] = _scan_items(parts[1])
+    return None if None in found.values() else found
+
+
+def _scan_explained(text: str, source: str) -> dict | None:
+    """``{"kind", "targets", "others", "evidence"}`` of ``X _|_ Y | Z``, ``H(X | e)`` or
+    ``I(X; Y | e)``; None for any other text; a located ParseError for a malformed one."""
+    independence = _INDEPENDENCE.fullmatch(text)
+    information = None if independence else _INFORMATION.fullmatch(text)
+    if independence is None and information is None:
+        return None
+    if independence:
+        kind, parts = "IND", [independence[1], independence[2], independence[3] or ""]
+        expected = "variables on each side of _|_, as in C _|_ S | A"
+    else:
+        kind = information[1].upper()
+        head, _, tail = information[2].partition("|")
+        parts = [head, "", tail] if kind == "H" else [*head.partition(";")[::2], tail]
+        expected = ("H(variables | evidence), as in H(C | A=T)" if kind == "H" else
+                    "I(variables; variables | evidence), as in I(C; W | A=T)")
+        if kind == "I" and ";" not in head:
+            parts[1] = "\0"  # not a name: reported below
+    targets, others = _scan_items(parts[0]), _scan_items(parts[1], optional=kind == "H")
+    evidence = _scan_items(parts[2], optional=True)
+    if None in (targets, others, evidence) or any(s for _, s in targets + others):
+        raise ParseError(f"malformed query: expected {expected}", source, 1, 1, text)
+    return {"kind": kind, "targets": targets, "others": others, "evidence": evidence}
+
+
+def _parse(which: str, text: str, source: str) -> dict:
+    """``{"kind", "targets", "evidence"}`` read by grammar ``which`` ("query", "evidence")."""
+    scanned = _scan(text, which)
+    if scanned is None and which == "query" and not any(q in text for q in "\"'"):
+        scanned = _scan_explained(text, source)  # bare names only: quoted ones are P(...)
+    if scanned is not None:
+        return scanned
+    grammars = _grammars()
+    try:
+        result = grammars[which].parse_string(text, parse_all=True)
+    except grammars["error"] as error:
+        raise ParseError(f"malformed query: expected {_expected(error)}", source,
+                         error.lineno, error.col, error.line) from None
+    return {key: result[key] if key == "kind" else _items(result[key])
+            for key in ("kind", "targets", "evidence") if key in result}
+
+
+def _expected(error) -> str:
+    message = str(error.msg)
+    if message.startswith("Expected "):
+        message = message[len("Expected "):]
+    found = error.line[error.col - 1:error.col] if error.col <= len(error.line) else ""
+    return message + (f", found {found!r}" if found else ", found the end of the query")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A parsed query: its kind (``P``, ``MAP``, ``MPE``; ``IND``, ``H``, ``I`` for the
+    questions of :mod:`bbn.tasks.explain`), targets, the other side (``others``: Y of ``X _|_ Y``
+    and ``I(X; Y)``) and evidence, and, when it was parsed against a network, the
+    :class:`~bbn.questions.resolution.Question` it resolves to there (``resolved``)."""
+
+    kind: str
+    targets: tuple[tuple[str, str | None], ...]
+    evidence: tuple[tuple[str, str | None], ...]
+    resolved: Question | None = field(default=None, compare=False, repr=False)
+    others: tuple[tuple[str, str | None], ...] = ()
+
+    @property
+    def evidence_dict(self) -> dict[str, str]:
+        return dict(self.evidence)  # type: ignore[arg-type]
+
+    def text(self) -> str:
+        """The query in canonical form, e.g. ``P(C | A=T)``."""
+        def show(items):
+            return ", ".join(_quote(v) + (f"={_quote(s)}" if s is not None else "")
+                             for v, s in items)
+        if self.kind == "IND":
+            text = f"{show(self.targets)} _|_ {show(self.others)}"
+            return text + (f" | {show(self.evidence)}" if self.evidence else "")
+        inside = show(self.targets) if self.kind != "MPE" else ""
+        if self.kind == "I":
+            inside += f"; {show(self.others)}"
+        if self.evidence:
+            inside += (" | " if inside else "") + show(self.evidence)
+        return f"{self.kind}({inside})"
+
+    # --------------------------------------------------------------- answers
+    def resolve(self, network: CompiledNetwork) -> Question:
+        """Check every variable and state against ``network`` (QueryError with
+        suggestions) and turn them into state indices, numbers on Gaussian leaves apart.
+
+        >>> import bbn
+        >>> network = bbn.load("models/chair.bn").compiled()
+        >>> question = parse_query("P(C | A=T)").resolve(network)
+        >>> question.free, question.evidence.states
+        (('C',), {'A': 0})
+        """
+        targets = [v for v, _ in self.targets + self.others]
+        observed = [v for v, _ in self.evidence]
+        check_variables(network, targets)
+        check_variables(network, observed, role="evidence")
+        if self.kind in EXPLAINED_KINDS:
+            return self._resolve_explained(network, targets, observed)
+        check_discrete(network, targets)
+        assigned = {v: evidence_value(network, v, s) for v, s in self.targets if s is not None}
+        states, values = dict(network.constraints), {}
+        for v, s in self.evidence:
+            if s is not None:
+                (values if v in network.gaussian else states)[v] = evidence_value(network, v, s)
+        for v, s in self.evidence:
+            if s is None:
+                example = network.states[v][0] if network.states[v] else "3.2"
+                raise QueryError(f"evidence variable {v!r} needs a state, as in {v}={example}")
+        names = targets + observed
+        repeated = sorted({v for v in names if names.count(v) > 1})
+        if repeated:
+            raise QueryError(f"variable(s) {repeated} named more than once in {self.text()}")
+        if self.kind == "MAP" and assigned:
+            raise QueryError("MAP takes variables without states, as in MAP(C, S | A=T)")
+        return Question(self.kind, tuple(v for v, s in self.targets if s is None), assigned,
+                        Evidence(states, values, self.evidence_dict), network)
+
+    def _resolve_explained(self, network: CompiledNetwork, targets: list[str],
+                           observed: list[str]) -> Question:
+        """The checks of an independence or information question; its Question holds
+        the targets as ``free`` and the evidence with a state (``given``: without)."""
+        names = targets + observed
+        repeated = sorted({v for v in names if names.count(v) > 1})
+        if repeated:
+            raise QueryError(f"variable(s) {repeated} named more than once in {self.text()}")
+        stated = [f"{v}={s}" for v, s in self.evidence if s is not None]
+        if self.kind == "IND" and stated:
+            raise QueryError(f"independence is read off the graph: name the observed "
+                             f"variables without states ({', '.join(stated)})")
+        if self.kind != "IND":
+            check_discrete(network, targets)
+        states = {v: evidence_value(network, v, s) for v, s in self.evidence if s is not None}
+        given = {v: s for v, s in self.evidence if s is not None}
+        return Question(self.kind, tuple(targets), {}, Evidence(states, {}, given), network)
+
+    def validate(self, net: Network) -> None:
+        """Check every variable and state against ``net`` (see :meth:`resolve`)."""
+        self.resolve(net.compiled())
+
+    def _question(self, net: Network) -> Question:
+        """The question resolved against ``net``'s current revision (once)."""
+        network = net.compiled()
+        question = self.resolved
+        if question is None or question.network is not network:
+            question = self.resolve(network)
+        return question
+
+    def answer(self, net: Network):
+        """Factor for a distribution; float for a probability; (assignment, p) for MAP/MPE;
+        for ``X _|_ Y | Z`` an :class:`~bbn.questions.independence.Independence`; bits
+        (float) for ``H(...)`` and ``I(...)``."""
+        question = self._question(net)
+        if self.kind in EXPLAINED_KINDS:
+            from bbn.questions.explained import (
+                answer_explained,  # here: networkx, ~200 ms to import
+            )
+
+            return answer_explained(net, self)
+        return net.engine.answer(question)
+
+    def log_answer(self, net: Network) -> float:
+        """log P(targets | evidence), the natural logarithm, for a query of one number
+        (every target assigned): exact where the probability is below 1e-308 and prints
+        as 0; −inf when it is 0. What ``bbn query --log`` prints."""
+        question = self._question(net)
+        if self.kind != "P" or any(s is None for _, s in self.targets):
+            raise QueryError(f"--log needs the probability of an assignment, as in P(A=T, S=F) "
+                             f"or P(C=T | A=T); {self.text()} is not one")
+        return net.engine.answer(question, log=True)
+
+    def to_json(self, result) -> dict:
+        """The JSON document ``bbn query --json`` prints for ``result``."""
+        if self.kind == "IND":
+            return {"query": self.text(), **result.to_json()}
+        if self.kind in EXPLAINED_KINDS:
+            return {"query": self.text(), "bits": float(result)}
+        if isinstance(result, Factor):
+            rows = [{**dict(zip(result.variables, key)), "p": value}
+                    for key, value in result.rows()]
+            errors = getattr(result, "standard_error", None)  # an approximate answer's
+            if errors is not None:
+                for row, error in zip(rows, errors.ravel().tolist()):
+                    row["standard_error"] = error
+            return {"query": self.text(), "variables": list(result.variables), "rows": rows}
+        if isinstance(result, tuple):
+            assignment, p = result
+            details = result.to_json() if hasattr(result, "to_json") else {}  # approximate
+            return {"query": self.text(), "assignment": assignment, "p": p, **details}
+        return {"query": self.text(), "p": float(result)}
+
+    def to_text(self, result, digits: int = 6) -> str:
+        """The readable answer ``bbn query`` prints."""
+        if self.kind == "IND":
+            return result.to_text()
+        if self.kind in EXPLAINED_KINDS:
+            return f"{self.text()} = {float(result):.{digits}f} bits"
+        if isinstance(result, Factor):
+            return f"{self.text()}\n{result.to_text(digits=digits)}"
+        if isinstance(result, tuple):
+            assignment, p = result
+            width = max((len(v) for v in assignment), default=0)
+            lines = [f"  {v.ljust(width)} = {s}" for v, s in assignment.items()]
+            details = result.text_lines(digits) if hasattr(result, "text_lines") else []
+            return "\n".join([self.text(), *lines, f"  probability {p:.{digits}f}",
+                              *details])
+        return f"{self.text()} = {float(result):.{digits}f}"
+
+
+def parse_query(text: str, net: Network | None = None, source: str = "<query>") -> Query:
+    """Parse a query; with ``net``, also resolve it there (checking its variables and
+    states once: :meth:`Query.answer` on the same revision reuses it)."""
+    result = _parse("query", text, source)
+    query = Query(kind=result["kind"].upper(), targets=result.get("targets", ()),
+                  evidence=result.get("evidence", ()), others=result.get("others", ()))
+    if net is not None:
+        query = replace(query, resolved=query.resolve(net.compiled()))
+    return query
+
+
+def resolve_evidence_text(text: str, network: CompiledNetwork,
+                          source: str = "<evidence>") -> Evidence:
+    """``"A=T, S=F"`` read and resolved against ``network``."""
+    return Query("P", (), _parse("evidence", text, source)["evidence"]).resolve(network).evidence
+
+
+def parse_evidence(text: str, net: Network | None = None,
+                   source: str = "<evidence>") -> dict[str, str]:
+    """Parse ``"A=T, S=F"`` into ``{"A": "T", "S": "F"}`` (checked against ``net``)."""
+    if net is not None:
+        return resolve_evidence_text(text, net.compiled(), source).given
+    query = Query("P", (), _parse("evidence", text, source)["evidence"])
+    if any(s is None for _, s in query.evidence):
+        raise QueryError("every evidence item needs a state, as in A=T")
+    return query.evidence_dict
+
+
+def answer(net: Network, text: str):
+    """Parse and answer ``text`` on ``net`` (what :meth:`Network.query` does)."""
+    return parse_query(text).answer(net)

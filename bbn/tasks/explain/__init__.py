@@ -1,0 +1,34 @@
+"""Explaining answers: the derivation, independence, information and sensitivity.
+
+    P(q | e) = P(q, e) / P(e),   X ⟂ Y | Z,   I(T; X | e),   P(q | e)(θ) = (αθ + β)/(γθ + δ)
+
+The names load on first use (networkx only for independence).
+
+>>> import bbn
+>>> from bbn.tasks import explain
+>>> explain.is_independent(bbn.load("models/chair.bn"), "C", "S")
+True
+"""
+
+from bbn.core.lazy import lazy_attributes
+
+_LAZY = {
+    "explain": "bbn.tasks.explain.derivation",
+    "Derivation": "bbn.tasks.explain.derivation",
+    "render": "bbn.tasks.explain.formatting",
+    "is_independent": "bbn.questions.independence",
+    "active_trail": "bbn.questions.independence",
+    "independence": "bbn.questions.independence",
+    "markov_blanket": "bbn.questions.independence",
+    "Independence": "bbn.questions.independence",
+    "Trail": "bbn.questions.independence",
+    "entropy": "bbn.questions.information",
+    "mutual_information": "bbn.questions.information",
+    "value_of_information": "bbn.questions.information",
+    "sensitivity": "bbn.tasks.explain.sensitivity",
+    "Sensitivity": "bbn.tasks.explain.sensitivity",
+}
+
+__all__ = list(_LAZY)
+
+__getattr__ = lazy_attributes("bbn.tasks.explain", _LAZY)

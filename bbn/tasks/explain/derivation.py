@@ -1,0 +1,259 @@
+"""The derivation a student would write, built from the engine's own elimination plan.
+
+    P(q | e) = P(q, e) / P(e)                       definition of conditional probability
+    P(X1, ..., Xn) = Π_i P(Xi | parents(Xi))          factorisation by the network
+    Σ_x P(x | pa) = 1                                a barren variable drops out
+    ψ(N(X)) = Σ_x Π_{φ ∋ X} φ                          the sum rule, one variable at a time
+    P(q | e) = P(q, e) / Σ_q' P(q', e)               normalisation
+
+:func:`explain` compiles (or reuses) the plan :meth:`bbn.Engine.plan` keeps for the
+question's shape, runs it on the engine's tables sliced by the evidence and records the
+output of every step (``run_plan``'s ``trace``): each number printed is one the engine
+computed, and the answer is the one :meth:`bbn.Network.query` gives. The variables left
+out are read off the plan: the *barren* ones (neither asked, observed, nor an ancestor of
+one: :func:`~bbn.engines.exact.elimination.relevant_variables`) and those whose tables the
+evidence *d-separates* from the question (relevant, yet not among the plan's sources).
+A step's sum of products is written out with its numbers while its product has at most
+:data:`MAX_WRITTEN` entries; larger ones are elided, with their sizes.
+
+>>> import bbn
+>>> derivation = explain(bbn.load("models/chair.bn"), "P(C=T | A=T)")
+>>> derivation.barren, [step.eliminated for step in derivation.steps]
+(('W',), ['B', 'S', None])
+>>> round(derivation.answer, 6), derivation.fraction
+(0.886749, '22840/25757')
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bbn.core.errors import QueryError
+from bbn.core.factor import Factor
+from bbn.engines.exact.elimination import (
+    check_memory,
+    relevant_variables,
+    run_plan,
+    slice_tables,
+)
+from bbn.questions.language import Query, parse_query
+from bbn.tasks.explain.formatting import MAX_WRITTEN, as_fraction, render
+
+if TYPE_CHECKING:
+    from bbn.model.network import Network
+
+
+@dataclass(frozen=True)
+class Table:
+    """A factor of the derivation: a network table P(variable | parents), evidence states
+    fixed in it (``fixed``), or the output ψ``number`` of a step over ``variables``."""
+
+    variables: tuple[str, ...]
+    variable: str | None = None  # the table's own variable; None for a step's output
+    parents: tuple[str, ...] = ()
+    fixed: tuple[tuple[str, str], ...] = ()
+    number: int = 0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a step's output: the states of its variables (``assignment``), one
+    product of input entries per state of the eliminated variable (``terms``), and the
+    engine's value of the entry."""
+
+    assignment: tuple[tuple[str, str], ...]
+    terms: tuple[tuple[float, ...], ...]
+    value: float
+
+
+@dataclass(frozen=True)
+class Elimination:
+    """One step of the plan: ``output`` = Σ (max, for MAP) over ``eliminated`` of the
+    product of ``inputs``; the last step (``eliminated`` None) multiplies what is left.
+    ``entries`` is None when the product (``size`` entries) is too large to write."""
+
+    output: Table
+    eliminated: str | None
+    maximize: bool
+    inputs: tuple[Table, ...]
+    entries: tuple[Entry, ...] | None
+    size: int
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """The working of one question, step by step, with the engine's numbers.
+
+    Attributes
+    ----------
+    query : Query
+        The question (``P``, ``MAP`` or ``MPE``).
+    factorisation : tuple of Table
+        Every table of the network: P(X1, ..., Xn) is their product.
+    barren, separated : tuple of str
+        The variables whose tables drop out: barren ones sum to 1; d-separated ones only
+        multiply numerator and denominator by the same constant.
+    steps : tuple of Elimination
+        The plan's steps, in its order; the last one's output is the numerator table.
+    result : Factor
+        The last step's output over the question's unobserved targets: P(q, e) (up to the
+        constant of the d-separated tables). For MAP, max_m P(m, e) (no variables).
+    total : float
+        Σ of ``result`` (P(e), up to the same constant); for MAP, P(e) itself.
+    answer : float, Factor or tuple
+        What :meth:`bbn.Network.query` answers.
+    numerator : float or None
+        For one probability (every target assigned), or MAP: the entry divided by ``total``.
+    fraction : str or None
+        ``numerator / total`` as a fraction ``"p/q"`` when both are short decimals or
+        simple fractions (``22840/25757``).
+    """
+
+    query: Query
+    factorisation: tuple[Table, ...]
+    barren: tuple[str, ...]
+    separated: tuple[str, ...]
+    steps: tuple[Elimination, ...]
+    result: Factor
+    total: float
+    answer: object
+    numerator: float | None
+    fraction: str | None
+
+    def to_text(self) -> str:
+        """The derivation as plain text (Unicode: Σ, ×, ψ)."""
+        return render(self, "text")
+
+    def to_markdown(self) -> str:
+        """The derivation as Markdown with LaTeX formulas (``$...$``), as a notebook
+        shows it."""
+        return render(self, "markdown")
+
+    def to_latex(self) -> str:
+        """The derivation as a LaTeX fragment (``enumerate`` and display formulas)."""
+        return render(self, "latex")
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def explain(net: Network, query: str | Query) -> Derivation:
+    """The derivation of ``P(...)``, ``MAP(...)`` or ``MPE(...)``: definition, factorisation,
+    what drops out and why, the sums in the engine's order with their numbers,
+    normalisation.
+
+    Parameters
+    ----------
+    net : Network
+        A discrete network (evidence on Gaussian leaves is not explained).
+    query : str or Query
+        A question of the query language of kind ``P``, ``MAP`` or ``MPE``.
+
+    Returns
+    -------
+    Derivation
+        Render it with ``to_text()``, ``to_markdown()``, ``to_latex()``.
+
+    Raises
+    ------
+    QueryError
+        For another kind of question, evidence on a Gaussian leaf, or a Markov network.
+    ImpossibleEvidenceError
+        When P(e) = 0.
+    MemoryLimitError
+        When the plan's peak exceeds the memory limit.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> derivation = explain(bbn.load("models/monty_hall.bn"), "P(Princess=C | King=B)")
+    >>> derivation.fraction
+    '2/3'
+    """
+    if net.compiled().constraints:  # a Markov network, answered through factor nodes
+        raise QueryError("explain derives answers from a Bayesian network's tables; a Markov "
+                         "network's are not written yet (bbn query answers it)")
+    if isinstance(query, str):
+        query = parse_query(query)
+    if query.kind not in ("P", "MAP", "MPE"):
+        raise QueryError(f"explain takes P(...), MAP(...) or MPE(...); {query.text()} is "
+                         "answered by bbn query")
+    question = query.resolve(net.compiled())
+    if question.evidence.values:
+        raise QueryError("explain takes evidence on discrete variables only, not "
+                         f"{', '.join(question.evidence.values)}")
+    observed = question.evidence.states
+    answer = query.answer(net)  # checks P(e) > 0 (ImpossibleEvidenceError) first
+    engine = net.engine.discrete
+    if query.kind == "P":
+        asked = list(question.free) + list(question.assigned)
+        plan = engine.plan(asked, list(observed))
+    else:
+        asked = list(question.free) if query.kind == "MAP" else [
+            v for v in engine.network.variables if v not in observed]
+        plan = engine.plan([], list(observed), maximize=asked, prune=False)
+    check_memory(plan.cost)
+    trace: list[np.ndarray] = []
+    arrays = slice_tables(plan, plan.tables, observed)
+    final, _ = run_plan(plan, arrays, trace=trace)
+    network = engine.network
+    relevant = relevant_variables(network.parents, set(asked) | set(observed))
+    kept = {source.variable for source in plan.sources}
+    states = {v: network.states[v][i] for v, i in observed.items()}
+    tables = [Table(s.free, s.variable, network.parents[s.variable],
+                    tuple((u, states[u]) for u in s.fixed)) for s in plan.sources]
+    steps = []
+    for number, (step, output) in enumerate(zip(plan.steps, trace), start=1):
+        table = Table(step.variables, number=number)
+        inputs = [tables[i] for i in step.inputs]
+        entries = None
+        if step.size <= MAX_WRITTEN:
+            entries = _entries(network.states, step, inputs, [arrays[i] if i < len(arrays)
+                                                              else trace[i - len(arrays)]
+                                                              for i in step.inputs], output)
+        steps.append(Elimination(table, step.eliminated, step.maximize, tuple(inputs),
+                                 entries, step.size))
+        tables.append(table)
+    result = Factor(plan.result_variables, network.states, np.asarray(final, dtype=float))
+    if query.kind == "P":
+        total = float(result.values.sum())
+        numerator = None
+        if not question.free:
+            numerator = float(result.values[tuple(question.assigned.values())])
+    else:
+        total = net.engine.probability_of_evidence(dict(states)) if states else 1.0
+        numerator = float(final)
+    return Derivation(query, tuple(Table(network.parents[v] + (v,), v, network.parents[v])
+                                   for v in network.tables),
+                      tuple(v for v in network.variables if v not in relevant
+                            and v in network.tables),
+                      tuple(v for v in network.variables if v in relevant and v not in kept),
+                      tuple(steps), result, total, answer, numerator,
+                      None if numerator is None else as_fraction(numerator, total))
+
+
+def _entries(states, step, inputs: list[Table], arrays: list[np.ndarray],
+             output: np.ndarray) -> tuple[Entry, ...]:
+    """Each entry of a step's output with its products written out."""
+    out = step.variables
+    eliminated = [step.eliminated] if step.eliminated is not None else []
+    entries = []
+    for index in itertools.product(*(range(len(states[u])) for u in out)):
+        at = dict(zip(out, index))
+        terms = []
+        for k in range(len(states[eliminated[0]]) if eliminated else 1):
+            if eliminated:
+                at[eliminated[0]] = k
+            terms.append(tuple(float(a[tuple(at[u] for u in table.variables)])
+                               for table, a in zip(inputs, arrays)))
+        entries.append(Entry(tuple((u, states[u][i]) for u, i in zip(out, index)),
+                             tuple(terms), float(output[index])))
+    return tuple(entries)
+

@@ -1,0 +1,135 @@
+"""Learning every table of a network from data, its structure given.
+
+    P(X = x | Pa = pa)  ←  estimator(n(pa, x))      for every variable X
+
+where n(pa, x) counts the rows in which X's family takes that configuration (see
+:mod:`bbn.tasks.learning.counting`) and the estimator is one of
+:mod:`bbn.tasks.learning.estimators`.
+Gaussian variables get a mean and a variance per parent configuration
+(:func:`bbn.tasks.learning.gaussian.fit_gaussian`).
+
+>>> import bbn, pandas as pd
+>>> net = bbn.Network()
+>>> net.add_variable("A", ["T", "F"])
+>>> net.add_variable("B", ["T", "F"], parents=["A"])
+>>> rows = pd.DataFrame({"A": ["T", "T", "F", "F"], "B": ["T", "F", "F", "F"]})
+>>> learn(net, rows).cpt("B").to_dict()[("T", "T")]
+0.5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bbn.core.errors import DataError
+from bbn.io.chunks import source_name
+from bbn.model.network import Network
+from bbn.tasks.learning.counting import check_family_sizes
+from bbn.tasks.learning.estimators import (
+    Estimator,
+    estimator_from_arguments,
+    table_from_counts,
+)
+from bbn.tasks.learning.gaussian import check_ddof, epsilon_from_moments, gaussian_from_moments
+from bbn.tasks.learning.missing import em
+from bbn.tasks.learning.policies import MISSING_POLICIES
+from bbn.tasks.learning.statistics import table_statistics
+
+
+def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: str = "error",
+          columns=None, ddof: int | None = None, var_smoothing: float = 0.0,
+          tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
+          m: float | None = None, prior: Mapping | None = None, alpha: float | None = None,
+          ess: float | None = None, chunksize: int | None = None) -> Network:
+    """A copy of ``net`` whose tables are estimated from ``data``.
+
+    Parameters
+    ----------
+    net : Network
+        The structure (variables, states, parents); its tables, if any, are not used.
+    data : DataFrame, str or path, numpy array, iterable of DataFrames, or Dask DataFrame
+        The rows: a DataFrame, a CSV or Parquet path (read ``chunksize`` rows at a time,
+        so a file larger than memory works), a numpy array (structured, or 2-D with
+        ``columns=``), DataFrames in turn (a generator of chunks), or a Dask DataFrame
+        (counted per partition on its scheduler; ``bbn[dask]``). Columns match
+        variables by name; extra columns are ignored. See ``docs/scale.md``.
+    estimator : Estimator or str, default "mle"
+        :class:`~bbn.tasks.learning.estimators.MLE`, ``Laplace(alpha)``, ``MEstimate(m, prior)``
+        or ``BDeu(ess)`` (:mod:`bbn.tasks.learning.estimators`), or one's name: ``"mle"``,
+        ``"laplace"``, ``"m-estimate"``, ``"bayes"`` (with the default settings).
+    missing : {"error", "drop", "em"}, default "error"
+        ``"error"`` refuses data with missing values, ``"drop"`` ignores every row that
+        has one, ``"em"`` runs expectation–maximisation (:func:`bbn.tasks.learning.missing.em`,
+        with ``tol``, ``max_iter`` and ``seed``; call that function for the
+        log-likelihood trace). A variable with no column at all is an error except under
+        ``"em"``, where it is hidden.
+    columns : list of str, optional
+        Names for the columns of a plain 2-D array.
+    ddof : int, optional
+        Gaussian variables: σ² divides by N − ddof (default 1, the sample variance;
+        under ``"em"`` default 0, the maximum-likelihood M-step).
+    var_smoothing : float, default 0.0
+        Gaussian variables: adds var_smoothing × the largest column variance. A hidden
+        discrete parent of Gaussian variables makes ``"em"`` learn a Gaussian mixture
+        (:mod:`bbn.tasks.learning.mixture`).
+    tol, max_iter, seed
+        EM's stopping rule (:mod:`bbn.tasks.learning.convergence`) and its random start.
+    chunksize : int, optional
+        Rows per chunk of a CSV or Parquet file (default
+        :func:`bbn.io.chunks.default_chunksize`: a quarter of the memory limit). The tables
+        do not depend on it.
+    m, prior, alpha, ess
+        Deprecated (FutureWarning): the settings of a named estimator; give the
+        estimator as a value instead (``estimator=Laplace(alpha=0.5)``).
+
+    Returns
+    -------
+    Network
+        A copy of ``net`` with every table learned.
+
+    Raises
+    ------
+    DataError
+        For an unknown estimator or a bad setting, a missing column, a value that is no
+        state (naming column, row and value), missing values under ``"error"``, or no
+        rows.
+    MemoryLimitError
+        When a table to learn would exceed the memory limit.
+
+    Examples
+    --------
+    >>> import bbn, pandas as pd
+    >>> net = bbn.Network()
+    >>> net.add_variable("A", ["T", "F"])
+    >>> net.add_variable("B", ["T", "F"], parents=["A"])
+    >>> rows = pd.DataFrame({"A": ["T", "T", "F"], "B": ["T", "F", "F"]})
+    >>> learn(net, rows, bbn.Laplace(alpha=1.0)).cpt_array("B").tolist()
+    [[0.5, 0.5], [0.3333333333333333, 0.6666666666666666]]
+    """
+    estimator = estimator_from_arguments("bbn.learn", estimator, m=m, prior=prior,
+                                         alpha=alpha, ess=ess)
+    if missing not in MISSING_POLICIES:
+        raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
+    ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)
+    check_family_sizes(net)
+    if missing == "em":
+        return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
+                  seed=seed, ddof=ddof, var_smoothing=var_smoothing,
+                  chunksize=chunksize).network
+    statistics = table_statistics(net, data, columns=columns, missing=missing,
+                                  chunksize=chunksize)
+    if statistics.rows == 0:
+        raise DataError(f"{source_name(data)}: no rows to learn from"
+                        + (" (every row has a missing value)" if statistics.dropped else ""))
+    learned = net.copy()
+    for v, counts in statistics.counts.items():
+        learned.set_cpt(v, table_from_counts(net, v, counts, estimator))
+    if statistics.moments:
+        epsilon, floor = epsilon_from_moments(statistics.columns, var_smoothing)
+        for v, moments in statistics.moments.items():
+            mean, variance = gaussian_from_moments(
+                moments, [net.cardinality(p) for p in net.parents(v)], ddof=ddof,
+                epsilon=epsilon, floor=floor, name=v)
+            learned.set_gaussian(v, mean, variance)
+    return learned
+

@@ -1,0 +1,117 @@
+"""The compiled view of a network: what inference engines read, frozen for one revision.
+
+    P(X1, ..., Xn) = Π_i P(Xi | parents(Xi)) · Π_g p(x_g | parents(g))
+
+A :class:`CompiledNetwork` holds, for one revision of a :class:`bbn.Network`, the
+variables in declaration order, their states, parents (the axis order of their tables),
+cardinalities, tables and which tables have no zero entry, and the Gaussian leaves g with
+their means and variances. Every mapping is read-only and every array is read-only: an
+engine built on it can cache whatever it derives, since nothing it reads can change.
+
+>>> import bbn
+>>> net = bbn.Network("rain")
+>>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
+>>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
+>>> network = net.compiled()
+>>> network.parents["Wet"], network.cardinality["Wet"], network.zero_free["Wet"]
+(('Rain',), 2, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
+
+import numpy as np
+
+from bbn.core.errors import ModelError
+
+
+class GaussianLeaf(NamedTuple):
+    """A continuous leaf: p(x | pa) = N(x; mean[pa], variance[pa]), one normal per
+    configuration of its discrete ``parents`` (``mean`` and ``variance`` have shape
+    ``(|P1|, ..., |Pk|)``, None until they are set)."""
+
+    parents: tuple[str, ...]
+    mean: np.ndarray | None
+    variance: np.ndarray | None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CompiledNetwork:
+    """An immutable view of one revision of a network.
+
+    Parameters
+    ----------
+    revision : int
+        The revision of the network this view was made from.
+    variables : tuple of str
+        Every variable (the Gaussian leaves too), in declaration order.
+    states : mapping
+        variable → its states (``()`` for a Gaussian leaf).
+    parents : mapping
+        variable → its parents, in the axis order of its table.
+    cardinality : mapping
+        variable → its number of states (0 for a Gaussian leaf).
+    tables : mapping
+        discrete variable → P(X | parents) of shape ``(|P1|, ..., |Pk|, |X|)``, read-only,
+        or None while a structure-only model has none.
+    zero_free : mapping
+        discrete variable → whether its table has no zero entry (inference drops tables
+        that the evidence d-separates only when they cannot make P(e) zero).
+    gaussian : mapping
+        Gaussian variable → its :class:`GaussianLeaf`.
+    constraints : mapping, optional
+        variable → the state index it is observed at in every question; such variables
+        are not in ``variables`` (they are the factor nodes by which a Markov network is
+        answered as a Bayesian network, see :mod:`bbn.model.markov`).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.Network()
+    >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
+    >>> net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+    >>> network = net.compiled()
+    >>> network.gaussian["x"].mean.tolist(), network.discrete_part().variables
+    ([0.0, 2.0], ('C',))
+    """
+
+    revision: int
+    variables: tuple[str, ...]
+    states: Mapping[str, tuple[str, ...]]
+    parents: Mapping[str, tuple[str, ...]]
+    cardinality: Mapping[str, int]
+    tables: Mapping[str, np.ndarray | None]
+    zero_free: Mapping[str, bool]
+    gaussian: Mapping[str, GaussianLeaf]
+    constraints: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+
+    def table(self, variable: str) -> np.ndarray:
+        """The table of a discrete variable; ModelError when the model has none yet."""
+        table = self.tables[variable]
+        if table is None:
+            raise missing_table(variable)
+        return table
+
+    def discrete_part(self) -> CompiledNetwork:
+        """The view without the Gaussian leaves: the same distribution over the rest,
+        since a leaf that is not observed sums out to 1."""
+        if not self.gaussian:
+            return self
+        kept = tuple(v for v in self.variables if v not in self.gaussian)
+
+        def only(mapping: Mapping) -> Mapping:
+            return MappingProxyType({v: mapping[v] for v in kept})
+
+        return CompiledNetwork(self.revision, kept, only(self.states),
+                               only(self.parents), only(self.cardinality), self.tables,
+                               self.zero_free, MappingProxyType({}), self.constraints)
+
+
+def missing_table(variable: str) -> ModelError:
+    """The error for a variable whose table a structure-only model does not give."""
+    return ModelError(f"variable {variable!r} has no table yet "
+                      "(the model declares structure only; learn or set it first)")
