@@ -193,7 +193,7 @@ def _is_type_checking(test: ast.expr) -> bool:
 def package_imports(known: dict[str, Path] | None = None) -> list[Import]:
     """Every import and lazy reference of every module of bbn, module by module."""
     known = modules() if known is None else known
-    return [i for path in known.values() for i in imports(path, known)]
+    return [i for name, path in known.items() for i in imports(path, known, module=name)]
 
 
 def bbn_imports(known: dict[str, Path] | None = None) -> list[Import]:
@@ -332,7 +332,7 @@ def _draw_folders(box, members: list[str], known: dict[str, Path], depth: int) -
             box.node(m, label(m))
         else:
             folders.setdefault(folder[depth], []).append(m)
-    for name, inside in sorted(folders.items()):
+    for _, inside in sorted(folders.items()):
         path = "/".join(folder_of(inside[0], known)[:depth + 1])
         with box.subgraph(name=f"cluster_{path.replace('/', '_')}") as sub:
             sub.attr(label=f"{path}/", style="filled,rounded", fillcolor="#ffffff80",

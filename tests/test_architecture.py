@@ -1,20 +1,32 @@
-"""The architecture stays as docs/architecture.md draws it.
+"""The architecture stays as docs/architecture.md draws it: layers, imports pointing down.
 
-- The picture is generated from the code (docs/architecture.py) and up to date with it.
-- Only ``bbn/model/network.py`` touches the network's insides: ``._cache``, ``._nodes``, the
-  node-attribute keys ("states", "parents", "table", "positive", "kind") on node data,
-  and ``net.graph`` internals (``.graph.nodes[...]``, ``.graph.add_*``,
-  ``.graph.remove_*``). Engines read ``net.compiled()`` instead.
-- A function-local import is kept only for start-up time (``bbn query`` must not load
-  pyparsing, pandas, networkx, graphviz or the clique-tree modules) or for an optional
-  dependency, never to break an import circle; each one is listed below with its reason.
-- The public API carries numpydoc sections: Examples (a doctest) everywhere, Parameters
-  wherever there are parameters.
+The layers, bottom-up: core < views < engines < questions < model < io < tasks < apps <
+the package top (``bbn/__init__.py`` and any module directly in ``bbn/``). Checked here:
+
+- **Layer order on every import**: at the top of a file, inside a function, under
+  ``if TYPE_CHECKING:``, and every *lazy reference* (a string literal that is exactly a
+  bbn module path with an optional ``:attribute``, ``"bbn.engines.approximate.lbp:LoopyBP"``,
+  naming an existing module). A module imports its own layer or lower ones.
+- **No import circle** of any length between bbn modules, counting every import above.
+- **Imports inside functions load third-party modules only**, each listed in
+  ``LOCAL_IMPORTS`` with its reason (start-up time or an optional dependency); stale
+  entries fail. A bbn module is imported at the top, or named by a lazy reference.
+- **Names and sizes**: no module over 800 lines; no two modules of bbn/ share a file name
+  (``__init__.py`` aside); every folder of bbn/ is a layer.
+- **The picture**: docs/images/architecture.gv is what docs/architecture.py draws
+  today, and docs/architecture.md names every module.
+- **The public API** carries numpydoc sections: Examples (a doctest) everywhere,
+  Parameters wherever there are parameters.
+
+Each check is a plain function over a package's parsed imports (docs/architecture.py's
+parse), shown failing on a small synthetic package by the ``test_the_*_check_*`` tests.
+While the issue-27 branches are being merged, the checks of the real package marked
+"FAILS UNTIL ISSUE 27 LANDS" report today's violations, each with file:line, the import,
+the two layers and what to do.
 """
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import importlib.util
 import inspect
@@ -22,10 +34,13 @@ import re
 import sys
 from pathlib import Path
 
+import networkx as nx
+
 import bbn
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bbn"
+MAX_LINES = 800
 
 
 def _load_architecture():
@@ -39,15 +54,408 @@ def _load_architecture():
 
 
 architecture = _load_architecture()
+Import = architecture.Import
+LAYERS = list(architecture.LAYERS)
 
 
 def _files() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
-def _where(path: Path, node: ast.AST) -> str:
-    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
-    return f"{shown}:{node.lineno}"
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def _layer(module: str) -> str:
+    layer = architecture.layer_of(module)
+    return f"{layer} ({LAYERS.index(layer)})" if layer else "no layer"
+
+
+# ================================================================ the checks
+# Each takes a package's modules (``{name: path}``) and its imports between modules
+# (architecture.bbn_imports) and returns one actionable line per violation.
+ADVICE = {
+    "hint": "a type hint is an import too: take the compiled view, a Protocol or a duck-typed "
+            "parameter (documented as such) instead of the higher layer's class",
+    "lazy": "a lazy reference is an import too: resolve it in the {head} layer or above "
+            "(the package top's lazy names), or move the code that needs it up there",
+    "late": "an import inside a function is still an import: move the code that needs "
+            "{imported} up into the {head} layer (a plain function over the model, as "
+            "bbn.explain(net, q)), or pass what it needs down as an argument",
+    "load": "move the code that needs {imported} up into the {head} layer (a plain function "
+            "over the model, as bbn.explain(net, q)), or pass what it needs down as an "
+            "argument",
+}
+
+
+def layer_violations(found: list[Import]) -> list[str]:
+    """``file:line: a (layer) imports b (higher layer) — what to do`` for every import or
+    lazy reference that points up the layers (or comes from, or goes to, no layer)."""
+    offences = []
+    for i in found:
+        tail, head = architecture.layer_of(i.module), architecture.layer_of(i.imported)
+        if tail is None or head is None:
+            offences.append(f"{i.where}: {i.module} {i.described} {i.imported} — "
+                            f"{i.module if tail is None else i.imported} is in no layer: "
+                            "move it into a layer's folder")
+        elif LAYERS.index(head) > LAYERS.index(tail):
+            advice = ADVICE[i.kind].format(head=head, imported=i.imported)
+            if head == architecture.TOP and i.kind != "lazy":
+                advice = ("import each name from the module that defines it (bbn.io.formats, "
+                          "bbn.model.network...), not from the package top")
+            offences.append(f"{i.where}: {i.module} [{_layer(i.module)}] {i.described} "
+                            f"{i.imported} [{_layer(i.imported)}], a higher layer — {advice}")
+    return offences
+
+
+def import_graph(found: list[Import]) -> nx.DiGraph:
+    """The modules and their imports (every kind), each arrow with where it is made."""
+    graph = nx.DiGraph()
+    for i in found:
+        if not graph.has_edge(i.module, i.imported):
+            graph.add_edge(i.module, i.imported, where=[])
+        graph.edges[i.module, i.imported]["where"].append(f"{i.where} ({i.kind})")
+    return graph
+
+
+def shortest_circle(graph: nx.DiGraph, start: str) -> list[str] | None:
+    """The shortest import circle through ``start``: ``[start, ..., start]``, or None."""
+    best = None
+    for successor in graph.successors(start):
+        try:
+            back = nx.shortest_path(graph, successor, start)
+        except nx.NetworkXNoPath:
+            continue
+        if best is None or len(back) + 1 < len(best):
+            best = [start, *back]
+    return best
+
+
+def _rotated(circle: list[str]) -> tuple[str, ...]:
+    """The circle started at its first module by name (one circle, one way to write it)."""
+    start = circle.index(min(circle))
+    return (*circle[start:-1], *circle[:start], circle[start])
+
+
+def import_circles(found: list[Import]) -> list[str]:
+    """One message per import circle: the modules that import each other round (a
+    strongly connected component of the import graph), one shortest circle through them
+    with the file:line of each arrow, and what to do."""
+    graph = import_graph(found)
+    offences = []
+    components = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    for component in sorted(components, key=lambda c: (-len(c), c)):
+        inside = graph.subgraph(component)
+        # the circles through the hubs (most arrows inside the circle) first: at most three
+        hubs = sorted(component, key=lambda m: (-inside.degree(m), m))[:3]
+        circles = list(dict.fromkeys(_rotated(shortest_circle(inside, hub)) for hub in hubs))
+        shown = "".join(
+            f"    circle: {' → '.join(circle)}\n" + "".join(
+                f"      {a} → {b}: {', '.join(graph.edges[a, b]['where'])}\n"
+                for a, b in zip(circle, circle[1:]))
+            for circle in circles)
+        offences.append(
+            f"{len(component)} modules import each other round: {', '.join(component)}\n"
+            f"{shown}"
+            "    break it: imports point down the layers; of two modules of one layer that "
+            "need each other, merge them or move what both need into a third they import")
+    return offences
+
+
+def local_bbn_imports(found: list[Import]) -> list[str]:
+    """``file:line: function imports bbn.x — what to do`` for every bbn module imported
+    inside a function (type hints and lazy references aside)."""
+    graph = import_graph(found)
+    offences = []
+    for i in found:
+        if i.kind != "late":
+            continue
+        others = graph.copy()
+        if i.where + " (late)" == ", ".join(graph.edges[i.module, i.imported]["where"]):
+            others.remove_edge(i.module, i.imported)  # this import is the only arrow
+        try:
+            circle = nx.shortest_path(others, i.imported, i.module)
+            why = ("at the top it would close the circle "
+                   + " → ".join([i.module, *circle]) + ": restructure first")
+        except nx.NetworkXNoPath:
+            why = "no circle: move it to the top of the file"
+        offences.append(
+            f"{i.where}: {i.function}() in {i.module} imports {i.imported} — {why}; if "
+            f"start-up needs it late, name it by a lazy reference (\"{i.imported}:name\", "
+            "resolved with bbn.core.lazy)")
+    return offences
+
+
+def unplaced_modules(known: dict[str, Path]) -> list[str]:
+    """Modules in a folder of bbn/ that is no layer."""
+    return [f"{_shown(path)}: {name} is in no layer's folder ({', '.join(LAYERS[:-1])}): move it"
+            for name, path in known.items() if architecture.layer_of(name) is None or (
+                path.name == "__init__.py" and name.count(".") == 1
+                and name.split(".")[1] not in LAYERS)]
+
+
+def long_modules(known: dict[str, Path], limit: int = MAX_LINES) -> list[str]:
+    """``file: N lines`` for every module over ``limit`` lines (docstrings included)."""
+    offences = []
+    for path in known.values():
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > limit:
+            offences.append(f"{_shown(path)}: {lines} lines, over {limit}: split it by what "
+                            "it does (each part named for its job)")
+    return offences
+
+
+def repeated_names(known: dict[str, Path]) -> list[str]:
+    """``name.py: path, path`` for every file name two modules share (``__init__.py``
+    aside)."""
+    by_name: dict[str, list[Path]] = {}
+    for path in known.values():
+        if path.name != "__init__.py":
+            by_name.setdefault(path.name, []).append(path)
+    return [f"{name}: {', '.join(map(_shown, sorted(paths)))} — name each for what it holds "
+            "(a name explains itself without its folder)"
+            for name, paths in sorted(by_name.items()) if len(paths) > 1]
+
+
+def _package() -> tuple[dict[str, Path], list[Import]]:
+    known = architecture.modules()
+    return known, architecture.bbn_imports(known)
+
+
+def _report(offences: list[str], what: str) -> str:
+    return f"{len(offences)} {what}:\n  " + "\n  ".join(offences)
+
+
+# ========================================================= the package, checked
+# FAILS UNTIL ISSUE 27 LANDS: the five tests below report today's violations.
+def test_every_import_points_down_the_layers():
+    """FAILS UNTIL ISSUE 27 LANDS. Every import (top, function-local, type-checking) and
+    every lazy reference goes to the module's own layer or a lower one."""
+    known, found = _package()
+    offences = layer_violations(found)
+    assert not offences, _report(offences, "imports point up the layers "
+                                 f"({' < '.join(LAYERS)})")
+
+
+def test_no_import_circle():
+    """FAILS UNTIL ISSUE 27 LANDS. No circle of any length among bbn's modules, counting
+    function-local and type-checking imports and lazy references."""
+    known, found = _package()
+    offences = import_circles(found)
+    assert not offences, _report(offences, "import circles")
+
+
+def test_functions_import_third_party_modules_only():
+    """FAILS UNTIL ISSUE 27 LANDS. A bbn module is imported at the top of the file (or
+    named by a lazy reference), never inside a function."""
+    known, found = _package()
+    offences = local_bbn_imports(found)
+    assert not offences, _report(offences, "bbn modules imported inside functions")
+
+
+def test_no_module_over_800_lines():
+    """FAILS UNTIL ISSUE 27 LANDS."""
+    offences = long_modules(architecture.modules())
+    assert not offences, _report(offences, f"modules over {MAX_LINES} lines")
+
+
+def test_module_file_names_are_unique():
+    """FAILS UNTIL ISSUE 27 LANDS."""
+    offences = repeated_names(architecture.modules())
+    assert not offences, _report(offences, "file names shared by modules of bbn/")
+
+
+def test_every_module_is_in_a_layer():
+    offences = unplaced_modules(architecture.modules())
+    assert not offences, _report(offences, "modules in no layer")
+
+
+# ============================================== the checks, on a synthetic package
+def _synthetic(tmp_path: Path) -> tuple[dict[str, Path], list[Import]]:
+    """A package ``bbn`` of a few modules in tmp_path making each mistake once."""
+    files = {
+        "__init__.py": "from bbn.model.net import Net\n",
+        "core/__init__.py": "",
+        "core/errors.py": "from bbn.engines.solve import Solver\n",                 # up
+        "core/long.py": "x = 1\n" * (MAX_LINES + 1),
+        "engines/__init__.py": "",
+        "engines/solve.py": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n"
+            "    from bbn.model.net import Net\n"                                  # 3: up
+            "class Solver:\n"
+            "    def run(self):\n"
+            "        import numpy\n"                                               # fine
+            "        from bbn.core import errors\n"),                              # 7: late
+        "model/__init__.py": "",
+        "model/net.py": (
+            "ENGINE = 'bbn.engines.solve:Solver'\n"                                # down
+            "GROW = 'bbn.tasks.tree:grow'\n"                                       # 2: up
+            "NOT_A_MODULE = ('bbn.nothing', 'bbn.tasks.tree.grow', 'see bbn.tasks')\n"
+            "class Net:\n"
+            "    pass\n"),
+        "tasks/__init__.py": "",
+        "tasks/tree.py": "def grow():\n    pass\n",
+        "apps/__init__.py": "",
+        "apps/tree.py": "",
+        "extras/__init__.py": "",
+        "extras/thing.py": "from bbn.core import errors\n",
+    }
+    for name, text in files.items():
+        path = tmp_path / "bbn" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    known = architecture.modules(tmp_path / "bbn")
+    return known, architecture.bbn_imports(known)
+
+
+def _lines(offences: list[str]) -> list[str]:
+    """The ``file:line`` heads of the messages, the file's name only."""
+    return [o.split(": ", 1)[0].rsplit("/", 1)[-1] for o in offences]
+
+
+def test_the_layer_check_sees_every_kind_of_import_pointing_up(tmp_path):
+    known, found = _synthetic(tmp_path)
+    offences = layer_violations(found)
+    assert _lines(offences) == ["errors.py:1", "solve.py:3", "thing.py:1", "net.py:2"]
+    assert "bbn.core.errors [core (0)] imports bbn.engines.solve [engines (2)]" in offences[0]
+    assert "for type checking" in offences[1] and "Protocol" in offences[1]
+    assert "bbn.extras.thing is in no layer" in offences[2]
+    assert "lazy reference" in offences[3] and "[tasks (6)]" in offences[3]
+
+
+def test_the_circle_check_prints_the_circle(tmp_path):
+    known, found = _synthetic(tmp_path)
+    [offence] = import_circles(found)
+    assert offence.startswith("3 modules import each other round: bbn.core.errors, "
+                              "bbn.engines.solve, bbn.model.net")
+    assert "circle: bbn.core.errors → bbn.engines.solve → bbn.core.errors" in offence
+    assert "circle: bbn.engines.solve → bbn.model.net → bbn.engines.solve" in offence
+    assert "solve.py:7 (late)" in offence and "errors.py:1 (load)" in offence
+
+
+def test_the_local_import_check_names_the_bbn_module(tmp_path):
+    known, found = _synthetic(tmp_path)
+    [offence] = local_bbn_imports(found)
+    assert _lines([offence]) == ["solve.py:7"]
+    assert "Solver.run() in bbn.engines.solve imports bbn.core.errors" in offence
+    assert "close the circle bbn.engines.solve → bbn.core.errors → bbn.engines.solve" in offence
+
+
+def test_the_size_name_and_folder_checks(tmp_path):
+    known, found = _synthetic(tmp_path)
+    assert _lines(long_modules(known)) == ["long.py"]
+    assert f"{MAX_LINES + 1} lines" in long_modules(known)[0]
+    [repeated] = repeated_names(known)
+    assert repeated.startswith("tree.py: ") and "apps/tree.py" in repeated
+    assert [o.split(": ")[1].split()[0] for o in unplaced_modules(known)] == [
+        "bbn.extras", "bbn.extras.thing"]
+
+
+def test_imports_resolve_submodules_functions_and_references(tmp_path):
+    sample = tmp_path / "engine.py"
+    sample.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "import numpy as np\n"
+        "from bbn.engines.exact import elimination, posterior\n"     # a submodule; a name
+        "from . import ordering\n"
+        "from ...core.factor import Factor\n"
+        "if TYPE_CHECKING:\n"
+        "    import networkx as nx\n"
+        "class Engine:\n"
+        "    def plan(self):\n"
+        "        def inner():\n"
+        "            import pyparsing\n"
+        "        from bbn.engines.exact.clique_tree import junction_order\n"
+        "        return 'bbn.engines.exact.clique_tree:junction_order', 'bbn.engines.nope'\n")
+    known = dict.fromkeys(["bbn.core.factor", "bbn.engines.exact", "bbn.engines.exact.elimination",
+                           "bbn.engines.exact.ordering", "bbn.engines.exact.clique_tree"], sample)
+    found = [(i.function, i.imported, i.type_checking, i.line, i.kind) for i in
+             architecture.imports(sample, known, module="bbn.engines.exact.engine")]
+    assert found == [
+        (None, "typing", False, 1, "load"), (None, "numpy", False, 2, "load"),
+        (None, "bbn.engines.exact.elimination", False, 3, "load"),
+        (None, "bbn.engines.exact", False, 3, "load"),
+        (None, "bbn.engines.exact.ordering", False, 4, "load"),
+        (None, "bbn.core.factor", False, 5, "load"),
+        (None, "networkx", True, 7, "hint"), ("Engine.plan.inner", "pyparsing", False, 11, "late"),
+        ("Engine.plan", "bbn.engines.exact.clique_tree", False, 12, "late"),
+        ("Engine.plan", "bbn.engines.exact.clique_tree", False, 13, "lazy")]
+
+
+# ---------------------------------------------------- function-local imports
+# (module, function, imported module): why the import waits for the function. Third-party
+# modules only (a bbn module is imported at the top, or named by a lazy reference).
+# Start-up: `bbn query` must not load pyparsing, pandas, networkx, graphviz
+# (tests/test_startup.py); optional: a dependency bbn does not require. An import that
+# only breaks an import circle does not belong here: restructure instead.
+NETWORKX = "start-up: networkx (~0.2 s), only when d-separation is asked"
+DASK = "optional: Dask (bbn[dask]) runs Dask collections, and only those"
+ARROW = "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas otherwise"
+LOCAL_IMPORTS = {
+    ("bbn.tasks.classification.base", "Classifier.__sklearn_tags__", "sklearn.utils"):
+        "optional: only scikit-learn calls it, and bbn does not depend on scikit-learn",
+    ("bbn.apps.cli.classify", "run_classify", "pandas"):
+        "start-up: bbn.apps.cli.main imports this module for its arguments on every command",
+    ("bbn.apps.cli.learn", "csv_text", "pyarrow"): ARROW,
+    ("bbn.apps.cli.learn", "csv_text", "pyarrow.csv"): ARROW,
+    ("bbn.io.chunks", "_parquet_chunks", "pyarrow.parquet"):
+        "optional: pyarrow (bbn[parquet]) reads Parquet files, and only those",
+    ("bbn.questions.partitions", "require_dask", "dask"): DASK,
+    ("bbn.questions.partitions", "posterior_partitions", "dask.array"): DASK,
+    ("bbn.engines.exact.ordering", "bandwidth_order", "networkx"):
+        "start-up: networkx (~0.2 s), only for an order worth searching (2^20-entry tables)",
+    ("bbn.core.errors", "suggest", "difflib"):
+        "start-up: only when there is a mistake to name, not on every command's start",
+    ("bbn.tasks.classification.decisions", "loss_matrix", "pandas"):
+        "start-up: bbn classify's parser imports this module on every command",
+    ("bbn.io.formats._runs", "_token_class", "pyparsing"):
+        "start-up: only the located grammars need it; the fast paths read well-formed files",
+    ("bbn.io.formats.bn.grammar", "_grammar", "pyparsing"):
+        "start-up: the grammar reads ill-formed statements only; the fast path spares it",
+    ("bbn.io.formats.bn.grammar", "_number_block", "pyparsing"):
+        "start-up: made with the grammar, for ill-formed statements only",
+    ("bbn.questions.independence", "is_independent", "networkx"): NETWORKX,
+    ("bbn.questions.independence", "_digraph", "networkx"): NETWORKX,
+    ("bbn.model.network", "Network.graph", "networkx"):
+        "start-up: networkx, only for the read-only graph copy",
+    ("bbn.questions.language", "_grammars", "pyparsing"):
+        "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",
+}
+
+
+def local_imports() -> dict[tuple[str, str, str], list[str]]:
+    """``{(module, function, imported module): [file:line, ...]}`` for every import of a
+    module from outside bbn inside a function of bbn/ (type hints aside)."""
+    found: dict[tuple[str, str, str], list[str]] = {}
+    for i in architecture.package_imports():
+        if i.kind == "late" and i.imported.split(".")[0] != "bbn":
+            found.setdefault((i.module, i.function, i.imported), []).append(i.where)
+    return found
+
+
+def test_function_local_imports_are_listed_with_a_reason():
+    unlisted = [f"{', '.join(places)}: {function}() imports {imported} — move it to the top, "
+                f"or give its reason:\n      ({module!r}, {function!r}, {imported!r}): "
+                "\"start-up: ...\" or \"optional: ...\","
+                for (module, function, imported), places in sorted(local_imports().items())
+                if (module, function, imported) not in LOCAL_IMPORTS]
+    assert not unlisted, _report(unlisted, "function-local imports have no reason in "
+                                 "LOCAL_IMPORTS (tests/test_architecture.py)")
+
+
+def test_the_local_import_list_has_no_stale_entries():
+    present = local_imports()
+    stale = [f"{key}: the code no longer makes this import: delete the entry"
+             for key in sorted(LOCAL_IMPORTS) if key not in present]
+    assert not stale, _report(stale, "stale LOCAL_IMPORTS entries")
+
+
+def test_local_import_reasons_are_start_up_or_optional():
+    for (module, function, imported), reason in LOCAL_IMPORTS.items():
+        assert reason.startswith(("start-up: ", "optional: ")), (module, function)
+        assert "circle" not in reason and "cycle" not in reason, (module, function)
+        assert imported.split(".")[0] != "bbn", (module, function, imported)
 
 
 # ------------------------------------------------------------------ the picture
@@ -61,31 +469,68 @@ def test_the_committed_picture_is_generated_from_the_code():
     assert architecture.SVG_FILE.is_file()
 
 
-_NODE = re.compile(r'^\t\t"?([\w.]+)"? \[label=', re.M)
-_EDGE = re.compile(r'^\t"?([\w.]+)"? -> "?([\w.]+)"?(?: \[(.*)\])?$', re.M)
+_NODE = re.compile(r'^\t+"?([\w.]+)"? \[label="?[^"\]]')
+_EDGE = re.compile(r'^\t"?([\w.^]+)"? -> "?([\w.^]+)"?(?: \[(.*)\])?$', re.M)
+_CLUSTER = re.compile(r"^\t*subgraph (cluster_\w+) \{$")
 
 
-def test_the_picture_has_every_module_and_import():
-    """One box per module; an import within a cluster is an arrow between the two
-    modules, an import across clusters is named on the arrow between the clusters."""
+def _clusters_of_nodes(source: str) -> dict[str, list[str]]:
+    """``{node: [its clusters, outermost first]}`` from the DOT source."""
+    where: dict[str, list[str]] = {}
+    stack: list[str] = []
+    for line in source.splitlines():
+        if match := _CLUSTER.match(line):
+            stack.append(match[1])
+        elif line.strip() == "}" and stack:
+            stack.pop()
+        elif match := _NODE.match(line):
+            where[match[1]] = list(stack)
+    return where
+
+
+def test_the_picture_has_every_module_in_its_layer_and_folder():
+    """One box per module, inside its layer's cluster and its folders' sub-clusters."""
+    known = architecture.modules()
+    where = _clusters_of_nodes(architecture.dot_source())
+    assert set(where) == set(known)
+    for module in known:
+        folders = architecture.folder_of(module, known)
+        expected = [f"cluster_{architecture.layer_of(module)}"] + [
+            "cluster_" + "_".join(folders[:n]) for n in range(2, len(folders) + 1)]
+        assert where[module] == expected, module
+
+
+def test_the_picture_has_every_import():
+    """An import within a layer is an arrow between the two modules (solid on loading,
+    dotted for type hints only, dashed on first use); an import across layers is named on
+    the arrow between the layers (drawn reversed, red, when it points up)."""
     source = architecture.dot_source()
-    assert set(_NODE.findall(source)) == set(architecture.modules())
-    arrows = {(tail, head): attributes or "" for tail, head, attributes in _EDGE.findall(source)}
-    across = {(re.search(r"ltail=cluster_(\w+)", a)[1], re.search(r"lhead=cluster_(\w+)", a)[1]):
-              re.search(r'label="?([^"\]]*?)"?(?: \w+=|$)', a)[1]
-              for a in arrows.values() if "lhead=" in a}
-    loading, lazy = architecture.import_graph(), architecture.import_graph(lazy=True)
-    cluster_of = architecture.cluster_of
-    for module in loading:
-        for imported in loading[module] | lazy[module]:
-            tail, head = cluster_of(module), cluster_of(imported)
+    edges = [(tail, head, attributes or "") for tail, head, attributes in _EDGE.findall(source)
+             if "invis" not in (attributes or "")]
+    arrows = {(tail, head): attributes for tail, head, attributes in edges
+              if "lhead=" not in attributes}
+    across = {}
+    for _, _, attributes in edges:
+        if "lhead=" in attributes:
+            tail = re.search(r"ltail=cluster_(\w+)", attributes)[1]
+            head = re.search(r"lhead=cluster_(\w+)", attributes)[1]
+            if "dir=back" in attributes:
+                tail, head = head, tail
+                assert "#cc0000" in attributes  # an upward arrow is red
+            across[tail, head] = re.search(r'label="?([^"\]]*?)"?(?: \w+=|$)', attributes)[1]
+    graph = architecture.import_graph()
+    layer_of = architecture.layer_of
+    for module, targets in graph.items():
+        for imported, kinds in targets.items():
+            tail, head = layer_of(module), layer_of(imported)
             if tail == head:
-                dashed = "dashed" in arrows[module, imported]
-                assert dashed == (imported not in loading[module]), (module, imported)
+                attributes = arrows[module, imported]
+                assert ("dotted" in attributes) == ("load" not in kinds and "hint" in kinds)
+                assert ("dashed" in attributes) == (not kinds & {"load", "hint"})
             else:
-                assert architecture._label(imported) in across[tail, head].split(", ")
+                assert architecture.label(imported) in across[tail, head].split(", ")
     styles = {"dashed" in attributes for attributes in arrows.values()}
-    assert styles == {True, False}  # both kinds of import are drawn
+    assert styles == {True, False}  # imports on loading and on first use are both drawn
 
 
 def test_the_architecture_page_names_every_module():
@@ -102,323 +547,6 @@ def test_the_architecture_page_names_every_module():
                    for n in named):
             missing.append(relative)
     assert not missing, f"docs/architecture.md's package map does not name {missing}"
-
-
-def test_imports_resolve_submodules_and_functions(tmp_path):
-    sample = tmp_path / "engine.py"
-    sample.write_text(
-        "from typing import TYPE_CHECKING\n"
-        "import numpy as np\n"
-        "from bbn.engines.exact import elimination, posterior\n"     # a submodule; a name
-        "from . import ordering\n"
-        "from ..factor import Factor\n"
-        "if TYPE_CHECKING:\n"
-        "    import networkx as nx\n"
-        "class Engine:\n"
-        "    def plan(self):\n"
-        "        def inner():\n"
-        "            import pyparsing\n"
-        "        from bbn.engines.exact.clique_tree import junction_order\n")
-    known = dict.fromkeys(["bbn.core.factor", "bbn.engines.exact", "bbn.engines.exact.elimination",
-                           "bbn.engines.exact.ordering", "bbn.engines.exact.clique_tree"], sample)
-    found = [(i.function, i.imported, i.type_checking, i.line) for i in
-             architecture.imports(sample, known, module="bbn.engines.exact.engine")]
-    assert found == [
-        (None, "typing", False, 1), (None, "numpy", False, 2),
-        (None, "bbn.engines.exact.elimination", False, 3), (None, "bbn.engines.exact", False, 3),
-        (None, "bbn.engines.exact.ordering", False, 4), (None, "bbn.core.factor", False, 5),
-        (None, "networkx", True, 7), ("Engine.plan.inner", "pyparsing", False, 11),
-        ("Engine.plan", "bbn.engines.exact.clique_tree", False, 12)]
-
-
-def test_cycle_through_finds_the_circle_an_import_would_close():
-    graph = {"a": {"b"}, "b": {"c"}, "c": set()}
-    assert architecture.cycle_through(graph, "c", "a") == ["a", "b", "c"]
-    assert architecture.cycle_through(graph, "a", "c") is None
-
-
-# ------------------------------------------------- only Network reads its insides
-PRIVATE_ATTRIBUTES = {"_cache", "_nodes"}
-NODE_KEYS = {"states", "parents", "table", "positive", "kind"}
-OWNER = PACKAGE / "network.py"
-
-
-def _is_node_lookup(node: ast.AST) -> bool:
-    """``x.nodes[v]`` or ``x._nodes[v]``: one variable's node data."""
-    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
-            and node.value.attr in ("nodes", "_nodes"))
-
-
-def _iterates_node_data(node: ast.AST) -> bool:
-    """``x.nodes()``, ``x.nodes(data=True)``, ``x.nodes.items()``, ``x._nodes.values()``
-    ...: an iteration whose items hold node data."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-        return False
-    func = node.func
-    if func.attr == "nodes":
-        return True
-    return (func.attr in ("items", "values", "data") and isinstance(func.value, ast.Attribute)
-            and func.value.attr in ("nodes", "_nodes"))
-
-
-def _names(target: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-
-
-def _node_data_names(scope: ast.AST) -> set[str]:
-    """Names bound to node data in ``scope``: loop targets over node data, and names
-    assigned ``x.nodes[v]``."""
-    names: set[str] = set()
-    for node in ast.walk(scope):
-        if isinstance(node, (ast.For, ast.comprehension)) and _iterates_node_data(node.iter):
-            names |= _names(node.target)
-        elif isinstance(node, ast.Assign) and _is_node_lookup(node.value):
-            for target in node.targets:
-                names |= _names(target)
-    return names
-
-
-def _key(node: ast.AST) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
-def _reads_node_key(node: ast.AST, data_names: set[str]) -> str | None:
-    """The node-attribute key ``node`` reads from node data (``data["states"]``,
-    ``graph.nodes[v]["parents"]``, ``data.get("kind")``), or None."""
-    if isinstance(node, ast.Subscript):
-        holder, key = node.value, _key(node.slice)
-    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-          and node.func.attr == "get" and node.args):
-        holder, key = node.func.value, _key(node.args[0])
-    else:
-        return None
-    if key not in NODE_KEYS:
-        return None
-    if _is_node_lookup(holder) or (isinstance(holder, ast.Name) and holder.id in data_names):
-        return key
-    return None
-
-
-def _is_own(node: ast.AST) -> bool:
-    """``self``/``cls``: a class reading its own attribute, not a Network's."""
-    return isinstance(node, ast.Name) and node.id in ("self", "cls")
-
-
-def _is_network_graph(node: ast.AST) -> bool:
-    """``x.graph`` where x is not ``self`` (a class may hold a graph of its own)."""
-    return isinstance(node, ast.Attribute) and node.attr == "graph" and not _is_own(node.value)
-
-
-def _graph_internal(node: ast.AST) -> str | None:
-    """``x.graph.nodes[...]``, ``x.graph.add_*``, ``x.graph.remove_*``, or None."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
-        inner = node.value
-        if inner.attr == "nodes" and _is_network_graph(inner.value):
-            return ".graph.nodes[...]"
-    if isinstance(node, ast.Attribute) and _is_network_graph(node.value) \
-            and node.attr.startswith(("add_", "remove_")):
-        return f".graph.{node.attr}"
-    return None
-
-
-def network_insides(path: Path) -> list[str]:
-    """``file:line: what`` for every place ``path`` reaches into a Network."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    scopes = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                     ast.ClassDef))]
-    top = [n for n in tree.body if n not in scopes]
-    found: dict[tuple[int, str], str] = {}
-    for scope in [*scopes, ast.Module(body=top, type_ignores=[])]:
-        data_names = _node_data_names(scope)
-        for node in ast.walk(scope):
-            what = None
-            if (isinstance(node, ast.Attribute) and node.attr in PRIVATE_ATTRIBUTES
-                    and not _is_own(node.value)):
-                what = f"reads .{node.attr}"
-            elif (key := _reads_node_key(node, data_names)) is not None:
-                what = f"reads the node attribute {key!r}"
-            elif (internal := _graph_internal(node)) is not None:
-                what = f"uses {internal}"
-            if what:
-                found.setdefault((node.lineno, what), f"{_where(path, node)}: {what}")
-    return [found[k] for k in sorted(found)]
-
-
-def test_only_network_touches_its_cache_nodes_and_graph():
-    offences = [o for path in _files() if path != OWNER for o in network_insides(path)]
-    assert not offences, (
-        "only bbn/model/network.py may read Network's insides; read net.compiled() (or a "
-        "Network method) instead:\n  " + "\n  ".join(offences))
-
-
-def test_the_insides_check_finds_what_it_looks_for(tmp_path):
-    """Node data and Network internals are found; dicts that merely share a key
-    (parse results, regular-expression groups) are not."""
-    sample = tmp_path / "sample.py"
-    sample.write_text(
-        "def f(net, result, m, where):\n"
-        "    plan = net._cache.get('x')\n"                       # 2
-        "    for v, data in net.nodes():\n"
-        "        k = data['states'], data.get('kind')\n"         # 4 (twice)
-        "    net.graph.nodes[v]['parents']\n"                    # 5 (twice)
-        "    net.graph.add_edge('a', 'b')\n"                     # 6
-        "    n = net._nodes[v]\n"                                # 7
-        "    n['table']\n"                                       # 8
-        "    return result['kind'], m['kind'], where['states']\n"
-        "class Engine:\n"
-        "    def __init__(self):\n"
-        "        self._cache = {}\n"
-        "        self.graph.add_edge('a', 'b')\n")
-    lines = [o.split(": ", 1)[0].rsplit(":", 1)[1] + " " + o.split(": ", 1)[1]
-             for o in network_insides(sample)]
-    assert lines == [
-        "2 reads ._cache", "4 reads the node attribute 'kind'",
-        "4 reads the node attribute 'states'", "5 reads the node attribute 'parents'",
-        "5 uses .graph.nodes[...]", "6 uses .graph.add_edge", "7 reads ._nodes",
-        "8 reads the node attribute 'table'"]
-
-
-# ---------------------------------------------------- function-local imports
-# (module, function, imported module): why the import waits for the function. Start-up:
-# `bbn query` must not load pyparsing, pandas, networkx, graphviz (tests/test_startup.py)
-# nor the clique-tree modules (~20 ms); optional: a dependency bbn does not require. An
-# import that only breaks an import circle does not belong here: restructure instead.
-PANDAS = "start-up: loads pandas, which bbn query and import bbn do without"
-EXPLAIN = "start-up: bbn query and import bbn need none of bbn.tasks.explain"
-DASK = "optional: Dask (bbn[dask]) runs Dask collections, and only those"
-CLIQUES = ("start-up: the junction-tree and clique-tree modules (~20 ms) serve every-posterior "
-           "questions and very large plans only")
-LOCAL_IMPORTS = {
-    ("bbn.tasks.classification.base", "Classifier.__sklearn_tags__", "sklearn.utils"):
-        "optional: only scikit-learn calls it, and bbn does not depend on scikit-learn",
-    ("bbn.apps.cli.classify", "run_classify", "pandas"):
-        "start-up: bbn.apps.cli.main imports this module for its arguments on every command",
-    ("bbn.apps.cli.classify", "run_classify", "bbn.tasks.classification.prediction"): PANDAS,
-    ("bbn.apps.cli.classify", "run_classify", "bbn.core.data"): PANDAS,
-    ("bbn.apps.cli.classify", "_network_chunks", "bbn.tasks.classification.prediction"):
-        PANDAS,
-    ("bbn.apps.cli.learn", "run_sample", "bbn.tasks.learning.sampling"): PANDAS,
-    ("bbn.apps.cli.learn", "csv_text", "pyarrow"):
-        "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas otherwise",
-    ("bbn.apps.cli.learn", "csv_text", "pyarrow.csv"):
-        "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas otherwise",
-    ("bbn.io.chunks", "_parquet_chunks", "pyarrow.parquet"):
-        "optional: pyarrow (bbn[parquet]) reads Parquet files, and only those",
-    ("bbn.questions.partitions", "require_dask", "dask"): DASK,
-    ("bbn.questions.partitions", "posterior_partitions", "dask.array"): DASK,
-    ("bbn.apps.cli.main", "run_render", "bbn.apps.rendering"):
-        "start-up: loads graphviz, which only bbn render needs",
-    ("bbn.apps.cli.serve", "run_serve", "bbn.apps.explorer.server"):
-        "start-up: http.server, graphviz and the app (~100 ms), only bbn serve needs them",
-    ("bbn.model.network", "Network.explore", "bbn.apps.explorer.inline"):
-        "start-up: http.server, graphviz and the app, only for the notebook's explorer",
-    ("bbn.engines.exact.ordering", "bandwidth_order", "networkx"):
-        "start-up: networkx (~0.2 s), only for an order worth searching (2^20-entry tables)",
-    ("bbn.core.errors", "suggest", "difflib"):
-        "start-up: only when there is a mistake to name, not on every command's start",
-    ("bbn.tasks.classification.classifier", "_feature_tree", "bbn.tasks.structure.tree"):
-        "start-up: networkx (~0.3 s), only NaiveBayes(structure='tan') needs the tree",
-    ("bbn.tasks.classification.decisions", "loss_matrix", "pandas"):
-        "start-up: bbn classify's parser imports this module on every command",
-    ("bbn.io.formats._runs", "_token_class", "pyparsing"):
-        "start-up: only the located grammars need it; the fast paths read well-formed files",
-    ("bbn.io.formats.bn.grammar", "_grammar", "pyparsing"):
-        "start-up: the grammar reads ill-formed statements only; the fast path spares it",
-    ("bbn.io.formats.bn.grammar", "_number_block", "pyparsing"):
-        "start-up: made with the grammar, for ill-formed statements only",
-    ("bbn.engines.exact.engine", "Engine.junction_order", "bbn.engines.exact.clique_tree"): CLIQUES,
-    ("bbn.engines.exact.engine", "Engine.normalised_tables", "bbn.engines.exact.clique_tree"): CLIQUES,
-    ("bbn.engines.exact.engine", "Engine.junction_tree", "bbn.engines.exact.junction_tree"): CLIQUES,
-    ("bbn.engines.exact.engine", "Engine.posteriors", "bbn.engines.exact.junction_tree"): CLIQUES,
-    ("bbn.engines.exact.engine", "Engine.marginals_of_cases", "bbn.engines.exact.junction_tree"):
-        CLIQUES,
-    ("bbn.engines.exact.engine", "Engine._posterior", "bbn.engines.exact.junction_tree"): CLIQUES,
-    ("bbn.engines.exact.engine", "Engine._weighted_group", "bbn.core.data"): PANDAS,
-    ("bbn.questions.resolution", "evidence_codes", "bbn.core.data"): PANDAS,
-    ("bbn.questions.resolution", "impossible_row", "bbn.core.data"): PANDAS,
-    ("bbn.apps.cli.learn", "run_learn", "bbn.tasks.learning.missing"): PANDAS,
-    ("bbn.apps.cli.learn", "run_learn", "bbn.tasks.learning.parameters"): PANDAS,
-    ("bbn.apps.cli.main", "run_explain", "bbn.tasks.explain.derivation"):
-        "start-up: the other commands need none of bbn.tasks.explain",
-    ("bbn.questions.language", "Query.answer", "bbn.questions.explained"):
-        "start-up: networkx (~0.2 s), only for an independence question",
-    ("bbn.questions.independence", "is_independent", "networkx"):
-        "start-up: networkx (~0.2 s), only when d-separation is asked",
-    ("bbn.questions.independence", "_digraph", "networkx"):
-        "start-up: networkx (~0.2 s), only when d-separation is asked",
-    ("bbn.model.network", "Network.explain", "bbn.tasks.explain.derivation"): EXPLAIN,
-    ("bbn.model.network", "Network.is_independent", "bbn.questions.independence"): EXPLAIN,
-    ("bbn.model.network", "Network.active_trail", "bbn.questions.independence"): EXPLAIN,
-    ("bbn.model.network", "Network.markov_blanket", "bbn.questions.independence"): EXPLAIN,
-    ("bbn.model.network", "Network.value_of_information", "bbn.questions.information"): EXPLAIN,
-    ("bbn.model.network", "Network.sensitivity", "bbn.tasks.explain.sensitivity"): EXPLAIN,
-    ("bbn.model.network", "Network.graph", "networkx"):
-        "start-up: networkx, only for the read-only graph copy",
-    ("bbn.model.network", "Network._repr_svg_", "bbn.apps.rendering"):
-        "start-up: loads graphviz, only for Jupyter's picture",
-    ("bbn.model.network", "Network.predict_proba", "bbn.tasks.classification.prediction"): PANDAS,
-    ("bbn.model.network", "Network.predict", "bbn.tasks.classification.prediction"): PANDAS,
-    ("bbn.apps.rendering.comparison", "comparison_arcs", "bbn.tasks.structure.compare"):
-        "start-up: bbn.tasks.structure loads networkx and scipy, only a comparison picture needs it",
-    ("bbn.questions.language", "_grammars", "pyparsing"):
-        "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",
-    ("bbn.apps.cli.tree", "run_tree", "bbn.core.data"): PANDAS,
-    ("bbn.apps.cli.tree", "run_tree", "bbn.tasks.trees.features"): PANDAS,
-    ("bbn.apps.cli.tree", "run_tree", "bbn.tasks.trees.tree"): PANDAS,
-    ("bbn.apps.cli.tree", "run_tree", "bbn.apps.rendering"):
-        "start-up: loads graphviz, only for a picture of the tree",
-    ("bbn.apps.cli.tree", "tree_posteriors", "bbn.tasks.trees.features"): PANDAS,
-    ("bbn.apps.cli.tree", "tree_posteriors", "bbn.tasks.trees.tree"): PANDAS,
-}
-
-
-def local_imports() -> dict[tuple[str, str, str], list[str]]:
-    """``{(module, function, imported module): [file:line, ...]}`` for every import
-    inside a function of bbn/."""
-    found: dict[tuple[str, str, str], list[str]] = {}
-    for i in architecture.package_imports():
-        if i.function is not None:
-            found.setdefault((i.module, i.function, i.imported), []).append(i.where)
-    return found
-
-
-def _why_unlisted(module: str, imported: str, loading: dict, every: dict) -> str:
-    """What moving the import to the top of ``module`` would do, for the message."""
-    if imported in loading.get(module, ()):
-        return "already imported at the top: delete it"
-    others = {m: targets - {imported} if m == module else targets
-              for m, targets in every.items()}
-    circle = architecture.cycle_through(others, module, imported)
-    if circle:
-        return ("breaks an import circle " + " → ".join([module, *circle]) + " (counting "
-                "the other function-local imports): restructure")
-    return "no circle: move it to the top, or give a reason"
-
-
-def test_function_local_imports_are_listed_with_a_reason():
-    loading, lazy = architecture.import_graph(), architecture.import_graph(lazy=True)
-    every = {m: loading[m] | lazy[m] for m in loading}
-    unlisted = []
-    for (module, function, imported), places in sorted(local_imports().items()):
-        if (module, function, imported) not in LOCAL_IMPORTS:
-            why = _why_unlisted(module, imported, loading, every)
-            unlisted.append(f"{', '.join(places)}: {function} imports {imported} — {why}\n"
-                            f"      ({module!r}, {function!r}, {imported!r}): \"...\",")
-    assert not unlisted, (
-        f"{len(unlisted)} function-local imports have no reason (start-up or optional "
-        "dependency) in LOCAL_IMPORTS:\n  " + "\n  ".join(unlisted))
-
-
-def test_the_local_import_list_has_no_stale_entries():
-    present = local_imports()
-    stale = sorted(k for k in LOCAL_IMPORTS if k not in present)
-    assert not stale, f"LOCAL_IMPORTS lists imports the code no longer makes: {stale}"
-
-
-def test_local_import_reasons_are_start_up_or_optional():
-    for key, reason in LOCAL_IMPORTS.items():
-        assert reason.startswith(("start-up: ", "optional: ")), key
-        assert "circle" not in reason and "cycle" not in reason, key
 
 
 # ------------------------------------------------------------- numpydoc
