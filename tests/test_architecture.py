@@ -316,7 +316,7 @@ LOCAL_IMPORTS = {
         "start-up: networkx (~0.2 s), only for an order worth searching (2^20-entry tables)",
     ("bbn.core.errors", "suggest", "difflib"):
         "start-up: only when there is a mistake to name, not on every command's start",
-    ("bbn.tasks.classification.classifier", "_feature_tree", "bbn.tasks.structure.tree"):
+    ("bbn.tasks.classification.classifier", "_feature_tree", "bbn.tasks.structure.chow_liu_trees"):
         "start-up: networkx (~0.3 s), only NaiveBayes(structure='tan') needs the tree",
     ("bbn.tasks.classification.decisions", "loss_matrix", "pandas"):
         "start-up: bbn classify's parser imports this module on every command",
@@ -364,11 +364,11 @@ LOCAL_IMPORTS = {
         "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",
     ("bbn.apps.cli.tree", "run_tree", "bbn.core.data"): PANDAS,
     ("bbn.apps.cli.tree", "run_tree", "bbn.tasks.trees.features"): PANDAS,
-    ("bbn.apps.cli.tree", "run_tree", "bbn.tasks.trees.tree"): PANDAS,
+    ("bbn.apps.cli.tree", "run_tree", "bbn.tasks.trees.decision_tree"): PANDAS,
     ("bbn.apps.cli.tree", "run_tree", "bbn.apps.rendering"):
         "start-up: loads graphviz, only for a picture of the tree",
     ("bbn.apps.cli.tree", "tree_posteriors", "bbn.tasks.trees.features"): PANDAS,
-    ("bbn.apps.cli.tree", "tree_posteriors", "bbn.tasks.trees.tree"): PANDAS,
+    ("bbn.apps.cli.tree", "tree_posteriors", "bbn.tasks.trees.decision_tree"): PANDAS,
 }
 
 
