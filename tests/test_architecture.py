@@ -417,6 +417,10 @@ LOCAL_IMPORTS = {
         "start-up: made with the grammar, for ill-formed statements only",
     ("bbn.questions.independence", "is_independent", "networkx"): NETWORKX,
     ("bbn.questions.independence", "_digraph", "networkx"): NETWORKX,
+    ("bbn.tasks.structure.chow_liu_trees", "spanning_tree", "networkx"):
+        "start-up: networkx (~0.2 s), only a Chow–Liu tree or a TAN needs it",
+    ("bbn.tasks.structure.knowledge", "_cycle", "networkx"):
+        "start-up: networkx (~0.2 s), only to name a cycle of required arcs",
     ("bbn.model.network", "Network.graph", "networkx"):
         "start-up: networkx, only for the read-only graph copy",
     ("bbn.questions.language", "_grammars", "pyparsing"):

@@ -1,5 +1,5 @@
 """The batched work of structure learning equals its one-at-a-time definition: many
-independence tests in one call (bbn.tasks.structure.independence.independence_tests) equal
+independence tests in one call (bbn.tasks.structure.independence_tests.independence_tests) equal
 independence_test; MMPC's targets searched side by side, a round of tests at a time,
 equal the sequential search, each distinct test counted once; ties between equally
 associated candidates go to the first variable; the first families of a hill climb,
@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 
 import bbn
-from bbn.tasks.structure import family_scores, independence, pc
+from bbn.tasks.structure import family_scores, pc
+from bbn.tasks.structure import independence_tests as independence
 from bbn.tasks.structure import mmpc as mmpc_module
 from bbn.tasks.structure.dataset import CodedData, read_coded
 from bbn.tasks.structure.family_scores import FamilyScores
-from bbn.tasks.structure.independence import Request, independence_test, independence_tests
+from bbn.tasks.structure.independence_tests import Request, independence_test, independence_tests
 from bbn.tasks.structure.knowledge import Knowledge
 from bbn.tasks.structure.method import Settings
 from bbn.tasks.structure.mmpc import _association, _strongest, batch_tests, mmpc

@@ -1,4 +1,4 @@
-"""G² and χ² conditional independence tests (bbn.tasks.structure.independence): hand-computed
+"""G² and χ² conditional independence tests (bbn.tasks.structure.independence_tests): hand-computed
 values, and equality with scipy's contingency tests summed over the conditioning
 configurations (pgmpy's tests add Yates' correction to 2 × 2 tables, so they differ)."""
 
@@ -14,7 +14,7 @@ from scipy.stats import chi2, chi2_contingency
 import bbn
 from bbn.core.errors import MemoryLimitError, ModelError
 from bbn.tasks.structure.dataset import CodedData, read_coded
-from bbn.tasks.structure.independence import independence_test
+from bbn.tasks.structure.independence_tests import independence_test
 
 
 def test_g2_and_chi2_by_hand():

@@ -18,7 +18,7 @@ from bbn.core.errors import ModelError
 from bbn.tasks.structure import pc
 from bbn.tasks.structure.dataset import CodedData, read_coded
 from bbn.tasks.structure.equivalence import cpdag
-from bbn.tasks.structure.independence import independence_test
+from bbn.tasks.structure.independence_tests import independence_test
 from bbn.tasks.structure.knowledge import Knowledge
 from bbn.tasks.structure.method import Settings
 

@@ -22,7 +22,7 @@ from bbn.tasks.structure import hill_climbing, structure_score
 from bbn.tasks.structure.dataset import read_coded
 from bbn.tasks.structure.family_scores import FamilyScores
 from bbn.tasks.structure.hill_climbing import ClimbOptions, hill_climb
-from bbn.tasks.structure.independence import independence_test
+from bbn.tasks.structure.independence_tests import independence_test
 from bbn.tasks.structure.knowledge import NO_TIER, Knowledge
 from bbn.tasks.structure.method import Settings
 from bbn.tasks.structure.mmpc import batch_tests, mmpc

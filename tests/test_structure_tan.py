@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import bbn
 from bbn.core.errors import ModelError
 from bbn.tasks.structure import structure_score
-from bbn.tasks.structure.tree import conditional_mutual_information
+from bbn.tasks.structure.chow_liu_trees import conditional_mutual_information
 
 
 def dependent_features() -> bbn.Network:

@@ -256,6 +256,20 @@ class DataError(BBNError, ValueError):
     """
 
 
+class FormatError(BBNError, ValueError):
+    """A network that a format cannot express, or a file of an unknown format.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> try:
+    ...     bbn.load("model.xyz")
+    ... except bbn.FormatError as error:
+    ...     print(type(error).__name__, isinstance(error, bbn.BBNError))
+    FormatError True
+    """
+
+
 class NotFittedError(BBNError, ValueError, AttributeError):
     """A classifier asked to predict (or describe its model) before ``fit``.
 

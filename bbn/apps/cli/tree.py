@@ -56,8 +56,8 @@ def add_tree_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_tree(args: argparse.Namespace) -> int:
     from bbn.core.data import MISSING_TEXT, location, read_data  # here: pandas (start-up)
+    from bbn.tasks.trees.decision_tree import DecisionTree
     from bbn.tasks.trees.features import typed_columns
-    from bbn.tasks.trees.tree import DecisionTree
 
     frame, source = read_data(args.data)
     if args.target not in frame.columns:
@@ -126,8 +126,8 @@ def tree_posteriors(path: str | os.PathLike, frame, target: str):
     DataError
         Another target, or rows the tree cannot read.
     """
+    from bbn.tasks.trees.decision_tree import load_tree
     from bbn.tasks.trees.features import typed_columns  # here: pandas (start-up)
-    from bbn.tasks.trees.tree import load_tree
 
     tree = load_tree(path)
     if target != tree.class_name_:

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from bbn.core.errors import BBNError, suggest
+from bbn.core.errors import BBNError, FormatError, suggest
 from bbn.model.markov import MarkovNetwork
 from bbn.model.network import Network
 
@@ -44,20 +44,6 @@ FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 _CHUNK = 1 << 16  # bytes per read of a file
 _READ_BINARY = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # O_BINARY: Windows only
-
-
-class FormatError(BBNError, ValueError):
-    """A network that a format cannot express, or a file of an unknown format.
-
-    Examples
-    --------
-    >>> import bbn
-    >>> try:
-    ...     bbn.load("model.xyz")
-    ... except FormatError as error:
-    ...     print(type(error).__name__, isinstance(error, bbn.BBNError))
-    FormatError True
-    """
 
 
 def format_of(path: str | os.PathLike) -> str:

@@ -59,9 +59,8 @@ from typing import NamedTuple
 import numpy as np
 import pyparsing as pp
 
-from bbn.core.errors import BBNError, suggest
+from bbn.core.errors import BBNError, FormatError, suggest
 from bbn.core.memory import check_allocation
-from bbn.io.formats import FormatError
 from bbn.io.formats._runs import run_token
 from bbn.io.formats._text import (
     INTEGER,

@@ -53,8 +53,7 @@ from typing import NamedTuple
 import numpy as np
 import pyparsing as pp
 
-from bbn.core.errors import BBNError, suggest
-from bbn.io.formats import FormatError
+from bbn.core.errors import BBNError, FormatError, suggest
 from bbn.io.formats._runs import run_token
 from bbn.io.formats._text import (
     MAX_PARENTS,

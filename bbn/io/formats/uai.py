@@ -47,9 +47,8 @@ from graphlib import CycleError, TopologicalSorter
 
 import numpy as np
 
-from bbn.core.errors import BBNError, ParseError, clip
+from bbn.core.errors import BBNError, FormatError, ParseError, clip
 from bbn.core.tables import is_valid
-from bbn.io.formats import FormatError
 from bbn.io.formats._text import (
     MAX_PARENTS,
     STATE_BYTES,

@@ -40,8 +40,7 @@ import re
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
-from bbn.core.errors import BBNError, ParseError, suggest
-from bbn.io.formats import FormatError
+from bbn.core.errors import BBNError, FormatError, ParseError, suggest
 from bbn.io.formats._text import (
     MAX_PARENTS,
     Retry,

@@ -1203,7 +1203,7 @@ def _feature_tree(columns: list[str],
     """The tree parent of every column (None for the root): the maximum spanning tree of
     I(Xi; Xj | C) from the pair counts of :func:`_pair_counts`."""
     # here: networkx costs ~0.3 s to import, and only a TAN needs the tree
-    from bbn.tasks.structure.tree import conditional_mutual_information, spanning_tree
+    from bbn.tasks.structure.chow_liu_trees import conditional_mutual_information, spanning_tree
 
     n = len(columns)
     information = np.full((n, n), -np.inf)

@@ -1,4 +1,6 @@
-"""A derivation written out: plain text, Markdown (with LaTeX formulas) or LaTeX.
+"""A derivation's records (:class:`Table`, :class:`Entry`, :class:`Elimination`,
+:class:`Derivation`) and the derivation written out: plain text, Markdown (with LaTeX
+formulas) or LaTeX. :mod:`bbn.tasks.explain.derivation` fills the records from the engine.
 
 One document — numbered sections of prose and formulas — and two notations for formulas:
 Unicode (``Σ_B P(A=T | B) ψ1(C, S)``) for text, LaTeX (``\\sum_{B} P(A{=}T \\mid B)``) for
@@ -19,12 +21,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from bbn.core.errors import QueryError, suggest
-
-if TYPE_CHECKING:
-    from bbn.tasks.explain.derivation import Derivation, Elimination, Table
+from bbn.core.factor import Factor
+from bbn.questions.language import Query
 
 #: Significant digits of the numbers written.
 DIGITS = 6
@@ -37,6 +37,103 @@ MAX_WRITTEN = 64
 
 #: A ratio is also shown as a fraction when its denominator is at most this.
 MAX_DENOMINATOR = 1_000_000
+
+@dataclass(frozen=True)
+class Table:
+    """A factor of the derivation: a network table P(variable | parents), evidence states
+    fixed in it (``fixed``), or the output ψ``number`` of a step over ``variables``."""
+
+    variables: tuple[str, ...]
+    variable: str | None = None  # the table's own variable; None for a step's output
+    parents: tuple[str, ...] = ()
+    fixed: tuple[tuple[str, str], ...] = ()
+    number: int = 0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a step's output: the states of its variables (``assignment``), one
+    product of input entries per state of the eliminated variable (``terms``), and the
+    engine's value of the entry."""
+
+    assignment: tuple[tuple[str, str], ...]
+    terms: tuple[tuple[float, ...], ...]
+    value: float
+
+
+@dataclass(frozen=True)
+class Elimination:
+    """One step of the plan: ``output`` = Σ (max, for MAP) over ``eliminated`` of the
+    product of ``inputs``; the last step (``eliminated`` None) multiplies what is left.
+    ``entries`` is None when the product (``size`` entries) is too large to write."""
+
+    output: Table
+    eliminated: str | None
+    maximize: bool
+    inputs: tuple[Table, ...]
+    entries: tuple[Entry, ...] | None
+    size: int
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """The working of one question, step by step, with the engine's numbers.
+
+    Attributes
+    ----------
+    query : Query
+        The question (``P``, ``MAP`` or ``MPE``).
+    factorisation : tuple of Table
+        Every table of the network: P(X1, ..., Xn) is their product.
+    barren, separated : tuple of str
+        The variables whose tables drop out: barren ones sum to 1; d-separated ones only
+        multiply numerator and denominator by the same constant.
+    steps : tuple of Elimination
+        The plan's steps, in its order; the last one's output is the numerator table.
+    result : Factor
+        The last step's output over the question's unobserved targets: P(q, e) (up to the
+        constant of the d-separated tables). For MAP, max_m P(m, e) (no variables).
+    total : float
+        Σ of ``result`` (P(e), up to the same constant); for MAP, P(e) itself.
+    answer : float, Factor or tuple
+        What :meth:`bbn.Network.query` answers.
+    numerator : float or None
+        For one probability (every target assigned), or MAP: the entry divided by ``total``.
+    fraction : str or None
+        ``numerator / total`` as a fraction ``"p/q"`` when both are short decimals or
+        simple fractions (``22840/25757``).
+    """
+
+    query: Query
+    factorisation: tuple[Table, ...]
+    barren: tuple[str, ...]
+    separated: tuple[str, ...]
+    steps: tuple[Elimination, ...]
+    result: Factor
+    total: float
+    answer: object
+    numerator: float | None
+    fraction: str | None
+
+    def to_text(self) -> str:
+        """The derivation as plain text (Unicode: Σ, ×, ψ)."""
+        return render(self, "text")
+
+    def to_markdown(self) -> str:
+        """The derivation as Markdown with LaTeX formulas (``$...$``), as a notebook
+        shows it."""
+        return render(self, "markdown")
+
+    def to_latex(self) -> str:
+        """The derivation as a LaTeX fragment (``enumerate`` and display formulas)."""
+        return render(self, "latex")
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def __str__(self) -> str:
+        return self.to_text()
+
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&": r"\&",
                   "%": r"\%", "$": r"\$", "#": r"\#", "^": r"\^{}", "~": r"\~{}"}

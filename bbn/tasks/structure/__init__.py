@@ -19,15 +19,15 @@ from bbn.tasks.structure.compare import Comparison as Comparison
 from bbn.tasks.structure.compare import compare as compare
 
 _NAMES = {
-    "METHODS": "bbn.tasks.structure.learn",
-    "chow_liu": "bbn.tasks.structure.learn",
-    "learn_structure": "bbn.tasks.structure.learn",
+    "METHODS": "bbn.tasks.structure.structure_learning",
+    "chow_liu": "bbn.tasks.structure.structure_learning",
+    "learn_structure": "bbn.tasks.structure.structure_learning",
     "LearnedNetwork": "bbn.tasks.structure.learned",
     "SCORES": "bbn.tasks.structure.scores",
     "family_score": "bbn.tasks.structure.scores",
     "structure_score": "bbn.tasks.structure.scores",
-    "mutual_information": "bbn.tasks.structure.tree",
-    "conditional_mutual_information": "bbn.tasks.structure.tree",
+    "mutual_information": "bbn.tasks.structure.chow_liu_trees",
+    "conditional_mutual_information": "bbn.tasks.structure.chow_liu_trees",
 }
 
 __all__ = sorted([*_NAMES, "Comparison", "compare"])

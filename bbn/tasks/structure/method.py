@@ -38,7 +38,7 @@ class Settings:
     alpha : float
         The level of the independence tests.
     test : str
-        The independence test (see :data:`bbn.tasks.structure.independence.TESTS`).
+        The independence test (see :data:`bbn.tasks.structure.independence_tests.TESTS`).
     seed : int
         Seeds every random choice (restarts, perturbations).
     start : tuple of tuple of int, optional

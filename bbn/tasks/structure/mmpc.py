@@ -6,7 +6,7 @@ subsets S of CPC (at most ``max_condition`` variables),
 
     minassoc(X; T | CPC) = min_{S ⊆ CPC} assoc(X; T | S),    assoc = −ln p(X ⫫ T | S)
 
-(p the G² or χ² test's p-value of :mod:`bbn.tasks.structure.independence`). Forward: the X
+(p the G² or χ² test's p-value of :mod:`bbn.tasks.structure.independence_tests`). Forward: the X
 with the largest minimum association joins CPC while it is dependent (p < α); an X found
 independent given some S leaves the candidates for good. Backward: an X of CPC
 independent of T given a subset of the rest of CPC is removed. The skeleton keeps X – T
@@ -19,7 +19,7 @@ docs/structure.md).
 The targets are searched side by side, a round at a time: the tests every target asks
 for next are counted by one ``np.bincount`` into tables laid end to end, and G², degrees
 of freedom and p-values follow for all of them at once (equal to
-:func:`~bbn.tasks.structure.independence.independence_test`, one test each). A test is run
+:func:`~bbn.tasks.structure.independence_tests.independence_test`, one test each). A test is run
 once: X ⫫ T | S asked again, from T's search and from X's, or in a later round, is
 answered from the associations already found.
 
@@ -43,7 +43,7 @@ from collections.abc import Generator, Iterator, Sequence
 import numpy as np
 
 from bbn.tasks.structure.dataset import CodedData
-from bbn.tasks.structure.independence import Request, counting_codes, independence_tests
+from bbn.tasks.structure.independence_tests import Request, counting_codes, independence_tests
 
 
 def batch_tests(data: CodedData, target: int, candidates: Sequence[int], given: Sequence[int],

@@ -42,7 +42,7 @@ import numpy as np
 from bbn.core.errors import ModelError
 from bbn.tasks.structure.dataset import CodedData
 from bbn.tasks.structure.equivalence import PDAG, extension, meek, orient
-from bbn.tasks.structure.independence import Request, counting_codes, independence_tests
+from bbn.tasks.structure.independence_tests import Request, counting_codes, independence_tests
 from bbn.tasks.structure.knowledge import Knowledge, arc_text
 from bbn.tasks.structure.method import Settings, Structure
 
@@ -159,7 +159,7 @@ class _Tests:
     def p_values(self, asked: Sequence[tuple[int, int, tuple[int, ...]]]
                  ) -> list[float | None]:
         """The p-value of every (x, y, S) asked, all counted in one
-        :func:`~bbn.tasks.structure.independence.independence_tests` call; None for a test
+        :func:`~bbn.tasks.structure.independence_tests.independence_tests` call; None for a test
         whose count table would not fit the memory limit."""
         if not asked:
             return []

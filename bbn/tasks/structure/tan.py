@@ -24,10 +24,14 @@ from __future__ import annotations
 import numpy as np
 
 from bbn.core.errors import ModelError, suggest
+from bbn.tasks.structure.chow_liu_trees import (
+    conditional_mutual_information,
+    require,
+    spanning_tree,
+)
 from bbn.tasks.structure.dataset import CodedData
 from bbn.tasks.structure.knowledge import Knowledge, arc_text
 from bbn.tasks.structure.method import Settings, Structure
-from bbn.tasks.structure.tree import conditional_mutual_information, require, spanning_tree
 
 
 def tan_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Structure:

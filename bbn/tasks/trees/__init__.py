@@ -13,9 +13,9 @@ from __future__ import annotations
 from bbn.core.lazy import lazy_attributes
 
 _NAMES = {
-    "DecisionTree": "bbn.tasks.trees.tree",
-    "Rule": "bbn.tasks.trees.tree",
-    "load_tree": "bbn.tasks.trees.tree",
+    "DecisionTree": "bbn.tasks.trees.decision_tree",
+    "Rule": "bbn.tasks.trees.decision_tree",
+    "load_tree": "bbn.tasks.trees.decision_tree",
     "entropy": "bbn.tasks.trees.criteria",
     "gini": "bbn.tasks.trees.criteria",
     "gain": "bbn.tasks.trees.criteria",

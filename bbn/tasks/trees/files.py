@@ -45,7 +45,7 @@ VERSION = 1
 
 
 def tree_json(tree) -> str:
-    """The JSON text of a fitted :class:`~bbn.tasks.trees.tree.DecisionTree`.
+    """The JSON text of a fitted :class:`~bbn.tasks.trees.decision_tree.DecisionTree`.
 
     Parameters
     ----------

@@ -21,17 +21,17 @@ from bbn.core.errors import ModelError, suggest
 from bbn.model.network import Network
 from bbn.tasks.learning.counting import check_family_sizes
 from bbn.tasks.learning.estimators import Estimator, as_estimator, table_from_counts
+from bbn.tasks.structure.chow_liu_trees import tree_method
 from bbn.tasks.structure.dataset import CodedData, read_coded
 from bbn.tasks.structure.hill_climbing import hc_method
 from bbn.tasks.structure.hybrid import hybrid_method
-from bbn.tasks.structure.independence import TESTS
+from bbn.tasks.structure.independence_tests import TESTS
 from bbn.tasks.structure.knowledge import ArcLike, Knowledge
 from bbn.tasks.structure.learned import LearnedNetwork
 from bbn.tasks.structure.method import Parents, Settings, Structure
 from bbn.tasks.structure.pc import pc_method
 from bbn.tasks.structure.scores import SCORES, check_ess
 from bbn.tasks.structure.tan import tan_method
-from bbn.tasks.structure.tree import tree_method
 
 #: The methods by name: each a function (data, knowledge, settings) -> Structure.
 METHODS: dict[str, Callable[[CodedData, Knowledge, Settings], Structure]] = {
