@@ -23,9 +23,45 @@ from collections.abc import Callable
 import bbn
 from bbn.model.network import Network
 
-#: The old method names; each is now ``bbn.<name>(net, ...)`` with the same arguments.
-RENAMED = ("explain", "is_independent", "active_trail", "markov_blanket",
-           "value_of_information", "sensitivity", "predict_proba", "predict", "explore")
+#: The old method names, each now ``bbn.<name>(net, ...)`` with the same arguments, with
+#: the arguments of the example in the alias's docstring.
+RENAMED = {
+    "explain": '"P(C=T | A=T)"',
+    "is_independent": '"C", "S", given="A"',
+    "active_trail": '"C", "S", given="A"',
+    "markov_blanket": '"B"',
+    "value_of_information": '"C", evidence={"A": "T"}',
+    "sensitivity": '"P(C | A=T)", "C", None, "T"',
+    "predict_proba": 'pandas.DataFrame({"A": ["T"]}), "C"',
+    "predict": 'pandas.DataFrame({"A": ["T"]}), "C"',
+    "explore": "height=450",
+}
+
+_DOC = """Deprecated: use ``bbn.{name}(net, ...)``, which takes the same arguments.
+
+This alias stays for one release: it warns (FutureWarning, naming the new call) and
+returns what ``bbn.{name}`` returns.
+
+Parameters
+----------
+*args, **kwargs
+    As ``bbn.{name}`` takes them after the network.
+
+Returns
+-------
+object
+    What ``bbn.{name}(net, *args, **kwargs)`` returns.
+
+Examples
+--------
+>>> import bbn, pandas, warnings
+>>> net = bbn.load("models/chair.bn")
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     answer = net.{name}({arguments}){skip}
+>>> print(caught[0].message){skip}
+Network.{name}(...) is deprecated; use bbn.{name}(net, ...)
+"""
 
 
 def alias(name: str) -> Callable:
@@ -34,7 +70,7 @@ def alias(name: str) -> Callable:
     Parameters
     ----------
     name : str
-        The method's name, that of the public function too.
+        The method's name, that of the public function too (a key of RENAMED).
 
     Returns
     -------
@@ -43,7 +79,7 @@ def alias(name: str) -> Callable:
 
     Examples
     --------
-    >>> alias("explain").__doc__
+    >>> alias("explain").__doc__.splitlines()[0]
     'Deprecated: use ``bbn.explain(net, ...)``, which takes the same arguments.'
     """
 
@@ -53,7 +89,8 @@ def alias(name: str) -> Callable:
         return getattr(bbn, name)(self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"Deprecated: use ``bbn.{name}(net, ...)``, which takes the same arguments."
+    method.__doc__ = _DOC.format(name=name, arguments=RENAMED[name],
+                                 skip="  # doctest: +SKIP" if name == "explore" else "")
     return method
 
 
