@@ -80,7 +80,7 @@ class ConditionalTables:
         --------
         >>> import bbn
         >>> net = bbn.Network.assemble("rain", {"Rain": ["yes", "no"], "Wet": ["yes", "no"]},
-        ...                        {"Wet": ["Rain"]})
+        ...                            {"Wet": ["Rain"]})
         >>> net.set_cpt("Wet", {"yes": [0.9, 0.1], "no": [0.2, 0.8]})
         >>> net.cpt_array("Wet").tolist()
         [[0.9, 0.1], [0.2, 0.8]]
@@ -218,7 +218,7 @@ class ConditionalTables:
         --------
         >>> import bbn
         >>> net = bbn.Network.assemble("n", {"A": ["a", "b"], "B": ["x", "y"]},
-        ...                        tables={"A": [0.5, 0.5]})
+        ...                            tables={"A": [0.5, 0.5]})
         >>> net.validate()
         ["variable 'B' has no table"]
         """

@@ -56,10 +56,9 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
     """A discrete Bayesian network.
 
     Variables keep the order in which they were added (``variables``), parents keep the
-    order in which they were given (that order is the axis order of the table). The arcs
-    (:class:`~bbn.model.dag.DAG`), tables (:class:`~bbn.model.conditional_tables.
-    ConditionalTables`) and Gaussian leaves (:class:`~bbn.model.gaussian_leaves.
-    GaussianLeaves`) have their methods in modules of their own.
+    order in which they were given (that order is the axis order of the table). The
+    methods on arcs (:mod:`bbn.model.dag`), tables (:mod:`bbn.model.conditional_tables`)
+    and Gaussian leaves (:mod:`bbn.model.gaussian_leaves`) live in modules of their own.
 
     Parameters
     ----------
