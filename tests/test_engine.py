@@ -127,7 +127,7 @@ def test_python_questions_and_the_query_language_agree(chair):
     (lambda net: net.query("MPE(x=1)"), "take discrete evidence only"),
     (lambda net: net.posterior("C", {"x": "heavy"}), "its evidence must be a number"),
     (lambda net: net.query("P(C | x=heavy)"), "its evidence must be a number"),
-    (lambda net: net.posterior("C", pd.DataFrame({"x": [1.0]})), "use net.predict_proba"),
+    (lambda net: net.posterior("C", pd.DataFrame({"x": [1.0]})), "use bbn.predict_proba"),
     (lambda net: net.posteriors(pd.DataFrame({"C": ["a"]})), "pass one case at a time"),
     (lambda net: bbn.predict_proba(net, pd.DataFrame({"C": ["a"]}), "x"), "classify a discrete"),
 ])
