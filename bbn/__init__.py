@@ -58,6 +58,16 @@ _LAZY = {
     "ImportanceSampling": "bbn.engines.approximate",
     "Gibbs": "bbn.engines.approximate",
     "ConvergenceWarning": "bbn.engines.approximate",
+    # functions over a network (the old Network methods are deprecated aliases of them)
+    "explain": "bbn.tasks.explain.derivation",
+    "is_independent": "bbn.questions.independence",
+    "active_trail": "bbn.questions.independence",
+    "markov_blanket": "bbn.questions.independence",
+    "value_of_information": "bbn.questions.information",
+    "sensitivity": "bbn.tasks.explain.sensitivity",
+    "predict": "bbn.tasks.classification.prediction",
+    "predict_proba": "bbn.tasks.classification.prediction",
+    "explore": "bbn.apps.explorer.inline",
 }
 
 __all__ = [
@@ -69,3 +79,7 @@ __all__ = [
 
 
 __getattr__ = lazy_attributes("bbn", _LAZY)
+
+# The deprecated Network methods and the picture Jupyter shows: installed from here, since
+# the model layer may not import the layers they call (both resolve them on first use).
+from bbn import deprecated, notebook  # noqa: E402, F401

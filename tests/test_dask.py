@@ -78,12 +78,12 @@ def test_naive_bayes_fit_on_partitions(client):
 def test_predictions_and_posteriors_are_dask_collections(client, rows):
     net, frame, parts = rows
     evidence = frame.drop(columns=["C", "S"])
-    lazy = net.predict_proba(parts.drop(columns=["C", "S"]), "C")
+    lazy = bbn.predict_proba(net, parts.drop(columns=["C", "S"]), "C")
     assert type(lazy).__module__.startswith(("dask", "dask_expr"))
     computed = lazy.compute()
-    pd.testing.assert_frame_equal(computed, net.predict_proba(evidence, "C"))
-    predicted = net.predict(parts.drop(columns=["C", "S"]), "C").compute()
-    assert predicted.tolist() == net.predict(evidence, "C").tolist()
+    pd.testing.assert_frame_equal(computed, bbn.predict_proba(net, evidence, "C"))
+    predicted = bbn.predict(net, parts.drop(columns=["C", "S"]), "C").compute()
+    assert predicted.tolist() == bbn.predict(net, evidence, "C").tolist()
     joint = net.posterior(["C", "S"], evidence=parts.drop(columns=["C", "S"]))
     assert joint.shape[1:] == (2, 2)
     np.testing.assert_array_equal(joint.compute(), net.posterior(["C", "S"], evidence))

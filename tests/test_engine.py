@@ -127,9 +127,9 @@ def test_python_questions_and_the_query_language_agree(chair):
     (lambda net: net.query("MPE(x=1)"), "take discrete evidence only"),
     (lambda net: net.posterior("C", {"x": "heavy"}), "its evidence must be a number"),
     (lambda net: net.query("P(C | x=heavy)"), "its evidence must be a number"),
-    (lambda net: net.posterior("C", pd.DataFrame({"x": [1.0]})), "use net.predict_proba"),
+    (lambda net: net.posterior("C", pd.DataFrame({"x": [1.0]})), "use bbn.predict_proba"),
     (lambda net: net.posteriors(pd.DataFrame({"C": ["a"]})), "pass one case at a time"),
-    (lambda net: net.predict_proba(pd.DataFrame({"C": ["a"]}), "x"), "classify a discrete"),
+    (lambda net: bbn.predict_proba(net, pd.DataFrame({"C": ["a"]}), "x"), "classify a discrete"),
 ])
 def test_continuous_variables_misused_are_named(ask, message):
     net = bbn.Network()
@@ -156,7 +156,7 @@ def test_one_gaussian_weighting_for_one_case_and_for_a_batch():
     assert cases[0, 0] == pytest.approx(a / (a + b), rel=1e-12)
     np.testing.assert_allclose(cases[1], net.posterior("C", {"x": 1.0, "D": "u"}).values,
                                rtol=1e-12)
-    table = net.predict_proba(pd.DataFrame({"x": [1.0, 1.0], "D": [None, "u"]}), "C")
+    table = bbn.predict_proba(net, pd.DataFrame({"x": [1.0, 1.0], "D": [None, "u"]}), "C")
     np.testing.assert_allclose(table.to_numpy(), cases, rtol=1e-12)
 
 

@@ -43,3 +43,21 @@ def test_unknown_query_and_evidence_variables_suggest(chair_file, ask):
     with pytest.raises(bbn.QueryError, match=r"unknown (query|evidence) variable '(Chair|Ache)'"
                                              r" \(did you mean '[CA]'\?\)"):
         ask(net)
+
+
+@pytest.mark.parametrize("read", [
+    lambda net, v: net.states(v), lambda net, v: net.cardinality(v),
+    lambda net, v: net.parents(v), lambda net, v: net.children(v),
+    lambda net, v: net.description(v), lambda net, v: net.has_cpt(v),
+    lambda net, v: net.cpt_array(v), lambda net, v: net.cpt(v),
+    lambda net, v: net.is_gaussian(v), lambda net, v: net.family_text(v),
+    lambda net, v: net.configuration_text(v, 0), lambda net, v: net.set_cpt(v, [0.5, 0.5]),
+    lambda net, v: net.set_parents(v, []), lambda net, v: net.set_description(v, "x"),
+    lambda net, v: net.remove_variable(v), lambda net, v: net.set_parents("A", [v]),
+    lambda net, v: net.to_markov().states(v),
+])
+def test_building_or_reading_a_model_names_an_unknown_variable_as_a_model_error(chair, read):
+    with pytest.raises(bbn.ModelError, match=r"unknown variable 'c'.*did you mean 'C'"):
+        read(chair, "c")
+    with pytest.raises(bbn.ModelError, match=r"unknown variable \W*\['C'\]"):
+        read(chair, ["C"])  # not a name (unhashable): the same error, not a TypeError

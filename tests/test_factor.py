@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bbn
-from bbn import Factor
+from bbn import BBNError, Factor, ModelError
 
 TF = ("T", "F")
 
@@ -229,3 +229,16 @@ def test_marginal_of_an_unknown_variable_names_it():
     f = Factor(["A", "B"], {"A": ["T", "F"], "B": ["T", "F"]}, [[0.1, 0.2], [0.3, 0.4]])
     with pytest.raises(bbn.QueryError, match="no variable 'Bb' .did you mean 'B'"):
         f.marginal(["Bb"])
+
+
+def test_factor_errors_are_bbn_errors_and_value_errors(g_ab):
+    for bad in (lambda: Factor(["A"], {"A": TF}, [0.1, 0.2, 0.7]),
+                lambda: Factor(["A", "A"], {"A": TF}, np.ones((2, 2))),
+                lambda: g_ab.transpose(["A", "C"]),
+                lambda: g_ab.reorder_states({"B": ("F", "t")}),
+                lambda: g_ab * Factor(["B"], {"B": ("y", "n")}, [0.5, 0.5])):
+        with pytest.raises(ModelError) as caught:
+            bad()
+        assert isinstance(caught.value, BBNError) and isinstance(caught.value, ValueError)
+    with pytest.raises(ModelError, match=r"variable 'B' has no state 't'.*did you mean 'T'"):
+        g_ab.reorder_states({"B": ("F", "t")})

@@ -69,7 +69,7 @@ def test_play_tennis_through_the_network(tennis):
     assert net.probability({"play": "no", **day}) == pytest.approx(0.02057142857142857)
     assert net.query("P(play=no | outlook=sunny, temperature=cool, humidity=high, "
                      "windy=true)") == pytest.approx(0.795417348608838, abs=1e-12)
-    assert net.predict(NEW_DAY, "play").tolist() == ["no"]
+    assert bbn.predict(net, NEW_DAY, "play").tolist() == ["no"]
     # the builder gives the same network from the same data
     built = bbn.naive_bayes("play", FEATURES, tennis)
     for v in FEATURES + ["play"]:
@@ -107,7 +107,7 @@ def test_examples_5_given_tables():
     assert net.probability({"Y": "negative", **x}) == pytest.approx(0.009, abs=1e-15)
     posterior = net.posterior(["Y"], x).to_dict()
     assert posterior["positive"] == pytest.approx(0.8181818181818182, abs=1e-12)
-    assert net.predict(pd.DataFrame([x]), "Y").tolist() == ["positive"]
+    assert bbn.predict(net, pd.DataFrame([x]), "Y").tolist() == ["positive"]
 
 
 # ------------------------------------------------------------- EXAMPLES.md §6
@@ -135,7 +135,7 @@ def test_examples_6_mle_zero_probability_is_a_clear_error():
     with pytest.raises(ImpossibleEvidenceError):  # the same network, asked by the engine
         model.network_.query("P(class | size=medium, color=red, shape=circle)")
     with pytest.raises(ImpossibleEvidenceError, match="size=medium"):
-        model.network_.predict(QUESTION, "class")
+        bbn.predict(model.network_, QUESTION, "class")
 
 
 def test_examples_6_smoothing_gives_answers():
@@ -366,7 +366,7 @@ def test_mixed_features_agree_with_the_network_posterior():
         posterior = net.posterior(["class"], evidence).to_dict()
         np.testing.assert_allclose(proba[i], [posterior[c] for c in model.classes_],
                                    atol=1e-12)
-    np.testing.assert_allclose(net.predict_proba(rows, "class").to_numpy(), proba, atol=1e-12)
+    np.testing.assert_allclose(bbn.predict_proba(net, rows, "class").to_numpy(), proba, atol=1e-12)
 
 
 # --------------------------------------------------------- scikit-learn protocol

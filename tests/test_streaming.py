@@ -224,7 +224,7 @@ def test_bbn_classify_streams_the_predictions(chair_rows, chair_file, tmp_path, 
     assert outputs[0][0] == outputs[1][0]
     assert outputs[0][1].splitlines()[1:] == outputs[1][1].splitlines()[1:]  # the scores
     predicted = pd.read_csv(tmp_path / "p250.csv")
-    expected = net.predict_proba(frame.drop(columns="C"), "C")
+    expected = bbn.predict_proba(net, frame.drop(columns="C"), "C")
     np.testing.assert_allclose(predicted["P(C=T)"], expected["T"], rtol=1e-9)
     right = int((predicted["predicted"] == frame["C"].astype(str)).sum())
     assert f"({right}/2003)" in outputs[0][1]
@@ -232,11 +232,12 @@ def test_bbn_classify_streams_the_predictions(chair_rows, chair_file, tmp_path, 
 
 def test_predict_proba_reads_a_file_in_chunks(chair_rows, chair_file):
     net, frame, path = chair_rows
-    whole = net.predict_proba(frame, "C")
-    streamed = net.predict_proba(path, "C", chunksize=300)
+    whole = bbn.predict_proba(net, frame, "C")
+    streamed = bbn.predict_proba(net, path, "C", chunksize=300)
     assert streamed.index.tolist() == list(range(2003))
     np.testing.assert_array_equal(streamed.to_numpy(), whole.to_numpy())
-    assert net.predict(path, "C", chunksize=300).tolist() == net.predict(frame, "C").tolist()
+    assert (bbn.predict(net, path, "C", chunksize=300).tolist()
+            == bbn.predict(net, frame, "C").tolist())
 
 
 def test_bbn_sample_quotes_states_that_need_it(tmp_path):

@@ -212,7 +212,7 @@ def test_the_classifier_equals_exact_inference_missing_values_summed_out():
     test.iloc[::4, 2] = None
     test.iloc[7, :] = None          # nothing known: the prior
     ours = model.predict_proba(test)
-    exact = model.network_.predict_proba(test, "C").to_numpy()
+    exact = bbn.predict_proba(model.network_, test, "C").to_numpy()
     assert np.abs(ours - exact).max() < 1e-12
     assert ours[7] == pytest.approx(model.network_.cpt_array("C"), abs=1e-12)
     assert model.predict(test).tolist() == model.classes_[exact.argmax(axis=1)].tolist()
@@ -225,7 +225,7 @@ def test_tan_is_more_accurate_than_naive_bayes_on_dependent_features():
     tan = bbn.NaiveBayes(structure="tan").fit(X, y).score(test_X, test_y)
     assert (round(naive, 3), round(tan, 3)) == (0.671, 0.7)
     # the true network is TAN-shaped: TAN is as accurate as it (to sampling noise)
-    truth = dependent_features().predict(test_X, "C").to_numpy()
+    truth = bbn.predict(dependent_features(), test_X, "C").to_numpy()
     assert round(float(np.mean(truth == test_y.to_numpy())), 3) == 0.699
 
 

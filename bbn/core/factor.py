@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from bbn.core.errors import ImpossibleEvidenceError, QueryError, suggest
+from bbn.core.errors import ImpossibleEvidenceError, ModelError, QueryError, suggest
 
 
 class Factor:
@@ -35,8 +35,8 @@ class Factor:
 
     Raises
     ------
-    ValueError
-        Repeated variables, or values that do not fit the shape.
+    ModelError
+        Repeated variables, or values that do not fit the shape (a ValueError too).
 
     Examples
     --------
@@ -51,13 +51,13 @@ class Factor:
                  values) -> None:
         self.variables: tuple[str, ...] = tuple(variables)
         if len(set(self.variables)) != len(self.variables):
-            raise ValueError(f"a factor's variables must be distinct, got {self.variables}")
+            raise ModelError(f"a factor's variables must be distinct, got {self.variables}")
         self.states: dict[str, tuple[str, ...]] = {v: tuple(states[v]) for v in self.variables}
         values = np.asarray(values, dtype=float)
         shape = tuple(len(self.states[v]) for v in self.variables)
         if values.shape != shape:
             if values.size != int(np.prod(shape)):
-                raise ValueError(f"values of shape {values.shape} do not fit variables "
+                raise ModelError(f"values of shape {values.shape} do not fit variables "
                                  f"{self.variables} with shape {shape}")
             values = values.reshape(shape)
         self.values: np.ndarray = values
@@ -163,7 +163,7 @@ class Factor:
 
         Raises
         ------
-        ValueError
+        ModelError
             ``variables`` is not a reordering of the factor's variables.
 
         Examples
@@ -176,7 +176,7 @@ class Factor:
         if variables == self.variables:
             return self
         if sorted(variables) != sorted(self.variables):
-            raise ValueError(f"cannot reorder {self.variables} as {variables}")
+            raise ModelError(f"cannot reorder {self.variables} as {variables}")
         axes = [self.variables.index(v) for v in variables]
         return Factor(variables, self.states, self.values.transpose(axes))
 
@@ -194,8 +194,8 @@ class Factor:
 
         Raises
         ------
-        ValueError
-            A state the variable does not have.
+        ModelError
+            A state the variable does not have (with did-you-mean).
 
         Examples
         --------
@@ -207,6 +207,11 @@ class Factor:
         for axis, v in enumerate(self.variables):
             wanted = tuple(states.get(v, self.states[v]))
             if wanted != self.states[v]:
+                unknown = [s for s in wanted if s not in self.states[v]]
+                if unknown:
+                    raise ModelError(f"variable {v!r} has no state {unknown[0]!r}; its states "
+                                     f"are {list(self.states[v])}"
+                                     f"{suggest(unknown[0], self.states[v])}")
                 index = [self.states[v].index(s) for s in wanted]
                 values = np.take(values, index, axis=axis)
         return Factor(self.variables, {v: states.get(v, self.states[v]) for v in self.variables},
@@ -254,7 +259,7 @@ class Factor:
 
         Raises
         ------
-        ValueError
+        ModelError
             A shared variable with different states.
 
         Examples
@@ -269,7 +274,7 @@ class Factor:
         states = {**other.states, **self.states}
         for v in set(self.variables) & set(other.variables):
             if self.states[v] != other.states[v]:
-                raise ValueError(f"variable {v!r} has states {self.states[v]} in one factor "
+                raise ModelError(f"variable {v!r} has states {self.states[v]} in one factor "
                                  f"and {other.states[v]} in the other")
         return Factor(variables, states,
                       self.broadcast_to(variables) * other.broadcast_to(variables))

@@ -42,6 +42,7 @@ from bbn.core.errors import ModelError, suggest
 from bbn.core.factor import Factor
 from bbn.core.memory import check_allocation
 from bbn.engines.exact.engine import Engine
+from bbn.model.variables import require
 from bbn.questions import approximate as questions
 from bbn.questions.language import answer
 from bbn.views.compiled import CompiledNetwork
@@ -206,8 +207,7 @@ class MarkovNetwork:
         return len(self.states(variable))
 
     def _require(self, variable: str) -> str:
-        if variable not in self._states:
-            raise ModelError(f"unknown variable {variable!r}{suggest(str(variable), self._states)}")
+        require(self._states, variable)  # ModelError with did-you-mean, as Network's
         return variable
 
     def __contains__(self, variable: object) -> bool:

@@ -68,7 +68,7 @@ _CONTINUOUS = {
                           "(P(X | {v}=3.2)); probabilities of evidence, MAP and MPE take "
                           "discrete evidence only"),
     "batch": ("{v!r} is continuous: for batches with continuous evidence use "
-              "net.predict_proba(data, target)"),
+              "bbn.predict_proba(net, data, target)"),
     "target": "the target {v!r} is continuous; classify a discrete variable",
     "all posteriors": ("posteriors of every variable for a batch of cases need a network "
                        "without Gaussian variables ({v!r} is continuous); pass one case at "

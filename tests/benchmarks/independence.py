@@ -3,8 +3,8 @@
 X and Y are two random variables, Z each other variable with probability 0.15 (seeded by
 the network's name), the same questions for every library; time per question.
 
-* bbn: ``net.is_independent(x, y, z)`` (networkx's ``is_d_separator`` on the revision's
-  graph, kept), and ``net.active_trail(x, y, z)`` (one trail with its reasons, or None).
+* bbn: ``bbn.is_independent(net, x, y, z)`` (networkx's ``is_d_separator`` on the revision's
+  graph, kept), and ``bbn.active_trail(net, x, y, z)`` (one trail with its reasons, or None).
 * pyAgrum: ``bn.isIndependent(x, y, z)``.
 * pgmpy: ``not model.is_dconnected(x, y, z)``.
 
@@ -14,6 +14,8 @@ The answers are compared: the notes say how many questions the libraries disagre
 from __future__ import annotations
 
 import numpy as np
+
+import bbn
 
 from .harness import Row, Section, Settings, attempt, measure_side_by_side
 from .models import LISTED, bbn_network, model, pgmpy_network, pyagrum_network, stable_seed
@@ -46,9 +48,9 @@ def _row(settings: Settings, name: str, count: int) -> Row:
     row = Row("d-separation", name)
     asked = questions(name, count)
     asks = {
-        "bbn": (lambda: bbn_network(name), lambda net, x, y, z: net.is_independent(x, y, z)),
+        "bbn": (lambda: bbn_network(name), lambda net, x, y, z: bbn.is_independent(net, x, y, z)),
         "bbn trail": (lambda: bbn_network(name),
-                      lambda net, x, y, z: net.active_trail(x, y, z) is None),
+                      lambda net, x, y, z: bbn.active_trail(net, x, y, z) is None),
         "pyAgrum": (lambda: pyagrum_network(name),
                     lambda bn, x, y, z: bool(bn.isIndependent(x, y, z))),
         "pgmpy": (lambda: pgmpy_network(name),

@@ -1,7 +1,7 @@
 """The explorer: a network in the browser with belief bars; a click on a state is a finding.
 
 ``bbn serve MODEL`` (:mod:`bbn.apps.cli.serve`), ``bbn.serve(net)`` and, in a notebook,
-``net.explore()`` (:func:`explore`) all run the same app: :mod:`bbn.apps.explorer.app` answers
+``bbn.explore(net)`` (:func:`explore`) all run the same app: :mod:`bbn.apps.explorer.app` answers
 (every posterior from one junction-tree pass), :mod:`bbn.apps.explorer.server` speaks HTTP with
 the standard library, ``static/`` holds the one page (plain JavaScript and CSS, no build
 step). See ``docs/explorer.md``.

@@ -1,4 +1,4 @@
-"""The explorer inline in a notebook: ``net.explore()`` is an ``<iframe>`` on a server
+"""The explorer inline in a notebook: ``bbn.explore(net)`` is an ``<iframe>`` on a server
 running in a background thread.
 
 >>> InlineExplorer("http://127.0.0.1:8000/", 400).height
@@ -41,7 +41,9 @@ class InlineExplorer:
 
 
 def explore(net: Network, height: int = 600, port: int = 0) -> InlineExplorer:
-    """Show the explorer for ``net`` inline in a notebook (what ``net.explore()`` does).
+    """Show the explorer for ``net`` inline in a notebook: ``bbn.explore(net, height=600)``,
+    this network with belief bars in a frame; a click on a state enters a finding (see
+    ``docs/explorer.md``).
 
     A server for ``net`` starts in a background thread on 127.0.0.1 the first time, and
     is reused by later calls (the page always shows the network as it is now); it stops
@@ -65,8 +67,8 @@ def explore(net: Network, height: int = 600, port: int = 0) -> InlineExplorer:
     --------
     >>> import bbn
     >>> net = bbn.load("models/chair.bn")
-    >>> view = explore(net)
-    >>> view.url == explore(net).url
+    >>> view = bbn.explore(net, height=450)
+    >>> view.url == bbn.explore(net).url
     True
     >>> _INLINE.pop(id(net))[1].close()
     """

@@ -5,7 +5,7 @@ with any network.
 * :class:`NaiveBayes` is the scikit-learn-compatible classifier around it;
 * :class:`Boosting` (AdaBoost) and :class:`Bagging` combine several classifiers by vote;
 * :func:`predict` / :func:`predict_proba` classify the rows of a table with any network
-  (also :meth:`bbn.Network.predict`);
+  (``bbn.predict(net, data, target)``);
 * :mod:`~bbn.tasks.classification.decisions`: MAP, ML and minimum-risk decisions.
 
 See ``docs/classification.md``. Names load on first use (as in :mod:`bbn.tasks.learning`).

@@ -37,15 +37,51 @@ BATCH_ROWS = 50_000
 
 def predict_proba(net: Network, data, target: str, *, columns=None,
                   unseen: str = "error", chunksize: int | None = None):
-    """P(target = s | row) for every row (index kept) and state s (one column each).
+    """P(target = s | row) for every row (index kept) and state s (one column each):
+    ``bbn.predict_proba(net, data, target)``.
+
+        P(T | e_r) for each row r, e_r = the row's observed cells
 
     Columns that name variables are evidence (the target's own column is ignored);
-    missing cells are summed out. ``unseen="ignore"`` treats a value that is not a state
-    as missing instead of raising DataError. Impossible evidence in a row raises
-    :class:`bbn.ImpossibleEvidenceError` naming the row. A CSV or Parquet file (or an
-    iterable of DataFrames) is read ``chunksize`` rows at a time (:mod:`bbn.io.chunks`):
-    memory holds one chunk and the answer. A Dask DataFrame gives a Dask DataFrame,
-    computed partition by partition (:mod:`bbn.questions.partitions`).
+    missing cells are summed out. Impossible evidence in a row raises
+    :class:`bbn.ImpossibleEvidenceError` naming the row. See ``docs/classification.md``.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    data : pandas.DataFrame, str, iterable of DataFrames or Dask DataFrame
+        The cases, or the path of a CSV or Parquet file, read ``chunksize`` rows at a time
+        (:mod:`bbn.io.chunks`: memory holds one chunk and the answer). A Dask DataFrame
+        gives a Dask DataFrame, computed partition by partition
+        (:mod:`bbn.questions.partitions`).
+    target : str
+        The discrete variable to predict.
+    columns : sequence of str, optional
+        The columns to read from a file (default: all).
+    unseen : {"error", "ignore"}
+        What a value that is not a state does: raise DataError, or count as missing.
+    chunksize : int, optional
+        Rows per chunk when reading a file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per case (``data``'s index), one column per state of ``target``.
+
+    Raises
+    ------
+    QueryError
+        For an unknown or continuous target.
+    DataError
+        For a value that is not a state (unless ``unseen="ignore"``).
+
+    Examples
+    --------
+    >>> import bbn, pandas as pd
+    >>> net = bbn.load("models/chair.bn")
+    >>> bbn.predict_proba(net, pd.DataFrame({"A": ["T", "F"]}), "C").round(6).values.tolist()
+    [[0.886749, 0.113251], [0.777486, 0.222514]]
     """
     check_target(net, target)
     check_unseen(unseen)
@@ -106,11 +142,39 @@ def posterior_table(net: Network, frame: pd.DataFrame, target: str, *, source: s
 
 def predict(net: Network, data, target: str, *, decision: str = "map", loss=None,
             columns=None, unseen: str = "error", chunksize: int | None = None):
-    """The decided state of ``target`` for every row: MAP (default), ML or minimum risk.
+    """The decided state of ``target`` for every row: MAP (default), ML or minimum risk;
+    ``bbn.predict(net, data, target)``.
 
-    ``loss`` (for ``decision="risk"``): see :func:`bbn.tasks.classification.decisions.loss_matrix`.
-    Data are read as :func:`predict_proba` reads them; a Dask DataFrame gives a Dask
-    Series.
+        argmax_t P(t | e_r)   (MAP),   argmax_t P(e_r | t)   (ML),
+        argmin_t Σ_s loss(s, t) P(s | e_r)   (risk)
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    data : pandas.DataFrame, str, iterable of DataFrames or Dask DataFrame
+        The cases, read as :func:`predict_proba` reads them (a Dask DataFrame gives a Dask
+        Series).
+    target : str
+        The discrete variable to predict.
+    decision : {"map", "ml", "risk"}
+        The rule.
+    loss : mapping or array_like, optional
+        For ``decision="risk"``: see :func:`bbn.tasks.classification.decisions.loss_matrix`.
+    columns, unseen, chunksize
+        As :func:`predict_proba` takes them.
+
+    Returns
+    -------
+    pandas.Series
+        The chosen state of ``target`` for each case.
+
+    Examples
+    --------
+    >>> import bbn, pandas as pd
+    >>> net = bbn.load("models/chair.bn")
+    >>> bbn.predict(net, pd.DataFrame({"A": ["T", "F"]}), "C").tolist()
+    ['T', 'T']
     """
     rule = check_rule(decision, loss)
     if is_dask(data):

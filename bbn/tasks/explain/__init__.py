@@ -2,11 +2,16 @@
 
     P(q | e) = P(q, e) / P(e),   X ⟂ Y | Z,   I(T; X | e),   P(q | e)(θ) = (αθ + β)/(γθ + δ)
 
-The names load on first use (networkx only for independence).
+The names load on first use (networkx only for independence). The package exports the
+functions over a network as ``bbn.explain(net, query)``, ``bbn.is_independent(net, x, y,
+given)``, ``bbn.active_trail``, ``bbn.markov_blanket``, ``bbn.value_of_information`` and
+``bbn.sensitivity``; this module gathers them with their result types.
 
 >>> import bbn
 >>> from bbn.tasks import explain
 >>> explain.is_independent(bbn.load("models/chair.bn"), "C", "S")
+True
+>>> explain.explain is bbn.explain
 True
 """
 
