@@ -402,7 +402,7 @@ class LikelihoodClassifier(Classifier):
             part.add_node(net, column, class_name, statistics[id(part)])
         tables = {}
         for part, part_counts in zip(self.likelihoods_, counts.parts, strict=True):
-            tables.update(part.set_tables(net, part_counts, estimator))
+            tables.update(part.counts_to_estimate(net, part_counts))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a class with no data for a feature: uniform row
             for node, table in tables.items():
@@ -415,7 +415,8 @@ class LikelihoodClassifier(Classifier):
         (a bag of words, one node for many columns, last)."""
         owners = {c: part for part in self.likelihoods_ if part.kind not in WORD_KINDS
                   for c in part.columns}
-        ordered = [(c, owners[c]) for c in self.feature_kinds_ if c in owners]
+        ordered = ([(c, owners[c]) for c in self.feature_kinds_ if c in owners] if owners
+                   else [])
         return ordered + [(part.node(), part) for part in self.likelihoods_
                           if part.kind in WORD_KINDS]
 

@@ -24,7 +24,6 @@ from bbn.tasks.classification.inputs import Inputs
 from bbn.tasks.classification.likelihood import BLOCK, Likelihood, seen_weights, zero_classes
 from bbn.tasks.classification.naive_counts import TableCounts
 from bbn.tasks.learning.counting import family_counts
-from bbn.tasks.learning.estimators import Estimator
 
 
 class CategoricalLikelihood(Likelihood):
@@ -108,8 +107,7 @@ class CategoricalLikelihood(Likelihood):
     def add_node(self, net: Network, column: str, class_name: str, statistics) -> None:
         net.add_variable(self.node(column), self.states_[column], parents=[class_name])
 
-    def set_tables(self, net: Network, statistics: TableCounts,
-                   estimator: Estimator) -> dict:
+    def counts_to_estimate(self, net: Network, statistics: TableCounts) -> dict:
         return statistics.tables
 
     def log_likelihood(self, net: Network, inputs: Inputs, unknown: str) -> np.ndarray:

@@ -282,8 +282,8 @@ class NaiveBayes(LikelihoodClassifier):
             getattr(y, "name", None) if isinstance(getattr(y, "name", None), str)
             else None) or "class"
         self.likelihoods_ = self._likelihoods(columns, inputs)
-        self.nodes_ = {c: part.node(c) for part in self.likelihoods_ for c in part.columns
-                       if part.kind not in WORD_KINDS}
+        self.nodes_ = {c: part.node(c) for part in self.likelihoods_
+                       if part.kind not in WORD_KINDS for c in part.columns}
         for part in self.likelihoods_:
             if part.kind in WORD_KINDS:
                 self.nodes_[WORD_KEY] = part.node()

@@ -9,7 +9,7 @@ A naive Bayes model is the class prior and a few *likelihoods*, one per kind of 
 :mod:`~bbn.tasks.classification.tree_augmented`). Each learns its statistics from a
 batch of rows (``count``: they add up over batches, :mod:`~bbn.tasks.classification.
 naive_counts`), puts its nodes and tables in the fitted network (``add_node``,
-``set_tables``) and reads them back to score rows (``log_likelihood``, shape
+``counts_to_estimate``) and reads them back to score rows (``log_likelihood``, shape
 (rows, classes), vectorised over rows); the classifier
 (:class:`bbn.tasks.classification.base.LikelihoodClassifier`) sums the terms.
 
@@ -24,7 +24,6 @@ import numpy as np
 
 from bbn.model.network import Network
 from bbn.tasks.classification.inputs import Inputs
-from bbn.tasks.learning.estimators import Estimator
 
 #: Rows per block when summing log-probabilities (keeps temporaries in the CPU cache).
 BLOCK = 1 << 13
@@ -34,7 +33,7 @@ class Likelihood:
     """One kind of feature's term log P(x_part | c) of a naive Bayes model.
 
     Subclasses set ``kind`` and ``columns`` (the input columns they read) and implement
-    :meth:`count`, :meth:`add_node`, :meth:`set_tables` and :meth:`log_likelihood`.
+    :meth:`count`, :meth:`add_node`, :meth:`counts_to_estimate` and :meth:`log_likelihood`.
     Fitted attributes end in ``_`` (scikit-learn's convention).
     """
 
@@ -54,7 +53,7 @@ class Likelihood:
         """Declare the node of ``column`` (a child of the class)."""
         raise NotImplementedError
 
-    def set_tables(self, net: Network, statistics, estimator: Estimator) -> dict:
+    def counts_to_estimate(self, net: Network, statistics) -> dict:
         """``{node: counts}`` of the tables to estimate (after every node is declared)."""
         return {}
 

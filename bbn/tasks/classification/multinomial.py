@@ -32,7 +32,6 @@ from bbn.tasks.classification.text import (
     bag_of_words,
     class_word_counts,
 )
-from bbn.tasks.learning.estimators import Estimator
 
 
 @dataclass
@@ -119,7 +118,7 @@ class WordLikelihood(Likelihood):
         self.vocabulary_ = statistics.vocabulary
         net.add_variable(self.node(), statistics.vocabulary, parents=[class_name])
 
-    def set_tables(self, net: Network, statistics: WordCounts, estimator: Estimator) -> dict:
+    def counts_to_estimate(self, net: Network, statistics: WordCounts) -> dict:
         return {self.node(): statistics.words}
 
     def log_likelihood(self, net: Network, inputs: Inputs, unknown: str) -> np.ndarray:

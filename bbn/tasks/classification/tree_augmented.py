@@ -35,7 +35,6 @@ from bbn.tasks.classification.likelihood import (
 )
 from bbn.tasks.classification.naive_counts import TableCounts
 from bbn.tasks.learning.counting import family_counts
-from bbn.tasks.learning.estimators import Estimator
 from bbn.tasks.structure.tree import conditional_mutual_information, spanning_tree
 
 #: Rows per block of messages: (rows, classes, states) per feature in flight.
@@ -106,8 +105,7 @@ class TreeAugmentedLikelihood(Likelihood):
     def add_node(self, net: Network, column: str, class_name: str, statistics) -> None:
         self._owner[column].add_node(net, column, class_name, statistics)
 
-    def set_tables(self, net: Network, statistics: TableCounts,
-                   estimator: Estimator) -> dict:
+    def counts_to_estimate(self, net: Network, statistics: TableCounts) -> dict:
         """The tree from the pair counts; each feature's parents become (class, tree
         parent) and its counts n(c, x_pa, x)."""
         self.tree_ = feature_tree(self.columns, statistics.pairs)
