@@ -11,6 +11,7 @@ import pytest
 
 import bbn
 from bbn.core.errors import DataError, ImpossibleEvidenceError, NotFittedError
+from bbn.tasks.classification.inputs import Inputs
 from bbn.tasks.classification.text import WORD_PATTERN
 
 PLAY_TENNIS = """sunny,hot,high,false,no
@@ -606,3 +607,36 @@ def test_an_unseen_value_error_says_how_to_accept_it():
     model = bbn.NaiveBayes().fit(np.array([[0], [1]]), ["a", "b"])
     with pytest.raises(DataError, match="value '2' is not a state.*unseen='ignore' skips"):
         model.predict(np.array([[2]]))
+
+
+# ------------------------------------------------- one likelihood per kind of feature
+def test_every_kind_of_feature_has_its_likelihood_and_its_node_in_column_order():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"g": rng.normal(size=60), "a": rng.choice(list("pq"), 60),
+                      "b": rng.integers(0, 3, 60)})
+    y = np.where(X["g"] > 0, "up", "down")
+    model = bbn.NaiveBayes(features={"g": "gaussian", "b": "bernoulli"}).fit(X, y)
+    assert [type(part).__name__ for part in model.likelihoods_] == [
+        "CategoricalLikelihood", "BernoulliLikelihood", "GaussianLikelihood"]
+    assert list(model.network_.variables) == ["class", "g", "a", "b"]
+    assert model.likelihoods_[0].states_ == {"a": ("p", "q")}
+    # the joint is the class prior plus every likelihood's term
+    terms = sum(part.log_likelihood(model.network_, Inputs.of(X), "error")
+                for part in model.likelihoods_)
+    prior = np.log(model.network_.cpt_array("class"))
+    assert np.allclose(model.joint_log_likelihood(X), prior + terms, atol=1e-12)
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan"])
+def test_the_fitted_network_answers_as_the_classifier(structure):
+    """network_ is a real Network: the exact engine's batched posterior over a DataFrame
+    (missing cells summed out) equals predict_proba."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({f: rng.choice(list("abc"), 300) for f in "pqrs"})
+    y = np.where((X["p"] == "a") | (X["q"] == X["r"]), "yes", "no")
+    test = X.iloc[:60].astype(object).copy()
+    test.iloc[::4, 1] = None
+    test.iloc[::7, 0] = None
+    model = bbn.NaiveBayes(structure=structure).fit(X, y)
+    engine = model.network_.posterior(model.class_variable_, test)
+    assert np.abs(engine - model.predict_proba(test)).max() < 1e-12

@@ -2,7 +2,9 @@
 with any network.
 
 * :func:`naive_bayes` builds (and optionally learns) the network class → features;
-* :class:`NaiveBayes` is the scikit-learn-compatible classifier around it;
+* :class:`NaiveBayes` is the scikit-learn-compatible classifier around it: one
+  likelihood per kind of feature (``categorical``, ``bernoulli``, ``gaussian_features``,
+  ``multinomial``, ``tree_augmented``) on the shared base ``base.LikelihoodClassifier``;
 * :class:`Boosting` (AdaBoost) and :class:`Bagging` combine several classifiers by vote;
 * :func:`predict` / :func:`predict_proba` classify the rows of a table with any network
   (``bbn.predict(net, data, target)``);

@@ -38,7 +38,8 @@ import pandas as pd
 
 from bbn.core.errors import DataError
 from bbn.tasks.classification.base import Classifier, check_labels, class_codes
-from bbn.tasks.classification.classifier import NaiveBayes, check_sample_weight
+from bbn.tasks.classification.classifier import NaiveBayes
+from bbn.tasks.classification.inputs import check_sample_weight
 
 
 class _Ensemble(Classifier):
