@@ -25,7 +25,8 @@ from strategies import evidence_for, networks
 
 import bbn
 from bbn.engines.exact import (
-    clique_tree,
+    clique_building,
+    cliques,
     joint_table,
     marginals_of_cases,
     posterior,
@@ -338,5 +339,6 @@ def test_a_call_while_another_holds_the_work_arrays_uses_its_own(monkeypatch):
 
 
 def test_the_modules_docstring_examples_run():
-    for module in (junction_tree_module, clique_tree, propagation, summing, joint_table):
+    for module in (junction_tree_module, cliques, clique_building, propagation, summing,
+                   joint_table):
         assert doctest.testmod(module).failed == 0

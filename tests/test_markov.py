@@ -10,7 +10,7 @@ import pytest
 from brute_force import BruteForce
 
 import bbn
-from bbn.engines.exact import clique_tree
+from bbn.engines.exact import clique_building, propagation
 from bbn.io.formats import uai
 from bbn.model.markov import markov_from_network
 
@@ -243,10 +243,8 @@ def test_a_junction_tree_multiplies_the_factors_in_once(monkeypatch, planned):
     # with evidence only the cliques between the evidence are recomputed. ``planned``:
     # every clique multiplies its tables smallest products first (normally only cliques
     # of 4,096 entries and more do).
-    from bbn.engines.exact import clique_tree
-
     if planned:
-        monkeypatch.setattr(clique_tree, "PLAN_PRODUCTS_FROM", 1)
+        monkeypatch.setattr(propagation, "PLAN_PRODUCTS_FROM", 1)
     net = grid_markov(3, 5, seed=7)
     oracle = BruteForce(net)
     constraints = list(net.compiled().constraints)
@@ -279,7 +277,9 @@ def test_a_tree_for_one_question_answers_where_a_kept_tree_does_not_fit(memory_l
     observed = [*net.compiled().constraints, *evidence]
     states = {v: net.states(v).index(s) for v, s in evidence.items()}
     kept = net.engine.junction_tree(observed).cost.entries()
-    tree = compile_tree(net.engine, observed, known=states)
+    engine = net.engine
+    tree = compile_tree(engine.network, observed, engine.normalised_tables(),
+                        engine.junction_order, known=states)
     single = tree.cost.entries()
     assert single < kept
     net = grid_markov(3, 5, seed=9)  # a fresh engine: no tree kept yet
@@ -314,7 +314,7 @@ def test_a_tree_too_big_to_hold_its_potentials_keeps_its_messages_only(memory_li
     # Hugin holds every potential (5 × 16 entries) and two cliques' worth more; holding
     # the messages only (4 × 2) and three cliques' worth fits a limit the first does not
     # (the cliques kept apart: small ones are merged otherwise).
-    monkeypatch.setattr(clique_tree, "MERGE_UP_TO", 0)
+    monkeypatch.setattr(clique_building, "MERGE_UP_TO", 0)
     net = blocks_markov(5, seed=3)
     constraints = list(net.compiled().constraints)
     hugin = net.engine.junction_tree(constraints).cost.entries()

@@ -21,8 +21,8 @@ import pytest
 
 import bbn
 from bbn.apps.cli.main import main
-from bbn.engines.exact import clique_tree, posterior, posteriors
-from bbn.engines.exact.clique_tree import tree_cost
+from bbn.engines.exact import clique_building, posterior, posteriors
+from bbn.engines.exact.cliques import tree_cost
 from bbn.engines.exact.elimination import Cost, check_memory, fits
 from bbn.tasks.learning.sampling import sample
 
@@ -130,7 +130,7 @@ def _tree_cost_without_building(net: bbn.Network, observed: list[str], monkeypat
         raise bbn.MemoryLimitError("stopped before allocating")
 
     with monkeypatch.context() as patch:
-        patch.setattr(clique_tree, "check_memory", stop)
+        patch.setattr(clique_building, "check_memory", stop)
         with pytest.raises(bbn.MemoryLimitError):
             net.engine.junction_tree(observed)
     return seen[0]

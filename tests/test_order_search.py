@@ -13,7 +13,7 @@ from hypothesis import given, settings
 
 import bbn
 from bbn.core.memory import get_memory_limit
-from bbn.engines.exact import clique_tree, ordering
+from bbn.engines.exact import clique_building, ordering
 from bbn.engines.exact.ordering import (
     OrderCost,
     OrderSearch,
@@ -181,7 +181,7 @@ def test_answers_with_searched_orders_equal_brute_force(monkeypatch):
     # Every order the engine chooses searched (the rule's threshold at 0): log Z, P(e)
     # and every posterior of a 3×4 grid equal the enumeration of its 4096 assignments.
     monkeypatch.setattr(ordering, "DEFAULT_SEARCH", EVERY_RESTART)
-    monkeypatch.setattr(clique_tree, "TREE_SEARCH", OrderSearch(
+    monkeypatch.setattr(clique_building, "TREE_SEARCH", OrderSearch(
         above=0, seconds_per_entry=1.0, longest=3600.0, restarts=4, tree=True))
     net = _random_grid_markov(3, 4, seed=7)
     evidence = {"r0c0": "1", "r2c3": "0"}
@@ -197,7 +197,7 @@ def test_grids_15_plans_an_exact_partition_function_in_16_mib(shared, monkeypatc
     # Greedy min-fill gives Grids_15's P(e) a 2^30-entry table (refused); the order
     # searched for its evidence sweeps the grid: 2^21 entries, 16 MiB. The plan fits, so
     # the junction tree's order (whose tree needs 2.3 GiB) is not searched for.
-    monkeypatch.setattr(clique_tree, "junction_order",
+    monkeypatch.setattr(clique_building, "junction_order",
                         lambda *_: pytest.fail("the junction order was searched for"))
     net = bbn.load(shared / "uai2014" / "PR" / "Grids_15.uai.gz")
     engine = net.engine

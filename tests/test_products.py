@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from bbn.engines.exact.clique_tree import Clique, product
+from bbn.engines.exact.cliques import Clique
 from bbn.engines.exact.products import product_order
+from bbn.engines.exact.propagation import product
 
 
 @pytest.mark.parametrize("seed", range(5))

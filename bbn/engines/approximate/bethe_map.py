@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bbn.core.errors import ImpossibleEvidenceError
-from bbn.engines.approximate.evidence import check_evidence
+from bbn.engines.approximate.clamping import check_evidence
 from bbn.engines.approximate.lbp import ConvergenceWarning, LoopyBP, propagate
 from bbn.engines.approximate.result import RunReport
 from bbn.views.factor_graph import FactorGraph

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bbn.core.errors import QueryError
-from bbn.engines.approximate.evidence import check_evidence, reduce_factors
+from bbn.engines.approximate.clamping import check_evidence, reduce_factors
 from bbn.engines.approximate.lbp import LoopyBP, propagate
 from bbn.engines.approximate.result import RunReport
 from bbn.views.factor_graph import FactorGraph

@@ -62,8 +62,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bbn.core.memory import check_allocation
+from bbn.engines.approximate.clamping import check_evidence, reduce_factors
 from bbn.engines.approximate.colours import ColourClass, colour_classes, conditionals
-from bbn.engines.approximate.evidence import check_evidence, reduce_factors
 from bbn.engines.approximate.importance_sampling import ImportanceSampling
 from bbn.engines.approximate.result import Marginals, RunReport
 from bbn.engines.approximate.settings import SamplerSettings, check_count

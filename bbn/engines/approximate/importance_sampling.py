@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bbn.core.errors import ModelError, QueryError
-from bbn.engines.approximate.evidence import check_evidence
+from bbn.engines.approximate.clamping import check_evidence
 from bbn.engines.approximate.lbp import ConvergenceWarning, LoopyBP, propagate
 from bbn.engines.approximate.result import Marginals
 from bbn.engines.approximate.settings import SamplerSettings, check_count, check_fraction

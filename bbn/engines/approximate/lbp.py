@@ -14,7 +14,7 @@ b_v(x) ∝ Π_{f ∋ v} μ_{f→v}(x), and the Bethe estimate of the log partiti
     log Z(e) ≈ Σ_f log Σ_{x_f} φ_f Π_{v ∈ f} μ_{v→f} + Σ_v log Σ_{x_v} Π_{f ∋ v} μ_{f→v}
                − Σ_{(v, f)} log Σ_{x_v} μ_{v→f} μ_{f→v}
 
-Evidence slices the factors first (:func:`~bbn.engines.approximate.evidence.reduce_factors`), so
+Evidence slices the factors first (:func:`~bbn.engines.approximate.clamping.reduce_factors`), so
 observed variables carry no messages. On a tree (a polytree Bayesian network) the
 messages reach their fixed point after as many sweeps as the tree's diameter, and the
 beliefs and the Bethe log Z are exact; on a graph with loops they are approximations.
@@ -38,7 +38,7 @@ import numpy as np
 
 from bbn.core.errors import ImpossibleEvidenceError
 from bbn.core.memory import check_allocation
-from bbn.engines.approximate.evidence import ReducedFactors, check_evidence, named, reduce_factors
+from bbn.engines.approximate.clamping import ReducedFactors, check_evidence, named, reduce_factors
 from bbn.engines.approximate.messages import (
     MessageLayout,
     exclusive_products,

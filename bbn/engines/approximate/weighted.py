@@ -40,7 +40,7 @@ from bbn.core.codes import mixed_radix
 from bbn.core.draws import draw_states
 from bbn.core.errors import ModelError, NoMatchingSampleError
 from bbn.core.memory import check_allocation
-from bbn.engines.approximate.evidence import check_evidence, named, reduce_factors
+from bbn.engines.approximate.clamping import check_evidence, named, reduce_factors
 from bbn.engines.approximate.result import Marginals, RunReport
 from bbn.views.factor_graph import FactorGraph
 

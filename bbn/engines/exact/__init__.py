@@ -18,7 +18,7 @@ case, or state indices.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -27,9 +27,6 @@ from bbn.core.memory import get_memory_limit, set_memory_limit
 from bbn.engines.exact.elimination import CASE
 from bbn.engines.exact.engine import Engine
 
-if TYPE_CHECKING:
-    from bbn.model.network import Network
-
 __all__ = [
     "CASE", "Engine", "get_memory_limit", "log_probability", "map_query",
     "marginals_of_cases", "posterior", "posterior_batch", "posterior_of_cases", "posteriors",
@@ -37,35 +34,43 @@ __all__ = [
 ]
 
 
-def posterior(net: Network, variables: Sequence[str], evidence: Mapping | None = None) -> Factor:
+class Model(Protocol):
+    """What the functions here take: a model with an exact :class:`Engine` (a
+    :class:`bbn.Network` or :class:`bbn.MarkovNetwork`; ``net.engine``)."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+
+def posterior(net: Model, variables: Sequence[str], evidence: Mapping | None = None) -> Factor:
     """P(variables | evidence) as a normalised :class:`Factor` (:meth:`bbn.Engine.posterior`)."""
     return net.engine.posterior(variables, evidence)
 
 
-def probability_of_evidence(net: Network, evidence: Mapping[str, str]) -> float:
+def probability_of_evidence(net: Model, evidence: Mapping[str, str]) -> float:
     """P(e) (:meth:`bbn.Engine.probability_of_evidence`)."""
     return net.engine.probability_of_evidence(evidence)
 
 
-def log_probability(net: Network, evidence: Mapping[str, str]) -> float:
+def log_probability(net: Model, evidence: Mapping[str, str]) -> float:
     """log P(e), exact below 1e-308 (:meth:`bbn.Engine.log_probability`)."""
     return net.engine.log_probability(evidence)
 
 
-def probability(net: Network, assignment: Mapping[str, str],
+def probability(net: Model, assignment: Mapping[str, str],
                 evidence: Mapping[str, str] | None = None) -> float:
     """P(assignment | evidence) (:meth:`bbn.Engine.probability`)."""
     return net.engine.probability(assignment, evidence)
 
 
-def map_query(net: Network, variables: Sequence[str],
+def map_query(net: Model, variables: Sequence[str],
               evidence: Mapping[str, str] | None = None) -> tuple[dict[str, str], float]:
     """The most probable joint state of ``variables`` and its probability
     (:meth:`bbn.Engine.map`)."""
     return net.engine.map(variables, evidence)
 
 
-def posterior_batch(net: Network, variables: Sequence[str], evidence,
+def posterior_batch(net: Model, variables: Sequence[str], evidence,
                     impossible: str = "raise") -> np.ndarray:
     """P(variables | e_i) for every row e_i of a DataFrame, as one batched elimination
     (:meth:`bbn.Engine.posterior` with a DataFrame): shape ``(N, |X1|, ..., |Xk|)``.
@@ -86,7 +91,7 @@ def posterior_batch(net: Network, variables: Sequence[str], evidence,
     return net.engine.posterior(variables, evidence, impossible)
 
 
-def posterior_of_cases(net: Network, variables: Sequence[str],
+def posterior_of_cases(net: Model, variables: Sequence[str],
                        codes: Mapping[str, np.ndarray], row_names=None,
                        cases: int | None = None, impossible: str = "raise") -> np.ndarray:
     """P(variables | e_i) for N cases given as state indices ``{variable: (N,) ints}``,
@@ -94,13 +99,13 @@ def posterior_of_cases(net: Network, variables: Sequence[str],
     return net.engine.posterior_of_cases(variables, codes, row_names, cases, impossible)
 
 
-def posteriors(net: Network, evidence=None, impossible: str = "raise") -> dict:
+def posteriors(net: Model, evidence=None, impossible: str = "raise") -> dict:
     """P(X | e) for every variable X, by one junction-tree propagation
     (:meth:`bbn.Engine.posteriors`)."""
     return net.engine.posteriors(evidence, impossible)
 
 
-def marginals_of_cases(net: Network, codes: Mapping[str, np.ndarray], row_names=None,
+def marginals_of_cases(net: Model, codes: Mapping[str, np.ndarray], row_names=None,
                        cases: int | None = None,
                        impossible: str = "raise") -> dict[str, np.ndarray]:
     """P(X | e_i) for every variable X and N cases given as state indices

@@ -22,6 +22,7 @@ state indices, numbers on Gaussian leaves split off) and answers the resolved fo
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -33,7 +34,8 @@ from bbn.core.codes import distinct_rows, observed_groups
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
-from bbn.engines.exact import continuous
+from bbn.engines.exact import clique_building, continuous, junction_tree
+from bbn.engines.exact.cliques import JunctionTree
 from bbn.engines.exact.elimination import (
     CASE,
     Cost,
@@ -44,6 +46,7 @@ from bbn.engines.exact.elimination import (
     fits,
     trace_back,
 )
+from bbn.engines.exact.junction_tree import TreeSource, impossible_case
 from bbn.engines.exact.ordering import evidence_order
 from bbn.questions.resolution import (
     NO_EVIDENCE,
@@ -63,7 +66,6 @@ from bbn.questions.resolution import (
 )
 
 if TYPE_CHECKING:
-    from bbn.engines.exact.clique_tree import JunctionTree
     from bbn.views.compiled import CompiledNetwork
 
 #: Plans whose peak is above this many entries also try the junction tree's order.
@@ -255,12 +257,18 @@ class Engine:
                 held -= trees.popitem(last=False)[1].cached_bytes // ENTRY_BYTES
             return held
 
-        from bbn.engines.exact.junction_tree import compile_tree  # ~20 ms import: start-up
-
-        tree = trees[key] = compile_tree(self, list(key), room)
+        tree = trees[key] = junction_tree.compile_tree(self.network, list(key),
+                                                       self.normalised_tables(),
+                                                       self.junction_order, room)
         while len(trees) > 1 and sum(t.cached_bytes for t in trees.values()) > get_memory_limit():
             trees.popitem(last=False)
         return tree
+
+    def _tree_source(self) -> TreeSource:
+        """What the junction tree functions need of this engine (they never call it)."""
+        return TreeSource(self.network, self.normalised_tables, self.junction_order,
+                          self.junction_tree,
+                          functools.partial(self.posterior_of_cases, impossible="nan"))
 
     @property
     def cached_trees(self) -> tuple[tuple[str, ...], ...]:
@@ -283,11 +291,9 @@ class Engine:
         ['A', 'W', 'B', 'C', 'S']
         """
         if self._junction_order is None:
-            from bbn.engines.exact.clique_tree import junction_order  # ~20 ms import: start-up
-
             parents, cardinality, _ = self._plain_structure()
-            self._junction_order = junction_order(parents, cardinality,
-                                                  self.network.constraints)
+            self._junction_order = clique_building.junction_order(parents, cardinality,
+                                                                  self.network.constraints)
         return self._junction_order
 
     def evidence_order(self, observed: Sequence[str]) -> list[str]:
@@ -319,7 +325,7 @@ class Engine:
 
     def normalised_tables(self) -> dict:
         """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``,
-        computed once (see :func:`bbn.engines.exact.clique_tree.normalised_tables`).
+        computed once (see :func:`bbn.engines.exact.clique_building.normalised_tables`).
 
         Returns
         -------
@@ -333,9 +339,7 @@ class Engine:
         ([[0.7, 0.3], [0.1, 0.9]], None)
         """
         if self._normalised is None:
-            from bbn.engines.exact.clique_tree import normalised_tables  # ~20 ms import: start-up
-
-            self._normalised = normalised_tables(self.tables())
+            self._normalised = clique_building.normalised_tables(self.tables())
         return self._normalised
 
     def _logs(self, plan: Plan) -> list[np.ndarray]:
@@ -441,15 +445,14 @@ class Engine:
             return {v: self._posterior([v], resolved) for v in network.variables
                     if v not in network.gaussian}
         check_impossible(impossible)
-        from bbn.engines.exact import junction_tree  # ~20 ms import: start-up time
-
         if batch:
             codes = evidence_codes(network, evidence)
-            result = junction_tree.marginals_of_cases(self, codes, evidence.index,
-                                                      len(evidence), impossible)
+            result = junction_tree.marginals_of_cases(self._tree_source(), codes,
+                                                      evidence.index, len(evidence), impossible)
             warn_impossible(next(iter(result.values())))
             return result
-        return junction_tree.posteriors_one(self, resolve_evidence(network, evidence))
+        resolved = resolve_evidence(network, evidence)
+        return junction_tree.posteriors_one(self._tree_source(), resolved.states, resolved.given)
 
     def probability(self, assignment: Mapping[str, str],
                     evidence: Mapping[str, str] | None = None) -> float:
@@ -843,13 +846,10 @@ class Engine:
         weights, top = continuous.weigh(network, query, joint, codes, values)
         bad = ~np.isfinite(top)
         if bad.any() and impossible == "raise":
-            from bbn.core.data import row_label  # pandas: only batches need it (start-up time)
-
             row = int(np.flatnonzero(bad)[0])
             shown = {**{c: network.states[c][int(k[row])] for c, k in codes.items()},
                      **{g: float(x[row]) for g, x in values.items()}}
-            raise ImpossibleEvidenceError.in_row(
-                shown, row_label(row_names[row]) if row_names is not None else str(row))
+            raise impossible_case(shown, row, row_names)
         weights = weights.sum(axis=tuple(range(1 + len(variables), weights.ndim)))
         totals = weights.reshape(n, -1).sum(axis=1)
         totals[bad] = np.nan
@@ -889,10 +889,8 @@ class Engine:
         """
         check_impossible(impossible)
         check_columns(self.network, list(codes))
-        from bbn.engines.exact import junction_tree  # ~20 ms import: start-up time
-
-        return junction_tree.marginals_of_cases(self.discrete, codes, row_names, cases,
-                                                impossible)
+        return junction_tree.marginals_of_cases(self.discrete._tree_source(), codes, row_names,
+                                                cases, impossible)
 
     # ---------------------------------------------------------- resolved forms
     def _posterior(self, variables: list[str], evidence: Evidence) -> Factor:
@@ -906,9 +904,8 @@ class Engine:
         if len(variables) == 1 and free and not fits(plan.cost):
             # One variable never needs more than the junction tree of every posterior
             # (which checks its own cost): answer from it rather than refuse.
-            from bbn.engines.exact.junction_tree import posteriors_one  # ~20 ms: start-up
-
-            return posteriors_one(discrete, evidence)[variables[0]]
+            return junction_tree.posteriors_one(discrete._tree_source(), evidence.states,
+                                                evidence.given)[variables[0]]
         table, _, _ = discrete._execute(plan, indices)
         total = table.sum()
         if not total > 0:

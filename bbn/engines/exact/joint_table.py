@@ -1,9 +1,9 @@
 """The dense form for tiny networks: the joint table of the hidden variables.
 
 When the hidden variables have at most DENSE_UP_TO joint states, the compiled "tree" is a
-single clique holding them all (:class:`Joint`): the tables no evidence reaches are
-multiplied into it once, and a call multiplies in the sliced evidence tables φ and sums
-once per variable::
+single clique holding them all (:class:`~bbn.engines.exact.cliques.Joint`): the tables
+no evidence reaches are multiplied into it once, and a call multiplies in the sliced
+evidence tables φ and sums once per variable::
 
     P(X = x | e) = Σ_{others} Π φ / Σ_all Π φ
 
@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bbn.engines.exact.clique_tree import JunctionTree, Table, tree_cost
+from bbn.engines.exact.cliques import Joint, JunctionTree, Table, tree_cost
 from bbn.engines.exact.elimination import Cost, check_memory, relevant_variables
 from bbn.engines.exact.propagation import SMALLEST, ZeroProbability, checked_total
 
@@ -37,36 +36,20 @@ if TYPE_CHECKING:
     from bbn.views.compiled import CompiledNetwork
 
 #: Evidence that leaves at most this many joint states of the hidden variables is
-#: answered from that joint table itself (see :class:`Joint`): on a few variables,
-#: building and walking a tree of cliques costs more, in Python, than the whole table.
+#: answered from that joint table itself (see :class:`~bbn.engines.exact.cliques.Joint`):
+#: on a few variables, building and walking a tree of cliques costs more, in Python,
+#: than the whole table.
 #: (Much above it, a tree's small cliques win on every call: sachs with 3 observed
 #: variables has 6561 joint states but 45 clique entries.)
 DENSE_UP_TO = 1 << 11
 
 
-@dataclass
-class Joint:
-    """The joint table of the hidden ``variables`` (small networks): a single clique.
-
-    ``evidence_free`` is the product, over ``variables`` in order, of the tables no evidence
-    reaches. Each of ``tables`` is a table the evidence slices at every call, laid out
-    as (fixed axes, free ones in the order of ``variables``), with the shape its slice
-    takes to broadcast against the joint; ``weighted`` holds, by variable, the raw row
-    sums of the inexact barren tables laid out the same way.
-    """
-
-    variables: tuple[str, ...]
-    evidence_free: np.ndarray
-    tables: list[tuple[Table, tuple[int, ...]]]
-    weighted: list[tuple[str, Table, tuple[int, ...]]]
-
-
 def compile_joint(network: CompiledNetwork, observed: Sequence[str], hidden: list[str],
                   normalised: Mapping[str, tuple],
                   room: Callable[[Cost], int] | None = None) -> JunctionTree:
-    """A tree without cliques: its :class:`Joint` holds every table of ``network`` (all
-    set; the tables of barren variables are handled, with ``normalised``, as in
-    :func:`bbn.engines.exact.clique_tree.compile_cliques`)."""
+    """A tree without cliques: its :class:`~bbn.engines.exact.cliques.Joint` holds every
+    table of ``network`` (all set; the tables of barren variables are handled, with
+    ``normalised``, as in :func:`bbn.engines.exact.clique_building.build_cliques`)."""
     parents, card, tables = (dict(network.parents), dict(network.cardinality),
                              dict(network.tables))  # plain dicts: faster lookups
     shape = tuple(map(card.__getitem__, hidden))

@@ -1,10 +1,10 @@
 """Every posterior at once: a junction tree, compiled per set of observed variables.
 
 The cliques C_v = {v} ∪ N(v) met while eliminating the unobserved variables form a
-junction tree (built in :mod:`bbn.engines.exact.clique_tree`); the network's tables, sliced by
-the evidence, are multiplied into them, giving potentials ψ_C with Π_C ψ_C = P(X, e).
-Two passes (Hugin, :mod:`bbn.engines.exact.propagation`) then make every clique's belief its
-posterior::
+junction tree (built in :mod:`bbn.engines.exact.clique_building`); the network's tables,
+sliced by the evidence, are multiplied into them, giving potentials ψ_C with Π_C ψ_C = P(X, e).
+Two passes (Hugin, :mod:`bbn.engines.exact.propagation`) then make every clique's belief
+its posterior::
 
     collect (leaves → root):     μ_{c→p}(S) = Σ_{C_c \\ S} ψ_c Π_{k child of c} μ_{k→c}
     distribute (root → leaves):  β_c = ψ_c Π_k μ_{k→c} · P(S | e) / μ_{c→p}(S)
@@ -27,10 +27,13 @@ When the hidden variables have few joint states, the tree is a single clique hol
 them all, their joint table (:mod:`bbn.engines.exact.joint_table`): one product and one sum
 per variable, which on a handful of variables beats building any tree in Python.
 
-The parts live in their own modules: :mod:`bbn.engines.exact.clique_tree` (the compiled
-form and how it is built), :mod:`bbn.engines.exact.summing` (the summing plans),
-:mod:`bbn.engines.exact.propagation` (collect and distribute) and
-:mod:`bbn.engines.exact.joint_table` (tiny networks). This one holds the public API.
+The parts live in their own modules, each importing only the ones before it:
+:mod:`bbn.engines.exact.cliques` (the data types), :mod:`bbn.engines.exact.clique_building`
+(building a tree from an elimination order), :mod:`bbn.engines.exact.propagation` (collect
+and distribute, and solving the evidence-free parts) and
+:mod:`bbn.engines.exact.joint_table` (tiny networks), with :mod:`bbn.engines.exact.summing`
+(the summing plans) below them all. This one holds the public API; it never calls the
+engine: the engine hands it what it keeps (:class:`TreeSource`).
 
 >>> import bbn
 >>> net = bbn.Network("rain")
@@ -44,50 +47,79 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from bbn.core.codes import distinct_rows, observed_groups
 from bbn.core.errors import ImpossibleEvidenceError, MemoryLimitError, QueryError
 from bbn.core.factor import Factor
+from bbn.core.lazy import lazy_attributes
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
 from bbn.engines.exact import joint_table
-from bbn.engines.exact.clique_tree import JunctionTree, compile_cliques
+from bbn.engines.exact.clique_building import build_cliques
+from bbn.engines.exact.cliques import JunctionTree
 from bbn.engines.exact.elimination import Cost, check_memory
 from bbn.engines.exact.joint_table import compile_joint, joint_posteriors
-from bbn.engines.exact.propagation import ZeroProbability, collect_and_distribute
-from bbn.questions.resolution import Evidence, impossible_row
+from bbn.engines.exact.propagation import ZeroProbability, collect_and_distribute, solve
 
 if TYPE_CHECKING:
-    from bbn.engines.exact.engine import Engine
+    from bbn.views.compiled import CompiledNetwork
+
+#: The data edge names a batch's rows (row labels); it loads pandas, so it is imported
+#: only when an impossible row is reported (a lazy reference, see :mod:`bbn.core.lazy`).
+_data = lazy_attributes(__name__, {"row_label": "bbn.core.data"})
 
 
-def posteriors_one(engine: Engine, evidence: Evidence) -> dict[str, Factor]:
-    """P(X | e) for every variable X of the engine's network (no Gaussian leaves), as
-    ``{variable: Factor}`` in declaration order, observed variables one-hot.
+class TreeSource(NamedTuple):
+    """What the junction trees of one network are made from and fall back on, as the
+    engine that keeps them hands it over (the functions here never call the engine).
+
+    ``normalised`` and ``order`` give the row-normalised tables and the junction order
+    (each computed once by the engine; the order only when a tree has cliques); ``kept``
+    the tree kept for a set of observed variables (MemoryLimitError when it does not
+    fit); ``eliminate(variables, codes)`` P(variables | e_i) by batched elimination, NaN
+    rows where P(e_i) = 0, which answers when a sum in a propagation is too small to
+    trust.
+    """
+
+    network: CompiledNetwork
+    normalised: Callable[[], Mapping[str, tuple]]
+    order: Callable[[], Sequence[str]]
+    kept: Callable[[Sequence[str]], JunctionTree]
+    eliminate: Callable[[Sequence[str], Mapping[str, np.ndarray]], np.ndarray]
+
+
+def posteriors_one(source: TreeSource, indices: Mapping[str, int],
+                   given: Mapping | None = None) -> dict[str, Factor]:
+    """P(X | e) for every variable X of the source's network (no Gaussian leaves), as
+    ``{variable: Factor}`` in declaration order, observed variables one-hot; ``indices``
+    is the evidence as state indices, ``given`` as written (what an error shows; by
+    default the states' names).
 
     Raises ImpossibleEvidenceError when P(e) = 0, MemoryLimitError when the tree's peak
     (every potential, the call's arrays, a belief) would exceed the memory limit.
     """
-    indices = evidence.states
-    network = engine.network
+    network = source.network
     try:
-        tree: JunctionTree | None = engine.junction_tree(list(indices))
+        tree: JunctionTree | None = source.kept(list(indices))
     except MemoryLimitError:
         tree = None  # a tree kept for later calls does not fit: one for this call might
     try:
         if tree is None:
             # Not kept: every evidence table sliced into the evidence-free part, no
             # arrays for later calls (Pedigree_11: 0.87 GiB where a kept tree needs 1.1).
-            tree = compile_tree(engine, list(indices), known=indices)
+            tree = compile_tree(network, list(indices), source.normalised(), source.order,
+                                known=indices)
         marginals = propagate(tree, indices)
     except ZeroProbability:  # P(e) = 0, or a sum too small to trust: eliminate in logs
         hidden = [v for v in network.variables if v not in indices]
         marginals = {v: p[0] for v, p in by_elimination(
-            engine, hidden, {u: np.array([i]) for u, i in indices.items()}).items()}
+            source, hidden, {u: np.array([i]) for u, i in indices.items()}).items()}
         if not hidden or np.isnan(marginals[hidden[0]][0]):  # only constants: P(e) = 0
-            raise ImpossibleEvidenceError(evidence.given) from None
+            if given is None:
+                given = {v: network.states[v][i] for v, i in indices.items()}
+            raise ImpossibleEvidenceError(dict(given)) from None
     result = {}
     for v in network.variables:
         states = network.states[v]
@@ -102,23 +134,35 @@ def posteriors_one(engine: Engine, evidence: Evidence) -> dict[str, Factor]:
     return result
 
 
-def by_elimination(engine: Engine, hidden: Sequence[str],
+def by_elimination(source: TreeSource, hidden: Sequence[str],
                    codes: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """P(X | e_i) for each X in ``hidden`` and the cases ``codes`` (state indices), one
-    batched elimination per variable (in logs where underflow threatens, see
-    :func:`bbn.engines.exact.elimination.evaluate`); NaN rows where P(e_i) = 0.
+    batched elimination per variable (``source.eliminate``: in logs where underflow
+    threatens, see :func:`bbn.engines.exact.elimination.evaluate`); NaN rows where
+    P(e_i) = 0.
 
     What a propagation falls back to when a sum in it is below TRUSTED (1e-200): 0, or
     too small for the products in the cliques to be trusted.
     """
-    return {v: engine.posterior_of_cases([v], codes, impossible="nan") for v in hidden}
+    return {v: source.eliminate([v], codes) for v in hidden}
 
 
-def marginals_of_cases(engine: Engine, codes: Mapping[str, np.ndarray], row_names=None,
+def impossible_case(shown: Mapping, row: int, row_names=None) -> ImpossibleEvidenceError:
+    """The error for case ``row`` of a batch, whose evidence ``shown`` (names and
+    states, as shown) is impossible; the row is named by ``row_names[row]`` when given.
+
+    >>> print(impossible_case({"A": "T"}, 2))
+    impossible evidence in row 2: A=T has probability 0 under this model
+    """
+    label = str(row) if row_names is None else _data("row_label")(row_names[row])
+    return ImpossibleEvidenceError.in_row(dict(shown), label)
+
+
+def marginals_of_cases(source: TreeSource, codes: Mapping[str, np.ndarray], row_names=None,
                        cases: int | None = None,
                        impossible: str = "raise") -> dict[str, np.ndarray]:
     """P(X | e_i) for every variable X and N cases given as state indices (columns
-    already checked: see :meth:`bbn.Engine.marginals_of_cases`).
+    already checked: see :meth:`bbn.Engine.marginals_of_cases`) in the source's network.
 
     ``codes`` is ``{variable: (N,) ints}``, −1 where a case does not observe it (``cases``
     gives N when there are no columns). Cases are grouped by which variables they
@@ -127,7 +171,7 @@ def marginals_of_cases(engine: Engine, codes: Mapping[str, np.ndarray], row_name
     P(e_i) = 0 raises ImpossibleEvidenceError (``impossible="raise"``) or gets NaN rows
     (``impossible="nan"``).
     """
-    network = engine.network
+    network = source.network
     card = network.cardinality
     columns = list(codes)
     if columns:
@@ -149,7 +193,7 @@ def marginals_of_cases(engine: Engine, codes: Mapping[str, np.ndarray], row_name
         # Rows repeat (a few observed variables have few joint states): propagate each
         # distinct case once, in chunks that keep the batch within the memory limit.
         distinct, inverse = distinct_rows(matrix[np.ix_(rows, pattern)])
-        tree = engine.junction_tree(observed)
+        tree = source.kept(observed)
         hidden = [v for v in network.variables if v not in observed]
         answers = {v: np.empty((len(distinct), card[v])) for v in hidden}
         zero = np.zeros(len(distinct), dtype=bool)  # P(e) = 0
@@ -168,7 +212,7 @@ def marginals_of_cases(engine: Engine, codes: Mapping[str, np.ndarray], row_name
             for v in hidden:
                 answers[v][start:start + chunk] = marginals.get(v, tree.fixed_marginals.get(v))
             if len(flagged):
-                redone = by_elimination(engine, hidden, dict(zip(observed, part[flagged].T)))
+                redone = by_elimination(source, hidden, dict(zip(observed, part[flagged].T)))
                 for v in hidden:
                     answers[v][start + flagged] = redone[v]
                 zero[start + flagged] = (np.isnan(redone[hidden[0]][:, 0]) if hidden
@@ -184,31 +228,66 @@ def marginals_of_cases(engine: Engine, codes: Mapping[str, np.ndarray], row_name
                 result[v][rows[zero[inverse.ravel()]]] = np.nan
     if impossible_rows:
         row, observed = min(impossible_rows)
-        raise impossible_row(network, matrix, columns, observed, row, row_names)
+        raise impossible_case({c: network.states[c][int(matrix[row, columns.index(c)])]
+                               for c in observed}, row, row_names)
     return result
 
 
-def compile_tree(engine: Engine, observed: Sequence[str],
+def compile_tree(network: CompiledNetwork, observed: Sequence[str],
+                 normalised: Mapping[str, tuple], order: Callable[[], Sequence[str]],
                  room: Callable[[Cost], int] | None = None,
                  known: Mapping[str, int] | None = None) -> JunctionTree:
     """Triangulate, build the tree, place the tables and solve the evidence-free parts
-    (for few hidden joint states, a tree whose :class:`~bbn.engines.exact.joint_table.Joint`
-    is the whole joint: the switch is ``bbn.engines.exact.joint_table.DENSE_UP_TO``). ``room``,
-    given the tree's cost before anything is allocated, makes room for it and returns
-    the entries still kept by other trees, which count against the memory limit;
-    ``known``: the observed states sliced in now (see
-    :func:`~bbn.engines.exact.clique_tree.compile_cliques`)."""
-    engine.tables()  # a structure-only model fails here, naming the variable
-    network = engine.network
+    (for few hidden joint states, a tree whose :class:`~bbn.engines.exact.cliques.Joint`
+    is the whole joint: the switch is ``bbn.engines.exact.joint_table.DENSE_UP_TO``).
+    ``normalised`` is the network's row-normalised tables and ``order()`` its junction
+    order (asked for only when the tree has cliques); ``room``, given the tree's cost
+    before anything is allocated, makes room for it and returns the entries still kept by
+    other trees, which count against the memory limit; ``known``: the observed states
+    sliced in now (see :func:`compile_cliques`)."""
     observed_set = set(observed)
     card = network.cardinality
     hidden = [v for v in network.variables if v not in observed_set]
     if math.prod(map(card.__getitem__, hidden)) <= joint_table.DENSE_UP_TO:
-        return compile_joint(network, observed, hidden, engine.normalised_tables(), room)
+        return compile_joint(network, observed, hidden, normalised, room)
     if known is not None:
         known = {**network.constraints, **known}
-    return compile_cliques(network, observed, engine.junction_order(),
-                           engine.normalised_tables(), room, known)
+    return compile_cliques(network, observed, order(), normalised, room, known)
+
+
+def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Sequence[str],
+                    normalised: Mapping[str, tuple], room: Callable[[Cost], int] | None = None,
+                    known: Mapping[str, int] | None = None) -> JunctionTree:
+    """A tree of cliques, built (:func:`~bbn.engines.exact.clique_building.build_cliques`,
+    whose arguments these are) and its evidence-free parts solved
+    (:func:`~bbn.engines.exact.propagation.solve`).
+
+    ``known`` gives observed variables whose state is known now: their tables are sliced
+    into the evidence-free part (default: the network's ``constraints``, observed at the
+    same state in every question). A tree compiled with every observed state known
+    answers one question only, but is solved here: its posteriors are
+    ``fixed_marginals``, and it keeps no arrays for later calls.
+
+    >>> import bbn
+    >>> from bbn.engines.exact.clique_building import junction_order, normalised_tables
+    >>> net = bbn.Network("chain")
+    >>> net.add_variable("A", ["a0", "a1"], table=[0.5, 0.5])
+    >>> net.add_variable("B", ["b0", "b1"], parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
+    >>> network = net.compiled()
+    >>> order = junction_order(network.parents, network.cardinality)
+    >>> tree = compile_cliques(network, [], order, normalised_tables(network.tables))
+    >>> tree.fixed_marginals["B"].round(2).tolist()
+    [0.55, 0.45]
+    """
+    built = build_cliques(network, observed, order, normalised, room, known)
+    try:
+        return solve(built)
+    except ZeroProbability:
+        if not built.folded or known is not None:
+            raise
+        # Z = 0 (or a sum too small to trust) with the factor nodes alone: leave them to
+        # each call, whose ZeroProbability the caller answers by elimination in logs.
+        return compile_cliques(network, observed, order, normalised, room, known={})
 
 
 def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],

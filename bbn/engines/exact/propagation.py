@@ -11,30 +11,42 @@ Messages are normalised on the way up; a message or root whose sum is 0 — or b
 TRUSTED = 1e-200, where underflow may have lost what matters — stops with
 :class:`ZeroProbability`, and the caller answers by elimination in logs instead. Only
 the *dirty* cliques (some evidence in their subtree) redo the collect pass; the others'
-messages were computed when the tree was compiled (:mod:`bbn.engines.exact.clique_tree`).
-Potentials are flat arrays, with a leading case axis for a batch; :func:`multiply_spread`
-multiplies an operand into one as its :class:`Spread` says.
+messages are computed once, when the tree is compiled (:func:`solve`: the evidence-free
+parts, multiplied in small products first, :func:`product`; a tree solved then that
+cannot hold every potential holds its messages only, :func:`solve_lean`). Potentials are
+flat arrays, with a leading case axis for a batch; :func:`multiply_spread` multiplies an
+operand into one as its :class:`~bbn.engines.exact.cliques.Spread` says.
 
 >>> import bbn
->>> from bbn.engines.exact.clique_tree import compile_cliques
+>>> from bbn.engines.exact.clique_building import build_cliques
 >>> net = bbn.Network("rain")
 >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
 >>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
 >>> engine = net.engine  # cliques even for a tiny network:
->>> tree = compile_cliques(engine.network, ["Wet"], engine.junction_order(),
-...                        engine.normalised_tables())
+>>> tree = solve(build_cliques(engine.network, ["Wet"], engine.junction_order(),
+...                            engine.normalised_tables()))
 >>> round(float(collect_and_distribute(tree, {"Wet": 0}, None, {}, None)["Rain"][0]), 4)
 0.5294
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+import math
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from bbn.engines.exact.clique_building import BuiltTree, spread_into
+from bbn.engines.exact.cliques import (
+    Clique,
+    JunctionTree,
+    Operand,
+    Spread,
+    preorder,
+    separator_variables,
+)
 from bbn.engines.exact.elimination import TRUSTED
+from bbn.engines.exact.products import product_order
 from bbn.engines.exact.summing import apply_sum
 
 #: Potentials whose largest entry falls below this are rescaled (see :func:`rescale`):
@@ -49,8 +61,16 @@ SHORT = 64
 #: The smallest positive double: a sum at least this is not 0.
 SMALLEST = float(np.finfo(float).smallest_subnormal)
 
-if TYPE_CHECKING:
-    from bbn.engines.exact.clique_tree import Clique, JunctionTree, Spread
+#: In a component solved when compiled, divisors (messages up) of at least this many
+#: entries are not kept until the distribution: they are summed again from the child's
+#: potential then (DBN_12: 19 × 16 MiB); smaller ones cost less kept than summed twice.
+SUM_DIVISORS_AGAIN_FROM = 1 << 16
+
+#: Cliques of at least this many entries multiply their evidence-free tables in a
+#: planned order, small products first (:mod:`bbn.engines.exact.products`); below, planning
+#: costs more than the passes it saves.
+PLAN_PRODUCTS_FROM = 4096
+
 
 class ZeroProbability(Exception):
     """P(e) = 0, or a sum too small to trust (for a batch, in the cases marked in
@@ -287,4 +307,138 @@ def distribute(tree: JunctionTree, order: list[int], collected: dict[int, np.nda
     return result
 
 
+def solve(built: BuiltTree) -> JunctionTree:
+    """The built tree with its evidence-free parts solved: each clique's product of the
+    tables no evidence slices, times the messages of its clean children; components
+    without evidence distributed now (their posteriors in ``fixed_marginals``). Raises
+    ZeroProbability when a sum there is 0 or too small to trust."""
+    tree, roots, unsliced, families, card, lean, _ = built
+    cliques = tree.cliques
+    # Collect on everything no evidence reaches, once: those messages never change.
+    clean_order: list[int] = []
+    leaves_first: list[int] = []
+    for root in roots:
+        component = preorder(cliques, root)
+        leaves_first += reversed(component)
+        if any(cliques[c].dirty for c in component):
+            tree.distribute += component
+            tree.collect += [c for c in reversed(component) if cliques[c].dirty]
+        else:
+            clean_order += component
+    in_distribute = set(tree.distribute)
+
+    def operands(c: int) -> list[Operand]:
+        """The evidence-free tables of clique c (their axes named only where the product
+        is planned: the spreads are known)."""
+        clique = cliques[c]
+        if clique.size < PLAN_PRODUCTS_FROM:
+            return [Operand(table.values, (), table.spread) for table in unsliced[c]]
+        return [Operand(table.values, tuple(u for u in clique.variables
+                                            if u in families[table.variable]), table.spread)
+                for table in unsliced[c]]
+
+    if lean:
+        tree.fixed_marginals = solve_lean(tree, roots, operands, card)
+        return tree
+    for c in leaves_first:  # each potential's tables first, then the messages
+        cliques[c].evidence_free = product(cliques[c], operands(c), card, tree.rescale)
+    # Children first, each clean message multiplied into its parent as soon as it is
+    # made: none waits for the others (DBN_12: 19 messages of 16 MiB into one clique).
+    for c in leaves_first:
+        clique = cliques[c]
+        if clique.parent >= 0 and not clique.dirty:
+            message, clique.divisor = upward_message(clique, clique.evidence_free)
+            parent = cliques[clique.parent].evidence_free
+            multiply_spread(parent, message, clique.into_parent)
+            if tree.rescale:
+                rescale(parent)
+            if c not in in_distribute and clique.separator >= SUM_DIVISORS_AGAIN_FROM:
+                clique.divisor = None  # summed again below, from the potential then
+    # Components without evidence are solved now: their posteriors are the priors. Their
+    # potentials are not kept, so each becomes its belief in place and is freed as
+    # soon as its clique is done (distribute pops it).
+    solved = {}
+    for c in clean_order:
+        solved[c], cliques[c].evidence_free = cliques[c].evidence_free, None
+    tree.fixed_marginals = distribute(tree, clean_order, solved, {}, {}, release=True)
+    tree.work = {c: np.empty(cliques[c].size) for c in tree.collect}  # no pages touched yet
+    clean = [cliques[c].size for c in tree.distribute if not cliques[c].dirty]
+    tree.scratch = np.empty(max(clean)) if clean else None
+    tree.cached_bytes = (sum(c.evidence_free.nbytes for c in cliques
+                             if c.evidence_free is not None)
+                         + sum(a.nbytes for a in tree.work.values())
+                         + (tree.scratch.nbytes if tree.scratch is not None else 0))
+    return tree
+
+
+def product(clique: Clique, factors: Sequence[Operand], card: Mapping[str, int],
+            rescaled: bool = False) -> np.ndarray:
+    """The flat product over ``clique`` of ``factors`` (ones when there are none). Small
+    products are made first (:func:`~bbn.engines.exact.products.product_order`, at most a
+    quarter of the clique each, half of it together); ``rescaled``: each product is
+    divided by its largest entry when that falls below RESCALE_BELOW (see
+    :func:`rescale`)."""
+    operands: list[Operand | None] = [Operand(*f) for f in factors]
+    if clique.size >= PLAN_PRODUCTS_FROM and len(operands) > 2:
+        position = {u: i for i, u in enumerate(clique.variables)}
+        scopes = [sum(1 << position[u] for u in f.axes) for f in operands]
+        merges = product_order(scopes, clique.shape, clique.size // 4, clique.size // 2)
+        for i, j in merges.steps:
+            a, b = operands[i], operands[j]
+            axes = tuple(u for u in clique.variables if u in a.axes or u in b.axes)
+            shape = tuple(map(card.__getitem__, axes))
+            merged = product(Clique(axes, shape, math.prod(shape)),
+                             [Operand(a.values, a.axes), Operand(b.values, b.axes)], card,
+                             rescaled)
+            operands.append(Operand(merged.reshape(shape), axes))
+            operands[i] = operands[j] = None  # freed now
+        operands = [operands[k] for k in merges.left]
+    if not operands:
+        return np.ones(clique.size)
+    potential = np.empty(clique.size)  # the first factor fills it: no pass to write ones
+    for n, (values, axes, spread) in enumerate(operands):
+        spread = spread or spread_into(clique, axes)
+        if n == 0:
+            potential.reshape(spread.target)[...] = spread_operand(values, spread)
+        else:
+            multiply_spread(potential, values, spread)
+            if rescaled:
+                rescale(potential)
+    return potential
+
+
+def solve_lean(tree: JunctionTree, roots: list[int], operands: Callable[[int], list[Operand]],
+               card: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Every posterior of a tree without evidence cliques, holding the messages only
+    (Shafer–Shenoy): collect keeps each normalised message μ_{c→p} and drops the potential;
+    distribute makes each potential again, ψ_c Π_k μ_{k→c}, and turns it into the belief
+    with P(S | e) / μ_{c→p}, each child's factor taking the place of its message::
+
+        peak ≈ Σ_c |S_c| + 3 · largest        (DBN_16: 0.66 GiB of messages + 3 · 64 MiB)
+    """
+    cliques = tree.cliques
+    messages: dict[int, np.ndarray] = {}
+
+    def potential(c: int) -> np.ndarray:
+        clique = cliques[c]
+        factors = operands(c) + [Operand(messages[k].reshape(cliques[k].separator_shape),
+                                         separator_variables(cliques[k]))
+                                 for k in clique.children]
+        return product(clique, factors, card, tree.rescale)
+
+    for root in roots:
+        for c in reversed(preorder(cliques, root)):
+            if c != root:
+                messages[c] = upward_message(cliques[c], potential(c))[0]
+    result: dict[str, np.ndarray] = {}
+    ratios: dict[int, np.ndarray] = {}
+    for root in roots:
+        for c in preorder(cliques, root):
+            made = potential(c)
+            for k in cliques[c].children:  # read once more, as the divisor of k's factor
+                divisor = cliques[k].divisor = messages.pop(k)
+                divisor[divisor == 0] = 1.0
+            result.update(distribute(tree, [c], {c: made}, {}, {}, ratios=ratios,
+                                     release=True))
+    return result
 

@@ -1,4 +1,4 @@
-"""Evidence on a factor graph: checked once, and the factors reduced by it.
+"""Evidence clamped on a factor graph: checked once, and the factors reduced by it.
 
 Observing X_v = e_v slices every factor whose scope holds v at e_v:
 

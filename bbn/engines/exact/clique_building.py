@@ -1,4 +1,4 @@
-"""Compiling a tree of cliques for one set of observed variables.
+"""Building a junction tree for one set of observed variables, from an elimination order.
 
 Eliminating all unobserved variables in the greedy order (see
 :mod:`bbn.engines.exact.ordering`) creates one table per step over a *clique*
@@ -8,15 +8,14 @@ connected, and the separator of an edge is S = C_child ∩ C_parent. Each table,
 by the evidence, is multiplied into one clique that holds its free variables, giving
 potentials ψ_C with Π_C ψ_C = P(X, e).
 
-This module holds the compiled form (a :class:`JunctionTree` of :class:`Clique` objects,
-each network :class:`Table` with the :class:`Spread` that multiplies it into its clique)
-and how it is built: the elimination tree, the cliques' axis order, the orientation
-(rooted at evidence, so that only *dirty* cliques depend on it), the message and summing
-plans, and the evidence-free parts solved once — tables of variables whose state is known
-when the tree is compiled (a Markov network's factor nodes; every observed variable of a
-tree for one question) among them, multiplied in small products first
-(:func:`product`); a tree solved then that cannot hold every potential holds its
-messages only (:func:`_solve_lean`). Propagation is in :mod:`bbn.engines.exact.propagation`.
+This module builds the types of :mod:`bbn.engines.exact.cliques` (:func:`build_cliques`):
+the elimination tree, the cliques' axis order, the orientation (rooted at evidence, so
+that only *dirty* cliques depend on it), each table's place and :class:`Spread`, the
+message and summing plans, and the memory check before anything is allocated. Tables of
+variables whose state is known when the tree is compiled (a Markov network's factor
+nodes; every observed variable of a tree for one question) are sliced here, into the
+evidence-free part; solving that part is propagation's
+(:func:`bbn.engines.exact.propagation.solve`).
 
 >>> import bbn
 >>> net = bbn.Network("chain")
@@ -25,8 +24,8 @@ messages only (:func:`_solve_lean`). Propagation is in :mod:`bbn.engines.exact.p
 >>> net.add_variable("C", ["c0", "c1"], parents=["B"], table=[[0.7, 0.3], [0.4, 0.6]])
 >>> network = net.compiled()
 >>> order = junction_order(network.parents, network.cardinality)
->>> tree = compile_cliques(network, ["C"], order, normalised_tables(network.tables))
->>> [sorted(c.variables) for c in tree.cliques]
+>>> built = build_cliques(network, ["C"], order, normalised_tables(network.tables))
+>>> [sorted(c.variables) for c in built.tree.cliques]
 [['A', 'B']]
 """
 
@@ -34,13 +33,21 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from bbn.engines.exact.cliques import (
+    Clique,
+    JunctionTree,
+    Spread,
+    SumUses,
+    Table,
+    preorder,
+    separator_variables,
+    tree_cost,
+)
 from bbn.engines.exact.elimination import Cost, check_memory, fits, relevant_variables
 from bbn.engines.exact.ordering import (
     TREE_SEARCH,
@@ -48,19 +55,10 @@ from bbn.engines.exact.ordering import (
     elimination_order,
     interaction_graph,
 )
-from bbn.engines.exact.products import product_order
-from bbn.engines.exact.propagation import (
-    ZeroProbability,
-    distribute,
-    multiply_spread,
-    rescale,
-    spread_operand,
-    upward_message,
-)
-from bbn.engines.exact.summing import LONG, Sum, memo_sum
+from bbn.engines.exact.summing import LONG, memo_sum
 
 if TYPE_CHECKING:
-    from bbn.engines.exact.joint_table import Joint
+    from bbn.engines.exact.summing import Sum
     from bbn.views.compiled import CompiledNetwork
 
 #: Rows of a table that sum to 1 only within this are treated as not summing to 1.
@@ -80,160 +78,39 @@ _UNPLACED = np.empty(0)
 #: Total clique entries above which a second elimination order is searched for.
 SEARCH_AGAIN_ABOVE = 1_000_000
 
-#: In a component solved when compiled, divisors (messages up) of at least this many
-#: entries are not kept until the distribution: they are summed again from the child's
-#: potential then (DBN_12: 19 × 16 MiB); smaller ones cost less kept than summed twice.
-SUM_DIVISORS_AGAIN_FROM = 1 << 16
-
 #: Belief sums of at least this many entries are dropped as soon as they have been read
 #: for the last time; smaller ones live until their clique is done.
 DROP_SUMS_FROM = 1 << 16
 
-#: Cliques of at least this many entries multiply their evidence-free tables in a
-#: planned order, small products first (:mod:`bbn.engines.exact.products`); below, planning
-#: costs more than the passes it saves.
-PLAN_PRODUCTS_FROM = 4096
+
+class BuiltTree(NamedTuple):
+    """A tree built but not solved (:func:`build_cliques`): what
+    :func:`bbn.engines.exact.propagation.solve` needs besides the tree itself."""
+
+    tree: JunctionTree
+    roots: list[int]  # one clique per component, holding evidence where any does
+    unsliced: list[list[Table]]  # per clique, the tables no evidence slices
+    families: dict[str, tuple[str, ...]]  # each variable's parents, then itself
+    card: dict[str, int]
+    lean: bool  # solved now, holding the messages only (see propagation.solve)
+    folded: bool  # some tables of known variables were sliced here
 
 
-@dataclass
-class Spread:
-    """Multiply an array over some of a clique's variables into the clique potential.
-
-    The operand (axes ``operand``, after any case axis) is transposed by ``perm`` into
-    the clique's order and reshaped to ``runs_shape``, which broadcasts against the clique
-    potential viewed with runs of covered / uncovered axes merged. When the last run is
-    short and not covered, numpy's loop would run along it only: the operand is then
-    first broadcast to ``widened`` over the last runs (a small copy), so that ``shape``
-    and the potential's view ``target`` end with one long run.
-    """
-
-    #: the operand's axis lengths, in its own order
-    operand: tuple[int, ...]
-    #: the transposition into the clique's order (None: already in it)
-    perm: tuple[int, ...] | None
-    #: the operand's shape against the potential's merged runs (1 for an uncovered run)
-    runs_shape: tuple[int, ...]
-    #: the last runs filled in, for a short uncovered last run (None: not needed)
-    widened: tuple[int, ...] | None
-    #: the operand's final shape, broadcasting against ``target``
-    shape: tuple[int, ...]
-    #: the potential's view: its axes with runs merged
-    target: tuple[int, ...]
-    #: axes of the operand as given, after any case axis (1 for a flat message)
-    rank: int
-
-
-@dataclass
-class Table:
-    """A network table as it enters a clique potential.
-
-    ``values`` is the table transposed to (observed axes in ``fixed`` order, free axes in
-    the clique's order), so indexing it with the evidence leaves the free axes.
-    """
-
-    variable: str
-    fixed: tuple[str, ...]
-    values: np.ndarray
-    spread: Spread | None = None
-
-
-class SumUses(NamedTuple):
-    """What one of a clique's belief sums is read by: the ``children`` whose separator it
-    is, the ``marginals`` read from it; and the sums (itself included) read for the last
-    time once it is made, which are then dropped."""
-
-    children: list[int]
-    marginals: list[tuple[str, int]]  # (variable, this sum's entry), as ``Clique.marginals``
-    done: list[int]
-
-
-@dataclass
-class Clique:
-    """A clique of the tree. Its axes are its own variables, then the separator with
-    its parent (S entries, last so that messages up and down are contiguous)."""
-
-    variables: tuple[str, ...]
-    shape: tuple[int, ...]
-    size: int  # entries: Π shape (laying the axes out only reorders them)
-    parent: int = -1
-    children: list[int] = field(default_factory=list)
-    separator: int = 1  # S, the entries of the separator with the parent
-    #: the sum that makes the message to the parent (flat, separator order)
-    message_sum: Sum | None = None
-    into_parent: Spread | None = None  # that message into the parent's potential
-    #: which of the parent's ``belief_sums`` is the separator (the message down)
-    separator_sum: int = -1
-    down_perm: tuple[int, ...] | None = None  # that separator into this clique's order
-    down_shape: tuple[int, ...] = ()  # the separator's shape in the parent's order
-    separator_shape: tuple[int, ...] = ()
-    tables: list[Table] = field(default_factory=list)  # sliced by evidence at each call
-    #: The sums a belief goes through: (source, plan) with source −1 for the belief, else
-    #: an earlier entry; each child's separator and each posterior is one of them.
-    belief_sums: list[tuple[int, Sum]] = field(default_factory=list)
-    # (variable, its entry in ``belief_sums``) and (variable, weight, sum of the weighted
-    # belief)
-    marginals: list[tuple[str, int]] = field(default_factory=list)
-    #: per entry of ``belief_sums``: what reads it, and which sums are done once it is
-    #: made (None: nothing); left empty where every sum is small: all are made, then read
-    sum_uses: list[SumUses | None] = field(default_factory=list)
-    weighted: list[tuple[str, Table, Sum]] = field(default_factory=list)
-    dirty: bool = False  # some evidence table lies in this clique's subtree
-    # Evidence-free parts, computed at compile time (flat arrays):
-    #: ψ without the evidence tables × the messages of clean children
-    evidence_free: np.ndarray | None = None
-    #: the unnormalised message up, zeros replaced by 1 (clean cliques of a component
-    #: with evidence; in one without, None: summed again from the potential)
-    divisor: np.ndarray | None = None
-
-
-@dataclass
-class JunctionTree:
-    """A compiled junction tree for one set of observed variables.
-
-    ``collect`` lists the dirty cliques children first; ``distribute`` lists every
-    clique of a component that holds evidence, parents first. Components without
-    evidence were solved at compile time: their posteriors are in ``fixed_marginals``.
-    """
-
-    observed: tuple[str, ...]
-    cliques: list[Clique]
-    constants: list[Table]  # tables whose variables are all observed
-    collect: list[int]
-    distribute: list[int]
-    fixed_marginals: dict[str, np.ndarray]
-    largest_table: int  # entries of the largest clique (read by check_memory)
-    width: int  # induced width: variables in the largest clique, minus one
-    total_entries: int  # entries of all cliques together
-    cached_bytes: int = 0  # held by the arrays kept for later calls
-    cost: Cost = Cost(0, 0, 0, 0)  # the peak of compiling and of a call (see tree_cost)
-    # Arrays reused by one-case calls, one call at a time (``lock``), so that the big
-    # potentials are not allocated — and faulted into memory — again at every call.
-    work: dict[int, np.ndarray] = field(default_factory=dict)  # per dirty clique
-    scratch: np.ndarray | None = None  # the belief of each clean clique in turn
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    joint: Joint | None = None  # set instead of cliques when the whole joint is small
-    # Rescale each potential as its tables are multiplied in: a Markov network's factor
-    # nodes (``constraints``) bring tens of tables of entries φ/max φ into one clique, whose
-    # product falls below 1e-300 (Alchemy_11) where a Bayesian network's stays near 1.
-    rescale: bool = False
-
-
-def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Sequence[str],
-                    normalised: Mapping[str, tuple], room: Callable[[Cost], int] | None = None,
-                    known: Mapping[str, int] | None = None) -> JunctionTree:
-    """Triangulate, build the tree, place the tables and solve the evidence-free parts.
+def build_cliques(network: CompiledNetwork, observed: Sequence[str], order: Sequence[str],
+                  normalised: Mapping[str, tuple], room: Callable[[Cost], int] | None = None,
+                  known: Mapping[str, int] | None = None) -> BuiltTree:
+    """Triangulate, build the tree, place the tables and plan the messages and sums.
 
     ``network`` has every table set; ``order`` is its :func:`junction_order` and
     ``normalised`` its :func:`normalised_tables` (the engine computes both once). Refuses
     (MemoryLimitError) before allocating a potential when the tree's peak (see
-    :func:`tree_cost`), plus the entries ``room(cost)`` says other trees keep, exceeds
-    the memory limit.
+    :func:`~bbn.engines.exact.cliques.tree_cost`), plus the entries ``room(cost)`` says
+    other trees keep, exceeds the memory limit.
 
     ``known`` gives observed variables whose state is known now: their tables are sliced
     here, into the evidence-free part (default: the network's ``constraints``, observed
-    at the same state in every question). A tree compiled with every observed state
-    known answers one question only, but is solved here: its posteriors are
-    ``fixed_marginals``, and it keeps no arrays for later calls."""
+    at the same state in every question). A tree built with every observed state known
+    answers one question only."""
     # plain dicts: a read-only mapping's lookups cost 1.5 × a dict's, and compiling a tree
     # looks up cardinalities tens of thousands of times
     parents, card, tables = (dict(network.parents), dict(network.cardinality),
@@ -309,7 +186,7 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
     lean = False
     if not fits(tree.cost, held=held) and not any(c.dirty for c in cliques):
         # Solved now and too big to hold every potential: hold the messages only (see
-        # _solve_lean), each potential made twice (DBN_16: 0.84 GiB instead of 1.5).
+        # propagation.solve_lean), each potential made twice (DBN_16: 0.84 GiB instead of 1.5).
         messages = sum(math.prod(card[u] for u in c.variables
                                  if u in cliques[c.parent].variables)
                        for c in cliques if c.parent >= 0)
@@ -340,7 +217,7 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
         costs = dict.fromkeys(clique.variables, clique.size)
         for k in clique.children:
             child = cliques[k]
-            for u in _separator(child):
+            for u in separator_variables(child):
                 if child.separator < costs[u]:
                     costs[u] = child.separator
         for v, cost in costs.items():
@@ -358,163 +235,7 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
             marginals[c].append(v)
     for c, clique in enumerate(cliques):
         _derive(clique, cliques, marginals[c])
-
-    # Collect on everything no evidence reaches, once: those messages never change.
-    clean_order: list[int] = []
-    leaves_first: list[int] = []
-    for root in roots:
-        component = _preorder(cliques, root)
-        leaves_first += reversed(component)
-        if any(cliques[c].dirty for c in component):
-            tree.distribute += component
-            tree.collect += [c for c in reversed(component) if cliques[c].dirty]
-        else:
-            clean_order += component
-    in_distribute = set(tree.distribute)
-
-    def operands(c: int) -> list[Operand]:
-        """The evidence-free tables of clique c (their axes named only where the product
-        is planned: the spreads are known)."""
-        clique = cliques[c]
-        if clique.size < PLAN_PRODUCTS_FROM:
-            return [Operand(table.values, (), table.spread) for table in unsliced[c]]
-        return [Operand(table.values, tuple(u for u in clique.variables
-                                            if u in families[table.variable]), table.spread)
-                for table in unsliced[c]]
-
-    try:
-        if lean:
-            tree.fixed_marginals = _solve_lean(tree, roots, operands, card)
-            return tree
-        for c in leaves_first:  # each potential's tables first, then the messages
-            cliques[c].evidence_free = product(cliques[c], operands(c), card, tree.rescale)
-        # Children first, each clean message multiplied into its parent as soon as it is
-        # made: none waits for the others (DBN_12: 19 messages of 16 MiB into one clique).
-        for c in leaves_first:
-            clique = cliques[c]
-            if clique.parent >= 0 and not clique.dirty:
-                message, clique.divisor = upward_message(clique, clique.evidence_free)
-                parent = cliques[clique.parent].evidence_free
-                multiply_spread(parent, message, clique.into_parent)
-                if tree.rescale:
-                    rescale(parent)
-                if c not in in_distribute and clique.separator >= SUM_DIVISORS_AGAIN_FROM:
-                    clique.divisor = None  # summed again below, from the potential then
-        # Components without evidence are solved now: their posteriors are the priors. Their
-        # potentials are not kept, so each becomes its belief in place and is freed as
-        # soon as its clique is done (distribute pops it).
-        solved = {}
-        for c in clean_order:
-            solved[c], cliques[c].evidence_free = cliques[c].evidence_free, None
-        tree.fixed_marginals = distribute(tree, clean_order, solved, {}, {}, release=True)
-    except ZeroProbability:
-        if not folded or known is not None:
-            raise
-        # Z = 0 (or a sum too small to trust) with the factor nodes alone: leave them to
-        # each call, whose ZeroProbability the caller answers by elimination in logs.
-        return compile_cliques(network, observed, order, normalised, room, known={})
-    tree.work = {c: np.empty(cliques[c].size) for c in tree.collect}  # no pages touched yet
-    clean = [cliques[c].size for c in tree.distribute if not cliques[c].dirty]
-    tree.scratch = np.empty(max(clean)) if clean else None
-    tree.cached_bytes = (sum(c.evidence_free.nbytes for c in cliques
-                             if c.evidence_free is not None)
-                         + sum(a.nbytes for a in tree.work.values())
-                         + (tree.scratch.nbytes if tree.scratch is not None else 0))
-    return tree
-
-
-class Operand(NamedTuple):
-    """An array over some of a clique's variables (``axes``, in the array's order), and,
-    when already planned, its :class:`Spread` into the clique."""
-
-    values: np.ndarray
-    axes: tuple[str, ...]
-    spread: Spread | None = None
-
-
-def product(clique: Clique, factors: Sequence[Operand], card: Mapping[str, int],
-            rescaled: bool = False) -> np.ndarray:
-    """The flat product over ``clique`` of ``factors`` (ones when there are none). Small
-    products are made first (:func:`~bbn.engines.exact.products.product_order`, at most a
-    quarter of the clique each, half of it together); ``rescaled``: each product is
-    divided by its largest entry when that falls below RESCALE_BELOW (see
-    :func:`~bbn.engines.exact.propagation.rescale`)."""
-    operands: list[Operand | None] = [Operand(*f) for f in factors]
-    if clique.size >= PLAN_PRODUCTS_FROM and len(operands) > 2:
-        position = {u: i for i, u in enumerate(clique.variables)}
-        scopes = [sum(1 << position[u] for u in f.axes) for f in operands]
-        merges = product_order(scopes, clique.shape, clique.size // 4, clique.size // 2)
-        for i, j in merges.steps:
-            a, b = operands[i], operands[j]
-            axes = tuple(u for u in clique.variables if u in a.axes or u in b.axes)
-            shape = tuple(map(card.__getitem__, axes))
-            merged = product(Clique(axes, shape, math.prod(shape)),
-                             [Operand(a.values, a.axes), Operand(b.values, b.axes)], card,
-                             rescaled)
-            operands.append(Operand(merged.reshape(shape), axes))
-            operands[i] = operands[j] = None  # freed now
-        operands = [operands[k] for k in merges.left]
-    if not operands:
-        return np.ones(clique.size)
-    potential = np.empty(clique.size)  # the first factor fills it: no pass to write ones
-    for n, (values, axes, spread) in enumerate(operands):
-        spread = spread or _spread(clique, axes)
-        if n == 0:
-            potential.reshape(spread.target)[...] = spread_operand(values, spread)
-        else:
-            multiply_spread(potential, values, spread)
-            if rescaled:
-                rescale(potential)
-    return potential
-
-
-def _solve_lean(tree: JunctionTree, roots: list[int], operands: Callable[[int], list[Operand]],
-                card: Mapping[str, int]) -> dict[str, np.ndarray]:
-    """Every posterior of a tree without evidence cliques, holding the messages only
-    (Shafer–Shenoy): collect keeps each normalised message μ_{c→p} and drops the potential;
-    distribute makes each potential again, ψ_c Π_k μ_{k→c}, and turns it into the belief
-    with P(S | e) / μ_{c→p}, each child's factor taking the place of its message::
-
-        peak ≈ Σ_c |S_c| + 3 · largest        (DBN_16: 0.66 GiB of messages + 3 · 64 MiB)
-    """
-    cliques = tree.cliques
-    messages: dict[int, np.ndarray] = {}
-
-    def potential(c: int) -> np.ndarray:
-        clique = cliques[c]
-        factors = operands(c) + [Operand(messages[k].reshape(cliques[k].separator_shape),
-                                         _separator(cliques[k])) for k in clique.children]
-        return product(clique, factors, card, tree.rescale)
-
-    for root in roots:
-        for c in reversed(_preorder(cliques, root)):
-            if c != root:
-                messages[c] = upward_message(cliques[c], potential(c))[0]
-    result: dict[str, np.ndarray] = {}
-    ratios: dict[int, np.ndarray] = {}
-    for root in roots:
-        for c in _preorder(cliques, root):
-            made = potential(c)
-            for k in cliques[c].children:  # read once more, as the divisor of k's factor
-                divisor = cliques[k].divisor = messages.pop(k)
-                divisor[divisor == 0] = 1.0
-            result.update(distribute(tree, [c], {c: made}, {}, {}, ratios=ratios,
-                                     release=True))
-    return result
-
-
-def tree_cost(total: int, dirty: int, largest: int, width: int) -> Cost:
-    """The peak of a tree: every clique's potential while compiling (``total`` entries;
-    afterwards the evidence-free ones are freed, the evidence side kept), then per case
-    a call's potentials of the ``dirty`` cliques, plus one belief and its sums at a time
-    (2 × ``largest``)::
-
-        peak = total + N · (dirty + 2 · largest)      (munin1: 1.9e8 + 2 · 7.8e7 entries, 2.8 GB)
-
-    >>> tree_cost(100, 10, 40, 3).entries(cases=2)
-    280
-    """
-    return Cost(total, dirty + 2 * largest, largest, width)
+    return BuiltTree(tree, roots, unsliced, families, card, lean, bool(folded))
 
 
 def junction_order(parents: Mapping[str, tuple[str, ...]], card: Mapping[str, int],
@@ -529,13 +250,14 @@ def junction_order(parents: Mapping[str, tuple[str, ...]], card: Mapping[str, in
     return elimination_order(graph, card, list(graph), TREE_SEARCH)
 
 
+
 def _place(values: np.ndarray, axes: tuple[str, ...], fixed: tuple[str, ...], clique: Clique,
            card: Mapping[str, int]) -> tuple[np.ndarray, Spread]:
     """A table over ``axes`` transposed to (``fixed``, the rest in the clique's order),
     and how its slices spread over the clique."""
     free = [u for u in clique.variables if u in axes and u not in fixed]
     order = list(map(axes.index, fixed + tuple(free)))
-    return np.ascontiguousarray(values.transpose(order)), _spread(clique, free)
+    return np.ascontiguousarray(values.transpose(order)), spread_into(clique, free)
 
 
 def _is_uniform(table: np.ndarray) -> bool:
@@ -544,6 +266,7 @@ def _is_uniform(table: np.ndarray) -> bool:
         return False
     entries = table.ravel().tolist()
     return entries.count(entries[0]) == len(entries)
+
 
 
 def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping[str, int]):
@@ -626,6 +349,7 @@ def normalised_tables(tables: Mapping[str, np.ndarray]) -> dict:
     return found
 
 
+
 def _hidden(families, observed: set[str]):
     """Each family's variables that are not observed (the sliced table's axes)."""
     for family in families:
@@ -697,17 +421,10 @@ def _orient(cliques: list[Clique], edges: list[tuple[int, int]]) -> list[int]:
                     cliques[p].children.append(c)
                     stack.append(c)
     for root in roots:
-        for c in reversed(_preorder(cliques, root)):
+        for c in reversed(preorder(cliques, root)):
             clique = cliques[c]
             clique.dirty = bool(clique.tables) or any(cliques[k].dirty for k in clique.children)
     return roots
-
-
-def _preorder(cliques: list[Clique], root: int) -> list[int]:
-    order = [root]
-    for c in order:  # grows while iterating: breadth first, parents before children
-        order.extend(cliques[c].children)
-    return order
 
 
 def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
@@ -728,8 +445,8 @@ def _lay_out(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> 
 
 def _plan_messages(clique: Clique, cliques: list[Clique], card: Mapping[str, int]) -> None:
     """The parent side of the messages: needs the parent's final axis order."""
-    separator = _separator(clique)
-    spread = clique.into_parent = _spread(cliques[clique.parent], separator, flat=True)
+    separator = separator_variables(clique)
+    spread = clique.into_parent = spread_into(cliques[clique.parent], separator, flat=True)
     # spread.perm puts the separator in the parent's order; the way down undoes it
     if spread.perm is None:
         clique.down_perm, clique.down_shape = None, clique.separator_shape
@@ -744,7 +461,7 @@ def _derive(clique: Clique, cliques: list[Clique], marginals: list[str]) -> None
     children of an 8·10⁷-entry clique need four passes over it, not ten); planned once
     per clique shape and layout (:func:`_belief_plan`)."""
     position = {u: i for i, u in enumerate(clique.variables)}
-    separators = tuple(tuple(sorted(position[u] for u in _separator(cliques[k])))
+    separators = tuple(tuple(sorted(position[u] for u in separator_variables(cliques[k])))
                        for k in clique.children)
     plan = _belief_plan(clique.shape, separators,
                         tuple((position[v],) for v in marginals))
@@ -815,12 +532,7 @@ def _belief_plan(shape: tuple[int, ...], separators: tuple[tuple[int, ...], ...]
                       tuple(index[t] for t in marginals), done)
 
 
-def _separator(clique: Clique) -> tuple[str, ...]:
-    """The variables a clique shares with its parent (its last axes)."""
-    return clique.variables[len(clique.variables) - len(clique.separator_shape):]
-
-
-def _spread(clique: Clique, operand: Sequence[str], flat: bool = False) -> Spread:
+def spread_into(clique: Clique, operand: Sequence[str], flat: bool = False) -> Spread:
     """How an array with axes ``operand`` (raveled when ``flat``) broadcasts into
     ``clique``: found once per clique shape and operand positions (:func:`_spread_at`)."""
     return _spread_at(clique.shape, tuple(map(clique.variables.index, operand)), flat)
@@ -828,7 +540,7 @@ def _spread(clique: Clique, operand: Sequence[str], flat: bool = False) -> Sprea
 
 @functools.lru_cache(maxsize=1 << 14)
 def _spread_at(shape: tuple[int, ...], positions: tuple[int, ...], flat: bool) -> Spread:
-    """:func:`_spread` for a clique of ``shape`` and an operand whose axes are the clique's
+    """:func:`spread_into` for a clique of ``shape`` and an operand whose axes are the clique's
     axes ``positions``: a tree's cliques share a few shapes and layouts (Promedus_29: 790
     spreads, of which 40 distinct), so each is planned once."""
     covered = set(positions)
