@@ -5,9 +5,9 @@ file larger than memory works. The output has one row per input row: the decided
 (``predicted``) and the posterior of every state (``P(COL=state)``). MODEL may also be a
 decision tree saved by ``bbn tree -o tree.json``: its leaves' class shares are the
 posterior (the file is then read whole: a tree types its columns from all of them). When
-DATA has the
-target column, the accuracy and the confusion matrix (rows: true state, columns:
-predicted) are printed — to stdout when the predictions go to a file, else to stderr.
+DATA has the target column, the accuracy and the confusion matrix (rows: true state,
+columns: predicted) are printed — to stdout when the predictions go to a file, else to
+stderr.
 
 >>> import os, tempfile
 >>> from bbn.apps.cli.main import main
