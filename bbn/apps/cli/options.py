@@ -62,8 +62,9 @@ def add_method_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop an approximate method after this many seconds")
 
 
-def method_of(args: argparse.Namespace):
-    """The method the options name: ``"exact"``, or an approximate method's value.
+def method_of(args: argparse.Namespace) -> object:
+    """The method the options name: ``"exact"``, or an approximate method's value
+    (``--method gibbs --samples 500`` → ``Gibbs(samples=500, ...)``).
 
     Raises
     ------
