@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import bbn
+from bbn.apps.cli import options
 from bbn.apps.cli.main import main
 
 EXACT = 1e-12
@@ -230,7 +231,7 @@ def test_usage_errors_suggest_only_the_chosen_commands_options(capsys):
 def test_exit_code_of_every_error(capsys, monkeypatch, chair_file, error, code):
     def fail(*args, **kwargs):
         raise error
-    monkeypatch.setattr(bbn, "load", fail)
+    monkeypatch.setattr(options, "load", fail)  # every command reads its model through options
     for argv in (("query", chair_file, "P(C)"), ("info", chair_file),
                  ("learn", chair_file, "data.csv"), ("classify", chair_file, "d.csv",
                                                       "--target", "C"),
@@ -243,7 +244,7 @@ def test_exit_code_of_every_error(capsys, monkeypatch, chair_file, error, code):
 def test_a_bug_keeps_its_traceback(monkeypatch, chair_file):
     def bug(*args, **kwargs):
         raise ZeroDivisionError("a bug in bbn")
-    monkeypatch.setattr(bbn, "load", bug)
+    monkeypatch.setattr(options, "load", bug)
     with pytest.raises(ZeroDivisionError):
         main(["query", str(chair_file), "P(C)"])
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import bbn
+from bbn.apps.cli import structure as structure_command
 from bbn.apps.cli.main import main
 from bbn.apps.cli.structure import read_tiers
 
@@ -163,7 +164,7 @@ def test_the_progress_line_only_on_a_terminal(capsys, chair_csv, monkeypatch):
             progress("iteration 1")
         return learn(data, *args, **kwargs)
     learn = bbn.learn_structure
-    monkeypatch.setattr(bbn, "learn_structure", report)
+    monkeypatch.setattr(structure_command, "learn_structure", report)
     _, _, err = run(capsys, "structure", chair_csv, "--method", "tree", "-o", "/dev/null")
     assert "iteration" not in err
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)

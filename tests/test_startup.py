@@ -6,6 +6,7 @@ The time itself is measured in tests/benchmarks/startup.py, never asserted here.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,37 @@ def test_query_on_a_bn_file_imports_no_heavy_module(chair_file):
                           timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[] 0"
+
+
+def _subcommands_loaded(argv: list[str]) -> tuple[list[str], str]:
+    """The subcommand modules (those COMMANDS names) in sys.modules after ``bbn ARGV``,
+    run in a new process, and what it wrote to stderr."""
+    code = ("import sys; from bbn.apps.cli.main import COMMANDS, main\n"
+            "try:\n"
+            f"    main({argv!r})\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "print(sorted(m for _, m in COMMANDS.values() if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    return ast.literal_eval(done.stdout.splitlines()[-1]), done.stderr
+
+
+def test_query_loads_no_other_subcommand(chair_file):
+    loaded, errors = _subcommands_loaded(["query", str(chair_file), "P(C | A=T)"])
+    assert loaded == ["bbn.apps.cli.query"], errors
+
+
+def test_help_lists_every_command_and_loads_none():
+    from bbn.apps.cli.main import COMMANDS
+
+    loaded, errors = _subcommands_loaded(["--help"])
+    assert loaded == []
+    done = subprocess.run([sys.executable, "-m", "bbn.apps.cli.main", "--help"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert all(f"    {name}" in done.stdout for name in COMMANDS), done.stdout
+    loaded, errors = _subcommands_loaded(["qurey", "models/chair.bn", "P(C)"])
+    assert loaded == [] and "did you mean 'query'?" in errors
 
 
 def test_an_ill_formed_file_or_query_still_gets_the_grammar(tmp_path):

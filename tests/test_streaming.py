@@ -241,8 +241,8 @@ def test_predict_proba_reads_a_file_in_chunks(chair_rows, chair_file):
 
 
 def test_bbn_sample_quotes_states_that_need_it(tmp_path):
-    from bbn.apps.cli.learn import csv_text
     from bbn.apps.cli.main import main
+    from bbn.apps.cli.sample import csv_text
 
     net = bbn.Network()
     net.add_variable("A", ["x, y", 'say "hi"'], table=[0.5, 0.5])

@@ -5,11 +5,20 @@ file larger than memory works. The output has one row per input row: the decided
 (``predicted``) and the posterior of every state (``P(COL=state)``). MODEL may also be a
 decision tree saved by ``bbn tree -o tree.json``: its leaves' class shares are the
 posterior (the file is then read whole: a tree types its columns from all of them). When
-DATA has the
-target column, the accuracy and the confusion matrix (rows: true state, columns:
-predicted) are printed — to stdout when the predictions go to a file, else to stderr.
-Only argparse, numpy and the lists of choices are imported here; the work (and pandas)
-loads when the command runs.
+DATA has the target column, the accuracy and the confusion matrix (rows: true state,
+columns: predicted) are printed — to stdout when the predictions go to a file, else to
+stderr.
+
+>>> import os, tempfile
+>>> from bbn.apps.cli.main import main
+>>> model = os.path.join(tempfile.mkdtemp(), "tennis.bn")
+>>> main(["learn", "models/tennis.bn", "models/tennis.csv", "-o", model])
+wrote ...
+0
+>>> main(["classify", model, "models/tennis.csv", "--target", "play", "-o", model + ".csv"])
+wrote ...tennis.bn.csv (14 predictions)
+accuracy ...
+0
 """
 
 from __future__ import annotations
@@ -19,16 +28,25 @@ import contextlib
 import sys
 
 import numpy as np
+import pandas as pd
 
-import bbn
-from bbn.apps.cli.tree import is_tree_file, tree_posteriors
+from bbn.apps.cli.exit_codes import EXIT_OK
+from bbn.apps.cli.options import read_model
+from bbn.apps.cli.saved_tree import is_tree_file, tree_posteriors
+from bbn.core.data import MISSING, encode_column, read_data
 from bbn.core.errors import DataError
 from bbn.io.formats import atomic_writer
 from bbn.tasks.classification.decisions import RULES, check_rule, decide, loss_matrix
+from bbn.tasks.classification.prediction import (
+    check_target,
+    decide_rows,
+    posterior_table,
+    prediction_chunks,
+)
 from bbn.tasks.learning.policies import UNSEEN_POLICIES
 
 
-def add_classify_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", help="model file, or a decision tree saved by bbn tree "
                         "(.json)")
     parser.add_argument("data", help="CSV file; columns naming variables are evidence, "
@@ -45,12 +63,7 @@ def add_classify_arguments(parser: argparse.ArgumentParser) -> None:
                         "time (default: from the memory limit)")
 
 
-def run_classify(args: argparse.Namespace) -> int:
-    import pandas as pd  # here, not at the top: `bbn query` must not load pandas (start-up)
-
-    from bbn.core.data import MISSING, encode_column, read_data
-    from bbn.tasks.classification.prediction import check_target
-
+def run(args: argparse.Namespace) -> int:
     rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)
     if is_tree_file(args.model):  # a decision tree saved by `bbn tree -o tree.json`
         if rule == "ml":
@@ -62,7 +75,7 @@ def run_classify(args: argparse.Namespace) -> int:
                         else loss_matrix(args.loss, states))
         decided = iter([(frame, source, posterior, chosen)])
     else:
-        net = bbn.load(args.model, normalize=args.normalize)
+        net = read_model(args)
         check_target(net, args.target)  # before reading the data
         states = list(net.states(args.target))
         decided = _network_chunks(net, args, rule)
@@ -92,13 +105,11 @@ def run_classify(args: argparse.Namespace) -> int:
         report = sys.stdout
     if scored:
         _print_scores(confusion, states, report)
-    return 0
+    return EXIT_OK
 
 
 def _network_chunks(net, args: argparse.Namespace, rule: str):
     """(frame, source, posterior, decided state indices) for each chunk of the data."""
-    from bbn.tasks.classification.prediction import decide_rows, posterior_table, prediction_chunks
-
     for frame, source in prediction_chunks(net, args.data, chunksize=args.chunksize):
         posterior = posterior_table(net, frame, args.target, source=source,
                                     unseen=args.unseen).to_numpy()

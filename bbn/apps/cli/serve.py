@@ -1,7 +1,5 @@
-"""``bbn serve MODEL``: the explorer for one model file, until Ctrl-C.
-
-Only the arguments live here (``bbn.apps.cli.main`` imports this module on every command); the
-server loads when the command runs.
+"""``bbn serve MODEL``: the explorer for one model file, in the browser, until Ctrl-C
+(:mod:`bbn.apps.explorer`; ``--port 0`` picks a free port, ``--open`` opens the page).
 """
 
 from __future__ import annotations
@@ -9,13 +7,15 @@ from __future__ import annotations
 import argparse
 import errno
 
-import bbn
+from bbn.apps.cli.exit_codes import EXIT_OK
+from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.apps.explorer.server import serve
 from bbn.core.errors import BBNError
 
 
-def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", help="model file (.bn, .bif, .xmlbif, .net, .uai; optionally "
-                        ".gz); others can be opened from the page")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_model_argument(parser, "model file (.bn, .bif, .xmlbif, .net, .uai; optionally .gz); "
+                       "others can be opened from the page")
     parser.add_argument("--port", type=int, default=8000,
                         help="port to listen on (default 8000; 0 picks a free one)")
     parser.add_argument("--host", default="127.0.0.1",
@@ -25,10 +25,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
 
 
-def run_serve(args: argparse.Namespace) -> int:
-    from bbn.apps.explorer.server import serve  # here: http.server, only bbn serve needs it
-
-    net = bbn.load(args.model, normalize=args.normalize)
+def run(args: argparse.Namespace) -> int:
+    net = read_model(args)
     try:
         server = serve(net, args.host, args.port, open=args.open, block=False,
                        source=args.model, verbose=args.verbose)
@@ -44,4 +42,7 @@ def run_serve(args: argparse.Namespace) -> int:
         pass
     finally:
         server.close()
-    return 0
+    return EXIT_OK
+
+
+__all__ = ["add_arguments", "run"]

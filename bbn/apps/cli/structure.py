@@ -1,8 +1,7 @@
 """``bbn structure DATA.csv [-o OUT]``: learn a network's structure and tables from data.
 
-Only argparse and the standard library are imported here; the search (with pandas and
-networkx) loads when the command runs. The method, score and test are checked by
-:func:`bbn.learn_structure` (with close matches), so this module needs no list of them.
+The method, score and test are checked by :func:`bbn.learn_structure` (with close
+matches), so this module needs no list of them.
 
 The tiers file gives one tier per line, earliest first, names separated by commas or
 spaces; ``#`` starts a comment, blank lines are skipped:
@@ -25,12 +24,15 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-import bbn
+from bbn.apps.cli.exit_codes import EXIT_OK
+from bbn.apps.cli.options import read_model
 from bbn.core.errors import DataError, suggest
+from bbn.io.formats import dumps, save
 from bbn.tasks.learning.estimators import ESTIMATORS, as_estimator
+from bbn.tasks.structure import learn_structure, structure_score
 
 
-def add_structure_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="CSV file with a header naming the variables")
     parser.add_argument("-o", "--output", help="model file to write (its extension picks the "
                         "format); without it the model is printed in the .bn language")
@@ -74,10 +76,10 @@ def add_structure_arguments(parser: argparse.ArgumentParser) -> None:
                         "the bdeu score and of the bayes estimator (default 1)")
 
 
-def run_structure(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.laplace, ess=args.ess)
     tiers = None if args.tiers is None else read_tiers(args.tiers, _header(args.data))
-    start = None if args.start is None else bbn.load(args.start, normalize=args.normalize)
+    start = None if args.start is None else read_model(args, args.start)
     options = {name: value for name, value in (("root", args.root),
                                                 ("max_condition", args.max_condition))
                if value is not None}  # method options: passed only when given
@@ -89,7 +91,7 @@ def run_structure(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            learned = bbn.learn_structure(
+            learned = learn_structure(
                 args.data, score=args.score, estimator=estimator, required=args.require,
                 forbidden=args.forbid, tiers=tiers, max_parents=args.max_parents,
                 start=start, target=args.target, missing=args.missing, ess=args.ess,
@@ -102,17 +104,17 @@ def run_structure(args: argparse.Namespace) -> int:
         print(f"bbn structure: warning: {warning.message}", file=sys.stderr)
     summary = sys.stdout
     if args.output is None:
-        print(bbn.dumps(learned), end="")
+        print(dumps(learned), end="")
         summary = sys.stderr
     else:
-        bbn.save(learned, args.output)  # written whole or not at all (a renamed temp file)
+        save(learned, args.output)  # written whole or not at all (a renamed temp file)
         print(f"wrote {args.output}", file=summary)
     score = learned.score_
     if score is None and args.missing == "error":  # a method without a score: the summary's
-        score = bbn.structure_score(learned, args.data, args.score, ess=args.ess)
+        score = structure_score(learned, args.data, args.score, ess=args.ess)
     for line in summary_lines(learned, args.score, score):
         print(line, file=summary)
-    return 0
+    return EXIT_OK
 
 
 def summary_lines(learned, score: str, value: float | None) -> list[str]:
@@ -220,4 +222,4 @@ class _Progress:
             self.width = 0
 
 
-__all__ = ["add_structure_arguments", "read_tiers", "run_structure", "summary_lines"]
+__all__ = ["add_arguments", "read_tiers", "run", "summary_lines"]

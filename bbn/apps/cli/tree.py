@@ -3,27 +3,33 @@ accuracy; ``-o`` writes its picture (``.svg``, ``.png``, ``.pdf``, ``.dot``) or 
 itself (``.json``, for ``bbn classify``).
 
 Columns whose cells are all numbers (missing cells aside) are continuous features, the
-others categorical; ``--categorical`` keeps named number columns categorical. Only
-argparse and the lists of choices are imported here; the work (and pandas) loads when the
-command runs.
+others categorical; ``--categorical`` keeps named number columns categorical.
+
+>>> from bbn.apps.cli.main import main
+>>> main(["tree", "models/tennis.csv", "--target", "play"])
+outlook = overcast: yes ...
+...
+0
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 
+from bbn.apps.cli.exit_codes import EXIT_OK
+from bbn.apps.cli.saved_tree import is_tree_file
+from bbn.apps.rendering import render
+from bbn.core.data import MISSING_TEXT, location, read_data
 from bbn.core.errors import DataError, suggest
 from bbn.tasks.learning.policies import TREE_MISSING_POLICIES
+from bbn.tasks.trees import DecisionTree
 from bbn.tasks.trees.criteria import CRITERIA
+from bbn.tasks.trees.features import typed_columns
 from bbn.tasks.trees.pruning import PRUNINGS
 from bbn.tasks.trees.splitting import SPLITS
 
-#: Extensions of a saved tree (the others name a picture).
-TREE_EXTENSIONS = (".json", ".json.gz")
 
-
-def add_tree_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="CSV file with a header; empty cells are missing")
     parser.add_argument("--target", required=True, help="the column to predict")
     parser.add_argument("--criterion", choices=CRITERIA, default="entropy",
@@ -54,11 +60,7 @@ def add_tree_arguments(parser: argparse.ArgumentParser) -> None:
                              "write; repeatable")
 
 
-def run_tree(args: argparse.Namespace) -> int:
-    from bbn.core.data import MISSING_TEXT, location, read_data  # here: pandas (start-up)
-    from bbn.tasks.trees.decision_tree import DecisionTree
-    from bbn.tasks.trees.features import typed_columns
-
+def run(args: argparse.Namespace) -> int:
     frame, source = read_data(args.data)
     if args.target not in frame.columns:
         raise DataError(f"{source}: no column {args.target!r} to predict"
@@ -85,60 +87,12 @@ def run_tree(args: argparse.Namespace) -> int:
     print(f"\n{tree.get_n_leaves()} leaves, depth {tree.get_depth()}; training accuracy "
           f"{right / len(labels):.6f} ({right}/{len(labels)})")
     for path in args.output:
-        if str(path).lower().endswith(TREE_EXTENSIONS):
+        if is_tree_file(path):
             tree.save(path)
         else:
-            import bbn.apps.rendering  # here: graphviz, only for a picture
-
-            bbn.apps.rendering.render(tree, path)
+            render(tree, path)
         print(f"wrote {path}")
-    return 0
+    return EXIT_OK
 
 
-def is_tree_file(path: str | os.PathLike) -> bool:
-    """Whether ``path`` names a saved tree (by its extension), for ``bbn classify``.
-
-    >>> is_tree_file("play.json"), is_tree_file("play.bn")
-    (True, False)
-    """
-    return str(path).lower().endswith(TREE_EXTENSIONS)
-
-
-def tree_posteriors(path: str | os.PathLike, frame, target: str):
-    """The classes of the tree saved at ``path`` and P(class | row) for every row of
-    ``frame`` (its other columns typed as by ``bbn tree``), for ``bbn classify``.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The saved tree.
-    frame : pandas.DataFrame
-        The rows, read as text.
-    target : str
-        Must be the tree's class.
-
-    Returns
-    -------
-    (list of str, numpy.ndarray)
-
-    Raises
-    ------
-    DataError
-        Another target, or rows the tree cannot read.
-    """
-    from bbn.tasks.trees.decision_tree import load_tree
-    from bbn.tasks.trees.features import typed_columns  # here: pandas (start-up)
-
-    tree = load_tree(path)
-    if target != tree.class_name_:
-        raise DataError(f"{path}: the tree predicts {tree.class_name_!r}, not {target!r}")
-    features = [c for c in frame.columns if c != target]
-    named = tree.feature_space_.names
-    keep = [n for n, k in zip(named, tree.feature_space_.kinds, strict=True)
-            if k == "categorical"]
-    X = typed_columns(frame[features], [c for c in keep if c in features])
-    return [str(c) for c in tree.classes_], tree.predict_proba(X)
-
-
-__all__ = ["TREE_EXTENSIONS", "add_tree_arguments", "is_tree_file", "run_tree",
-           "tree_posteriors"]
+__all__ = ["add_arguments", "run"]

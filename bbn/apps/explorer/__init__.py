@@ -14,19 +14,8 @@ step). See ``docs/explorer.md``.
 
 from __future__ import annotations
 
-from bbn.core.lazy import lazy_attributes
+from bbn.apps.explorer.app import Explorer, Settings
+from bbn.apps.explorer.inline import InlineExplorer, explore
+from bbn.apps.explorer.server import Server, serve
 
-# The command line imports bbn.apps.cli.serve on every command: the server, http.server
-# and the app load only when one is used.
-_LAZY = {
-    "serve": "bbn.apps.explorer.server",
-    "Server": "bbn.apps.explorer.server",
-    "Explorer": "bbn.apps.explorer.app",
-    "Settings": "bbn.apps.explorer.app",
-    "explore": "bbn.apps.explorer.inline",
-    "InlineExplorer": "bbn.apps.explorer.inline",
-}
-
-__all__ = list(_LAZY)
-
-__getattr__ = lazy_attributes("bbn.apps.explorer", _LAZY)
+__all__ = ["Explorer", "InlineExplorer", "Server", "Settings", "explore", "serve"]

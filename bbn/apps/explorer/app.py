@@ -24,16 +24,13 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from bbn.apps.rendering.layout import network_layout
 from bbn.apps.rendering.output import GraphvizMissingError
 from bbn.core.errors import BBNError, DataError, ImpossibleEvidenceError, QueryError
 from bbn.io.formats import format_of, loads
+from bbn.model.network import Network
 from bbn.questions.language import parse_query
-
-if TYPE_CHECKING:
-    from bbn.model.network import Network
 
 #: 16 MiB: the largest shared network (munin, 0.9 MiB as BIF) fits many times over.
 UPLOAD_LIMIT = 16 * 2**20

@@ -30,14 +30,11 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from bbn.apps.explorer.app import Explorer, Settings, TooLargeError, status_of
 from bbn.core.errors import BBNError
-
-if TYPE_CHECKING:
-    from bbn.model.network import Network
+from bbn.model.network import Network
 
 #: route → (file of bbn/apps/explorer/static, content type)
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
@@ -83,7 +80,7 @@ def is_loopback(host: str) -> bool:
 
 
 def _static(name: str) -> bytes:
-    return resources.files("bbn.apps.explorer").joinpath("static", name).read_bytes()
+    return resources.files(__package__).joinpath("static", name).read_bytes()
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -30,6 +30,7 @@ from typing import NamedTuple
 
 from bbn.apps.rendering.labels import escape
 from bbn.model.network import Network
+from bbn.tasks.structure.compare import compare
 
 #: How each kind of arc is drawn (Graphviz edge attributes).
 STYLES: dict[str, dict[str, str]] = {
@@ -94,9 +95,6 @@ def comparison_arcs(learned: Network, reference: Network) -> ComparisonPicture:
     >>> {arc.kind for arc in comparison_arcs(net, net).arcs}
     {'correct'}
     """
-    # here: bbn.tasks.structure loads networkx and scipy (~0.3 s), which only this picture needs
-    from bbn.tasks.structure.compare import compare
-
     result = compare(learned, reference)
     kind = {**dict.fromkeys(result.correct, "correct"),
             **dict.fromkeys(result.reversed, "reversed"),

@@ -22,8 +22,8 @@ import numpy as np
 
 from bbn.apps.rendering import labels, output
 from bbn.apps.rendering.comparison import comparison_arcs
-from bbn.apps.rendering.decision_tree import draw_tree
 from bbn.apps.rendering.trail import TRAIL_COLOUR, trail_picture
+from bbn.apps.rendering.tree_picture import draw_tree
 from bbn.core.errors import QueryError
 from bbn.model.network import Network
 from bbn.questions.language import resolve_evidence_text

@@ -22,14 +22,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
 
 import graphviz
 
 from bbn.apps.rendering import output
-
-if TYPE_CHECKING:
-    from bbn.model.network import Network
+from bbn.model.network import Network
 
 POINTS_PER_INCH = 72
 

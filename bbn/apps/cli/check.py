@@ -1,0 +1,38 @@
+"""``bbn check MODEL``: validate a model and report every problem (exit code 2 when there
+is one).
+
+>>> from bbn.apps.cli.main import main
+>>> main(["check", "models/chair.bn"])
+models/chair.bn: ok (5 variables, 4 arcs)
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bbn.apps.cli.exit_codes import EXIT_BAD_INPUT, EXIT_OK
+from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.model.markov import MarkovNetwork
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_model_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    net = read_model(args)
+    problems = [] if isinstance(net, MarkovNetwork) else net.validate()  # checked on reading
+    if problems:
+        for problem in problems:
+            print(f"{args.model}: {problem}", file=sys.stderr)
+        print(f"{args.model}: {len(problems)} problem(s)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    arcs = (f"{len(net.factors)} factors" if isinstance(net, MarkovNetwork)
+            else f"{len(net.arcs())} arcs")
+    print(f"{args.model}: ok ({len(net.variables)} variables, {arcs})")
+    return EXIT_OK
+
+
+__all__ = ["add_arguments", "run"]

@@ -1,0 +1,86 @@
+"""The options several ``bbn`` commands share, and reading the model they name.
+
+``--normalize`` is on every command (:func:`add_normalize_argument`, added by
+:mod:`bbn.apps.cli.main`); ``--method`` with the approximate methods' settings on
+``query`` and ``uai`` (:func:`add_method_arguments`, read back by :func:`method_of`);
+:func:`read_model` loads the model a command names, honouring ``--normalize``.
+
+>>> import argparse
+>>> parser = argparse.ArgumentParser()
+>>> add_model_argument(parser); add_normalize_argument(parser); add_method_arguments(parser)
+>>> args = parser.parse_args(["models/chair.bn"])
+>>> method_of(args), sorted(read_model(args).variables)
+('exact', ['A', 'B', 'C', 'S', 'W'])
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bbn.core.errors import BBNError
+from bbn.io.formats import load
+from bbn.model.markov import MarkovNetwork
+from bbn.model.network import Network
+from bbn.questions.approximate import method_from_options
+
+
+def add_model_argument(parser: argparse.ArgumentParser, help: str = "model file") -> None:
+    """The positional ``model``: the file a command reads."""
+    parser.add_argument("model", help=help)
+
+
+def add_normalize_argument(parser: argparse.ArgumentParser) -> None:
+    """``--normalize``, on every command (each one reads a model): rows of the model's
+    tables are rescaled to sum 1 as they are read (``bbn.load(path, normalize=True)``)."""
+    parser.add_argument("--normalize", action="store_true",
+                        help="rescale each row of the model's tables to sum 1 as it is read "
+                             "(for files whose numbers were rounded)")
+
+
+def read_model(args: argparse.Namespace, path: str | None = None) -> Network | MarkovNetwork:
+    """The model at ``path`` (default: ``args.model``), read with ``--normalize``.
+
+    Raises
+    ------
+    BBNError
+        A file that is no valid model (located at its line and column).
+    OSError
+        A file the system cannot read.
+    """
+    return load(args.model if path is None else path, normalize=args.normalize)
+
+
+def add_method_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--method`` and the approximate methods' settings (see docs/approximate.md)."""
+    parser.add_argument("--method", default="exact",
+                        help="exact (the default), or approximately: lbp (loopy belief "
+                        "propagation), lw (likelihood weighting), is (importance sampling), "
+                        "gibbs")
+    parser.add_argument("--samples", type=int, help="samples an approximate sampler draws")
+    parser.add_argument("--seed", type=int, help="the seed of an approximate sampler")
+    parser.add_argument("--time-budget", type=float, metavar="SECONDS",
+                        help="stop an approximate method after this many seconds")
+
+
+def method_of(args: argparse.Namespace) -> object:
+    """The method the options name: ``"exact"``, or an approximate method's value
+    (``--method gibbs --samples 500`` → ``Gibbs(samples=500, ...)``).
+
+    Raises
+    ------
+    BBNError
+        An approximate method's setting given without ``--method``, or an unknown method
+        (with close matches).
+    """
+    settings = {"samples": args.samples, "seed": args.seed, "time_budget": args.time_budget}
+    if args.method == "exact":
+        given = [f"--{k.replace('_', '-')}" for k, v in settings.items() if v is not None]
+        if given:
+            raise BBNError(f"{', '.join(given)} set(s) an approximate method; add --method "
+                           "lbp, lw, is or gibbs")
+        return "exact"
+    return method_from_options(args.method, **settings)
+
+
+__all__ = ["add_method_arguments", "add_model_argument", "add_normalize_argument",
+           "method_of", "read_model"]

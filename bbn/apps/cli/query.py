@@ -1,0 +1,58 @@
+"""``bbn query MODEL QUESTION``: a probability, a posterior table, MAP or MPE, as text or
+JSON, exactly or with ``--method``; ``--log`` for ln P of a tiny probability.
+
+>>> from bbn.apps.cli.main import main
+>>> main(["query", "models/chair.bn", "P(C=T | A=T)"])
+P(C=T | A=T) = 0.886749
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from bbn.apps.cli.exit_codes import EXIT_OK
+from bbn.apps.cli.options import add_method_arguments, add_model_argument, method_of, read_model
+from bbn.core.errors import BBNError
+from bbn.questions.language import parse_query
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_model_argument(parser, "model file (.bn, .bif, .xmlbif, .net, .uai; optionally .gz)")
+    parser.add_argument("query", help='e.g. "P(C | A=T)", "P(C=T | A=T)", "MAP(C, S | A=T)"')
+    parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    parser.add_argument("--log", action="store_true",
+                        help="print the natural log of a probability such as P(A=T, S=F) "
+                        "(exact below 1e-308, where the probability prints as 0)")
+    add_method_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    net = read_model(args)
+    parsed = parse_query(args.query, net)
+    method = method_of(args)
+    if method != "exact":
+        if args.log:
+            raise BBNError("--log takes exact answers only (leave out --method)")
+        result = net.query(args.query, method=method)
+        print(json.dumps(parsed.to_json(result)) if args.json else parsed.to_text(result))
+        return EXIT_OK
+    if args.log:
+        value = parsed.log_answer(net)
+        if args.json:  # JSON has no -Infinity: P = 0 is null
+            print(json.dumps({"query": parsed.text(),
+                              "log_p": value if value > -math.inf else None}))
+        else:
+            print(f"log {parsed.text()} = {value:.6f}")
+        return EXIT_OK
+    result = parsed.answer(net)
+    if args.json:
+        print(json.dumps(parsed.to_json(result)))
+    else:
+        print(parsed.to_text(result))
+    return EXIT_OK
+
+
+__all__ = ["add_arguments", "run"]

@@ -1,0 +1,43 @@
+"""``bbn uai MODEL --task MAR|PR|MPE [--evid FILE]``: a UAI competition task answered in
+the competition's file formats (evidence in, result out).
+
+>>> from bbn.apps.cli.main import main
+>>> main(["uai", "models/chair.bn", "--task", "MAR"])
+MAR
+5 2 0.8 0.2 2 0.02 0.98 2 0.722 0.278 2 0.17676 0.82324 2 0.206056 0.793944
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bbn.apps.cli.exit_codes import EXIT_OK
+from bbn.apps.cli.options import add_method_arguments, add_model_argument, method_of, read_model
+from bbn.io.formats import read_text, write_atomically
+from bbn.tasks.competition import TASKS, answer_task, read_evidence, result_text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_model_argument(parser, "model file (UAI .uai or .uai.gz, or any model format)")
+    parser.add_argument("--evid", metavar="FILE",
+                        help="the competition's evidence file (count var state ...)")
+    parser.add_argument("--task", required=True, type=str.upper, choices=TASKS,
+                        help="MAR: every marginal; PR: log10 of Z(e) or P(e); MPE")
+    parser.add_argument("-o", "--output", metavar="RESULT",
+                        help="write the result file here (atomically) instead of stdout")
+    add_method_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    net = read_model(args)
+    evidence = read_evidence(read_text(args.evid), net, args.evid) if args.evid else {}
+    text = result_text(args.task, answer_task(net, args.task, evidence, method_of(args))) + "\n"
+    if args.output:
+        write_atomically(args.output, text)
+    else:
+        print(text, end="")
+    return EXIT_OK
+
+
+__all__ = ["add_arguments", "run"]
