@@ -24,10 +24,16 @@ from bbn.core.errors import (
 from bbn.core.factor import Factor
 from bbn.core.lazy import lazy_attributes
 from bbn.core.memory import get_memory_limit, set_memory_limit
+
+# The deprecated Network methods and the picture Jupyter shows are installed by these two
+# modules, since the model layer may not import the layers they call (both resolve them on
+# first use); FUNCTIONS: the functions over a network, by module.
+from bbn.deprecated import FUNCTIONS
 from bbn.engines.exact.engine import Engine
 from bbn.io.formats import FormatError, dumps, load, loads, save
 from bbn.model.markov import MarkovNetwork
 from bbn.model.network import Network
+from bbn.notebook import repr_svg  # noqa: F401  (importing it installs Network._repr_svg_)
 
 __version__ = "0.1.0"
 
@@ -59,15 +65,7 @@ _LAZY = {
     "Gibbs": "bbn.engines.approximate",
     "ConvergenceWarning": "bbn.engines.approximate",
     # functions over a network (the old Network methods are deprecated aliases of them)
-    "explain": "bbn.tasks.explain.derivation",
-    "is_independent": "bbn.questions.independence",
-    "active_trail": "bbn.questions.independence",
-    "markov_blanket": "bbn.questions.independence",
-    "value_of_information": "bbn.questions.information",
-    "sensitivity": "bbn.tasks.explain.sensitivity",
-    "predict": "bbn.tasks.classification.prediction",
-    "predict_proba": "bbn.tasks.classification.prediction",
-    "explore": "bbn.apps.explorer.inline",
+    **FUNCTIONS,
 }
 
 __all__ = [
@@ -79,7 +77,3 @@ __all__ = [
 
 
 __getattr__ = lazy_attributes("bbn", _LAZY)
-
-# The deprecated Network methods and the picture Jupyter shows: installed from here, since
-# the model layer may not import the layers they call (both resolve them on first use).
-from bbn import deprecated, notebook  # noqa: E402, F401

@@ -20,8 +20,23 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 
-import bbn
+from bbn.core.lazy import lazy_attributes
 from bbn.model.network import Network
+
+#: Where each function over a network lives (``bbn.<name>`` loads it from there on first
+#: use; the package's lazy names include these).
+FUNCTIONS = {
+    "explain": "bbn.tasks.explain.derivation",
+    "is_independent": "bbn.questions.independence",
+    "active_trail": "bbn.questions.independence",
+    "markov_blanket": "bbn.questions.independence",
+    "value_of_information": "bbn.questions.information",
+    "sensitivity": "bbn.tasks.explain.sensitivity",
+    "predict": "bbn.tasks.classification.prediction",
+    "predict_proba": "bbn.tasks.classification.prediction",
+    "explore": "bbn.apps.explorer.inline",
+}
+_function = lazy_attributes(__name__, FUNCTIONS)
 
 #: The old method names, each now ``bbn.<name>(net, ...)`` with the same arguments, with
 #: the arguments of the example in the alias's docstring.
@@ -86,7 +101,7 @@ def alias(name: str) -> Callable:
     def method(self: Network, *args, **kwargs):
         warnings.warn(f"Network.{name}(...) is deprecated; use bbn.{name}(net, ...)",
                       FutureWarning, stacklevel=2)
-        return getattr(bbn, name)(self, *args, **kwargs)
+        return _function(name)(self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = _DOC.format(name=name, arguments=RENAMED[name],

@@ -15,7 +15,7 @@ from __future__ import annotations
 from bbn.core.lazy import lazy_attributes
 from bbn.model.network import Network
 
-_rendering = lazy_attributes("bbn.notebook", {"repr_svg": "bbn.apps.rendering"})
+_rendering = lazy_attributes(__name__, {"repr_svg": "bbn.apps.rendering"})
 
 
 def repr_svg(net: Network) -> str | None:

@@ -395,10 +395,10 @@ ARROW = "optional: pyarrow (bbn[parquet]) writes bbn sample's CSV faster; pandas
 LOCAL_IMPORTS = {
     ("bbn.tasks.classification.base", "Classifier.__sklearn_tags__", "sklearn.utils"):
         "optional: only scikit-learn calls it, and bbn does not depend on scikit-learn",
-    ("bbn.apps.cli.classify", "run_classify", "pandas"):
-        "start-up: bbn.apps.cli.main imports this module for its arguments on every command",
-    ("bbn.apps.cli.learn", "csv_text", "pyarrow"): ARROW,
-    ("bbn.apps.cli.learn", "csv_text", "pyarrow.csv"): ARROW,
+    ("bbn.apps.cli.sample", "csv_text", "pyarrow"): ARROW,
+    ("bbn.apps.cli.sample", "csv_text", "pyarrow.csv"): ARROW,
+    ("bbn.apps.cli.main", "_Version.__call__", "importlib"):
+        "start-up: importlib.metadata reads the installed package, only for --version",
     ("bbn.io.chunks", "_parquet_chunks", "pyarrow.parquet"):
         "optional: pyarrow (bbn[parquet]) reads Parquet files, and only those",
     ("bbn.questions.partitions", "require_dask", "dask"): DASK,
@@ -420,8 +420,8 @@ LOCAL_IMPORTS = {
     ("bbn.tasks.structure.chow_liu_trees", "spanning_tree", "networkx"):
         "start-up: networkx (~0.2 s), only a Chow–Liu tree or a TAN needs it",
     ("bbn.tasks.structure.knowledge", "_cycle", "networkx"):
-        "start-up: networkx (~0.2 s), only to name a cycle of required arcs",
-    ("bbn.model.network", "Network.graph", "networkx"):
+        "start-up: networkx (~0.2 s), only to name the required arcs that loop back",
+    ("bbn.model.dag", "DAG.graph", "networkx"):
         "start-up: networkx, only for the read-only graph copy",
     ("bbn.questions.language", "_grammars", "pyparsing"):
         "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",

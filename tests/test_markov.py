@@ -12,7 +12,6 @@ from brute_force import BruteForce
 import bbn
 from bbn.engines.exact import clique_building, propagation
 from bbn.io.formats import uai
-from bbn.model.markov import markov_from_network
 
 
 def random_markov(seed: int, zeros: bool = False) -> bbn.MarkovNetwork:
@@ -135,7 +134,7 @@ def test_a_bayesian_network_as_a_markov_network_answers_the_same():
                                    factor.values, rtol=1e-12)
     (assignment, p), (expected, q) = markov.mpe({"A": "T"}), net.mpe({"A": "T"})
     assert assignment == expected and p == pytest.approx(q, rel=1e-12)
-    assert markov_from_network(net) == markov
+    assert net.to_markov() == markov
 
 
 def test_the_query_language_and_the_command_line_answer_markov_networks(tmp_path):

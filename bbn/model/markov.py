@@ -34,7 +34,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,9 +46,6 @@ from bbn.questions import approximate as questions
 from bbn.questions.language import answer
 from bbn.views.compiled import CompiledNetwork
 from bbn.views.factor_graph import FactorGraph
-
-if TYPE_CHECKING:
-    from bbn.model.network import Network
 
 #: The states of a factor node F_k of the reduction: observed at ``on`` (index 0).
 FACTOR_NODE_STATES = ("on", "off")
@@ -533,38 +529,3 @@ def _merged(factors: Sequence[Factor]) -> list[tuple[Factor, np.ndarray | None]]
                                                key=lambda i: axes.index(factor.variables[i])))
         values *= operand.reshape(shape)
     return hosts
-
-
-def markov_from_network(net: Network) -> MarkovNetwork:
-    """The Markov network of a Bayesian network: one factor per table, φ_X = P(X | Pa(X)),
-    so Z = 1 and every answer is the same.
-
-    Parameters
-    ----------
-    net : Network
-        A discrete network with every table.
-
-    Returns
-    -------
-    MarkovNetwork
-
-    Raises
-    ------
-    ModelError
-        For a Gaussian leaf or a variable without a table.
-
-    Examples
-    --------
-    >>> import bbn
-    >>> markov = markov_from_network(bbn.load("models/chair.bn"))
-    >>> markov, round(markov.probability({"C": "T"}, {"A": "T"}), 6)
-    (MarkovNetwork('Back ache', 5 variables, 5 factors), 0.886749)
-    """
-    markov = MarkovNetwork(net.name)
-    for v in net.variables:
-        if net.is_gaussian(v):
-            raise ModelError(f"{v!r} is a Gaussian leaf: Markov networks here are discrete")
-        markov.add_variable(v, net.states(v))
-    for v in net.variables:
-        markov.add_factor([*net.parents(v), v], net.cpt_array(v))
-    return markov

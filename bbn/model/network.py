@@ -41,7 +41,7 @@ from bbn.engines.exact.engine import Engine
 from bbn.model.conditional_tables import ConditionalTables
 from bbn.model.dag import DAG, assembled
 from bbn.model.gaussian_leaves import GaussianLeaves
-from bbn.model.markov import MarkovNetwork, markov_from_network
+from bbn.model.markov import MarkovNetwork
 from bbn.model.variables import PackedTables, Variable, require, unpacked
 from bbn.questions import approximate as questions
 from bbn.questions.language import answer
@@ -410,19 +410,33 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         return FactorGraph.from_compiled(self.compiled())
 
     def to_markov(self) -> MarkovNetwork:
-        """The same distribution as a Markov network, one factor per table (Z = 1).
+        """The same distribution as a Markov network, one factor per table:
+        φ_X = P(X | Pa(X)), so Z = 1 and every answer is the same.
 
         Returns
         -------
         MarkovNetwork
 
+        Raises
+        ------
+        ModelError
+            For a Gaussian leaf or a variable without a table.
+
         Examples
         --------
         >>> import bbn
-        >>> bbn.load("models/chair.bn").to_markov()
-        MarkovNetwork('Back ache', 5 variables, 5 factors)
+        >>> markov = bbn.load("models/chair.bn").to_markov()
+        >>> markov, round(markov.probability({"C": "T"}, {"A": "T"}), 6)
+        (MarkovNetwork('Back ache', 5 variables, 5 factors), 0.886749)
         """
-        return markov_from_network(self)
+        markov = MarkovNetwork(self.name)
+        for v in self.variables:
+            if self.is_gaussian(v):
+                raise ModelError(f"{v!r} is a Gaussian leaf: Markov networks here are discrete")
+            markov.add_variable(v, self.states(v))
+        for v in self.variables:
+            markov.add_factor([*self.parents(v), v], self.cpt_array(v))
+        return markov
 
     # ------------------------------------------------------------- inference
     def query(self, text: str, method="exact"):

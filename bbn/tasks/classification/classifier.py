@@ -56,7 +56,7 @@ STRUCTURES = ("naive", "tan")
 WORD_KEY = "\0word"
 #: The tree-augmented likelihood, loaded on first use: its tree needs networkx (~0.3 s
 #: to import), and only a TAN needs it.
-_TREE_AUGMENTED = lazy_attributes("bbn.tasks.classification", {
+_TREE_AUGMENTED = lazy_attributes(__name__, {
     "TreeAugmentedLikelihood": "bbn.tasks.classification.tree_augmented"})
 
 
