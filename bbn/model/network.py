@@ -45,9 +45,7 @@ from bbn.core.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_EN
 )
 from bbn.engines.exact.engine import Engine
 from bbn.model.markov import MarkovNetwork, markov_from_network
-from bbn.questions import approximate as questions
-from bbn.questions.language import answer
-from bbn.questions.partitions import is_dask, posterior_partitions
+from bbn.questions import dispatch
 from bbn.questions.resolution import continuous_error
 from bbn.views.compiled import CompiledNetwork, GaussianLeaf, missing_table
 from bbn.views.factor_graph import FactorGraph
@@ -751,10 +749,7 @@ class Network:
         >>> net.engine is net.engine, net.engine.posterior(["A"]).to_dict()["b"]
         (True, 0.8)
         """
-        engine = self._engine
-        if engine is None:
-            engine = self._engine = Engine(self.compiled())
-        return engine
+        return dispatch.engine(self)
 
     def arcs(self) -> list[tuple[str, str]]:
         """Every arc (parent, child): children in declaration order, each one's parents in
@@ -1146,7 +1141,7 @@ class Network:
         >>> bbn.load("models/chair.bn").factor_graph().scopes[3]
         (0, 1, 3)
         """
-        return FactorGraph.from_compiled(self.compiled())
+        return dispatch.factor_graph(self)
 
     def to_markov(self) -> MarkovNetwork:
         """The same distribution as a Markov network, one factor per table (Z = 1).
@@ -1197,9 +1192,7 @@ class Network:
         >>> round(bbn.load("models/chair.bn").query("P(C=T | A=T)"), 6)
         0.886749
         """
-        if method != "exact":
-            return questions.approximate_query(self, text, method)
-        return answer(self, text)
+        return dispatch.ask(self, text, method)
 
     def posterior(self, variables: Sequence[str] | str, evidence=None,
                   impossible: str = "raise", method="exact"):
@@ -1242,11 +1235,7 @@ class Network:
         >>> bbn.load("models/chair.bn").posterior("C", {"A": "T"}).values.round(6).tolist()
         [0.886749, 0.113251]
         """
-        if method != "exact":
-            return questions.approximate_posterior(self, variables, evidence, method)
-        if is_dask(evidence):  # one Dask array, answered partition by partition
-            return posterior_partitions(self, variables, evidence, impossible)
-        return self.engine.posterior(variables, evidence, impossible)
+        return dispatch.posterior(self, variables, evidence, impossible, method)
 
     def posteriors(self, evidence=None, impossible: str = "raise", method="exact") -> dict:
         """P(X | evidence) for every variable X, from one junction-tree propagation.
@@ -1277,9 +1266,7 @@ class Network:
         >>> round(marginals["C"].to_dict()["T"], 6)
         0.886749
         """
-        if method != "exact":
-            return questions.estimates(self, evidence, method)
-        return self.engine.posteriors(evidence, impossible)
+        return dispatch.posteriors(self, evidence, impossible, method)
 
     def probability(self, assignment: Mapping[str, str],
                     evidence: Mapping[str, str] | None = None, method="exact") -> float:
@@ -1310,9 +1297,7 @@ class Network:
         >>> round(net.probability({"C": "T"}, {"A": "T"}), 6), round(net.probability({"A": "T"}), 6)
         (0.886749, 0.206056)
         """
-        if method != "exact":
-            return questions.approximate_probability(self, assignment, evidence, method)
-        return self.engine.probability(assignment, evidence)
+        return dispatch.probability(self, assignment, evidence, method)
 
     def log_probability(self, evidence: Mapping[str, str]) -> float:
         """log P(evidence), natural logarithm: exact also below 1e-308, where
@@ -1333,7 +1318,7 @@ class Network:
         >>> round(bbn.load("models/chair.bn").log_probability({"A": "T"}), 6)
         -1.579607
         """
-        return self.engine.log_probability(evidence)
+        return dispatch.log_probability(self, evidence)
 
     def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
             method="exact"):
@@ -1372,9 +1357,7 @@ class Network:
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F'}, 0.837054)
         """
-        if method != "exact":
-            return questions.approximate_map(self, variables, evidence, method)
-        return self.engine.map(variables, evidence)
+        return dispatch.map(self, variables, evidence, method)
 
     def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"):
         """The most probable state of every unobserved variable given ``evidence``.
@@ -1402,9 +1385,7 @@ class Network:
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
         """
-        if method != "exact":
-            return questions.approximate_mpe(self, evidence, method)
-        return self.engine.mpe(evidence)
+        return dispatch.mpe(self, evidence, method)
 
     # ---------------------------------------------------------- explanations
     def explain(self, query: str):
@@ -1465,7 +1446,7 @@ class Network:
         >>> net.is_independent("C", "S"), net.is_independent("C", "S", given="A")
         (True, False)
         """
-        from bbn.questions.independence import is_independent  # here: networkx costs ~200 ms
+        from bbn.questions.d_separation import is_independent  # here: networkx costs ~200 ms
 
         return is_independent(self, x, y, given)
 
@@ -1497,7 +1478,7 @@ class Network:
         C → B ← S
           B: a collider whose descendant A is observed
         """
-        from bbn.questions.independence import active_trail  # here: not loaded by bbn query
+        from bbn.questions.d_separation import active_trail  # here: not loaded by bbn query
 
         return active_trail(self, x, y, given)
 
@@ -1524,7 +1505,7 @@ class Network:
         >>> bbn.load("models/chair.bn").markov_blanket("B")
         ('C', 'S', 'A')
         """
-        from bbn.questions.independence import markov_blanket  # here: not loaded by bbn query
+        from bbn.questions.d_separation import markov_blanket  # here: not loaded by bbn query
 
         return markov_blanket(self, variable)
 

@@ -1,6 +1,6 @@
 """Drawing an independence question: the observed variables shaded, one active trail red.
 
-``render(net, trail="C _|_ S | A")`` asks the question of :mod:`bbn.questions.independence`;
+``render(net, trail="C _|_ S | A")`` asks the question of :mod:`bbn.questions.d_separation`;
 when the answer is "dependent", the nodes and arcs of the active trail it finds are drawn
 in :data:`TRAIL_COLOUR` and the caption gives the trail and why each node lets it through.
 

@@ -57,7 +57,7 @@ from bbn.engines.exact.clique_tree import JunctionTree, compile_cliques
 from bbn.engines.exact.elimination import Cost, check_memory
 from bbn.engines.exact.joint_table import compile_joint, joint_posteriors
 from bbn.engines.exact.propagation import ZeroProbability, collect_and_distribute
-from bbn.questions.resolution import Evidence, impossible_row
+from bbn.engines.protocol import Evidence, impossible_row
 
 if TYPE_CHECKING:
     from bbn.engines.exact.engine import Engine
