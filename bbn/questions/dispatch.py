@@ -67,8 +67,9 @@ from bbn.views.factor_graph import FactorGraph
 #: The method of exact inference (any other value names an approximate method).
 EXACT = "exact"
 
-# A batch's warnings name the caller of the model's method: warn_impossible ← the batch
-# answer ← answer ← the public function here ← the model's method ← its caller.
+# A batch's warnings name the caller of the model's method: warnings.warn ←
+# warn_impossible ← the batch answer ← answer ← _ask ← the public function here ← the
+# model's method ← its caller.
 _STACKLEVEL = 7
 
 
@@ -367,10 +368,10 @@ def ask(model, query: str | Query, method=EXACT):
     return _ask(model, Asked(query.kind, "query", query=query), method)
 
 
-def log_answer(model, query: str | Query) -> float:
+def log_answer(model, query: str | Query, method=EXACT) -> float:
     """log P(targets | evidence), natural log, for a query of one number (every target
     assigned): exact where the probability is below 1e-308 and prints as 0; −inf when it
-    is 0. What ``bbn query --log`` prints.
+    is 0 (exact answers only). What ``bbn query --log`` prints.
 
     Examples
     --------
@@ -378,6 +379,8 @@ def log_answer(model, query: str | Query) -> float:
     >>> round(log_answer(bbn.load("models/chair.bn"), "P(A=T)"), 6)
     -1.579607
     """
+    if method != EXACT:
+        raise QueryError("--log takes exact answers only (leave out --method)")
     if isinstance(query, str):
         query = parse_query(query)
     if query.kind != "P" or any(s is None for _, s in query.targets):
@@ -518,3 +521,29 @@ def marginals(model, evidence: Mapping[str, str] | None, method):
     question = resolution.resolve(model.compiled(), Asked("POSTERIORS", "evidence", (),
                                                           evidence))
     return reference(f"{_ESTIMATES}:marginals")(factor_graph(model), question, method)
+
+
+def method_from_options(name: str, **settings):
+    """The method a name and its settings give, as the command line builds it:
+    ``"exact"`` (QueryError when a setting is given, since settings are an approximate
+    method's), or the approximate method's value with the settings given (None: the
+    default; QueryError for a setting the method does not have).
+
+    Examples
+    --------
+    >>> method_from_options("exact", samples=None)
+    'exact'
+    >>> method_from_options("gibbs", samples=500, seed=3, time_budget=None)
+    Gibbs(samples=500, time_budget=None, seed=3, chains=100, burn_in=100)
+    >>> method_from_options("exact", samples=10)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbn.core.errors.QueryError: --samples set(s) an approximate method; add --method lbp, ...
+    """
+    if name == EXACT:
+        given = [f"--{k.replace('_', '-')}" for k, v in settings.items() if v is not None]
+        if given:
+            raise QueryError(f"{', '.join(given)} set(s) an approximate method; add --method "
+                             "lbp, lw, is or gibbs")
+        return EXACT
+    return reference(f"{_ESTIMATES}:method_from_options")(name, **settings)

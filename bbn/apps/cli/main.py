@@ -33,8 +33,9 @@ from bbn.apps.cli.structure import add_structure_arguments, run_structure
 from bbn.apps.cli.tree import add_tree_arguments, run_tree
 from bbn.core.errors import BBNError, ImpossibleEvidenceError, suggest
 from bbn.io.formats import read_text, write_atomically
-from bbn.questions.approximate import method_from_options
+from bbn.questions import dispatch
 from bbn.questions.language import parse_query
+from bbn.questions.presentation import to_json, to_text
 from bbn.tasks.competition import TASKS, answer_task, read_evidence, result_text
 
 EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT = 0, 1, 2
@@ -66,38 +67,23 @@ def add_method_arguments(parser: argparse.ArgumentParser) -> None:
 def method_of(args: argparse.Namespace):
     """The method the options name: "exact", or an approximate method's value."""
     settings = {"samples": args.samples, "seed": args.seed, "time_budget": args.time_budget}
-    if args.method == "exact":
-        given = [f"--{k.replace('_', '-')}" for k, v in settings.items() if v is not None]
-        if given:
-            raise BBNError(f"{', '.join(given)} set(s) an approximate method; add --method "
-                           "lbp, lw, is or gibbs")
-        return "exact"
-    return method_from_options(args.method, **settings)
+    return dispatch.method_from_options(args.method, **settings)
 
 
 def run_query(args: argparse.Namespace) -> int:
     net = bbn.load(args.model, normalize=args.normalize)
-    parsed = parse_query(args.query, net)
+    query = parse_query(args.query)
     method = method_of(args)
-    if method != "exact":
-        if args.log:
-            raise BBNError("--log takes exact answers only (leave out --method)")
-        result = net.query(args.query, method=method)
-        print(json.dumps(parsed.to_json(result)) if args.json else parsed.to_text(result))
-        return EXIT_OK
     if args.log:
-        value = parsed.log_answer(net)
+        value = dispatch.log_answer(net, query, method)
         if args.json:  # JSON has no -Infinity: P = 0 is null
-            print(json.dumps({"query": parsed.text(),
+            print(json.dumps({"query": query.text(),
                               "log_p": value if value > -math.inf else None}))
         else:
-            print(f"log {parsed.text()} = {value:.6f}")
+            print(f"log {query.text()} = {value:.6f}")
         return EXIT_OK
-    result = parsed.answer(net)
-    if args.json:
-        print(json.dumps(parsed.to_json(result)))
-    else:
-        print(parsed.to_text(result))
+    result = dispatch.ask(net, query, method)
+    print(json.dumps(to_json(query, result)) if args.json else to_text(query, result))
     return EXIT_OK
 
 
@@ -114,7 +100,7 @@ def run_explain(args: argparse.Namespace) -> int:
     from bbn.tasks.explain.derivation import explain  # here: not loaded by the other commands
 
     net = bbn.load(args.model, normalize=args.normalize)
-    derivation = explain(net, parse_query(args.query, net))
+    derivation = explain(net, parse_query(args.query))
     print({"text": derivation.to_text, "markdown": derivation.to_markdown,
            "latex": derivation.to_latex}[args.format]().rstrip("\n"))
     return EXIT_OK
