@@ -9,7 +9,7 @@ import pytest
 
 import bbn
 from bbn.questions import resolution as resolver
-from bbn.questions.dispatch import ask
+from bbn.questions.dispatch import ask as ask_query
 from bbn.questions.language import parse_query
 from bbn.questions.presentation import to_text
 
@@ -96,13 +96,13 @@ def test_a_query_is_resolved_once(chair, monkeypatch):
     monkeypatch.setattr(resolver, "state_index", counting)
     query = parse_query("P(C=T | A=T, S=F)")
     assert calls == []  # parsing reads the text only
-    result = ask(chair, query)
+    result = ask_query(chair, query)
     assert calls == [("C", "T"), ("A", "T"), ("S", "F")]
     assert result == pytest.approx(expected, abs=EXACT)
     assert to_text(query, result).startswith("P(C=T | A=T, S=F) = ")
     assert len(calls) == 3  # presenting the answer resolves nothing again
     chair.set_description("A", "back ache")
-    ask(chair, query)
+    ask_query(chair, query)
     assert len(calls) == 6  # a new revision: resolved again, once
 
 
