@@ -346,7 +346,8 @@ def _ask(model, asked: Asked, method=EXACT, **options):
 
 def _is_frame(evidence) -> bool:
     """Whether ``evidence`` is a DataFrame of cases (read without importing pandas)."""
-    return hasattr(evidence, "columns") and hasattr(evidence, "iloc")
+    return (evidence is not None and type(evidence) is not dict
+            and hasattr(evidence, "columns") and hasattr(evidence, "iloc"))
 
 
 def ask(model, query: str | Query, method=EXACT):
@@ -402,7 +403,7 @@ def posterior(model, variables: Sequence[str] | str, evidence=None,
     [0.886749, 0.113251]
     """
     check_impossible(impossible)
-    if is_dask(evidence):
+    if evidence is not None and type(evidence) is not dict and is_dask(evidence):
         return _posterior_partitions(model, variables, evidence, impossible)
     asked = Asked("P", "variables", variables, evidence, _is_frame(evidence))
     return _ask(model, asked, method, impossible=impossible)
