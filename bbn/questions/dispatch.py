@@ -102,10 +102,11 @@ class Answering:
         return engine
 
 
-def answering(model) -> Answering:
-    """The :class:`Answering` of the model's current revision (kept in its ``_engine``
-    slot until the model changes)."""
-    view = model.compiled()
+def answering(model, view: CompiledNetwork | None = None) -> Answering:
+    """The :class:`Answering` of the model's current revision, ``view`` when given
+    (kept in its ``_engine`` slot until the model changes)."""
+    if view is None:
+        view = model.compiled()
     found = model._engine
     if found is None or found.view is not view:
         found = model._engine = Answering(view)
@@ -328,8 +329,8 @@ def answer(model, question: Question, method=EXACT, **options):
         if batch:
             if how.batch is None:
                 raise QueryError(f"{question.kind} questions take one case, not a batch")
-            return how.batch(answering(model), question, model, **options)
-        return how.exact(answering(model), question, model, **options)
+            return how.batch(answering(model, question.network), question, model, **options)
+        return how.exact(answering(model, question.network), question, model, **options)
     if batch:
         raise QueryError("approximate methods take evidence as a dict {variable: state}; "
                          "for a DataFrame of cases use method='exact'")
@@ -405,6 +406,9 @@ def posterior(model, variables: Sequence[str] | str, evidence=None,
     check_impossible(impossible)
     if evidence is not None and type(evidence) is not dict and is_dask(evidence):
         return _posterior_partitions(model, variables, evidence, impossible)
+    if evidence is None or type(evidence) is dict:  # one case: the usual question
+        return answer(model, resolution.resolve(model.compiled(), Asked(
+            "P", "variables", variables, evidence)), method)
     asked = Asked("P", "variables", variables, evidence, _is_frame(evidence))
     return _ask(model, asked, method, impossible=impossible)
 

@@ -391,7 +391,8 @@ def _evidence(network: CompiledNetwork, asked: Asked) -> Evidence | Cases:
     evidence = asked.evidence
     if asked.batch:
         return Cases(evidence_codes(network, evidence), evidence.index, len(evidence))
-    if evidence is not None and not isinstance(evidence, (Mapping, Evidence)):
+    if evidence is not None and type(evidence) is not dict and not isinstance(
+            evidence, (Mapping, Evidence)):
         raise QueryError("evidence must be a dict or a pandas DataFrame, not "
                          f"{type(evidence).__name__}")
     return resolve_evidence(network, evidence, numbers=asked.kind in ("P", "POSTERIORS"))
