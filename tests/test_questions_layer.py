@@ -110,6 +110,7 @@ def test_one_resolution_per_markov_question(resolutions, method):
     net.add_variable("B", ["0", "1"])
     net.add_factor(["A", "B"], [[10, 1], [1, 10]])
     for ask in (lambda: net.posterior("B", {"A": "1"}, method=method),
+                lambda: net.probability({"B": "1"}, {"A": "1"}, method=method),
                 lambda: net.query("P(B | A=1)", method=method),
                 lambda: net.mpe({"A": "1"}, method=method)):
         resolutions.clear()

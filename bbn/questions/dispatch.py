@@ -261,18 +261,16 @@ def _information(answering: Answering, question: Question, model, **options) -> 
                               question.evidence.given, list(question.given))
 
 
-_ESTIMATES = "bbn.questions.estimates"
-
 #: kind → how it is answered (see :class:`Kind`): the one table of question kinds.
 KINDS: dict[str, Kind] = {
-    "P": Kind(_probability_or_posterior, _posterior_of_cases, f"{_ESTIMATES}:posterior"),
-    "PROBABILITY": Kind(_probability, None, f"{_ESTIMATES}:posterior"),
-    "POSTERIORS": Kind(_posteriors, _posteriors_of_cases, f"{_ESTIMATES}:posteriors"),
-    "MAP": Kind(_map, None, f"{_ESTIMATES}:map_estimate"),
-    "MPE": Kind(_mpe, None, f"{_ESTIMATES}:mpe_estimate"),
+    "P": Kind(_probability_or_posterior, _posterior_of_cases, "bbn.questions.estimates:posterior"),
+    "PROBABILITY": Kind(_probability, None, "bbn.questions.estimates:posterior"),
+    "POSTERIORS": Kind(_posteriors, _posteriors_of_cases, "bbn.questions.estimates:posteriors"),
+    "MAP": Kind(_map, None, "bbn.questions.estimates:map_estimate"),
+    "MPE": Kind(_mpe, None, "bbn.questions.estimates:mpe_estimate"),
     "LOG": Kind(_log),
     "LOG_P": Kind(_log_probability),
-    "LOG_Z": Kind(_log_partition, None, f"{_ESTIMATES}:log_partition"),
+    "LOG_Z": Kind(_log_partition, None, "bbn.questions.estimates:log_partition"),
     "IND": Kind(_independence),
     "H": Kind(_entropy),
     "I": Kind(_information),
@@ -525,7 +523,7 @@ def marginals(model, evidence: Mapping[str, str] | None, method):
     """
     question = resolution.resolve(model.compiled(), Asked("POSTERIORS", "evidence", (),
                                                           evidence))
-    return reference(f"{_ESTIMATES}:marginals")(factor_graph(model), question, method)
+    return reference("bbn.questions.estimates:marginals")(factor_graph(model), question, method)
 
 
 def method_from_options(name: str, **settings):
@@ -551,4 +549,4 @@ def method_from_options(name: str, **settings):
             raise QueryError(f"{', '.join(given)} set(s) an approximate method; add --method "
                              "lbp, lw, is or gibbs")
         return EXACT
-    return reference(f"{_ESTIMATES}:method_from_options")(name, **settings)
+    return reference("bbn.questions.estimates:method_from_options")(name, **settings)

@@ -377,8 +377,8 @@ def _variables(network: CompiledNetwork, asked: Asked) -> Question:
 def _assignment(network: CompiledNetwork, asked: Asked) -> Question:
     """``probability(assignment, evidence)``: discrete evidence, states as indices."""
     given = resolve_evidence(network, asked.evidence, numbers=False)
-    both = resolve_evidence(network, asked.targets, numbers=False)
-    return Question(asked.kind, (), both.states, given, network)
+    both = resolve_evidence(network, asked.targets, numbers=False).states
+    return Question(asked.kind, (), {v: both[v] for v in asked.targets or ()}, given, network)
 
 
 def _evidence_only(network: CompiledNetwork, asked: Asked) -> Question:
