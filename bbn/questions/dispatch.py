@@ -55,6 +55,7 @@ from bbn.questions.partitions import is_dask, posterior_partitions
 from bbn.questions.resolution import (
     Asked,
     Cases,
+    Model,
     Question,
     check_impossible,
     continuous_error,
@@ -102,7 +103,7 @@ class Answering:
         return engine
 
 
-def answering(model, view: CompiledNetwork | None = None) -> Answering:
+def answering(model: Model, view: CompiledNetwork | None = None) -> Answering:
     """The :class:`Answering` of the model's current revision, ``view`` when given
     (kept in its ``_engine`` slot until the model changes)."""
     if view is None:
@@ -113,7 +114,7 @@ def answering(model, view: CompiledNetwork | None = None) -> Answering:
     return found
 
 
-def engine(model) -> Engine:
+def engine(model: Model) -> Engine:
     """The exact engine of the model's current revision (``net.engine``).
 
     Examples
@@ -126,7 +127,7 @@ def engine(model) -> Engine:
     return answering(model).engine
 
 
-def factor_graph(model) -> FactorGraph:
+def factor_graph(model: Model) -> FactorGraph:
     """The factor graph the approximate methods read, made once per revision: one factor
     per table of a Bayesian network, a Markov network's factors as they are (a model
     with ``factors``).
@@ -296,7 +297,7 @@ def unregister(kind: str) -> None:
 
 
 # ------------------------------------------------------------------ answering
-def answer(model, question: Question, method=EXACT, **options):
+def answer(model: Model, question: Question, method=EXACT, **options):
     """The answer to a resolved ``question`` of ``model`` by ``method``: the one switch on
     kind × method × form of evidence.
 
@@ -338,7 +339,7 @@ def answer(model, question: Question, method=EXACT, **options):
     return reference(how.approximate)(factor_graph(model), question, method)
 
 
-def _ask(model, asked: Asked, method=EXACT, **options):
+def _ask(model: Model, asked: Asked, method=EXACT, **options):
     """Resolve ``asked`` once against the model's current view and answer it."""
     return answer(model, resolution.resolve(model.compiled(), asked), method, **options)
 
@@ -349,7 +350,7 @@ def _is_frame(evidence) -> bool:
             and hasattr(evidence, "columns") and hasattr(evidence, "iloc"))
 
 
-def ask(model, query: str | Query, method=EXACT):
+def ask(model: Model, query: str | Query, method=EXACT):
     """The answer to a query of the language (``net.query``): a Factor for a
     distribution, a float for a probability, (assignment, probability) for MAP and MPE;
     for ``X _|_ Y | Z`` an :class:`~bbn.questions.d_separation.Independence`; bits for
@@ -368,7 +369,7 @@ def ask(model, query: str | Query, method=EXACT):
     return _ask(model, Asked(query.kind, "query", query=query), method)
 
 
-def log_answer(model, query: str | Query, method=EXACT) -> float:
+def log_answer(model: Model, query: str | Query, method=EXACT) -> float:
     """log P(targets | evidence), natural log, for a query of one number (every target
     assigned): exact where the probability is below 1e-308 and prints as 0; −inf when it
     is 0 (exact answers only). What ``bbn query --log`` prints.
@@ -389,7 +390,7 @@ def log_answer(model, query: str | Query, method=EXACT) -> float:
     return _ask(model, Asked("LOG", "query", query=query))
 
 
-def posterior(model, variables: Sequence[str] | str, evidence=None,
+def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
               impossible: str = "raise", method=EXACT):
     """P(variables | evidence) (``net.posterior``): a Factor; for a DataFrame of cases an
     array ``(N, |X1|, ..., |Xk|)``, for a Dask DataFrame a Dask array, one batched
@@ -411,7 +412,7 @@ def posterior(model, variables: Sequence[str] | str, evidence=None,
     return _ask(model, asked, method, impossible=impossible)
 
 
-def _posterior_partitions(model, variables: Sequence[str] | str, evidence,
+def _posterior_partitions(model: Model, variables: Sequence[str] | str, evidence,
                           impossible: str):
     """A Dask DataFrame's posteriors: the variables checked now, each partition's
     evidence resolved and answered where it lives."""
@@ -425,7 +426,7 @@ def _posterior_partitions(model, variables: Sequence[str] | str, evidence,
     return posterior_partitions(answer_partition, shape, evidence)
 
 
-def posteriors(model, evidence=None, impossible: str = "raise", method=EXACT) -> dict:
+def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EXACT) -> dict:
     """P(X | evidence) for every variable X (``net.posteriors``): ``{X: Factor}``, or for
     a DataFrame of cases ``{X: (N, |X|) array}``.
 
@@ -440,8 +441,8 @@ def posteriors(model, evidence=None, impossible: str = "raise", method=EXACT) ->
     return _ask(model, asked, method, impossible=impossible)
 
 
-def probability(model, assignment: Mapping[str, str], evidence: Mapping[str, str] | None = None,
-                method=EXACT) -> float:
+def probability(model: Model, assignment: Mapping[str, str],
+                evidence: Mapping[str, str] | None = None, method=EXACT) -> float:
     """P(assignment | evidence) (``net.probability``).
 
     Examples
@@ -453,7 +454,7 @@ def probability(model, assignment: Mapping[str, str], evidence: Mapping[str, str
     return _ask(model, Asked("PROBABILITY", "assignment", assignment, evidence), method)
 
 
-def log_probability(model, evidence: Mapping[str, str]) -> float:
+def log_probability(model: Model, evidence: Mapping[str, str]) -> float:
     """log P(evidence), natural log, exact below 1e-308 (``net.log_probability``).
 
     Examples
@@ -465,7 +466,7 @@ def log_probability(model, evidence: Mapping[str, str]) -> float:
     return _ask(model, Asked("LOG_P", "evidence", (), evidence))
 
 
-def log_partition(model, evidence: Mapping[str, str] | None = None, method=EXACT) -> float:
+def log_partition(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT) -> float:
     """log Z(e), natural log, of a model whose unnormalised weight is exp(``log_scale``)
     times its view's (a Markov network's; 0 when the model has no ``log_scale``: a
     Bayesian network, where Z(e) = P(e)); approximately, an estimate.
@@ -480,7 +481,7 @@ def log_partition(model, evidence: Mapping[str, str] | None = None, method=EXACT
     return answer(model, question, method, scale=getattr(model, "log_scale", 0.0))
 
 
-def map(model, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
+def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
         method=EXACT):
     """The most probable joint state of ``variables`` given ``evidence`` and its
     probability (``net.map``).
@@ -495,7 +496,7 @@ def map(model, variables: Sequence[str] | str, evidence: Mapping[str, str] | Non
     return _ask(model, Asked("MAP", "variables", variables, evidence), method)
 
 
-def mpe(model, evidence: Mapping[str, str] | None = None, method=EXACT):
+def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT):
     """The most probable state of every unobserved variable given ``evidence`` and its
     probability (``net.mpe``).
 
@@ -509,7 +510,7 @@ def mpe(model, evidence: Mapping[str, str] | None = None, method=EXACT):
     return _ask(model, Asked("MPE", "evidence", (), evidence), method)
 
 
-def marginals(model, evidence: Mapping[str, str] | None, method):
+def marginals(model: Model, evidence: Mapping[str, str] | None, method):
     """One run of an approximate method: every variable's marginal given the evidence
     (:class:`~bbn.engines.approximate.result.Marginals`, with the run's report and, where
     the method gives one, log Z(e)); what the competitions' MAR task reads.
