@@ -474,10 +474,6 @@ class Engine:
         states : dict
             ``{variable: state index}``.
 
-        Returns
-        -------
-        float
-
         Examples
         --------
         >>> import bbn
@@ -491,6 +487,11 @@ class Engine:
         """P(e | c) = Σ over the unobserved variables of the joint at the observed states
         (c: the view's constraints); below about 1e-308 it rounds to 0.0, where
         :meth:`log_probability` gives its logarithm.
+
+        Parameters
+        ----------
+        states : dict
+            ``{variable: state index}`` of discrete variables.
 
         Examples
         --------
@@ -508,6 +509,11 @@ class Engine:
     def log_probability(self, states: Mapping[str, int]) -> float:
         """log P(e | c) = log P(e, c) − log P(c), c the view's constraints (none for a
         Bayesian network: log P(e)); −inf when it is 0.
+
+        Parameters
+        ----------
+        states : dict
+            ``{variable: state index}`` of discrete variables.
 
         Examples
         --------
@@ -569,6 +575,11 @@ class Engine:
     def mpe(self, evidence: Evidence = NO_EVIDENCE) -> tuple[dict[str, str], float]:
         """The most probable state of every unobserved discrete variable given the
         evidence, and its probability (:meth:`map` of them all).
+
+        Parameters
+        ----------
+        evidence : Evidence
+            Discrete evidence (state indices).
 
         Examples
         --------
