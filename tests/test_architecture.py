@@ -342,14 +342,14 @@ LOCAL_IMPORTS = {
         "start-up: the other commands need none of bbn.tasks.explain",
     ("bbn.questions.language", "Query.answer", "bbn.questions.explained"):
         "start-up: networkx (~0.2 s), only for an independence question",
-    ("bbn.questions.d_separation", "is_independent", "networkx"):
+    ("bbn.questions.independence", "is_independent", "networkx"):
         "start-up: networkx (~0.2 s), only when d-separation is asked",
-    ("bbn.questions.d_separation", "_digraph", "networkx"):
+    ("bbn.questions.independence", "_digraph", "networkx"):
         "start-up: networkx (~0.2 s), only when d-separation is asked",
     ("bbn.model.network", "Network.explain", "bbn.tasks.explain.derivation"): EXPLAIN,
-    ("bbn.model.network", "Network.is_independent", "bbn.questions.d_separation"): EXPLAIN,
-    ("bbn.model.network", "Network.active_trail", "bbn.questions.d_separation"): EXPLAIN,
-    ("bbn.model.network", "Network.markov_blanket", "bbn.questions.d_separation"): EXPLAIN,
+    ("bbn.model.network", "Network.is_independent", "bbn.questions.independence"): EXPLAIN,
+    ("bbn.model.network", "Network.active_trail", "bbn.questions.independence"): EXPLAIN,
+    ("bbn.model.network", "Network.markov_blanket", "bbn.questions.independence"): EXPLAIN,
     ("bbn.model.network", "Network.value_of_information", "bbn.questions.information"): EXPLAIN,
     ("bbn.model.network", "Network.sensitivity", "bbn.tasks.explain.sensitivity"): EXPLAIN,
     ("bbn.model.network", "Network.graph", "networkx"):
