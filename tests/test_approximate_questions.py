@@ -11,7 +11,7 @@ import pytest
 
 import bbn
 from bbn.apps.cli.main import main
-from bbn.questions.approximate import Estimate
+from bbn.questions.estimates import Estimate
 
 
 @pytest.fixture(scope="module")

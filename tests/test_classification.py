@@ -11,7 +11,6 @@ import pytest
 import bbn
 from bbn.apps.cli.main import main
 from bbn.core.errors import DataError, ImpossibleEvidenceError, ModelError, QueryError
-from bbn.engines.exact import posterior
 from bbn.engines.exact.continuous import gaussian_likelihood_factor
 from bbn.tasks.classification import decide, expected_risk, loss_matrix, tokenize
 from bbn.tasks.classification.text import WORD_PATTERN
@@ -84,7 +83,7 @@ def test_predict_proba_equals_one_query_per_row_with_missing_values(chair):
     for label, row in data.iterrows():
         evidence = {k: v for k, v in row.items() if isinstance(v, str) and k != "C"}
         np.testing.assert_allclose(table.loc[label].to_numpy(),
-                                   posterior(chair, ["C"], evidence).values, atol=1e-12)
+                                   chair.posterior(["C"], evidence).values, atol=1e-12)
     predicted = bbn.predict(chair, data, "C")
     assert predicted.name == "C" and set(predicted) <= {"T", "F"}
     assert np.array_equal(predicted.to_numpy(), np.where(table["T"] >= table["F"], "T", "F"))
@@ -97,7 +96,7 @@ def test_predict_reports_bad_input(chair):
         bbn.predict(chair, pd.DataFrame({"B": ["yes"]}), "C")
     unseen = bbn.predict_proba(chair, pd.DataFrame({"B": ["yes"], "A": ["T"]}), "C",
                                unseen="ignore")
-    np.testing.assert_allclose(unseen.to_numpy()[0], posterior(chair, ["C"], {"A": "T"}).values)
+    np.testing.assert_allclose(unseen.to_numpy()[0], chair.posterior(["C"], {"A": "T"}).values)
 
 
 def test_predict_impossible_evidence_names_the_row():

@@ -9,7 +9,9 @@ import pytest
 
 import bbn
 from bbn.questions import resolution as resolver
+from bbn.questions.dispatch import ask as ask_query
 from bbn.questions.language import parse_query
+from bbn.questions.presentation import to_text
 
 EXACT = 1e-12
 
@@ -92,25 +94,27 @@ def test_a_query_is_resolved_once(chair, monkeypatch):
         return original(network, variable, state)
 
     monkeypatch.setattr(resolver, "state_index", counting)
-    query = parse_query("P(C=T | A=T, S=F)", chair)
+    query = parse_query("P(C=T | A=T, S=F)")
+    assert calls == []  # parsing reads the text only
+    result = ask_query(chair, query)
     assert calls == [("C", "T"), ("A", "T"), ("S", "F")]
-    assert query.answer(chair) == pytest.approx(expected, abs=EXACT)
-    assert query.to_text(query.answer(chair)).startswith("P(C=T | A=T, S=F) = ")
-    assert len(calls) == 3  # answering on the same revision resolves nothing again
+    assert result == pytest.approx(expected, abs=EXACT)
+    assert to_text(query, result).startswith("P(C=T | A=T, S=F) = ")
+    assert len(calls) == 3  # presenting the answer resolves nothing again
     chair.set_description("A", "back ache")
-    query.answer(chair)
+    ask_query(chair, query)
     assert len(calls) == 6  # a new revision: resolved again, once
 
 
 def test_python_questions_and_the_query_language_agree(chair):
     evidence = {"A": "T"}
-    factor = chair.engine.posterior(["C", "S"], evidence)
+    factor = chair.posterior(["C", "S"], evidence)
     assert factor.allclose(chair.query("P(C, S | A=T)"))
     assert chair.query("P(C=T, S | A=T)").allclose(factor.reduce({"C": "T"}))
     assert chair.query("P(C=T, S=F | A=T)") == pytest.approx(
         float(factor.reduce({"C": "T", "S": "F"}).values), abs=EXACT)
     frame = pd.DataFrame({"A": ["T", "F"]})
-    rows = chair.engine.posterior(["C", "S"], frame)
+    rows = chair.posterior(["C", "S"], frame)
     np.testing.assert_allclose(rows[0], factor.values, rtol=0, atol=EXACT)
     codes = {"A": np.array([0, 1])}
     np.testing.assert_allclose(chair.engine.posterior_of_cases(["C", "S"], codes), rows,
@@ -172,8 +176,8 @@ def test_an_engine_is_freed_without_the_garbage_collector(gaussian):
     if gaussian:
         net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
     engine = net.engine
-    engine.posteriors({"A": "T"})
-    engine.posterior(["C"], {"A": "T"})
+    net.posteriors({"A": "T"})
+    net.posterior(["C"], {"A": "T"})
     reference = weakref.ref(engine)
     enabled = gc.isenabled()
     gc.disable()

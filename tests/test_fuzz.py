@@ -38,7 +38,8 @@ from hypothesis import strategies as st
 import bbn
 from bbn.apps.cli.main import main
 from bbn.core.errors import BBNError
-from bbn.questions.language import parse_evidence, parse_query
+from bbn.questions.language import parse_query
+from bbn.questions.resolution import resolve_evidence_text, resolve_query
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_NETWORKS = ROOT.parent / "shared" / "networks"
@@ -191,7 +192,8 @@ def query_text(draw) -> str:
 def test_the_query_language_fails_only_with_bbn_errors(text):
     net = NETWORKS[0]  # chair: variables C, S, W, B, A with states T, F
     for call in (lambda: net.query(text), lambda: parse_query(text),
-                 lambda: parse_query(text, net), lambda: parse_evidence(text, net)):
+                 lambda: resolve_query(net.compiled(), parse_query(text)),
+                 lambda: resolve_evidence_text(text, net.compiled())):
         with contextlib.suppress(BBNError):
             call()
 

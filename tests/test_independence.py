@@ -16,7 +16,7 @@ import pytest
 import bbn
 from bbn.apps.cli.main import main
 from bbn.core.errors import ParseError, QueryError
-from bbn.questions.independence import COLLIDER, independence
+from bbn.questions.d_separation import COLLIDER, independence
 from tests.brute_force import joint_array
 from tests.generic_networks import generic_network
 

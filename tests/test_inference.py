@@ -19,13 +19,6 @@ from example_networks import (
 )
 
 import bbn
-from bbn.engines.exact import (
-    map_query,
-    posterior,
-    posterior_batch,
-    probability,
-    probability_of_evidence,
-)
 from bbn.engines.exact.elimination import compile_plan
 
 EXACT = 1e-12
@@ -43,18 +36,18 @@ def test_chair_posterior_of_c_given_a(chair):
     assert f.variables == ("C",) and f.states == {"C": ("T", "F")}
     assert f.to_dict()["T"] == pytest.approx(22840 / 25757, abs=EXACT)
     assert f.to_dict()["F"] == pytest.approx(0.1132507667818458, abs=EXACT)
-    assert posterior(chair, ["C"], {"A": "T"}) == f
+    assert chair.posterior(["C"], {"A": "T"}) == f
 
 
 def test_chair_probabilities(chair):
     assert chair.probability({"A": "T"}) == pytest.approx(25757 / 125000, abs=EXACT)
-    assert probability_of_evidence(chair, {"A": "T"}) == pytest.approx(0.206056, abs=EXACT)
+    assert chair.probability({"A": "T"}) == pytest.approx(0.206056, abs=EXACT)
     assert chair.probability({"C": "T", "A": "T"}) == pytest.approx(0.18272, abs=EXACT)
     assert chair.probability({"B": "T"}) == pytest.approx(0.17676, abs=EXACT)
     assert chair.probability({"C": "T"}, {"A": "T"}) == pytest.approx(22840 / 25757, abs=EXACT)
     assert chair.posterior("S", {"A": "T"}).to_dict()["T"] == pytest.approx(
         0.06211903560197228, abs=EXACT)
-    assert probability_of_evidence(chair, {}) == 1.0
+    assert chair.probability({}) == 1.0
 
 
 def test_chair_joint_posterior(chair):
@@ -64,7 +57,7 @@ def test_chair_joint_posterior(chair):
     assert joint.variables == ("S", "C")
     expected = np.array([[0.01024, 0.00256], [0.17248, 0.020776]]) / 0.206056
     np.testing.assert_allclose(joint.values, expected, rtol=1e-12)
-    assert probability(chair, {"C": "T", "S": "F"}, {"A": "T"}) == pytest.approx(
+    assert chair.probability({"C": "T", "S": "F"}, {"A": "T"}) == pytest.approx(
         0.17248 / 0.206056, abs=EXACT)
 
 
@@ -72,7 +65,7 @@ def test_chair_map_and_mpe(chair):
     assignment, p = chair.map(["C", "S"], {"A": "T"})
     assert assignment == {"C": "T", "S": "F"}
     assert p == pytest.approx(0.17248 / 0.206056, abs=EXACT)
-    assert map_query(chair, ["C", "S"], {"A": "T"}) == (assignment, p)
+    assert chair.map(["C", "S"], {"A": "T"}) == (assignment, p)
     # MPE with no evidence: C=T, S=F, W=T, B=F, A=F, 0.8·0.98·0.9·0.8·0.9
     assert chair.mpe() == ({"C": "T", "S": "F", "W": "T", "B": "F", "A": "F"},
                            pytest.approx(0.508032, abs=EXACT))
@@ -212,7 +205,7 @@ def test_unknown_names_are_query_errors_with_suggestions(chair):
 def test_posterior_batch_rows_with_missing_values(chair):
     frame = pd.DataFrame({"A": ["T", "F", None, "T"], "S": ["F", None, None, "T"]},
                          index=["r1", "r2", "r3", "r4"])
-    result = posterior_batch(chair, ["C"], frame)
+    result = chair.posterior(["C"], frame)
     assert result.shape == (4, 2)
     p_ct_af = (0.8 - 0.18272) / (1 - 0.206056)  # P(C=T, A=F) / P(A=F)
     # P(C=T | A=T, S=F) = 0.17248 / (0.17248 + 0.020776); with S=T: 0.01024 / 0.0128
@@ -224,7 +217,7 @@ def test_posterior_batch_rows_with_missing_values(chair):
 
 def test_posterior_batch_joint_query(chair):
     frame = pd.DataFrame({"A": ["T", "F"]})
-    result = posterior_batch(chair, ["S", "C"], frame)
+    result = chair.posterior(["S", "C"], frame)
     assert result.shape == (2, 2, 2)
     np.testing.assert_allclose(result[0], chair.posterior(["S", "C"], {"A": "T"}).values,
                                atol=EXACT)
@@ -234,24 +227,24 @@ def test_posterior_batch_joint_query(chair):
 
 def test_posterior_batch_errors(chair, deterministic):
     with pytest.raises(bbn.QueryError, match=r"'A'.*also evidence"):
-        posterior_batch(chair, ["A"], pd.DataFrame({"A": ["T"]}))
+        chair.posterior(["A"], pd.DataFrame({"A": ["T"]}))
     with pytest.raises(bbn.DataError, match=r"column 'A', row 'b': value 'yes' is not a state"):
-        posterior_batch(chair, ["C"], pd.DataFrame({"A": ["T", "yes"]}, index=["a", "b"]))
+        chair.posterior(["C"], pd.DataFrame({"A": ["T", "yes"]}, index=["a", "b"]))
     with pytest.raises(bbn.QueryError, match="unknown evidence variable 'Aa'"):
-        posterior_batch(chair, ["C"], pd.DataFrame({"Aa": ["T"]}))
+        chair.posterior(["C"], pd.DataFrame({"Aa": ["T"]}))
     frame = pd.DataFrame({"X": ["a", "a", "b"], "Y": ["a", "b", None]}, index=["u", "v", "w"])
     with pytest.raises(bbn.ImpossibleEvidenceError, match="row 'v': X=a, Y=b") as error:
-        posterior_batch(deterministic, ["Z"], frame)
+        deterministic.posterior(["Z"], frame)
     assert error.value.evidence == {"X": "a", "Y": "b"}
 
 
 def test_posterior_batch_integer_row_labels_read_plainly(chair, deterministic):
     """Row labels from a default integer index appear as numbers, not np.int64(...)."""
     with pytest.raises(bbn.DataError, match=r"column 'A', row 1: value 'yes'"):
-        posterior_batch(chair, ["C"], pd.DataFrame({"A": ["T", "yes"]}))
+        chair.posterior(["C"], pd.DataFrame({"A": ["T", "yes"]}))
     frame = pd.DataFrame({"X": ["a", "a", "b"], "Y": ["a", "b", None]}, index=[10, 11, 12])
     with pytest.raises(bbn.ImpossibleEvidenceError, match="row 11:"):
-        posterior_batch(deterministic, ["Z"], frame)
+        deterministic.posterior(["Z"], frame)
 
 
 def test_a_variable_may_be_named_like_the_batch_axis():
@@ -261,9 +254,9 @@ def test_a_variable_may_be_named_like_the_batch_axis():
     net.add_variable("Y", ["a", "b"], parents=["#case"], table=[[0.9, 0.1], [0.2, 0.8]])
     expected = 0.27 / (0.27 + 0.14)  # P(#case=a | Y=a)
     assert net.posterior("#case", {"Y": "a"}).to_dict()["a"] == pytest.approx(expected)
-    result = posterior_batch(net, ["#case"], pd.DataFrame({"Y": ["a", None]}))
+    result = net.posterior(["#case"], pd.DataFrame({"Y": ["a", None]}))
     np.testing.assert_allclose(result[:, 0], [expected, 0.3])
-    result = posterior_batch(net, ["Y"], pd.DataFrame({"#case": ["a", "b"]}))
+    result = net.posterior(["Y"], pd.DataFrame({"#case": ["a", "b"]}))
     np.testing.assert_allclose(result[:, 0], [0.9, 0.2])
 
 
@@ -361,9 +354,9 @@ def test_memory_limit_counts_batch_rows(memory_limit):
     memory_limit(4096)
     single = net.posterior("X", {"E": "e5"}).values
     with pytest.raises(bbn.MemoryLimitError):
-        posterior_batch(net, ["X"], frame)
+        net.posterior(["X"], frame)
     memory_limit(1 << 30)
-    result = posterior_batch(net, ["X"], frame)
+    result = net.posterior(["X"], frame)
     assert result.shape == (1000, 2)
     np.testing.assert_allclose(result[5], single, atol=EXACT)
     table = net.cpt_array("E")

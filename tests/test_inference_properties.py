@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from strategies import evidence_for, networks, query_and_evidence
 
 import bbn
-from bbn.engines.exact import map_query, posterior, posterior_batch, probability_of_evidence
 
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -42,7 +41,7 @@ def test_posterior_equals_brute_force(data, net):
         expected = brute.posterior(query, evidence)
         if expected is None:
             with pytest.raises(bbn.ImpossibleEvidenceError) as error:
-                posterior(net, query, evidence)
+                net.posterior(query, evidence)
             assert error.value.evidence == evidence
             continue
         factor = net.posterior(query, evidence)
@@ -60,7 +59,7 @@ def test_probability_of_evidence_equals_brute_force(data, net):
     for _ in range(4):
         evidence = data.draw(evidence_for(net))
         expected = brute.p_evidence(evidence)
-        got = probability_of_evidence(net, evidence)
+        got = net.probability(evidence)
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-15)
         assert (got == 0) == (expected == 0)
         assert net.probability(evidence) == pytest.approx(expected, rel=1e-9, abs=1e-15)
@@ -102,7 +101,7 @@ def test_map_equals_brute_force(data, net):
         variables, evidence = data.draw(query_and_evidence(net))
         if brute.p_evidence(evidence) == 0:
             with pytest.raises(bbn.ImpossibleEvidenceError):
-                map_query(net, variables, evidence)
+                net.map(variables, evidence)
             continue
         _check_map(net, brute, variables, evidence, net.map(variables, evidence))
 
@@ -149,9 +148,9 @@ def test_posterior_batch_equals_brute_force(data, net):
         expected.append(brute.posterior(query, evidence))
     if any(e is None for e in expected):
         with pytest.raises(bbn.ImpossibleEvidenceError):
-            posterior_batch(net, query, frame)
+            net.posterior(query, frame)
         return
-    result = posterior_batch(net, query, frame)
+    result = net.posterior(query, frame)
     assert result.shape == (len(frame), *(net.cardinality(v) for v in query))
     assert np.all(np.isfinite(result))
     np.testing.assert_allclose(result, np.stack(expected), **TOL)

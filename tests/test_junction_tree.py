@@ -28,9 +28,6 @@ from bbn.engines.exact import (
     clique_building,
     cliques,
     joint_table,
-    marginals_of_cases,
-    posterior,
-    posteriors,
     propagation,
     summing,
 )
@@ -77,7 +74,7 @@ def test_chair_posteriors_given_back_ache(chair, both_ways):
 
 
 def test_chair_priors(chair, both_ways):
-    result = posteriors(chair)
+    result = chair.posteriors()
     assert result["A"].to_dict()["T"] == pytest.approx(25757 / 125000, abs=EXACT)
     assert result["B"].to_dict()["T"] == pytest.approx(0.17676, abs=EXACT)
     assert result["C"].to_dict()["T"] == pytest.approx(0.8, abs=EXACT)
@@ -99,17 +96,17 @@ def _every_posterior_equals_brute_force_and_elimination(data, net):
     for evidence in (first, again, data.draw(evidence_for(net))):
         if brute.p_evidence(evidence) == 0:
             with pytest.raises(bbn.ImpossibleEvidenceError) as error:
-                posteriors(net, evidence)
+                net.posteriors(evidence)
             assert error.value.evidence == evidence
             continue
-        result = posteriors(net, evidence)
+        result = net.posteriors(evidence)
         assert list(result) == list(net.variables)
         for v in net.variables:
             values = result[v].values
             assert result[v].states == {v: net.states(v)}
             np.testing.assert_allclose(values, brute.posterior([v], evidence), rtol=0,
                                        atol=EXACT)
-            np.testing.assert_allclose(values, posterior(net, [v], evidence).values, rtol=0,
+            np.testing.assert_allclose(values, net.posterior([v], evidence).values, rtol=0,
                                        atol=EXACT)
             if v in evidence:
                 assert values[net.states(v).index(evidence[v])] == 1.0
@@ -133,7 +130,7 @@ def _batch_equals_one_case_at_a_time(data, net):
     possible = [brute.p_evidence(case) > 0 for case in cases]
     if not all(possible):
         with pytest.raises(bbn.ImpossibleEvidenceError, match=f"row 'case{possible.index(False)}'"):
-            posteriors(net, frame)
+            net.posteriors(frame)
         return
     result = net.posteriors(frame)
     for v in net.variables:
@@ -144,17 +141,17 @@ def _batch_equals_one_case_at_a_time(data, net):
 
 
 def test_batch_without_evidence_columns_repeats_the_priors(chair, both_ways):
-    result = posteriors(chair, pd.DataFrame(index=range(3)))
+    result = chair.posteriors(pd.DataFrame(index=range(3)))
     np.testing.assert_allclose(result["A"], [[0.206056, 0.793944]] * 3, rtol=0, atol=EXACT)
-    assert posteriors(chair, pd.DataFrame(columns=["A"]))["C"].shape == (0, 2)
+    assert chair.posteriors(pd.DataFrame(columns=["A"]))["C"].shape == (0, 2)
 
 
 def test_batch_is_chunked_to_respect_the_memory_limit(chair, memory_limit):
     frame = pd.DataFrame({"A": ["T", "F"] * 20, "S": ["T"] * 20 + ["F"] * 20})
-    whole = posteriors(chair, frame)
+    whole = chair.posteriors(frame)
     tree = chair.engine.junction_tree(["A", "S"])
     memory_limit(8 * tree.cost.entries(cases=1))  # one case per chunk still fits
-    chunked = posteriors(chair, frame)
+    chunked = chair.posteriors(frame)
     for v in chair.variables:
         np.testing.assert_array_equal(chunked[v], whole[v])
 
@@ -172,7 +169,7 @@ def _two_parts() -> bbn.Network:
 
 def test_unconnected_parts_keep_their_priors(both_ways):
     net = _two_parts()
-    result = posteriors(net, {"B": "T"})
+    result = net.posteriors({"B": "T"})
     # P(A=T | B=T) = 0.3·0.9 / (0.3·0.9 + 0.7·0.2)
     assert result["A"].to_dict()["T"] == pytest.approx(0.27 / 0.41, abs=EXACT)
     assert result["D"].to_dict()["T"] == pytest.approx(0.6 * 0.5 + 0.4 * 0.1, abs=EXACT)
@@ -180,14 +177,14 @@ def test_unconnected_parts_keep_their_priors(both_ways):
 
 def test_compiled_tree_is_reused_and_dropped_when_the_network_changes():
     net = _two_parts()
-    posteriors(net, {"B": "T"})
+    net.posteriors({"B": "T"})
     tree = net.engine.junction_tree(["B"])
-    assert posteriors(net, {"B": "F"})["A"].to_dict()["T"] == pytest.approx(0.03 / 0.59,
+    assert net.posteriors({"B": "F"})["A"].to_dict()["T"] == pytest.approx(0.03 / 0.59,
                                                                             abs=EXACT)
     assert net.engine.junction_tree(["B"]) is tree
     net.set_cpt("A", [0.5, 0.5])
     assert net.engine.junction_tree(["B"]) is not tree
-    assert posteriors(net, {"B": "T"})["A"].to_dict()["T"] == pytest.approx(0.45 / 0.55,
+    assert net.posteriors({"B": "T"})["A"].to_dict()["T"] == pytest.approx(0.45 / 0.55,
                                                                             abs=EXACT)
 
 
@@ -199,7 +196,7 @@ def test_compiled_trees_beyond_the_memory_limit_are_evicted(memory_limit, monkey
     # while the next compiles: the third drops the first.
     memory_limit(8 * (16 + 4))
     for observed in ("B", "A", "D"):
-        posteriors(net, {observed: "T"})
+        net.posteriors({observed: "T"})
         assert net.engine.junction_tree([observed]).cached_bytes == 32
     assert net.engine.cached_trees == (("A",), ("D",))
 
@@ -217,11 +214,11 @@ def test_impossible_evidence_raises(both_ways):
     net = copy_network()  # Y = X
     for evidence in ({"X": "a", "Y": "b"}, {"X": "b", "Y": "a", "Z": "T"}):
         with pytest.raises(bbn.ImpossibleEvidenceError) as error:
-            posteriors(net, evidence)
+            net.posteriors(evidence)
         assert error.value.evidence == evidence
     frame = pd.DataFrame({"X": ["a", "a", "b"], "Y": ["a", "b", "a"]})
     with pytest.raises(bbn.ImpossibleEvidenceError, match="row 1: X=a, Y=b"):
-        posteriors(net, frame)
+        net.posteriors(frame)
 
 
 def test_memory_limit_refuses_a_large_clique(memory_limit):
@@ -231,9 +228,9 @@ def test_memory_limit_refuses_a_large_clique(memory_limit):
     memory_limit(3 * 4 ** 7 * 8 - 1)
     with pytest.raises(bbn.MemoryLimitError, match=r"induced width 6, largest table 128\.0 "
                                                    r"KiB.* needs 384\.0 KiB"):
-        posteriors(net)
+        net.posteriors()
     memory_limit(3 * 4 ** 7 * 8)
-    result = posteriors(net)
+    result = net.posteriors()
     np.testing.assert_allclose(result["P3"].values, [0.1, 0.2, 0.3, 0.4], rtol=0, atol=EXACT)
 
 
@@ -243,11 +240,11 @@ def test_rows_summing_to_one_only_roughly_count_as_one_for_ancestors(both_ways):
     net = bbn.Network("rounded")
     net.add_variable("A", TF, table=[0.3, 0.7])
     net.add_variable("L", TF, parents=["A"], table=[[0.6, 0.4], [0.2, 0.8000001]])
-    result = posteriors(net)
+    result = net.posteriors()
     assert result["A"].to_dict()["T"] == pytest.approx(0.3, abs=EXACT)
     raw = np.array([0.3 * 0.6 + 0.7 * 0.2, 0.3 * 0.4 + 0.7 * 0.8000001])
     np.testing.assert_allclose(result["L"].values, raw / raw.sum(), rtol=0, atol=EXACT)
-    np.testing.assert_allclose(result["L"].values, posterior(net, ["L"], {}).values, rtol=0,
+    np.testing.assert_allclose(result["L"].values, net.posterior(["L"], {}).values, rtol=0,
                                atol=EXACT)
 
 
@@ -260,13 +257,13 @@ def test_inexact_rows_of_a_leaf_with_an_observed_parent_in_a_batch(both_ways):
     net.add_variable("L", TF, parents=["A", "B"],
                      table=[[[0.6, 0.4], [0.5, 0.5000001]], [[0.2, 0.8000001], [0.1, 0.9]]])
     frame = pd.DataFrame({"B": ["T", "F", "F", None], "E": ["T", "F", None, "F"]})
-    result = posteriors(net, frame)
+    result = net.posteriors(frame)
     for i, row in frame.iterrows():
         case = {v: s for v, s in row.items() if pd.notna(s)}
         for v in ("A", "L"):
-            np.testing.assert_allclose(result[v][i], posterior(net, [v], case).values,
+            np.testing.assert_allclose(result[v][i], net.posterior([v], case).values,
                                        rtol=0, atol=EXACT)
-            np.testing.assert_allclose(posteriors(net, case)[v].values, result[v][i],
+            np.testing.assert_allclose(net.posteriors(case)[v].values, result[v][i],
                                        rtol=0, atol=EXACT)
 
 
@@ -275,24 +272,24 @@ def test_gaussian_leaves_are_answered_one_variable_at_a_time():
     net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
     net.add_variable("D", TF, parents=["C"], table=[[0.9, 0.1], [0.4, 0.6]])
     net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
-    result = posteriors(net, {"x": 1.5})
+    result = net.posteriors({"x": 1.5})
     assert list(result) == ["C", "D"]
     # p(x = 1.5 | C): N(1.5; 0, 1) and N(1.5; 2, 1); the common factor cancels
     weight = np.exp(-np.array([1.5 ** 2, 0.5 ** 2]) / 2)
     np.testing.assert_allclose(result["C"].values, weight / weight.sum(), rtol=0, atol=EXACT)
     with pytest.raises(bbn.QueryError, match="one case at a time"):
-        posteriors(net, pd.DataFrame({"D": ["T"]}))
+        net.posteriors(pd.DataFrame({"D": ["T"]}))
 
 
 def test_bad_evidence_is_named(chair):
     with pytest.raises(bbn.QueryError, match="unknown evidence variable 'a'.*did you mean 'A'"):
-        posteriors(chair, {"a": "T"})
+        chair.posteriors({"a": "T"})
     with pytest.raises(bbn.QueryError, match="variable 'A' has no state 'yes'"):
-        posteriors(chair, {"A": "yes"})
+        chair.posteriors({"A": "yes"})
     with pytest.raises(bbn.DataError, match="column 'A', row 1: value 'maybe' is not a state"):
-        posteriors(chair, pd.DataFrame({"A": ["T", "maybe"]}))
+        chair.posteriors(pd.DataFrame({"A": ["T", "maybe"]}))
     with pytest.raises(bbn.QueryError, match="a dict or a pandas DataFrame"):
-        posteriors(chair, [("A", "T")])
+        chair.posteriors([("A", "T")])
 
 
 # ------------------------------------------------------- ../shared/reference
@@ -300,7 +297,7 @@ def test_bad_evidence_is_named(chair):
 def test_bnlearn_priors_and_queries(shared, name):
     reference = json.loads((shared / "reference" / "bnlearn_exact.json").read_text())[name]
     net = bbn.load(shared / "networks" / f"{name}.bif.gz")
-    priors = posteriors(net)
+    priors = net.posteriors()
     for v, expected in reference["priors"].items():
         got = priors[v].to_dict()
         for state, p in expected.items():
@@ -308,33 +305,33 @@ def test_bnlearn_priors_and_queries(shared, name):
     for query in reference["queries"]:
         if query.get("impossible") or not query["p_evidence"] > 0:
             with pytest.raises(bbn.ImpossibleEvidenceError):
-                posteriors(net, query["evidence"])
+                net.posteriors(query["evidence"])
             continue
-        got = posteriors(net, query["evidence"])[query["target"]].to_dict()
+        got = net.posteriors(query["evidence"])[query["target"]].to_dict()
         for state, p in query["posterior"].items():
             assert got[state] == pytest.approx(p, abs=1e-9), (query, state)
         assert math.isclose(sum(got.values()), 1.0, abs_tol=1e-12)
 
 
 def test_codes_with_missing_values(chair, both_ways):
-    result = marginals_of_cases(chair, {"A": np.array([0, -1, 1])})
+    result = chair.engine.marginals_of_cases({"A": np.array([0, -1, 1])})
     np.testing.assert_allclose(result["C"][0], [22840 / 25757, 2917 / 25757], rtol=0,
                                atol=EXACT)
     np.testing.assert_allclose(result["C"][1], [0.8, 0.2], rtol=0, atol=EXACT)
     np.testing.assert_array_equal(result["A"][[0, 2]], [[1.0, 0.0], [0.0, 1.0]])
     np.testing.assert_allclose(result["A"][1], [0.206056, 0.793944], rtol=0, atol=EXACT)
-    assert marginals_of_cases(chair, {}, cases=2)["B"].shape == (2, 2)
+    assert chair.engine.marginals_of_cases({}, cases=2)["B"].shape == (2, 2)
     with pytest.raises(bbn.QueryError, match="number of cases"):
-        marginals_of_cases(chair, {})
+        chair.engine.marginals_of_cases({})
 
 
 def test_a_call_while_another_holds_the_work_arrays_uses_its_own(monkeypatch):
     _cliques_only(monkeypatch)  # a joint table has no work arrays
     net = _two_parts()
-    expected = posteriors(net, {"B": "T"})["A"].values
+    expected = net.posteriors({"B": "T"})["A"].values
     tree = net.engine.junction_tree(["B"])
     with tree.lock:  # as if another thread were propagating on this tree
-        busy = posteriors(net, {"B": "T"})["A"].values
+        busy = net.posteriors({"B": "T"})["A"].values
     np.testing.assert_array_equal(busy, expected)
 
 

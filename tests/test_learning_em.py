@@ -12,7 +12,6 @@ from example_networks import chair_network
 import bbn
 import bbn.tasks.learning.missing as missing
 from bbn.core.errors import DataError
-from bbn.engines.exact import probability_of_evidence
 from bbn.tasks.learning import em
 
 
@@ -24,8 +23,7 @@ def holes(frame: pd.DataFrame, fraction: float, seed: int) -> pd.DataFrame:
 
 def brute_log_likelihood(net: bbn.Network, frame: pd.DataFrame) -> float:
     """Σ_rows log P(observed cells), one exact query per row."""
-    return sum(math.log(probability_of_evidence(
-        net, {k: v for k, v in row.items() if isinstance(v, str)}))
+    return sum(math.log(net.probability({k: v for k, v in row.items() if isinstance(v, str)}))
         for row in frame.to_dict("records"))
 
 

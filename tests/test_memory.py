@@ -21,7 +21,7 @@ import pytest
 
 import bbn
 from bbn.apps.cli.main import main
-from bbn.engines.exact import clique_building, posterior, posteriors
+from bbn.engines.exact import clique_building
 from bbn.engines.exact.cliques import tree_cost
 from bbn.engines.exact.elimination import Cost, check_memory, fits
 from bbn.tasks.learning.sampling import sample
@@ -87,10 +87,10 @@ def test_a_batch_is_refused_when_its_cases_do_not_fit(memory_limit):
     frame = pd.DataFrame({"X0": [str(i) for i in range(100)]})  # 100 distinct cases
     memory_limit(8 * 300 * 100 - 1)
     with pytest.raises(bbn.MemoryLimitError, match="needs 234.4 KiB"):
-        bbn.engines.exact.posterior_batch(net, ["X2"], frame)
+        net.posterior(["X2"], frame)
     memory_limit(8 * 300 * 100)
-    result = bbn.engines.exact.posterior_batch(net, ["X2"], frame)
-    np.testing.assert_allclose(result[7], posterior(net, ["X2"], {"X0": "7"}).values,
+    result = net.posterior(["X2"], frame)
+    np.testing.assert_allclose(result[7], net.posterior(["X2"], {"X0": "7"}).values,
                                rtol=0, atol=1e-12)
 
 
@@ -154,7 +154,7 @@ def test_one_posterior_never_needs_more_than_the_junction_tree(shared, name, var
         assert fits(net.engine.plan([x], sorted(evidence)).cost), x
     # Below what the tree needs it is refused, and so is a posterior, the same way
     memory_limit(1 << 27)
-    for ask in (lambda: posteriors(net, evidence), lambda: posterior(net, [hidden[0]], evidence)):
+    for ask in (lambda: net.posteriors(evidence), lambda: net.posterior([hidden[0]], evidence)):
         with pytest.raises(bbn.MemoryLimitError, match="exact inference .induced width 2[2-7]"):
             ask()
 
@@ -163,12 +163,12 @@ def test_a_posterior_answers_whenever_the_junction_tree_does(shared, memory_limi
     net, evidence = _promedus(shared, "Promedus_20")
     tree = net.engine.junction_tree(list(evidence))
     memory_limit(8 * tree.cost.entries())  # the tree just fits
-    marginals = posteriors(net, evidence)
+    marginals = net.posteriors(evidence)
     # P(X250 | e)'s own plan needs 321 MiB, more than the tree's 301: the tree answers it
     assert not fits(net.engine.plan(["X250"], sorted(evidence)).cost)
     hidden = [v for v in net.variables if v not in evidence]
     for x in hidden[::len(hidden) // 3] + ["X250"]:
-        np.testing.assert_allclose(posterior(net, [x], evidence).values, marginals[x].values,
+        np.testing.assert_allclose(net.posterior([x], evidence).values, marginals[x].values,
                                    rtol=0, atol=1e-12)
 
 
@@ -187,12 +187,11 @@ _CHILD = textwrap.dedent("""
     start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     try:
         if what == "posteriors":
-            bbn.engines.exact.posteriors(net, evidence)
+            net.posteriors(evidence)
         elif what == "mpe":
-            bbn.engines.exact.map_query(net, [v for v in net.variables if v not in evidence],
-                                    evidence)
+            net.map([v for v in net.variables if v not in evidence], evidence)
         else:
-            bbn.engines.exact.posterior(net, [what], evidence)
+            net.posterior([what], evidence)
         outcome = "answered"
     except bbn.MemoryLimitError as error:
         outcome = str(error)

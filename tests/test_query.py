@@ -10,7 +10,10 @@ from hypothesis import strategies as st
 from strategies import networks, query_and_evidence
 
 import bbn
-from bbn.questions.language import Query, answer, parse_evidence, parse_query
+from bbn.questions.dispatch import ask as answer
+from bbn.questions.language import Query, parse_evidence, parse_query
+from bbn.questions.presentation import to_json, to_text
+from bbn.questions.resolution import resolve_evidence_text
 
 EXACT = 1e-12
 # Hand-derived from EXAMPLES.md §1: P(C, S, A=T) for (C, S) = (T,T), (T,F), (F,T), (F,F)
@@ -87,12 +90,12 @@ def test_queries_on_awkward_names_match_brute_force(data, net):
 
 def test_parse_evidence(chair):
     assert parse_evidence("A=T, S=F") == {"A": "T", "S": "F"}
-    assert parse_evidence(" A = T ", chair) == {"A": "T"}
+    assert resolve_evidence_text(" A = T ", chair.compiled()).given == {"A": "T"}
     assert parse_evidence("") == {}
     with pytest.raises(bbn.QueryError, match="needs a state"):
         parse_evidence("A")
     with pytest.raises(bbn.QueryError, match="did you mean 'T'"):
-        parse_evidence("A=t", chair)
+        resolve_evidence_text("A=t", chair.compiled())
     with pytest.raises(bbn.ParseError):
         parse_evidence("A=T,, S=F")
 
@@ -221,27 +224,27 @@ def test_impossible_evidence_in_a_query():
 
 # ---------------------------------------------------------------------- output
 def test_json_documents(chair):
-    query = parse_query("P(C | A=T)", chair)
-    doc = query.to_json(query.answer(chair))
+    query = parse_query("P(C | A=T)")
+    doc = to_json(query, answer(chair, query))
     assert list(doc) == ["query", "variables", "rows"]
     assert doc["query"] == "P(C | A=T)" and doc["variables"] == ["C"]
     assert doc["rows"] == [{"C": "T", "p": pytest.approx(22840 / 25757, abs=EXACT)},
                            {"C": "F", "p": pytest.approx(0.1132507667818458, abs=EXACT)}]
-    query = parse_query("P(C=T|A=T)", chair)
-    assert query.to_json(query.answer(chair)) == {
+    query = parse_query("P(C=T|A=T)")
+    assert to_json(query, answer(chair, query)) == {
         "query": "P(C=T | A=T)", "p": pytest.approx(22840 / 25757, abs=EXACT)}
-    query = parse_query("MAP(C,S|A=T)", chair)
-    assert query.to_json(query.answer(chair)) == {
+    query = parse_query("MAP(C,S|A=T)")
+    assert to_json(query, answer(chair, query)) == {
         "query": "MAP(C, S | A=T)", "assignment": {"C": "T", "S": "F"},
         "p": pytest.approx(P_CS_AT["T", "F"] / P_AT, abs=EXACT)}
 
 
 def test_text_answers(chair):
-    query = parse_query("P(C | A=T)", chair)
-    assert query.to_text(query.answer(chair)) == (
+    query = parse_query("P(C | A=T)")
+    assert to_text(query, answer(chair, query)) == (
         "P(C | A=T)\n  C   probability\n  T   0.886749\n  F   0.113251")
-    query = parse_query("P(C=T | A=T)", chair)
-    assert query.to_text(query.answer(chair)) == "P(C=T | A=T) = 0.886749"
-    query = parse_query("MAP(C, S | A=T)", chair)
-    assert query.to_text(query.answer(chair)) == (
+    query = parse_query("P(C=T | A=T)")
+    assert to_text(query, answer(chair, query)) == "P(C=T | A=T) = 0.886749"
+    query = parse_query("MAP(C, S | A=T)")
+    assert to_text(query, answer(chair, query)) == (
         "MAP(C, S | A=T)\n  C = T\n  S = F\n  probability 0.837054")

@@ -11,7 +11,6 @@ from brute_force import BruteForce
 from test_formats_exchange import UAI
 
 import bbn
-from bbn.engines.exact import posteriors
 from bbn.io.formats import uai
 
 
@@ -69,7 +68,7 @@ def test_promedus_reads_as_a_bayesian_network_with_the_reference_marginals(share
     evidence = {f"X{tokens[1 + 2 * i]}": tokens[2 + 2 * i] for i in range(int(tokens[0]))}
     with gzip.open(folder / "Promedus_15.uai.MAR.gz", "rt") as file:
         reference = file.read().split()
-    result = posteriors(net, evidence)
+    result = net.posteriors(evidence)
     at = 2
     for i in range(int(reference[1])):
         count = int(reference[at])

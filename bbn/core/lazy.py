@@ -45,3 +45,19 @@ def lazy_attributes(package: str, names: Mapping[str, str]) -> Callable[[str], o
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     return __getattr__
+
+
+def reference(text: str) -> object:
+    """What a lazy reference names: ``"package.module:attribute"`` (or a bare module
+    path), imported on first use. A module that must load late (the approximate engines,
+    which ``import bbn`` does not load) is named by such a string; the architecture test
+    reads every one as an import.
+
+    Examples
+    --------
+    >>> reference("math:sqrt")(25.0)
+    5.0
+    """
+    module, _, attribute = text.partition(":")
+    found = importlib.import_module(module)
+    return getattr(found, attribute) if attribute else found

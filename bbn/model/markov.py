@@ -42,8 +42,7 @@ from bbn.core.factor import Factor
 from bbn.core.memory import check_allocation
 from bbn.engines.exact.engine import Engine
 from bbn.model.variables import require
-from bbn.questions import approximate as questions
-from bbn.questions.language import answer
+from bbn.questions import dispatch
 from bbn.views.compiled import CompiledNetwork
 from bbn.views.factor_graph import FactorGraph
 
@@ -80,7 +79,7 @@ class MarkovNetwork:
         self._factors: list[Factor] = []
         self._revision = 0
         self._compiled: CompiledNetwork | None = None
-        self._engine: Engine | None = None
+        self._answering = None  # what answers this revision (bbn.questions.dispatch.Answering)
         self._log_scale = 0.0  # Σ_k log M_k + Σ_i log |X_i| of the compiled revision
 
     # ------------------------------------------------------------------ building
@@ -176,7 +175,7 @@ class MarkovNetwork:
     def _changed(self) -> None:
         self._revision += 1
         self._compiled = None
-        self._engine = None
+        self._answering = None
 
     # ------------------------------------------------------------------ reading
     @property
@@ -310,9 +309,7 @@ class MarkovNetwork:
     @property
     def engine(self) -> Engine:
         """The exact engine of this revision (it keeps plans and junction trees)."""
-        if self._engine is None:
-            self._engine = Engine(self.compiled())
-        return self._engine
+        return dispatch.engine(self)
 
     def factor_graph(self) -> FactorGraph:
         """The view the approximate engines read (:class:`bbn.views.factor_graph.
@@ -326,7 +323,23 @@ class MarkovNetwork:
         >>> net.factor_graph().scopes
         ((0,),)
         """
-        return FactorGraph.from_factors(self.variables, self._states, self._factors)
+        return dispatch.factor_graph(self)
+
+    @property
+    def log_scale(self) -> float:
+        """log Π_k M_k + Σ_i log |X_i| of the compiled revision: log Z(e) is this plus
+        log P_B(e, F = on) of the reduction (see the module).
+
+        Examples
+        --------
+        >>> net = MarkovNetwork()
+        >>> net.add_variable("A", ["0", "1"])
+        >>> net.add_factor(["A"], [1, 3])
+        >>> round(net.log_scale, 12) == round(math.log(3) + math.log(2), 12)
+        True
+        """
+        self.compiled()  # compiling the revision sets it
+        return self._log_scale
 
     # ------------------------------------------------------------------ questions
     def posterior(self, variables: Sequence[str] | str, evidence=None,
@@ -342,9 +355,7 @@ class MarkovNetwork:
         >>> net.posterior("A").values.tolist()
         [0.25, 0.75]
         """
-        if method != "exact":
-            return questions.approximate_posterior(self, variables, evidence, method)
-        return self.engine.posterior(variables, evidence, impossible)
+        return dispatch.posterior(self, variables, evidence, impossible, method)
 
     def posteriors(self, evidence=None, impossible: str = "raise", method="exact") -> dict:
         """P(X | evidence) of every variable, as :meth:`bbn.Network.posteriors`.
@@ -357,9 +368,7 @@ class MarkovNetwork:
         >>> net.posteriors()["A"].values.tolist()
         [0.25, 0.75]
         """
-        if method != "exact":
-            return questions.estimates(self, evidence, method)
-        return self.engine.posteriors(evidence, impossible)
+        return dispatch.posteriors(self, evidence, impossible, method)
 
     def probability(self, assignment: Mapping[str, str],
                     evidence: Mapping[str, str] | None = None, method="exact") -> float:
@@ -373,9 +382,7 @@ class MarkovNetwork:
         >>> net.probability({"A": "1"})
         0.75
         """
-        if method != "exact":
-            return questions.approximate_probability(self, assignment, evidence, method)
-        return self.engine.probability(assignment, evidence)
+        return dispatch.probability(self, assignment, evidence, method)
 
     def log_partition(self, evidence: Mapping[str, str] | None = None) -> float:
         """log Z(e) = log Σ_{x consistent with e} Π_k φ_k(x), natural log (−inf when 0);
@@ -399,8 +406,7 @@ class MarkovNetwork:
         >>> round(net.log_partition({"A": "1"}), 12) == round(math.log(3), 12)
         True
         """
-        engine = self.engine  # compiles the revision, which sets _log_scale
-        return engine.log_weight(evidence) + self._log_scale
+        return dispatch.log_partition(self, evidence)
 
     def log10_partition(self, evidence: Mapping[str, str] | None = None) -> float:
         """log10 Z(e): the UAI competitions' ``PR`` answer.
@@ -429,9 +435,7 @@ class MarkovNetwork:
         >>> net.map("A")
         ({'A': '1'}, 0.75)
         """
-        if method != "exact":
-            return questions.approximate_map(self, variables, evidence, method)
-        return self.engine.map(variables, evidence)
+        return dispatch.map(self, variables, evidence, method)
 
     def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"
             ) -> tuple[dict[str, str], float]:
@@ -446,9 +450,7 @@ class MarkovNetwork:
         >>> net.mpe()
         ({'A': '1'}, 0.75)
         """
-        if method != "exact":
-            return questions.approximate_mpe(self, evidence, method)
-        return self.engine.mpe(evidence)
+        return dispatch.mpe(self, evidence, method)
 
     def query(self, text: str, method="exact"):
         """Answer a question of the query language (``P(A | B=1)``, ``MPE(...)``...).
@@ -461,9 +463,7 @@ class MarkovNetwork:
         >>> net.query("P(A=1)")
         0.75
         """
-        if method != "exact":
-            return questions.approximate_query(self, text, method)
-        return answer(self, text)
+        return dispatch.ask(self, text, method)
 
     def to_markov(self) -> MarkovNetwork:
         """Itself (a Markov network already), for code that takes either kind."""

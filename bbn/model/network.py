@@ -43,9 +43,7 @@ from bbn.model.dag import DAG, assembled
 from bbn.model.gaussian_leaves import GaussianLeaves
 from bbn.model.markov import MarkovNetwork
 from bbn.model.variables import PackedTables, Variable, require, unpacked
-from bbn.questions import approximate as questions
-from bbn.questions.language import answer
-from bbn.questions.partitions import is_dask, posterior_partitions
+from bbn.questions import dispatch
 from bbn.views.compiled import CompiledNetwork, GaussianLeaf
 from bbn.views.factor_graph import FactorGraph
 
@@ -82,7 +80,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         # Every change bumps the revision and drops the compiled view and its engine.
         self._revision = 0
         self._compiled: CompiledNetwork | None = None
-        self._engine: Engine | None = None
+        self._answering = None  # bbn.questions.dispatch caches what answers this revision here
 
     # ------------------------------------------------------------- building
     def add_variable(self, name: str, states: Sequence, description: str | None = None,
@@ -275,7 +273,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         """A new revision: the compiled view and the engine built on it are dropped."""
         self._revision += 1
         self._compiled = None
-        self._engine = None
+        self._answering = None
 
     def compiled(self) -> CompiledNetwork:
         """The immutable view of this revision that inference engines read (built once
@@ -324,10 +322,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> net.engine is net.engine, net.engine.posterior(["A"]).to_dict()["b"]
         (True, 0.8)
         """
-        engine = self._engine
-        if engine is None:
-            engine = self._engine = Engine(self.compiled())
-        return engine
+        return dispatch.engine(self)
 
     def states(self, variable: str) -> tuple[str, ...]:
         """The states of ``variable``, in order.
@@ -407,7 +402,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> bbn.load("models/chair.bn").factor_graph().scopes[3]
         (0, 1, 3)
         """
-        return FactorGraph.from_compiled(self.compiled())
+        return dispatch.factor_graph(self)
 
     def to_markov(self) -> MarkovNetwork:
         """The same distribution as a Markov network, one factor per table:
@@ -472,9 +467,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(bbn.load("models/chair.bn").query("P(C=T | A=T)"), 6)
         0.886749
         """
-        if method != "exact":
-            return questions.approximate_query(self, text, method)
-        return answer(self, text)
+        return dispatch.ask(self, text, method)
 
     def posterior(self, variables: Sequence[str] | str, evidence=None,
                   impossible: str = "raise", method="exact"):
@@ -517,11 +510,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> bbn.load("models/chair.bn").posterior("C", {"A": "T"}).values.round(6).tolist()
         [0.886749, 0.113251]
         """
-        if method != "exact":
-            return questions.approximate_posterior(self, variables, evidence, method)
-        if is_dask(evidence):  # one Dask array, answered partition by partition
-            return posterior_partitions(self, variables, evidence, impossible)
-        return self.engine.posterior(variables, evidence, impossible)
+        return dispatch.posterior(self, variables, evidence, impossible, method)
 
     def posteriors(self, evidence=None, impossible: str = "raise", method="exact") -> dict:
         """P(X | evidence) for every variable X, from one junction-tree propagation.
@@ -552,9 +541,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(marginals["C"].to_dict()["T"], 6)
         0.886749
         """
-        if method != "exact":
-            return questions.estimates(self, evidence, method)
-        return self.engine.posteriors(evidence, impossible)
+        return dispatch.posteriors(self, evidence, impossible, method)
 
     def probability(self, assignment: Mapping[str, str],
                     evidence: Mapping[str, str] | None = None, method="exact") -> float:
@@ -585,9 +572,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(net.probability({"C": "T"}, {"A": "T"}), 6), round(net.probability({"A": "T"}), 6)
         (0.886749, 0.206056)
         """
-        if method != "exact":
-            return questions.approximate_probability(self, assignment, evidence, method)
-        return self.engine.probability(assignment, evidence)
+        return dispatch.probability(self, assignment, evidence, method)
 
     def log_probability(self, evidence: Mapping[str, str]) -> float:
         """log P(evidence), natural logarithm: exact also below 1e-308, where
@@ -608,7 +593,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(bbn.load("models/chair.bn").log_probability({"A": "T"}), 6)
         -1.579607
         """
-        return self.engine.log_probability(evidence)
+        return dispatch.log_probability(self, evidence)
 
     def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
             method="exact"):
@@ -647,9 +632,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F'}, 0.837054)
         """
-        if method != "exact":
-            return questions.approximate_map(self, variables, evidence, method)
-        return self.engine.map(variables, evidence)
+        return dispatch.map(self, variables, evidence, method)
 
     def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"):
         """The most probable state of every unobserved variable given ``evidence``.
@@ -677,9 +660,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
         """
-        if method != "exact":
-            return questions.approximate_mpe(self, evidence, method)
-        return self.engine.mpe(evidence)
+        return dispatch.mpe(self, evidence, method)
 
 
     # ------------------------------------------------------------- comparing

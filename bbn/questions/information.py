@@ -29,7 +29,7 @@ import numpy as np
 from bbn.core.errors import QueryError
 
 if TYPE_CHECKING:
-    from bbn.model.network import Network
+    from bbn.questions.resolution import Model
 
 
 class Information(NamedTuple):
@@ -54,7 +54,7 @@ def _plogp(p: np.ndarray) -> np.ndarray:
     return out
 
 
-def _joint(net: Network, groups: list[list[str]], evidence: Mapping[str, str] | None
+def _joint(net: Model, groups: list[list[str]], evidence: Mapping[str, str] | None
            ) -> np.ndarray:
     """P(group 1, group 2, ... | e) with one axis per group (each group's states
     flattened), from one posterior of the engine."""
@@ -68,11 +68,11 @@ def _joint(net: Network, groups: list[list[str]], evidence: Mapping[str, str] | 
                          "information is 0; leave them out")
     if not variables:
         return np.ones(())
-    table = net.engine.posterior(variables, evidence).values
+    table = net.posterior(variables, evidence).values
     return table.reshape([math.prod(net.cardinality(v) for v in group) for group in groups])
 
 
-def entropy(net: Network, variables: str | Iterable[str],
+def entropy(net: Model, variables: str | Iterable[str],
             evidence: Mapping[str, str] | None = None,
             given: str | Iterable[str] | None = None) -> float:
     """H(X | Z, e) in bits: the entropy of the posterior of ``variables`` (jointly),
@@ -80,7 +80,7 @@ def entropy(net: Network, variables: str | Iterable[str],
 
     Parameters
     ----------
-    net : Network
+    net : Network or any model with its methods
     variables : str or iterable of str
         X.
     evidence : dict, optional
@@ -111,14 +111,14 @@ def entropy(net: Network, variables: str | Iterable[str],
     return max(0.0, float(-_plogp(joint).sum() + _plogp(joint.sum(axis=0)).sum()))
 
 
-def mutual_information(net: Network, x: str | Iterable[str], y: str | Iterable[str],
+def mutual_information(net: Model, x: str | Iterable[str], y: str | Iterable[str],
                        evidence: Mapping[str, str] | None = None,
                        given: str | Iterable[str] | None = None) -> float:
     """I(X; Y | Z, e) in bits, from the engine's joint posterior P(X, Y, Z | e).
 
     Parameters
     ----------
-    net : Network
+    net : Network or any model with its methods
     x, y : str or iterable of str
         X and Y.
     evidence : dict, optional
@@ -151,7 +151,7 @@ def mutual_information(net: Network, x: str | Iterable[str], y: str | Iterable[s
     return max(0.0, float(bits))
 
 
-def value_of_information(net: Network, target: str,
+def value_of_information(net: Model, target: str,
                          candidates: Iterable[str] | None = None,
                          evidence: Mapping[str, str] | None = None) -> list[Information]:
     """The unobserved variables ranked by I(target; X | e), the expected fall of the
@@ -159,7 +159,7 @@ def value_of_information(net: Network, target: str,
 
     Parameters
     ----------
-    net : Network
+    net : Network or any model with its methods
     target : str
         T, the variable whose uncertainty matters.
     candidates : iterable of str, optional

@@ -1,4 +1,4 @@
-"""The query language shared by ``bbn query`` and :meth:`Network.query`.
+"""The query language shared by ``bbn query`` and :meth:`Network.query`: text → :class:`Query`.
 
 Grammar (whitespace-insensitive; see ``docs/query.md``)::
 
@@ -25,6 +25,9 @@ false); ``H(C | A=T)`` the entropy in bits of the posterior, ``I(C; W | A=T)`` t
 information in bits — in both, items without a state (``H(C | B, A=T)``) are conditioning
 variables averaged over their posterior.
 
+Syntax only: :mod:`bbn.questions.resolution` checks the names against a network,
+:mod:`bbn.questions.dispatch` answers, :mod:`bbn.questions.presentation` prints.
+
 >>> parse_query('P(C | A=T)').targets
 (('C', None),)
 """
@@ -33,22 +36,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from bbn.core.errors import ParseError, QueryError
-from bbn.core.factor import Factor
-from bbn.questions.resolution import (
-    Evidence,
-    Question,
-    check_discrete,
-    check_variables,
-    evidence_value,
-)
-
-if TYPE_CHECKING:
-    from bbn.model.network import Network
-    from bbn.views.compiled import CompiledNetwork
 
 
 @functools.cache
@@ -187,13 +177,12 @@ def _expected(error) -> str:
 class Query:
     """A parsed query: its kind (``P``, ``MAP``, ``MPE``; ``IND``, ``H``, ``I`` for the
     questions of :mod:`bbn.tasks.explain`), targets, the other side (``others``: Y of ``X _|_ Y``
-    and ``I(X; Y)``) and evidence, and, when it was parsed against a network, the
-    :class:`~bbn.questions.resolution.Question` it resolves to there (``resolved``)."""
+    and ``I(X; Y)``) and evidence, as written (names unchecked: see
+    :func:`bbn.questions.resolution.resolve_query`)."""
 
     kind: str
     targets: tuple[tuple[str, str | None], ...]
     evidence: tuple[tuple[str, str | None], ...]
-    resolved: Question | None = field(default=None, compare=False, repr=False)
     others: tuple[tuple[str, str | None], ...] = ()
 
     @property
@@ -215,161 +204,38 @@ class Query:
             inside += (" | " if inside else "") + show(self.evidence)
         return f"{self.kind}({inside})"
 
-    # --------------------------------------------------------------- answers
-    def resolve(self, network: CompiledNetwork) -> Question:
-        """Check every variable and state against ``network`` (QueryError with
-        suggestions) and turn them into state indices, numbers on Gaussian leaves apart.
 
-        >>> import bbn
-        >>> network = bbn.load("models/chair.bn").compiled()
-        >>> question = parse_query("P(C | A=T)").resolve(network)
-        >>> question.free, question.evidence.states
-        (('C',), {'A': 0})
-        """
-        targets = [v for v, _ in self.targets + self.others]
-        observed = [v for v, _ in self.evidence]
-        check_variables(network, targets)
-        check_variables(network, observed, role="evidence")
-        if self.kind in EXPLAINED_KINDS:
-            return self._resolve_explained(network, targets, observed)
-        check_discrete(network, targets)
-        assigned = {v: evidence_value(network, v, s) for v, s in self.targets if s is not None}
-        states, values = dict(network.constraints), {}
-        for v, s in self.evidence:
-            if s is not None:
-                (values if v in network.gaussian else states)[v] = evidence_value(network, v, s)
-        for v, s in self.evidence:
-            if s is None:
-                example = network.states[v][0] if network.states[v] else "3.2"
-                raise QueryError(f"evidence variable {v!r} needs a state, as in {v}={example}")
-        names = targets + observed
-        repeated = sorted({v for v in names if names.count(v) > 1})
-        if repeated:
-            raise QueryError(f"variable(s) {repeated} named more than once in {self.text()}")
-        if self.kind == "MAP" and assigned:
-            raise QueryError("MAP takes variables without states, as in MAP(C, S | A=T)")
-        return Question(self.kind, tuple(v for v, s in self.targets if s is None), assigned,
-                        Evidence(states, values, self.evidence_dict), network)
+def parse_query(text: str, source: str = "<query>") -> Query:
+    """Read a query (syntax only: :func:`bbn.questions.resolution.resolve_query` checks
+    its names against a network).
 
-    def _resolve_explained(self, network: CompiledNetwork, targets: list[str],
-                           observed: list[str]) -> Question:
-        """The checks of an independence or information question; its Question holds
-        the targets as ``free`` and the evidence with a state (``given``: without)."""
-        names = targets + observed
-        repeated = sorted({v for v in names if names.count(v) > 1})
-        if repeated:
-            raise QueryError(f"variable(s) {repeated} named more than once in {self.text()}")
-        stated = [f"{v}={s}" for v, s in self.evidence if s is not None]
-        if self.kind == "IND" and stated:
-            raise QueryError(f"independence is read off the graph: name the observed "
-                             f"variables without states ({', '.join(stated)})")
-        if self.kind != "IND":
-            check_discrete(network, targets)
-        states = {v: evidence_value(network, v, s) for v, s in self.evidence if s is not None}
-        given = {v: s for v, s in self.evidence if s is not None}
-        return Question(self.kind, tuple(targets), {}, Evidence(states, {}, given), network)
+    Raises
+    ------
+    ParseError
+        Where the text departs from the grammar, located by line and column.
 
-    def validate(self, net: Network) -> None:
-        """Check every variable and state against ``net`` (see :meth:`resolve`)."""
-        self.resolve(net.compiled())
-
-    def _question(self, net: Network) -> Question:
-        """The question resolved against ``net``'s current revision (once)."""
-        network = net.compiled()
-        question = self.resolved
-        if question is None or question.network is not network:
-            question = self.resolve(network)
-        return question
-
-    def answer(self, net: Network):
-        """Factor for a distribution; float for a probability; (assignment, p) for MAP/MPE;
-        for ``X _|_ Y | Z`` an :class:`~bbn.questions.independence.Independence`; bits
-        (float) for ``H(...)`` and ``I(...)``."""
-        question = self._question(net)
-        if self.kind in EXPLAINED_KINDS:
-            from bbn.questions.explained import (
-                answer_explained,  # here: networkx, ~200 ms to import
-            )
-
-            return answer_explained(net, self)
-        return net.engine.answer(question)
-
-    def log_answer(self, net: Network) -> float:
-        """log P(targets | evidence), the natural logarithm, for a query of one number
-        (every target assigned): exact where the probability is below 1e-308 and prints
-        as 0; −inf when it is 0. What ``bbn query --log`` prints."""
-        question = self._question(net)
-        if self.kind != "P" or any(s is None for _, s in self.targets):
-            raise QueryError(f"--log needs the probability of an assignment, as in P(A=T, S=F) "
-                             f"or P(C=T | A=T); {self.text()} is not one")
-        return net.engine.answer(question, log=True)
-
-    def to_json(self, result) -> dict:
-        """The JSON document ``bbn query --json`` prints for ``result``."""
-        if self.kind == "IND":
-            return {"query": self.text(), **result.to_json()}
-        if self.kind in EXPLAINED_KINDS:
-            return {"query": self.text(), "bits": float(result)}
-        if isinstance(result, Factor):
-            rows = [{**dict(zip(result.variables, key)), "p": value}
-                    for key, value in result.rows()]
-            errors = getattr(result, "standard_error", None)  # an approximate answer's
-            if errors is not None:
-                for row, error in zip(rows, errors.ravel().tolist()):
-                    row["standard_error"] = error
-            return {"query": self.text(), "variables": list(result.variables), "rows": rows}
-        if isinstance(result, tuple):
-            assignment, p = result
-            details = result.to_json() if hasattr(result, "to_json") else {}  # approximate
-            return {"query": self.text(), "assignment": assignment, "p": p, **details}
-        return {"query": self.text(), "p": float(result)}
-
-    def to_text(self, result, digits: int = 6) -> str:
-        """The readable answer ``bbn query`` prints."""
-        if self.kind == "IND":
-            return result.to_text()
-        if self.kind in EXPLAINED_KINDS:
-            return f"{self.text()} = {float(result):.{digits}f} bits"
-        if isinstance(result, Factor):
-            return f"{self.text()}\n{result.to_text(digits=digits)}"
-        if isinstance(result, tuple):
-            assignment, p = result
-            width = max((len(v) for v in assignment), default=0)
-            lines = [f"  {v.ljust(width)} = {s}" for v, s in assignment.items()]
-            details = result.text_lines(digits) if hasattr(result, "text_lines") else []
-            return "\n".join([self.text(), *lines, f"  probability {p:.{digits}f}",
-                              *details])
-        return f"{self.text()} = {float(result):.{digits}f}"
-
-
-def parse_query(text: str, net: Network | None = None, source: str = "<query>") -> Query:
-    """Parse a query; with ``net``, also resolve it there (checking its variables and
-    states once: :meth:`Query.answer` on the same revision reuses it)."""
+    Examples
+    --------
+    >>> parse_query("MAP(C, S | A=T)").text()
+    'MAP(C, S | A=T)'
+    """
     result = _parse("query", text, source)
-    query = Query(kind=result["kind"].upper(), targets=result.get("targets", ()),
-                  evidence=result.get("evidence", ()), others=result.get("others", ()))
-    if net is not None:
-        query = replace(query, resolved=query.resolve(net.compiled()))
-    return query
+    return Query(kind=result["kind"].upper(), targets=result.get("targets", ()),
+                 evidence=result.get("evidence", ()), others=result.get("others", ()))
 
 
-def resolve_evidence_text(text: str, network: CompiledNetwork,
-                          source: str = "<evidence>") -> Evidence:
-    """``"A=T, S=F"`` read and resolved against ``network``."""
-    return Query("P", (), _parse("evidence", text, source)["evidence"]).resolve(network).evidence
+def parse_evidence(text: str, source: str = "<evidence>", items: bool = False):
+    """Read ``"A=T, S=F"`` into ``{"A": "T", "S": "F"}`` (syntax only; with ``items``, the
+    items ``(("A", "T"), ...)`` as written, a state possibly None).
 
-
-def parse_evidence(text: str, net: Network | None = None,
-                   source: str = "<evidence>") -> dict[str, str]:
-    """Parse ``"A=T, S=F"`` into ``{"A": "T", "S": "F"}`` (checked against ``net``)."""
-    if net is not None:
-        return resolve_evidence_text(text, net.compiled(), source).given
-    query = Query("P", (), _parse("evidence", text, source)["evidence"])
-    if any(s is None for _, s in query.evidence):
+    Examples
+    --------
+    >>> parse_evidence("A=T, S=F")
+    {'A': 'T', 'S': 'F'}
+    """
+    found = _parse("evidence", text, source)["evidence"]
+    if items:
+        return found
+    if any(s is None for _, s in found):
         raise QueryError("every evidence item needs a state, as in A=T")
-    return query.evidence_dict
-
-
-def answer(net: Network, text: str):
-    """Parse and answer ``text`` on ``net`` (what :meth:`Network.query` does)."""
-    return parse_query(text).answer(net)
+    return dict(found)

@@ -21,7 +21,7 @@ False
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from bbn.core.errors import DataError
 
@@ -105,9 +105,11 @@ def map_partitions(frame, function: Callable, meta):
     return frame.map_partitions(function, meta=meta)
 
 
-def posterior_partitions(net, variables: Sequence[str] | str, evidence, impossible: str):
-    """P(variables | row) for every row of a Dask DataFrame: a Dask array of shape
-    ``(rows, |X1|, ..., |Xk|)`` (rows unknown until computed), one block per partition.
+def posterior_partitions(answer: Callable, shape: tuple[int, ...], evidence):
+    """``answer(partition)`` for every partition of a Dask DataFrame, as one Dask array of
+    shape ``(rows, *shape)`` (rows unknown until computed), one block per partition:
+    :func:`bbn.questions.dispatch.posterior` gives the answer of one partition (its
+    batched posteriors) and the shape of a row.
 
     >>> posterior_partitions  # doctest: +ELLIPSIS
     <function posterior_partitions at ...>
@@ -115,13 +117,6 @@ def posterior_partitions(net, variables: Sequence[str] | str, evidence, impossib
     dask = require_dask()
     import dask.array as array  # here: optional (bbn[dask])
 
-    names = [variables] if isinstance(variables, str) else list(variables)
-    tail = tuple(net.cardinality(v) for v in names)
-    net.posterior(names)  # unknown variables: a QueryError now, not on the workers
-
-    def answer(frame):
-        return net.posterior(names, frame, impossible)
-
-    blocks = [array.from_delayed(dask.delayed(answer)(part), shape=(float("nan"), *tail),
+    blocks = [array.from_delayed(dask.delayed(answer)(part), shape=(float("nan"), *shape),
                                  dtype=float) for part in evidence.to_delayed()]
     return array.concatenate(blocks)

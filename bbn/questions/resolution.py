@@ -2,16 +2,21 @@
 
     e = {X1 = s1, ..., Xk = sk}  →  {X1: i1, ..., Xk: ik}   with sj = states(Xj)[ij]
 
-Every function here checks what a user wrote — variable and state names, evidence
-columns, numbers given to Gaussian leaves — against a :class:`bbn.views.compiled.CompiledNetwork`
-and converts it, with errors that name the variable or the cell and suggest close
-matches. Engines answer only resolved questions: evidence on Gaussian leaves is split
-off as numbers (:class:`Evidence`), a batch's evidence is a matrix of state indices.
+The one place a user's names are looked up. :func:`resolve` takes a question as it was
+asked (:class:`Asked`: query-language items, a list of names, an assignment, a dict of
+evidence or a DataFrame of cases) and checks it against a
+:class:`bbn.views.compiled.CompiledNetwork` — variable and state names, evidence
+columns, numbers given to Gaussian leaves — with errors that name the variable or the
+cell and suggest close matches, returning a :class:`Question` of state indices:
+evidence on Gaussian leaves split off as numbers (:class:`Evidence`), a batch's
+evidence as columns of state indices (:class:`Cases`). Engines answer only resolved
+questions; :mod:`bbn.questions.dispatch` resolves each question once.
 
 >>> import bbn
 >>> network = bbn.load("models/chair.bn").compiled()
->>> resolve_evidence(network, {"A": "T", "S": "F"}).states
-{'A': 0, 'S': 1}
+>>> question = resolve(network, Asked("P", "variables", ["C"], {"A": "T", "S": "F"}))
+>>> question.free, question.evidence.states
+(('C',), {'A': 0, 'S': 1})
 """
 
 from __future__ import annotations
@@ -19,40 +24,77 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 
-from bbn.core.errors import ImpossibleEvidenceError, ModelError, QueryError, suggest
+from bbn.core.errors import ModelError, QueryError, suggest
+from bbn.engines.protocol import NO_EVIDENCE, Evidence
+from bbn.questions.language import EXPLAINED_KINDS, Query, parse_evidence
 
 if TYPE_CHECKING:
     from bbn.views.compiled import CompiledNetwork
 
-
-class Evidence(NamedTuple):
-    """Evidence resolved against a network: ``states`` maps each observed discrete
-    variable to its state index, ``values`` each observed Gaussian leaf to its number,
-    ``given`` is the evidence as written (what ImpossibleEvidenceError shows)."""
-
-    states: dict[str, int]
-    values: dict[str, float]
-    given: dict
+__all__ = ["NO_EVIDENCE", "Asked", "Cases", "Evidence", "Model", "Question", "resolve"]
 
 
-#: No evidence at all.
-NO_EVIDENCE = Evidence({}, {}, {})
+class Model(Protocol):
+    """What the questions layer takes of a model (a :class:`bbn.Network` or
+    :class:`bbn.MarkovNetwork`, which it never names: they are a layer above): the
+    compiled view of its current revision; the functions over a network (independence,
+    information) read its structure and ask it questions through its public methods.
+    ``_answering`` is the slot where :mod:`bbn.questions.dispatch` keeps what answers the
+    current revision; the model empties it on every change."""
+
+    _answering: object
+
+    def compiled(self) -> CompiledNetwork: ...
+
+
+class Cases(NamedTuple):
+    """A batch's evidence resolved: ``codes`` maps each evidence column to N state
+    indices (−1 where a case does not observe it), ``row_names`` names the cases in
+    errors, ``count`` is N."""
+
+    codes: dict[str, np.ndarray]
+    row_names: object
+    count: int
+
+
+class Asked(NamedTuple):
+    """A question as it was asked, names unchecked: what :func:`resolve` reads.
+
+    ``kind`` is the question's kind (a key of :data:`bbn.questions.dispatch.KINDS`);
+    ``form`` how it was written: ``"query"`` (items ``((variable, state or None), ...)``
+    of the query language, ``query`` the parsed :class:`~bbn.questions.language.Query`),
+    ``"variables"`` (names and evidence), ``"assignment"`` (``{variable: state}`` and
+    evidence) or ``"evidence"`` (evidence only). ``evidence`` is a dict, or with
+    ``batch`` a DataFrame of cases.
+    """
+
+    kind: str
+    form: str
+    targets: object = ()
+    evidence: object = None
+    batch: bool = False
+    query: Query | None = None
 
 
 class Question(NamedTuple):
-    """A question of the query language resolved against one compiled network: its
-    ``kind`` ("P", "MAP" or "MPE"), the targets without a state (``free``), those with
-    one (``assigned``: variable → state index) and the :class:`Evidence`."""
+    """A question resolved against one compiled network: its ``kind`` ("P", "MAP",
+    "MPE", ...: see :mod:`bbn.questions.dispatch`), the targets without a state
+    (``free``), those with one (``assigned``: variable → state index), the
+    :class:`Evidence` (a batch: :class:`Cases`), the view, and for the questions about
+    the graph and information the other side (``others``: Y of ``X _|_ Y``, ``I(X; Y)``)
+    and the conditioning variables named without a state (``given``)."""
 
     kind: str
     free: tuple[str, ...]
     assigned: dict[str, int]
-    evidence: Evidence
+    evidence: Evidence | Cases
     network: CompiledNetwork
+    others: tuple[str, ...] = ()
+    given: tuple[str, ...] = ()
 
 
 #: What a continuous variable cannot be, and what to say (the one place for these messages;
@@ -236,11 +278,161 @@ def warn_impossible(answer: np.ndarray, stacklevel: int = 4) -> None:
                       "(P(e) = 0): their rows are NaN", RuntimeWarning, stacklevel=stacklevel)
 
 
-def impossible_row(network: CompiledNetwork, matrix: np.ndarray, columns: Sequence[str],
-                   observed: Sequence[str], row: int, row_names=None) -> ImpossibleEvidenceError:
-    """The error for case ``row`` of a batch (state indices ``matrix``, one column each)."""
-    from bbn.core.data import row_label  # pandas: only batches need it (start-up time)
+# ------------------------------------------------------------------ the resolver
+def resolve(network: CompiledNetwork, asked: Asked) -> Question:
+    """The question ``asked`` checked against ``network`` and turned into state indices:
+    the one place a user's names are looked up (one call per question).
 
-    shown = {c: network.states[c][int(matrix[row, list(columns).index(c)])] for c in observed}
-    name = row_label(row_names[row]) if row_names is not None else str(row)
-    return ImpossibleEvidenceError.in_row(shown, name)
+    Parameters
+    ----------
+    network : CompiledNetwork
+        The view of the revision asked.
+    asked : Asked
+        The question as written (its ``form`` says how).
+
+    Returns
+    -------
+    Question
+
+    Raises
+    ------
+    QueryError
+        For an unknown variable or state (with suggestions), a variable named twice, a
+        continuous variable where a discrete one is needed.
+    DataError
+        For a cell of a batch that is not a state of its column's variable.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> network = bbn.load("models/chair.bn").compiled()
+    >>> resolve(network, Asked("PROBABILITY", "assignment", {"C": "T"}, {"A": "T"})).assigned
+    {'C': 0}
+    >>> resolve(network, Asked("P", "variables", ["c"]))
+    Traceback (most recent call last):
+        ...
+    bbn.core.errors.QueryError: unknown query variable 'c' (did you mean 'C'?)
+    """
+    return _FORMS[asked.form](network, asked)
+
+
+def _written(network: CompiledNetwork, asked: Asked) -> Question:
+    """A question of the query language: its items checked (see :func:`resolve_query`)."""
+    query = asked.query
+    targets = [v for v, _ in query.targets + query.others]
+    observed = [v for v, _ in query.evidence]
+    check_variables(network, targets)
+    check_variables(network, observed, role="evidence")
+    names = targets + observed
+    repeated = sorted({v for v in names if names.count(v) > 1})
+    if query.kind in EXPLAINED_KINDS:
+        return _written_explained(network, query, targets, repeated)
+    check_discrete(network, targets)
+    assigned = {v: evidence_value(network, v, s) for v, s in query.targets if s is not None}
+    states, values = dict(network.constraints), {}
+    for v, s in query.evidence:
+        if s is not None:
+            (values if v in network.gaussian else states)[v] = evidence_value(network, v, s)
+    for v, s in query.evidence:
+        if s is None:
+            example = network.states[v][0] if network.states[v] else "3.2"
+            raise QueryError(f"evidence variable {v!r} needs a state, as in {v}={example}")
+    if repeated:
+        raise QueryError(f"variable(s) {repeated} named more than once in {query.text()}")
+    if query.kind == "MAP" and assigned:
+        raise QueryError("MAP takes variables without states, as in MAP(C, S | A=T)")
+    return Question(asked.kind, tuple(v for v, s in query.targets if s is None), assigned,
+                    Evidence(states, values, query.evidence_dict), network)
+
+
+def _written_explained(network: CompiledNetwork, query: Query, targets: list[str],
+                       repeated: list[str]) -> Question:
+    """The checks of an independence or information question: its Question holds X as
+    ``free``, Y as ``others``, the evidence with a state, the rest as ``given``."""
+    if repeated:
+        raise QueryError(f"variable(s) {repeated} named more than once in {query.text()}")
+    stated = [f"{v}={s}" for v, s in query.evidence if s is not None]
+    if query.kind == "IND" and stated:
+        raise QueryError(f"independence is read off the graph: name the observed "
+                         f"variables without states ({', '.join(stated)})")
+    if query.kind != "IND":
+        check_discrete(network, targets)
+    states = {v: evidence_value(network, v, s) for v, s in query.evidence if s is not None}
+    given = {v: s for v, s in query.evidence if s is not None}
+    return Question(query.kind, tuple(v for v, _ in query.targets), {},
+                    Evidence(states, {}, given), network,
+                    tuple(v for v, _ in query.others),
+                    tuple(v for v, s in query.evidence if s is None))
+
+
+def _variables(network: CompiledNetwork, asked: Asked) -> Question:
+    """``posterior(variables, evidence)`` and ``map(variables, evidence)``: MAP checks
+    its variables and takes discrete evidence only."""
+    if asked.kind == "MAP":
+        variables = [asked.targets] if isinstance(asked.targets, str) else list(asked.targets)
+        check_variables(network, variables)
+        evidence = resolve_evidence(network, asked.evidence, numbers=False)
+        check_discrete(network, variables)
+        return Question(asked.kind, tuple(variables), {}, evidence, network)
+    variables = resolve_targets(network, asked.targets, batched=asked.batch)
+    return Question(asked.kind, tuple(variables), {}, _evidence(network, asked), network)
+
+
+def _assignment(network: CompiledNetwork, asked: Asked) -> Question:
+    """``probability(assignment, evidence)``: discrete evidence, states as indices."""
+    given = resolve_evidence(network, asked.evidence, numbers=False)
+    both = resolve_evidence(network, asked.targets, numbers=False).states
+    return Question(asked.kind, (), {v: both[v] for v in asked.targets or ()}, given, network)
+
+
+def _evidence_only(network: CompiledNetwork, asked: Asked) -> Question:
+    """``posteriors``, ``mpe``, ``log_probability``, ``log_partition``: evidence only
+    (numbers on Gaussian leaves for posteriors alone)."""
+    return Question(asked.kind, (), {}, _evidence(network, asked), network)
+
+
+def _evidence(network: CompiledNetwork, asked: Asked) -> Evidence | Cases:
+    evidence = asked.evidence
+    if asked.batch:
+        return Cases(evidence_codes(network, evidence), evidence.index, len(evidence))
+    if evidence is not None and type(evidence) is not dict and not isinstance(
+            evidence, (Mapping, Evidence)):
+        raise QueryError("evidence must be a dict or a pandas DataFrame, not "
+                         f"{type(evidence).__name__}")
+    return resolve_evidence(network, evidence, numbers=asked.kind in ("P", "POSTERIORS"))
+
+
+_FORMS = {"query": _written, "variables": _variables, "assignment": _assignment,
+          "evidence": _evidence_only}
+
+
+def resolve_query(network: CompiledNetwork, query: Query) -> Question:
+    """A parsed query resolved against ``network`` (:func:`resolve`): every variable and
+    state checked (QueryError with suggestions), states turned into indices, numbers on
+    Gaussian leaves split off.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> from bbn.questions.language import parse_query
+    >>> network = bbn.load("models/chair.bn").compiled()
+    >>> question = resolve_query(network, parse_query("P(C | A=T)"))
+    >>> question.free, question.evidence.states
+    (('C',), {'A': 0})
+    """
+    return resolve(network, Asked(query.kind, "query", query=query))
+
+
+def resolve_evidence_text(text: str, network: CompiledNetwork,
+                          source: str = "<evidence>") -> Evidence:
+    """``"A=T, S=F"`` read (:func:`bbn.questions.language.parse_evidence`) and resolved
+    against ``network``.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> resolve_evidence_text(" A = T ", bbn.load("models/chair.bn").compiled()).given
+    {'A': 'T'}
+    """
+    return resolve_query(network, Query("P", (), parse_evidence(text, source, items=True))
+                         ).evidence

@@ -30,11 +30,7 @@ import numpy as np
 
 from bbn.core.errors import BBNError, DataError, MemoryLimitError, suggest
 from bbn.model.markov import MarkovNetwork
-from bbn.questions.approximate import (
-    approximate_marginals,
-    approximate_mpe,
-    log_partition_estimate,
-)
+from bbn.questions import dispatch
 from bbn.questions.resolution import resolve_evidence
 
 if TYPE_CHECKING:
@@ -154,13 +150,11 @@ def answer_task(net: Network | MarkovNetwork, task: str,
     """
     task = check_task(task)
     evidence = dict(evidence or {})
-    if method != "exact":
-        return _approximate_task(net, task, evidence, method)
     if task == "MAR":
-        return TaskAnswer(task, marginals=_marginals(net, evidence))
+        return TaskAnswer(task, marginals=_marginals(net, evidence, method))
     if task == "PR":
-        return TaskAnswer(task, log10_partition=_log10_partition(net, evidence))
-    return _assignment(net, evidence, *net.mpe(evidence))
+        return TaskAnswer(task, log10_partition=_log10_partition(net, evidence, method))
+    return _assignment(net, evidence, *net.mpe(evidence, method=method))
 
 
 def _assignment(net: Network | MarkovNetwork, evidence: Mapping[str, str],
@@ -170,26 +164,14 @@ def _assignment(net: Network | MarkovNetwork, evidence: Mapping[str, str],
     return TaskAnswer("MPE", assignment={v: net.states(v).index(full[v]) for v in net.variables})
 
 
-def _approximate_task(net: Network | MarkovNetwork, task: str, evidence: Mapping[str, str],
-                      method) -> TaskAnswer:
-    """MAR from one run's marginals; PR from its estimate of log Z(e); MPE by max-product
-    loopy belief propagation."""
-    if task == "MPE":
-        return _assignment(net, evidence, *approximate_mpe(net, evidence, method))
-    if task == "MAR":
-        result = approximate_marginals(net, evidence, method)
-        return TaskAnswer(task, marginals=dict(result.probabilities))
-    return TaskAnswer(task, log10_partition=log_partition_estimate(net, evidence, method)
-                      / math.log(10))
-
-
-def _marginals(net: Network | MarkovNetwork,
-               evidence: Mapping[str, str]) -> dict[str, np.ndarray]:
+def _marginals(net: Network | MarkovNetwork, evidence: Mapping[str, str],
+               method="exact") -> dict[str, np.ndarray]:
     """P(X | e) of every variable: one junction-tree propagation, or, when no tree fits
     in memory (not even one compiled for this question alone), one elimination per
-    variable, each with its own, smaller peak (DBN_13: a 1.5 GiB tree, 64 MiB tables)."""
+    variable, each with its own, smaller peak (DBN_13: a 1.5 GiB tree, 64 MiB tables);
+    approximately, one run of the method."""
     try:
-        posteriors = net.posteriors(evidence)
+        posteriors = net.posteriors(evidence, method=method)
     except MemoryLimitError as refused:
         check_fallback(net, evidence, refused)
         posteriors = {v: net.posterior(v, evidence) for v in net.variables}
@@ -216,11 +198,13 @@ def check_fallback(net: Network | MarkovNetwork, evidence: Mapping[str, str],
                                "'gibbs')") from refused
 
 
-def _log10_partition(net: Network | MarkovNetwork, evidence: Mapping[str, str]) -> float:
-    """log10 Z(e) of a Markov network, log10 P(e) of a Bayesian network."""
-    if isinstance(net, MarkovNetwork):
-        return net.log_partition(evidence) / math.log(10)
-    return net.log_probability(evidence) / math.log(10) if evidence else 0.0
+def _log10_partition(net: Network | MarkovNetwork, evidence: Mapping[str, str],
+                     method="exact") -> float:
+    """log10 Z(e) of a Markov network, log10 P(e) of a Bayesian network (0 without
+    evidence); approximately, the method's estimate."""
+    if not evidence and not isinstance(net, MarkovNetwork):
+        return 0.0
+    return dispatch.log_partition(net, evidence, method) / math.log(10)
 
 
 def check_task(task: str) -> str:

@@ -3,7 +3,7 @@
 The same 3 evidence variables in every row, different values (10,000 rows; 1,000 with
 --quick). The cell is the time for all rows.
 
-* bbn: one call ``bbn.engines.exact.posterior_batch(net, [X], frame)`` (*warm*: plan cached;
+* bbn: one call ``net.posterior([X], frame)`` (*warm*: plan cached;
   *cold*: on a ``net.copy()``).
 * pyAgrum: one ``LazyPropagation`` with X as target, then per row ``updateEvidence``,
   ``makeInference``, ``posterior(X)`` — the engine reused, as a user would loop.
@@ -43,9 +43,7 @@ def choose(name: str, k: int = 3) -> tuple[str, list[str]]:
 
 
 def bbn_batch(net, target: str, frame) -> np.ndarray:
-    from bbn.engines.exact import posterior_batch
-
-    return posterior_batch(net, [target], frame)
+    return net.posterior([target], frame)
 
 
 def loop(rows: list[dict], answer, budget: float, limit: int | None = None):

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     net = read_model(args)
-    derivation = explain(net, parse_query(args.query, net))
+    derivation = explain(net, parse_query(args.query))
     print({"text": derivation.to_text, "markdown": derivation.to_markdown,
            "latex": derivation.to_latex}[args.format]().rstrip("\n"))
     return EXIT_OK

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import argparse
 
-from bbn.core.errors import BBNError
 from bbn.io.formats import load
 from bbn.model.markov import MarkovNetwork
 from bbn.model.network import Network
-from bbn.questions.approximate import method_from_options
+from bbn.questions import dispatch
 
 
 def add_model_argument(parser: argparse.ArgumentParser, help: str = "model file") -> None:
@@ -73,13 +72,7 @@ def method_of(args: argparse.Namespace) -> object:
         (with close matches).
     """
     settings = {"samples": args.samples, "seed": args.seed, "time_budget": args.time_budget}
-    if args.method == "exact":
-        given = [f"--{k.replace('_', '-')}" for k, v in settings.items() if v is not None]
-        if given:
-            raise BBNError(f"{', '.join(given)} set(s) an approximate method; add --method "
-                           "lbp, lw, is or gibbs")
-        return "exact"
-    return method_from_options(args.method, **settings)
+    return dispatch.method_from_options(args.method, **settings)
 
 
 __all__ = ["add_method_arguments", "add_model_argument", "add_normalize_argument",

@@ -15,8 +15,9 @@ import math
 
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import add_method_arguments, add_model_argument, method_of, read_model
-from bbn.core.errors import BBNError
+from bbn.questions import dispatch
 from bbn.questions.language import parse_query
+from bbn.questions.presentation import to_json, to_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,27 +32,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     net = read_model(args)
-    parsed = parse_query(args.query, net)
+    query = parse_query(args.query)
     method = method_of(args)
-    if method != "exact":
-        if args.log:
-            raise BBNError("--log takes exact answers only (leave out --method)")
-        result = net.query(args.query, method=method)
-        print(json.dumps(parsed.to_json(result)) if args.json else parsed.to_text(result))
-        return EXIT_OK
     if args.log:
-        value = parsed.log_answer(net)
+        value = dispatch.log_answer(net, query, method)
         if args.json:  # JSON has no -Infinity: P = 0 is null
-            print(json.dumps({"query": parsed.text(),
+            print(json.dumps({"query": query.text(),
                               "log_p": value if value > -math.inf else None}))
         else:
-            print(f"log {parsed.text()} = {value:.6f}")
+            print(f"log {query.text()} = {value:.6f}")
         return EXIT_OK
-    result = parsed.answer(net)
-    if args.json:
-        print(json.dumps(parsed.to_json(result)))
-    else:
-        print(parsed.to_text(result))
+    result = dispatch.ask(net, query, method)
+    print(json.dumps(to_json(query, result)) if args.json else to_text(query, result))
     return EXIT_OK
 
 

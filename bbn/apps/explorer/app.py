@@ -30,7 +30,9 @@ from bbn.apps.rendering.output import GraphvizMissingError
 from bbn.core.errors import BBNError, DataError, ImpossibleEvidenceError, QueryError
 from bbn.io.formats import format_of, loads
 from bbn.model.network import Network
+from bbn.questions import dispatch
 from bbn.questions.language import parse_query
+from bbn.questions.presentation import to_json, to_text
 
 #: 16 MiB: the largest shared network (munin, 0.9 MiB as BIF) fits many times over.
 UPLOAD_LIMIT = 16 * 2**20
@@ -208,7 +210,7 @@ class Explorer:
         start = time.perf_counter()
         beliefs = net.posteriors(evidence)
         discrete = all(v in net.variables and not net.is_gaussian(v) for v in evidence)
-        p_evidence = (net.engine.probability_of_evidence(evidence) if evidence and discrete
+        p_evidence = (net.probability(evidence) if evidence and discrete
                       else 1.0 if discrete else None)
         elapsed = (time.perf_counter() - start) * 1000
         return {"evidence": evidence, "p_evidence": p_evidence,
@@ -247,10 +249,10 @@ class Explorer:
         if len(text.encode("utf-8")) > self.settings.query_limit:
             raise TooLargeError(f"the query has more than {self.settings.query_limit} bytes")
         net = self.net
-        parsed = parse_query(text.strip(), net)
-        result = parsed.answer(net)
-        return {"query": parsed.text(), "text": parsed.to_text(result),
-                "json": parsed.to_json(result)}
+        parsed = parse_query(text.strip())
+        result = dispatch.ask(net, parsed)
+        return {"query": parsed.text(), "text": to_text(parsed, result),
+                "json": to_json(parsed, result)}
 
     def upload(self, filename: str, data: bytes) -> dict:
         """Show another model: ``data`` is the file's bytes, ``filename`` names its format

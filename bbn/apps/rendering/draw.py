@@ -26,8 +26,12 @@ from bbn.apps.rendering.trail import TRAIL_COLOUR, trail_picture
 from bbn.apps.rendering.tree_picture import draw_tree
 from bbn.core.errors import QueryError
 from bbn.model.network import Network
-from bbn.questions.language import resolve_evidence_text
-from bbn.questions.resolution import NO_EVIDENCE, Evidence, resolve_evidence
+from bbn.questions.resolution import (
+    NO_EVIDENCE,
+    Evidence,
+    resolve_evidence,
+    resolve_evidence_text,
+)
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
 #: Default caps: parent configurations (table rows) and states (table columns) drawn.

@@ -1,6 +1,6 @@
 """Drawing an independence question: the observed variables shaded, one active trail red.
 
-``render(net, trail="C _|_ S | A")`` asks the question of :mod:`bbn.questions.independence`;
+``render(net, trail="C _|_ S | A")`` asks the question of :mod:`bbn.questions.d_separation`;
 when the answer is "dependent", the nodes and arcs of the active trail it finds are drawn
 in :data:`TRAIL_COLOUR` and the caption gives the trail and why each node lets it through.
 
@@ -17,7 +17,9 @@ from typing import NamedTuple
 from bbn.apps.rendering.labels import escape
 from bbn.core.errors import QueryError
 from bbn.model.network import Network
+from bbn.questions import dispatch
 from bbn.questions.language import parse_query
+from bbn.questions.resolution import resolve_query
 
 #: The colour of the active trail's nodes and arcs.
 TRAIL_COLOUR = "#c0392b"
@@ -58,11 +60,12 @@ def trail_picture(net: Network, question: str) -> TrailPicture:
     >>> trail_picture(bbn.load("models/chair.bn"), "C _|_ S").nodes
     frozenset()
     """
-    query = parse_query(question, net)
+    query = parse_query(question)
+    resolved = resolve_query(net.compiled(), query)
     if query.kind != "IND":
         raise QueryError(f"--trail takes an independence question such as C _|_ S | A, "
                          f"not {query.text()}")
-    answer = query.answer(net)
+    answer = dispatch.answer(net, resolved)
     caption = f"{answer.question()}: {str(answer.independent).lower()}"
     nodes: frozenset[str] = frozenset()
     arcs: frozenset[tuple[str, str]] = frozenset()

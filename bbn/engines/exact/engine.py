@@ -10,13 +10,14 @@ the engine of the discrete part (the network without its Gaussian leaves). Since
 compiled view never changes, nothing here is ever cleared: a changed network makes a
 new engine (``net.engine``).
 
-Each public method resolves its question once (:mod:`bbn.questions.resolution`: names →
-state indices, numbers on Gaussian leaves split off) and answers the resolved form.
+Its methods answer questions already resolved to state indices (the protocol of
+:mod:`bbn.engines.protocol`; :mod:`bbn.questions.resolution` checks a user's names and
+:mod:`bbn.questions.dispatch` calls the engine).
 
 >>> import bbn
 >>> net = bbn.load("models/chair.bn")
 >>> engine = net.engine
->>> round(engine.posterior(["C"], {"A": "T"}).to_dict()["T"], 6)      # 22840/25757
+>>> round(engine.posterior(["C"], Evidence({"A": 0}, {}, {})).to_dict()["T"], 6)  # 22840/25757
 0.886749
 """
 
@@ -46,24 +47,9 @@ from bbn.engines.exact.elimination import (
     fits,
     trace_back,
 )
-from bbn.engines.exact.junction_tree import TreeSource, impossible_case
+from bbn.engines.exact.junction_tree import TreeSource
 from bbn.engines.exact.ordering import evidence_order
-from bbn.questions.resolution import (
-    NO_EVIDENCE,
-    Evidence,
-    Question,
-    check_columns,
-    check_discrete,
-    check_impossible,
-    check_targets,
-    check_variables,
-    continuous_error,
-    evidence_codes,
-    impossible_row,
-    resolve_evidence,
-    resolve_targets,
-    warn_impossible,
-)
+from bbn.engines.protocol import NO_EVIDENCE, Evidence, impossible_case, impossible_row
 
 if TYPE_CHECKING:
     from bbn.views.compiled import CompiledNetwork
@@ -89,7 +75,7 @@ class Engine:
     >>> net.add_variable("Rain", ["yes", "no"], table=[0.2, 0.8])
     >>> net.add_variable("Wet", ["yes", "no"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
     >>> engine = bbn.Engine(net.compiled())
-    >>> round(engine.probability({"Rain": "yes"}, {"Wet": "yes"}), 4)
+    >>> round(engine.probability({"Rain": 0}, Evidence({"Wet": 0}, {}, {})), 4)
     0.5294
     """
 
@@ -355,137 +341,121 @@ class Engine:
         return logs
 
     # -------------------------------------------------------------- questions
-    def posterior(self, variables: Sequence[str] | str, evidence=None,
-                  impossible: str = "raise"):
-        """P(variables | evidence) as a normalised :class:`Factor` with axes ``variables``.
+    def posterior(self, variables: Sequence[str], evidence: Evidence = NO_EVIDENCE) -> Factor:
+        """P(variables | e) as a normalised :class:`Factor` with axes ``variables`` (an
+        observed one is one-hot at its state); numbers on Gaussian leaves weigh it.
 
         Parameters
         ----------
-        variables : str or sequence of str
-            The query variables (a joint posterior when several).
-        evidence : dict or pandas.DataFrame, optional
-            ``{variable: state}`` (numbers for Gaussian leaves), or a DataFrame with one
-            case per row (missing cells summed out).
-        impossible : {"raise", "nan"}
-            What a batch does with a case whose evidence is impossible.
+        variables : sequence of str
+            The query variables (a joint posterior when several), checked already.
+        evidence : Evidence
+            State indices (and numbers on Gaussian leaves).
 
         Returns
         -------
-        Factor, or for a DataFrame an array of shape ``(N, |X1|, ..., |Xk|)``.
+        Factor
 
         Raises
         ------
-        QueryError
-            For an unknown variable or state (with suggestions).
         ImpossibleEvidenceError
-            When P(evidence) = 0 (for a batch, naming the first such row).
+            When P(e) = 0.
 
         Examples
         --------
         >>> import bbn
         >>> engine = bbn.load("models/chair.bn").engine
-        >>> engine.posterior("C", {"A": "T"}).values.round(6).tolist()
+        >>> engine.posterior(["C"], Evidence({"A": 0}, {}, {})).values.round(6).tolist()
         [0.886749, 0.113251]
         """
-        check_impossible(impossible)
-        network = self.network
-        if _is_frame(evidence):
-            targets = resolve_targets(network, variables, batched=True)
-            codes = evidence_codes(network, evidence)
-            result = self._posterior_of_cases(targets, codes, evidence.index, len(evidence),
-                                              impossible)
-            warn_impossible(result)
-            return result
-        return self._posterior(resolve_targets(network, variables),
-                               resolve_evidence(network, evidence))
+        variables = list(variables)
+        if evidence.values:
+            return self._weighted_posterior(variables, evidence)
+        discrete = self.discrete
+        indices = evidence.states
+        free = [v for v in variables if v not in indices]
+        plan = discrete.plan(free, list(indices))
+        if len(variables) == 1 and free and not fits(plan.cost):
+            # One variable never needs more than the junction tree of every posterior
+            # (which checks its own cost): answer from it rather than refuse.
+            return junction_tree.posteriors_one(discrete._tree_source(), evidence.states,
+                                                evidence.given)[variables[0]]
+        table, _, _ = discrete._execute(plan, indices)
+        total = table.sum()
+        if not total > 0:
+            raise ImpossibleEvidenceError(evidence.given)
+        values = table / total
+        states = self.network.states
+        for v in variables:
+            if v in indices:  # P(V = v | ..., V = e) is 1 at e: a one-hot axis
+                one_hot = np.zeros(len(states[v]))
+                one_hot[indices[v]] = 1.0
+                values = np.multiply.outer(values, one_hot)
+        order = free + [v for v in variables if v in indices]
+        result = Factor(order, {v: states[v] for v in order}, values)
+        return result.transpose(variables)
 
-    def posteriors(self, evidence=None, impossible: str = "raise") -> dict:
-        """P(X | evidence) for every variable X, by one junction-tree propagation.
-
-        A dict of evidence gives ``{variable: Factor}`` in declaration order, observed
-        variables one-hot; a DataFrame (one case per row) gives ``{variable: array of
-        shape (N, |X|)}`` (``impossible="nan"``: NaN rows for impossible cases). A
-        network with Gaussian leaves is answered one discrete variable at a time.
+    def posteriors(self, evidence: Evidence = NO_EVIDENCE) -> dict[str, Factor]:
+        """P(X | e) for every discrete variable X, by one junction-tree propagation (a
+        network with Gaussian leaves: one posterior per variable, weighed by them).
 
         Parameters
         ----------
-        evidence : dict or pandas.DataFrame, optional
-            ``{variable: state}``, or one case per row (missing cells summed out).
-        impossible : {"raise", "nan"}
-            What a batch does with a case whose evidence is impossible.
+        evidence : Evidence
 
         Returns
         -------
         dict
-            ``{variable: Factor}``, or ``{variable: (N, |X|) array}`` for a DataFrame.
+            ``{variable: Factor}`` in declaration order, observed variables one-hot.
 
         Raises
         ------
         ImpossibleEvidenceError
-            When P(e) = 0 (for a batch, naming the first such row).
+            When P(e) = 0.
         MemoryLimitError
             When the tree's peak would exceed the memory limit.
 
         Examples
         --------
         >>> import bbn
-        >>> marginals = bbn.load("models/chair.bn").engine.posteriors({"A": "T"})
+        >>> marginals = bbn.load("models/chair.bn").engine.posteriors(Evidence({"A": 0}, {}, {}))
         >>> round(marginals["C"].to_dict()["T"], 6)
         0.886749
         """
-        batch = evidence is not None and not isinstance(evidence, (Mapping, Evidence))
-        if batch and not hasattr(evidence, "columns"):
-            raise QueryError("evidence must be a dict or a pandas DataFrame, not "
-                             f"{type(evidence).__name__}")
         network = self.network
         if network.gaussian:  # continuous leaves weigh the discrete answer: one query each
-            if batch:
-                raise continuous_error(next(iter(network.gaussian)), "all posteriors")
-            resolved = resolve_evidence(network, evidence)
-            return {v: self._posterior([v], resolved) for v in network.variables
+            return {v: self.posterior([v], evidence) for v in network.variables
                     if v not in network.gaussian}
-        check_impossible(impossible)
-        if batch:
-            codes = evidence_codes(network, evidence)
-            result = junction_tree.marginals_of_cases(self._tree_source(), codes,
-                                                      evidence.index, len(evidence), impossible)
-            warn_impossible(next(iter(result.values())))
-            return result
-        resolved = resolve_evidence(network, evidence)
-        return junction_tree.posteriors_one(self._tree_source(), resolved.states, resolved.given)
+        return junction_tree.posteriors_one(self._tree_source(), evidence.states,
+                                            evidence.given)
 
-    def probability(self, assignment: Mapping[str, str],
-                    evidence: Mapping[str, str] | None = None) -> float:
-        """P(assignment | evidence) = P(assignment, evidence) / P(evidence); an assignment
-        that contradicts the evidence has probability 0.
+    def probability(self, assigned: Mapping[str, int],
+                    evidence: Evidence = NO_EVIDENCE) -> float:
+        """P(a | e) = P(a, e) / P(e); 0 for an assignment that contradicts the evidence.
 
         Parameters
         ----------
-        assignment, evidence : dict
-            ``{variable: state}`` of discrete variables.
+        assigned : dict
+            ``{variable: state index}``.
+        evidence : Evidence
+            Discrete evidence (state indices).
 
         Returns
         -------
         float
-            0 for an assignment that contradicts the evidence.
 
         Raises
         ------
         ImpossibleEvidenceError
-            When P(evidence) = 0: no conditional probability is defined.
+            When P(e) = 0: no conditional probability is defined.
 
         Examples
         --------
         >>> import bbn
-        >>> round(bbn.load("models/chair.bn").engine.probability({"C": "T"}, {"A": "T"}), 6)
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> round(engine.probability({"C": 0}, Evidence({"A": 0}, {}, {})), 6)
         0.886749
         """
-        network = self.network
-        given = resolve_evidence(network, evidence, numbers=False)
-        both = resolve_evidence(network, assignment, numbers=False)
-        return self._probability(both.states, given)
-
-    def _probability(self, assigned: Mapping[str, int], evidence: Evidence) -> float:
         discrete, states = self.discrete, evidence.states
         marginal, scale = discrete._weight(states) if states else (1.0, 0.0)
         if not marginal > 0:
@@ -495,155 +465,101 @@ class Engine:
         joint, joint_scale = discrete._weight({**states, **assigned})
         return joint / marginal * math.exp(joint_scale - scale) if joint else 0.0
 
-    def probability_of_evidence(self, evidence: Mapping[str, str]) -> float:
-        """P(e) = Σ over all unobserved variables of the joint, at the observed states.
-
-        Below about 1e-308 this rounds to 0.0; :meth:`log_probability` gives its logarithm.
-        ``evidence`` is ``{variable: state}`` of discrete variables.
+    def log_weight(self, states: Mapping[str, int]) -> float:
+        """log P(e, c): the evidence ``states`` together with the observations every
+        question includes (``constraints`` of the compiled view: a Markov network's factor
+        nodes; pass them in ``states``); natural log, exact far below the smallest double
+        (P(e) = 1e-4000 gives −9210.34), −inf only when it is 0.
 
         Parameters
         ----------
-        evidence : dict
-            ``{variable: state}`` of discrete variables.
-
-        Returns
-        -------
-        float
+        states : dict
+            ``{variable: state index}``.
 
         Examples
         --------
         >>> import bbn
-        >>> round(bbn.load("models/chair.bn").engine.probability_of_evidence({"A": "T"}), 6)
-        0.206056
-        """
-        states = resolve_evidence(self.network, evidence, numbers=False).states
-        mantissa, scale = self.discrete._weight(states)
-        if self.network.constraints:  # P(e | constraints) = P(e, c) / P(c)
-            total, total_scale = self.discrete._weight(dict(self.network.constraints))
-            return mantissa / total * math.exp(scale - total_scale) if mantissa else 0.0
-        return mantissa * math.exp(scale) if mantissa else 0.0
-
-    def log_probability(self, evidence: Mapping[str, str]) -> float:
-        """log P(e), the natural logarithm, exact far below the smallest double (P(e) =
-        1e-4000 gives −9210.34); −inf only when P(e) = 0 exactly.
-
-        Parameters
-        ----------
-        evidence : dict
-            ``{variable: state}`` of discrete variables.
-
-        Returns
-        -------
-        float
-            log P(e), or −inf.
-
-        Examples
-        --------
-        >>> import bbn
-        >>> net = bbn.Network()
-        >>> net.add_variable("A", ["t", "f"], table=[1e-300, 1 - 1e-300])
-        >>> net.add_variable("B", ["t", "f"], parents=["A"],
-        ...                  table=[[1e-300, 1 - 1e-300], [0.5, 0.5]])
-        >>> round(net.engine.log_probability({"A": "t", "B": "t"}) / math.log(10), 6)
-        -600.0
-        """
-        log_p = self.log_weight(evidence)
-        if self.network.constraints:  # log P(e | c) = log P(e, c) − log P(c)
-            log_c = self._log_probability(dict(self.network.constraints))
-            return log_p - log_c if log_c > -math.inf else -math.inf
-        return log_p
-
-    def log_weight(self, evidence: Mapping[str, str] | None) -> float:
-        """log P(e, c): the evidence together with the observations every question
-        includes (``constraints`` of the compiled view: a Markov network's factor nodes);
-        log P(e) when there are none.
-
-        Parameters
-        ----------
-        evidence : dict or None
-            ``{variable: state}`` of discrete variables.
-
-        Returns
-        -------
-        float
-            The natural log, or −inf.
-
-        Examples
-        --------
-        >>> import bbn
-        >>> round(bbn.load("models/chair.bn").engine.log_weight({"A": "T"}), 6)
+        >>> round(bbn.load("models/chair.bn").engine.log_weight({"A": 0}), 6)
         -1.579607
         """
-        return self._log_probability(resolve_evidence(self.network, evidence,
-                                                      numbers=False).states)
-
-    def _log_probability(self, states: Mapping[str, int]) -> float:
         mantissa, scale = self.discrete._weight(states)
         return math.log(mantissa) + scale if mantissa else -math.inf
 
-    def map(self, variables: Sequence[str] | str,
-            evidence: Mapping[str, str] | None = None) -> tuple[dict[str, str], float]:
-        """argmax_m P(M = m | e) and its probability (MAP; MPE when M is every hidden
-        variable), by max-product elimination after summing out the hidden variables.
+    def probability_of_evidence(self, states: Mapping[str, int]) -> float:
+        """P(e | c) = Σ over the unobserved variables of the joint at the observed states
+        (c: the view's constraints); below about 1e-308 it rounds to 0.0, where
+        :meth:`log_probability` gives its logarithm.
 
         Parameters
         ----------
-        variables : str or sequence of str
+        states : dict
+            ``{variable: state index}`` of discrete variables.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> round(bbn.load("models/chair.bn").engine.probability_of_evidence({"A": 0}), 6)
+        0.206056
+        """
+        constraints = self.network.constraints
+        mantissa, scale = self.discrete._weight({**constraints, **states})
+        if constraints:  # P(e | c) = P(e, c) / P(c)
+            total, total_scale = self.discrete._weight(dict(constraints))
+            return mantissa / total * math.exp(scale - total_scale) if mantissa else 0.0
+        return mantissa * math.exp(scale) if mantissa else 0.0
+
+    def log_probability(self, states: Mapping[str, int]) -> float:
+        """log P(e | c) = log P(e, c) − log P(c), c the view's constraints (none for a
+        Bayesian network: log P(e)); −inf when it is 0.
+
+        Parameters
+        ----------
+        states : dict
+            ``{variable: state index}`` of discrete variables.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> round(bbn.load("models/chair.bn").engine.log_probability({"A": 0}), 6)
+        -1.579607
+        """
+        constraints = self.network.constraints
+        log_p = self.log_weight({**constraints, **states})
+        if constraints:
+            log_c = self.log_weight(dict(constraints))
+            return log_p - log_c if log_c > -math.inf else -math.inf
+        return log_p
+
+    def map(self, variables: Sequence[str],
+            evidence: Evidence = NO_EVIDENCE) -> tuple[dict[str, str], float]:
+        """argmax_m P(M = m | e) and its probability (MAP), by max-product elimination
+        after summing out the hidden variables.
+
+        Parameters
+        ----------
+        variables : sequence of str
             The MAP variables M (discrete).
-        evidence : dict, optional
-            ``{variable: state}`` of discrete variables.
+        evidence : Evidence
+            Discrete evidence (state indices).
 
         Returns
         -------
         tuple
-            ``({variable: state}, P(M = m | evidence))``.
+            ``({variable: state}, P(M = m | e))``.
 
         Raises
         ------
         ImpossibleEvidenceError
-            When P(evidence) = 0.
+            When P(e) = 0.
 
         Examples
         --------
         >>> import bbn
-        >>> assignment, p = bbn.load("models/chair.bn").engine.map(["C", "S"], {"A": "T"})
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> assignment, p = engine.map(["C", "S"], Evidence({"A": 0}, {}, {}))
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F'}, 0.837054)
         """
-        variables = [variables] if isinstance(variables, str) else list(variables)
-        network = self.network
-        check_variables(network, variables)
-        resolved = resolve_evidence(network, evidence, numbers=False)
-        check_discrete(network, variables)
-        return self._map(variables, resolved)
-
-    def mpe(self, evidence: Mapping[str, str] | None = None) -> tuple[dict[str, str], float]:
-        """The most probable state of every unobserved (discrete) variable given
-        ``evidence``, and its probability.
-
-        Parameters
-        ----------
-        evidence : dict, optional
-            ``{variable: state}`` of discrete variables.
-
-        Returns
-        -------
-        tuple
-            ``({variable: state}, probability)``, as :meth:`map`.
-
-        Examples
-        --------
-        >>> import bbn
-        >>> assignment, p = bbn.load("models/chair.bn").engine.mpe({"A": "T"})
-        >>> sorted(assignment.items())[:2]
-        [('B', 'T'), ('C', 'T')]
-        """
-        network = self.network
-        resolved = resolve_evidence(network, evidence, numbers=False)
-        return self._map([v for v in network.variables
-                          if v not in resolved.states and v not in network.gaussian], resolved)
-
-    def _map(self, variables: list[str], evidence: Evidence) -> tuple[dict[str, str], float]:
         discrete, indices = self.discrete, evidence.states
         p_evidence, scale = discrete._weight(indices)
         if not p_evidence > 0:
@@ -658,63 +574,25 @@ class Engine:
                       for v in variables}
         return assignment, float(best) / p_evidence * math.exp(float(best_scale) - scale)
 
-    def answer(self, question: Question, log: bool = False):
-        """The answer to a resolved question of the query language (see
-        :meth:`bbn.questions.language.Query.resolve`): a Factor for a distribution, a float for a
-        probability, (assignment, probability) for MAP and MPE; with ``log``, the natural
-        log of the probability of an assignment (exact below 1e-308, −inf when it is 0).
+    def mpe(self, evidence: Evidence = NO_EVIDENCE) -> tuple[dict[str, str], float]:
+        """The most probable state of every unobserved discrete variable given the
+        evidence, and its probability (:meth:`map` of them all).
 
         Parameters
         ----------
-        question : Question
-            What :meth:`bbn.questions.language.Query.resolve` returns for this engine's network.
-        log : bool
-            For ``P(A=a, ... | e)`` with every target assigned: the natural log.
-
-        Raises
-        ------
-        QueryError
-            For evidence on a Gaussian leaf in MAP, MPE or a log probability.
-        ImpossibleEvidenceError
-            When P(evidence) = 0.
+        evidence : Evidence
+            Discrete evidence (state indices).
 
         Examples
         --------
         >>> import bbn
-        >>> from bbn.questions.language import parse_query
-        >>> net = bbn.load("models/chair.bn")
-        >>> question = parse_query("P(C=T | A=T)").resolve(net.compiled())
-        >>> round(net.engine.answer(question), 6)
-        0.886749
+        >>> assignment, p = bbn.load("models/chair.bn").engine.mpe(Evidence({"A": 0}, {}, {}))
+        >>> sorted(assignment.items())[:2], round(p, 6)
+        ([('B', 'T'), ('C', 'T')], 0.479404)
         """
-        kind, free, assigned, evidence = question.kind, question.free, question.assigned, \
-            question.evidence
-        if kind != "P" or log:
-            if evidence.values:  # max-product and P(e) take discrete evidence only
-                raise continuous_error(next(iter(evidence.values)), "discrete evidence")
-            if kind == "MPE":
-                return self.mpe(evidence)
-            if kind == "MAP":
-                return self._map(list(free), evidence)
-            states = evidence.states
-            if any(v in states and states[v] != i for v, i in assigned.items()):
-                return -math.inf
-            joint = self._log_probability({**states, **assigned})
-            if not states:
-                return joint
-            marginal = self._log_probability(states)
-            if marginal == -math.inf:
-                raise ImpossibleEvidenceError(evidence.given)
-            return joint - marginal
-        if not free and not evidence.given:
-            return self._probability(assigned, evidence)
-        joint = self._posterior(list(free) + list(assigned), evidence)
-        if not assigned:
-            return joint
-        values = joint.values[(Ellipsis, *assigned.values())]  # the assigned axes come last
-        if not free:
-            return float(values)
-        return Factor(free, {v: joint.states[v] for v in free}, values)
+        network = self.network
+        return self.map([v for v in network.variables
+                         if v not in evidence.states and v not in network.gaussian], evidence)
 
     # ------------------------------------------------------------------ batches
     def posterior_of_cases(self, variables: Sequence[str], codes: Mapping[str, np.ndarray],
@@ -763,18 +641,7 @@ class Engine:
         >>> engine.posterior_of_cases(["C"], {"A": np.array([0, -1])}).round(6).tolist()
         [[0.886749, 0.113251], [0.8, 0.2]]
         """
-        check_impossible(impossible)
         variables = list(variables)
-        network = self.network
-        check_targets(network, variables, batched=True)
-        check_columns(network, list(codes))
-        return self._posterior_of_cases(variables, codes, row_names, cases, impossible,
-                                        values)
-
-    def _posterior_of_cases(self, variables: list[str], codes: Mapping[str, np.ndarray],
-                            row_names=None, cases: int | None = None,
-                            impossible: str = "raise",
-                            values: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
         overlap = [v for v in variables if v in codes]
         if overlap:
             raise QueryError(f"query variable(s) {overlap} are also evidence columns")
@@ -788,7 +655,7 @@ class Engine:
             if cases is None:
                 raise QueryError("posterior_of_cases needs evidence columns or the number "
                                  "of cases")
-            prior = discrete._posterior(variables, NO_EVIDENCE).values
+            prior = discrete.posterior(variables, NO_EVIDENCE).values
             return np.array(np.broadcast_to(prior, (cases,) + shape))
         matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
         result = np.empty((len(matrix),) + shape)
@@ -842,7 +709,7 @@ class Engine:
         hidden = continuous.hidden_parents(network, variables, list(codes), list(values))
         query = variables + hidden
         n = len(next(iter(values.values())))
-        joint = self._posterior_of_cases(query, codes, row_names, n, impossible)
+        joint = self.posterior_of_cases(query, codes, row_names, n, impossible)
         weights, top = continuous.weigh(network, query, joint, codes, values)
         bad = ~np.isfinite(top)
         if bad.any() and impossible == "raise":
@@ -887,40 +754,10 @@ class Engine:
         >>> engine.marginals_of_cases({"A": np.array([0, -1])})["C"].round(6).tolist()
         [[0.886749, 0.113251], [0.8, 0.2]]
         """
-        check_impossible(impossible)
-        check_columns(self.network, list(codes))
         return junction_tree.marginals_of_cases(self.discrete._tree_source(), codes, row_names,
                                                 cases, impossible)
 
-    # ---------------------------------------------------------- resolved forms
-    def _posterior(self, variables: list[str], evidence: Evidence) -> Factor:
-        """P(variables | evidence) for a resolved question."""
-        if evidence.values:
-            return self._weighted_posterior(variables, evidence)
-        discrete = self.discrete
-        indices = evidence.states
-        free = [v for v in variables if v not in indices]
-        plan = discrete.plan(free, list(indices))
-        if len(variables) == 1 and free and not fits(plan.cost):
-            # One variable never needs more than the junction tree of every posterior
-            # (which checks its own cost): answer from it rather than refuse.
-            return junction_tree.posteriors_one(discrete._tree_source(), evidence.states,
-                                                evidence.given)[variables[0]]
-        table, _, _ = discrete._execute(plan, indices)
-        total = table.sum()
-        if not total > 0:
-            raise ImpossibleEvidenceError(evidence.given)
-        values = table / total
-        states = self.network.states
-        for v in variables:
-            if v in indices:  # P(V = v | ..., V = e) is 1 at e: a one-hot axis
-                one_hot = np.zeros(len(states[v]))
-                one_hot[indices[v]] = 1.0
-                values = np.multiply.outer(values, one_hot)
-        order = free + [v for v in variables if v in indices]
-        result = Factor(order, {v: states[v] for v in order}, values)
-        return result.transpose(variables)
-
+    # ---------------------------------------------------------- internals
     def _weighted_posterior(self, variables: list[str], evidence: Evidence) -> Factor:
         """P(Q | e, x) ∝ Σ_h P(Q, h | e) · Π_g p(x_g | pa_g): one case of
         :meth:`_weighted_cases`, with the errors of a single question."""
@@ -931,7 +768,7 @@ class Engine:
         query = variables + hidden
         discrete = Evidence(states, {}, {v: s for v, s in evidence.given.items()
                                          if v in states})
-        joint = self._posterior(query, discrete)
+        joint = self.posterior(query, discrete)
         weights, top = continuous.weigh(
             network, query, joint.values[np.newaxis],
             {v: np.array([i]) for v, i in states.items()},
@@ -953,7 +790,3 @@ class Engine:
         table, scale, _ = self._execute(self.plan([], list(indices), prune=False), indices)
         return float(table), float(scale)
 
-
-def _is_frame(evidence) -> bool:
-    """Whether ``evidence`` is a DataFrame of cases (read without importing pandas)."""
-    return hasattr(evidence, "columns") and hasattr(evidence, "iloc")

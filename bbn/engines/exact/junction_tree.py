@@ -54,7 +54,6 @@ import numpy as np
 from bbn.core.codes import distinct_rows, observed_groups
 from bbn.core.errors import ImpossibleEvidenceError, MemoryLimitError, QueryError
 from bbn.core.factor import Factor
-from bbn.core.lazy import lazy_attributes
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
 from bbn.engines.exact import joint_table
 from bbn.engines.exact.clique_building import build_cliques
@@ -62,14 +61,10 @@ from bbn.engines.exact.cliques import JunctionTree
 from bbn.engines.exact.elimination import Cost, check_memory
 from bbn.engines.exact.joint_table import compile_joint, joint_posteriors
 from bbn.engines.exact.propagation import ZeroProbability, collect_and_distribute, solve
+from bbn.engines.protocol import impossible_case
 
 if TYPE_CHECKING:
     from bbn.views.compiled import CompiledNetwork
-
-#: The data edge names a batch's rows (row labels); it loads pandas, so it is imported
-#: only when an impossible row is reported (a lazy reference, see :mod:`bbn.core.lazy`).
-_data = lazy_attributes(__name__, {"row_label": "bbn.core.data"})
-
 
 class TreeSource(NamedTuple):
     """What the junction trees of one network are made from and fall back on, as the
@@ -145,17 +140,6 @@ def by_elimination(source: TreeSource, hidden: Sequence[str],
     too small for the products in the cliques to be trusted.
     """
     return {v: source.eliminate([v], codes) for v in hidden}
-
-
-def impossible_case(shown: Mapping, row: int, row_names=None) -> ImpossibleEvidenceError:
-    """The error for case ``row`` of a batch, whose evidence ``shown`` (names and
-    states, as shown) is impossible; the row is named by ``row_names[row]`` when given.
-
-    >>> print(impossible_case({"A": "T"}, 2))
-    impossible evidence in row 2: A=T has probability 0 under this model
-    """
-    label = str(row) if row_names is None else _data("row_label")(row_names[row])
-    return ImpossibleEvidenceError.in_row(dict(shown), label)
 
 
 def marginals_of_cases(source: TreeSource, codes: Mapping[str, np.ndarray], row_names=None,

@@ -39,7 +39,9 @@ from bbn.engines.exact.elimination import (
     run_plan,
     slice_tables,
 )
+from bbn.questions import dispatch
 from bbn.questions.language import Query, parse_query
+from bbn.questions.resolution import resolve_query
 from bbn.tasks.explain.formatting import (
     MAX_WRITTEN,
     Derivation,
@@ -94,12 +96,12 @@ def explain(net: Network, query: str | Query) -> Derivation:
     if query.kind not in ("P", "MAP", "MPE"):
         raise QueryError(f"explain takes P(...), MAP(...) or MPE(...); {query.text()} is "
                          "answered by bbn query")
-    question = query.resolve(net.compiled())
+    question = resolve_query(net.compiled(), query)
     if question.evidence.values:
         raise QueryError("explain takes evidence on discrete variables only, not "
                          f"{', '.join(question.evidence.values)}")
     observed = question.evidence.states
-    answer = query.answer(net)  # checks P(e) > 0 (ImpossibleEvidenceError) first
+    answer = dispatch.answer(net, question)  # checks P(e) > 0 (ImpossibleEvidenceError) first
     engine = net.engine.discrete
     if query.kind == "P":
         asked = list(question.free) + list(question.assigned)
@@ -137,7 +139,7 @@ def explain(net: Network, query: str | Query) -> Derivation:
         if not question.free:
             numerator = float(result.values[tuple(question.assigned.values())])
     else:
-        total = net.engine.probability_of_evidence(dict(states)) if states else 1.0
+        total = net.engine.probability_of_evidence(observed) if states else 1.0
         numerator = float(final)
     return Derivation(query, tuple(Table(network.parents[v] + (v,), v, network.parents[v])
                                    for v in network.tables),

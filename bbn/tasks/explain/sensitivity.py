@@ -29,7 +29,7 @@ import numpy as np
 
 from bbn.core.errors import QueryError
 from bbn.questions.language import Query, parse_query
-from bbn.questions.resolution import check_variables, state_index
+from bbn.questions.resolution import check_variables, resolve_query, state_index
 
 if TYPE_CHECKING:
     from bbn.model.network import Network
@@ -156,13 +156,13 @@ def sensitivity(net: Network, query: str | Query, variable: str,
     """
     if isinstance(query, str):
         query = parse_query(query)
-    question = query.resolve(net.compiled())
+    question = resolve_query(net.compiled(), query)
     targets = list(question.free) + list(question.assigned)
     if query.kind != "P" or len(targets) != 1 or question.evidence.values:
         raise QueryError("sensitivity takes P(Y=y | e) or P(Y | e): one target variable "
                          f"and discrete evidence, not {query.text()}")
     (target,) = targets
-    net.engine.posterior(target, question.evidence.given)  # P(e) = 0: ImpossibleEvidenceError
+    net.engine.posterior([target], question.evidence)  # P(e) = 0: ImpossibleEvidenceError
     states = net.states(target)
     row, index, entry = _row(net, variable, parents_state, state)
     table = np.array(net.cpt_array(variable), dtype=float)
@@ -213,9 +213,8 @@ def _joint(net: Network, variable: str, table: np.ndarray, row: tuple[int, ...],
     changed[row] = rescaled_row(table[row], index, theta)
     other = net.copy()
     other.set_cpt(variable, changed)
-    engine = other.engine
-    return [engine.probability_of_evidence({**evidence, target: y}) if evidence.get(
-        target, y) == y else 0.0 for y in states]
+    return [other.probability({**evidence, target: y}) if evidence.get(target, y) == y
+            else 0.0 for y in states]
 
 
 def rescaled_row(row: np.ndarray, index: int, theta: float) -> np.ndarray:

@@ -6,7 +6,7 @@ observed values o_r adds, for each family F = (Pa, X) with an unobserved member,
     n̄(F = f) += P(F ∩ U_r = f_U | o_r; θ)      at the cells consistent with o_r,
 
 the posteriors coming from bbn's own exact inference, batched over rows
-(:func:`bbn.engines.exact.posterior_of_cases`). Rows are first collapsed to the distinct ones
+(:meth:`bbn.Engine.posterior_of_cases`). Rows are first collapsed to the distinct ones
 (with multiplicities); then either
 
 * *by pattern* — rows that miss the same variables form a group, and one batched
@@ -47,7 +47,6 @@ import numpy as np
 from bbn.core.codes import distinct_rows, mixed_radix
 from bbn.core.data import MISSING, encode, require_columns
 from bbn.core.errors import DataError
-from bbn.engines.exact import posterior_of_cases
 from bbn.io.chunks import chunks
 from bbn.model.network import Network
 from bbn.tasks.learning.convergence import EMResult, check_iteration, converged
@@ -301,8 +300,8 @@ def _by_pattern(net, hidden, group: _Rows, expected, log_tables, shape: _Shape) 
     for start in range(0, len(group.codes), BATCH_ROWS):
         codes = group.codes[start:start + BATCH_ROWS]
         weights = group.weights[start:start + BATCH_ROWS]
-        post = posterior_of_cases(net, hidden, {v: codes[:, shape.position[v]] for v in observed},
-                               cases=len(codes))
+        post = net.engine.posterior_of_cases(
+            hidden, {v: codes[:, shape.position[v]] for v in observed}, cases=len(codes))
         flat = post.reshape(len(codes), -1)
         best = np.argmax(flat, axis=1)
         completed = codes.copy()
@@ -366,15 +365,15 @@ class _Together:
         for v, family in ((v, net.parents(v) + (v,)) for v in self.variables):
             touched = holes[:, [self.variables.index(u) for u in family]].any(axis=1)
             if touched.any():  # rows that see the whole family were counted already
-                post = posterior_of_cases(augmented, list(family), self.evidence,
-                                       cases=len(self.rows.codes))
+                post = augmented.engine.posterior_of_cases(list(family), self.evidence,
+                                                           cases=len(self.rows.codes))
                 expected[v] += np.tensordot(self.rows.weights * touched, post, axes=1)
         # log P(o) = Σ_i log P(E_i = e_i | E_<i = e_<i) − |E|·log ½ (each E_X adds a ½)
         log_p = np.zeros(len(self.rows.codes))
         names = [self.names[v] for v in self.seen]
         for i, v in enumerate(self.seen):
-            post = posterior_of_cases(augmented, [names[i]],
-                                   {n: self.evidence[n] for n in names[:i]}, cases=len(log_p))
+            post = augmented.engine.posterior_of_cases(
+                [names[i]], {n: self.evidence[n] for n in names[:i]}, cases=len(log_p))
             log_p += np.log(post[np.arange(len(log_p)), self.codes[v]])
         return float(np.dot(self.rows.weights, log_p - len(names) * math.log(0.5)))
 

@@ -30,7 +30,7 @@ from bbn.core.errors import QueryError
 from bbn.questions.resolution import check_variables
 
 if TYPE_CHECKING:
-    from bbn.model.network import Network
+    from bbn.questions.resolution import Model
     from bbn.views.compiled import CompiledNetwork
 
 #: Why a middle node of a trail lets it through.
@@ -116,7 +116,7 @@ class Independence:
                 "trail": None if self.trail is None else self.trail.to_json()}
 
 
-def _names(net: Network, variables: str | Iterable[str] | None, role: str) -> tuple[str, ...]:
+def _names(net: Model, variables: str | Iterable[str] | None, role: str) -> tuple[str, ...]:
     """``variables`` as a checked tuple of names (QueryError naming an unknown one)."""
     if variables is None:
         return ()
@@ -125,7 +125,7 @@ def _names(net: Network, variables: str | Iterable[str] | None, role: str) -> tu
     return tuple(dict.fromkeys(names))
 
 
-def _sets(net: Network, x, y, given) -> tuple[tuple[str, ...], ...]:
+def _sets(net: Model, x, y, given) -> tuple[tuple[str, ...], ...]:
     """The three checked, disjoint sets of an independence question."""
     xs, ys, zs = _names(net, x, "independence"), _names(net, y, "independence"), \
         _names(net, given, "observed")
@@ -139,13 +139,13 @@ def _sets(net: Network, x, y, given) -> tuple[tuple[str, ...], ...]:
     return xs, ys, zs
 
 
-def is_independent(net: Network, x: str | Iterable[str], y: str | Iterable[str],
+def is_independent(net: Model, x: str | Iterable[str], y: str | Iterable[str],
                    given: str | Iterable[str] | None = None) -> bool:
     """Whether X ⟂ Y | Z holds in every distribution the graph allows (d-separation).
 
     Parameters
     ----------
-    net : Network
+    net : Network or any model with its methods
         The network; only its graph is read.
     x, y : str or iterable of str
         The two sets of variables (one name or several).
@@ -173,7 +173,7 @@ def is_independent(net: Network, x: str | Iterable[str], y: str | Iterable[str],
     return bool(nx.is_d_separator(_digraph(net.compiled()), set(xs), set(ys), set(zs)))
 
 
-def active_trail(net: Network, x: str | Iterable[str], y: str | Iterable[str],
+def active_trail(net: Model, x: str | Iterable[str], y: str | Iterable[str],
                  given: str | Iterable[str] | None = None) -> Trail | None:
     """One trail from X to Y that Z does not block, with why each middle node passes;
     None when X ⟂ Y | Z.
@@ -182,7 +182,7 @@ def active_trail(net: Network, x: str | Iterable[str], y: str | Iterable[str],
 
     Parameters
     ----------
-    net : Network
+    net : Network or any model with its methods
         The network; only its graph is read.
     x, y : str or iterable of str
         The two sets of variables.
@@ -209,14 +209,14 @@ def active_trail(net: Network, x: str | Iterable[str], y: str | Iterable[str],
     return _search(parents, children, xs, set(ys), set(zs))
 
 
-def independence(net: Network, x: str | Iterable[str], y: str | Iterable[str],
+def independence(net: Model, x: str | Iterable[str], y: str | Iterable[str],
                  given: str | Iterable[str] | None = None) -> Independence:
     """The answer to ``X _|_ Y | Z`` as the query language gives it: d-separation by
     networkx, and one active trail when dependent.
 
     Parameters
     ----------
-    net : Network
+    net : Network or any model with its methods
     x, y : str or iterable of str
     given : str or iterable of str, optional
 
@@ -237,13 +237,13 @@ def independence(net: Network, x: str | Iterable[str], y: str | Iterable[str],
     return Independence(xs, ys, zs, separated, trail)
 
 
-def markov_blanket(net: Network, variable: str) -> tuple[str, ...]:
+def markov_blanket(net: Model, variable: str) -> tuple[str, ...]:
     """Parents, children and the children's other parents of ``variable``, in declaration
     order: given them, ``variable`` is independent of every other variable.
 
     Parameters
     ----------
-    net : Network
+    net : Network or any model with its methods
     variable : str
 
     Returns

@@ -1,0 +1,553 @@
+"""Every question of a model answered by one path: text → question → resolve → dispatch
+→ engine → present.
+
+    answer(q, m) = KINDS[kind(q)].exact(engine(view), resolve(view, q))     m = "exact"
+                 = KINDS[kind(q)].approximate(graph(view), resolve(view, q), m)   otherwise
+
+This module is the one switch on a question's kind × method × form of evidence (a dict,
+a DataFrame of cases, a Dask DataFrame). The public functions are what the models'
+question methods call, one line each: :func:`ask` (the query language), :func:`posterior`,
+:func:`posteriors`, :func:`probability`, :func:`log_probability`, :func:`log_partition`,
+:func:`map`, :func:`mpe`, and the per-revision :func:`engine` and :func:`factor_graph`.
+Each resolves its question once (:func:`bbn.questions.resolution.resolve`: the one place
+names are looked up), then :func:`answer` hands the resolved question to the exact
+engine (cached per compiled view, with its plans and junction trees) or to an
+approximate method on the view's factor graph. A *model* here is anything with
+``compiled()`` (a :class:`bbn.Network` or :class:`bbn.MarkovNetwork`); it keeps one
+slot, ``_answering``, where this module caches its :class:`Answering` for the revision
+and which the model clears on every change.
+
+The kinds are a registry, :data:`KINDS`: kind → :class:`Kind` (how the exact engine
+answers it, for a dict and for a batch of cases, and a lazy reference
+``"module:function"`` to its approximate answer, loaded on first use so that ``import
+bbn`` does not load the approximate engines). A new kind of question — an intervention
+``do(X=x)``, soft evidence, a decision — plugs in here, once::
+
+    def answer_do(answering, question, model, **options):
+        ...                                  # the engine's answer over indices
+    register("DO", Kind(exact=answer_do))    # and its form in resolution / language
+
+>>> import bbn
+>>> net = bbn.load("models/chair.bn")
+>>> round(ask(net, "P(C=T | A=T)"), 6), round(ask(net, "P(C=T | A=T)", "lbp"), 6)
+(0.886749, 0.886749)
+>>> sorted(KINDS)
+['H', 'I', 'IND', 'LOG', 'LOG_P', 'LOG_Z', 'MAP', 'MPE', 'P', 'POSTERIORS', 'PROBABILITY']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from bbn.core.errors import ImpossibleEvidenceError, QueryError
+from bbn.core.factor import Factor
+from bbn.core.lazy import reference
+from bbn.engines.exact.engine import Engine
+from bbn.questions import resolution
+from bbn.questions.d_separation import independence
+from bbn.questions.information import entropy, mutual_information
+from bbn.questions.language import Query, parse_query
+from bbn.questions.partitions import is_dask, posterior_partitions
+from bbn.questions.resolution import (
+    Asked,
+    Cases,
+    Model,
+    Question,
+    check_impossible,
+    continuous_error,
+    resolve_targets,
+    warn_impossible,
+)
+from bbn.views.compiled import CompiledNetwork
+from bbn.views.factor_graph import FactorGraph
+
+#: The method of exact inference (any other value names an approximate method).
+EXACT = "exact"
+
+# A batch's warnings name the caller of the model's method: warnings.warn ←
+# warn_impossible ← the batch answer ← answer ← _ask ← the public function here ← the
+# model's method ← its caller.
+_STACKLEVEL = 7
+
+
+# ----------------------------------------------------------------- per revision
+class Answering:
+    """What answers the questions of one compiled view: the exact engine and the factor
+    graph of the approximate methods, each made on first need.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> answering = Answering(bbn.load("models/chair.bn").compiled())
+    >>> answering.engine is answering.engine
+    True
+    """
+
+    __slots__ = ("view", "_engine", "graph")
+
+    def __init__(self, view: CompiledNetwork) -> None:
+        self.view = view
+        self._engine: Engine | None = None
+        self.graph: FactorGraph | None = None
+
+    @property
+    def engine(self) -> Engine:
+        """The exact engine of the view (built once)."""
+        engine = self._engine
+        if engine is None:
+            engine = self._engine = Engine(self.view)
+        return engine
+
+
+def answering(model: Model, view: CompiledNetwork | None = None) -> Answering:
+    """The :class:`Answering` of the model's current revision, ``view`` when given
+    (kept in its ``_answering`` slot until the model changes)."""
+    if view is None:
+        view = model.compiled()
+    found = model._answering
+    if found is None or found.view is not view:
+        found = model._answering = Answering(view)
+    return found
+
+
+def engine(model: Model) -> Engine:
+    """The exact engine of the model's current revision (``net.engine``).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.load("models/chair.bn")
+    >>> engine(net) is engine(net) is net.engine
+    True
+    """
+    return answering(model).engine
+
+
+def factor_graph(model: Model) -> FactorGraph:
+    """The factor graph the approximate methods read, made once per revision: one factor
+    per table of a Bayesian network, a Markov network's factors as they are (a model
+    with ``factors``).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> factor_graph(bbn.load("models/chair.bn")).scopes[3]
+    (0, 1, 3)
+    """
+    found = answering(model)
+    if found.graph is None:
+        factors = getattr(model, "factors", None)
+        found.graph = (FactorGraph.from_compiled(found.view) if factors is None else
+                       FactorGraph.from_factors(model.variables, {
+                           v: model.states(v) for v in model.variables}, factors))
+    return found.graph
+
+
+# ------------------------------------------------------------------ the kinds
+class Kind(NamedTuple):
+    """How one kind of question is answered.
+
+    ``exact(answering, question, model, **options)`` answers a question whose evidence
+    is a dict; ``batch(...)`` one whose evidence is a batch of cases
+    (:class:`~bbn.questions.resolution.Cases`), None when the kind takes no batch;
+    ``approximate`` is a lazy reference ``"module:function"`` to ``function(graph,
+    question, method)``, None when the kind has no approximate answer.
+    """
+
+    exact: Callable
+    batch: Callable | None = None
+    approximate: str | None = None
+
+
+def _probability_or_posterior(answering: Answering, question: Question, model, **options):
+    """P(free, assigned | e): a Factor over the free targets, a float when all are
+    assigned (the assigned axes of the joint sliced at their states)."""
+    engine, free, assigned, evidence = answering.engine, question.free, question.assigned, \
+        question.evidence
+    if not assigned:
+        return engine.posterior(free, evidence)
+    if not free and not evidence.given:
+        return engine.probability(assigned, evidence)
+    joint = engine.posterior(list(free) + list(assigned), evidence)
+    values = joint.values[(Ellipsis, *assigned.values())]  # the assigned axes come last
+    if not free:
+        return float(values)
+    return Factor(free, {v: joint.states[v] for v in free}, values)
+
+
+def _posterior_of_cases(answering: Answering, question: Question, model,
+                        impossible: str = "raise", **options) -> np.ndarray:
+    cases = question.evidence
+    result = answering.engine.posterior_of_cases(list(question.free), cases.codes,
+                                                 cases.row_names, cases.count, impossible)
+    warn_impossible(result, _STACKLEVEL)
+    return result
+
+
+def _posteriors(answering: Answering, question: Question, model, **options) -> dict:
+    return answering.engine.posteriors(question.evidence)
+
+
+def _posteriors_of_cases(answering: Answering, question: Question, model,
+                         impossible: str = "raise", **options) -> dict:
+    view, cases = answering.view, question.evidence
+    if view.gaussian:  # continuous leaves weigh the discrete answer: one query each
+        raise continuous_error(next(iter(view.gaussian)), "all posteriors")
+    result = answering.engine.marginals_of_cases(cases.codes, cases.row_names, cases.count,
+                                                 impossible)
+    warn_impossible(next(iter(result.values())), _STACKLEVEL)
+    return result
+
+
+def _discrete(question: Question):
+    """The question's evidence, or the error for a number on a Gaussian leaf (max-product
+    and P(e) take discrete evidence only)."""
+    evidence = question.evidence
+    if evidence.values:
+        raise continuous_error(next(iter(evidence.values)), "discrete evidence")
+    return evidence
+
+
+def _probability(answering: Answering, question: Question, model, **options) -> float:
+    return answering.engine.probability(question.assigned, question.evidence)
+
+
+def _map(answering: Answering, question: Question, model, **options):
+    return answering.engine.map(list(question.free), _discrete(question))
+
+
+def _mpe(answering: Answering, question: Question, model, **options):
+    return answering.engine.mpe(_discrete(question))
+
+
+def _log(answering: Answering, question: Question, model, **options) -> float:
+    """log P(assigned | e), natural log, exact below 1e-308, −inf when it is 0."""
+    evidence, assigned, engine = _discrete(question), question.assigned, answering.engine
+    states = evidence.states
+    if any(v in states and states[v] != i for v, i in assigned.items()):
+        return -math.inf
+    joint = engine.log_weight({**states, **assigned})
+    if not states:
+        return joint
+    marginal = engine.log_weight(states)
+    if marginal == -math.inf:
+        raise ImpossibleEvidenceError(evidence.given)
+    return joint - marginal
+
+
+def _log_probability(answering: Answering, question: Question, model, **options) -> float:
+    return answering.engine.log_probability(question.evidence.states)
+
+
+def _log_partition(answering: Answering, question: Question, model, scale: float = 0.0,
+                   **options) -> float:
+    return answering.engine.log_weight(question.evidence.states) + scale
+
+
+def _independence(answering: Answering, question: Question, model, **options):
+    return independence(model, list(question.free), list(question.others),
+                        list(question.given))
+
+
+def _entropy(answering: Answering, question: Question, model, **options) -> float:
+    return entropy(model, list(question.free), question.evidence.given, list(question.given))
+
+
+def _information(answering: Answering, question: Question, model, **options) -> float:
+    return mutual_information(model, list(question.free), list(question.others),
+                              question.evidence.given, list(question.given))
+
+
+#: kind → how it is answered (see :class:`Kind`): the one table of question kinds.
+KINDS: dict[str, Kind] = {
+    "P": Kind(_probability_or_posterior, _posterior_of_cases, "bbn.questions.estimates:posterior"),
+    "PROBABILITY": Kind(_probability, None, "bbn.questions.estimates:posterior"),
+    "POSTERIORS": Kind(_posteriors, _posteriors_of_cases, "bbn.questions.estimates:posteriors"),
+    "MAP": Kind(_map, None, "bbn.questions.estimates:map_estimate"),
+    "MPE": Kind(_mpe, None, "bbn.questions.estimates:mpe_estimate"),
+    "LOG": Kind(_log),
+    "LOG_P": Kind(_log_probability),
+    "LOG_Z": Kind(_log_partition, None, "bbn.questions.estimates:log_partition"),
+    "IND": Kind(_independence),
+    "H": Kind(_entropy),
+    "I": Kind(_information),
+}
+
+
+def register(kind: str, how: Kind) -> None:
+    """Add a kind of question (or replace how one is answered).
+
+    Examples
+    --------
+    >>> register("ONE", Kind(lambda answering, question, model, **options: 1.0))
+    >>> "ONE" in KINDS
+    True
+    >>> unregister("ONE")
+    """
+    KINDS[kind] = how
+
+
+def unregister(kind: str) -> None:
+    """Remove a kind added by :func:`register`."""
+    del KINDS[kind]
+
+
+# ------------------------------------------------------------------ answering
+def answer(model: Model, question: Question, method=EXACT, **options):
+    """The answer to a resolved ``question`` of ``model`` by ``method``: the one switch on
+    kind × method × form of evidence.
+
+    Parameters
+    ----------
+    model : Network or MarkovNetwork
+        Anything with ``compiled()``, whose current view ``question`` was resolved on.
+    question : Question
+    method : str or method value, default "exact"
+        ``"exact"``, or an approximate method by name or value.
+    **options
+        Passed to the kind's answer (``impossible`` for batches).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> from bbn.questions.resolution import Asked, resolve
+    >>> net = bbn.load("models/chair.bn")
+    >>> question = resolve(net.compiled(), Asked("P", "variables", ["C"], {"A": "T"}))
+    >>> answer(net, question).values.round(6).tolist()
+    [0.886749, 0.113251]
+    """
+    how = KINDS.get(question.kind)
+    if how is None:
+        raise QueryError(f"no answer for questions of kind {question.kind!r}")
+    batch = type(question.evidence) is Cases
+    if method == EXACT:
+        if batch:
+            if how.batch is None:
+                raise QueryError(f"{question.kind} questions take one case, not a batch")
+            return how.batch(answering(model, question.network), question, model, **options)
+        return how.exact(answering(model, question.network), question, model, **options)
+    if batch:
+        raise QueryError("approximate methods take evidence as a dict {variable: state}; "
+                         "for a DataFrame of cases use method='exact'")
+    if how.approximate is None:
+        raise QueryError(f"{question.kind} questions are answered exactly only; "
+                         "leave out method")
+    return reference(how.approximate)(factor_graph(model), question, method)
+
+
+def _ask(model: Model, asked: Asked, method=EXACT, **options):
+    """Resolve ``asked`` once against the model's current view and answer it."""
+    return answer(model, resolution.resolve(model.compiled(), asked), method, **options)
+
+
+def _is_frame(evidence) -> bool:
+    """Whether ``evidence`` is a DataFrame of cases (read without importing pandas)."""
+    return (evidence is not None and type(evidence) is not dict
+            and hasattr(evidence, "columns") and hasattr(evidence, "iloc"))
+
+
+def ask(model: Model, query: str | Query, method=EXACT):
+    """The answer to a query of the language (``net.query``): a Factor for a
+    distribution, a float for a probability, (assignment, probability) for MAP and MPE;
+    for ``X _|_ Y | Z`` an :class:`~bbn.questions.d_separation.Independence`; bits for
+    ``H(...)`` and ``I(...)``.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> print(ask(bbn.load("models/chair.bn"), "P(C | A=T)"))
+      C   probability
+      T   0.886749
+      F   0.113251
+    """
+    if isinstance(query, str):
+        query = parse_query(query)
+    return _ask(model, Asked(query.kind, "query", query=query), method)
+
+
+def log_answer(model: Model, query: str | Query, method=EXACT) -> float:
+    """log P(targets | evidence), natural log, for a query of one number (every target
+    assigned): exact where the probability is below 1e-308 and prints as 0; −inf when it
+    is 0 (exact answers only). What ``bbn query --log`` prints.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> round(log_answer(bbn.load("models/chair.bn"), "P(A=T)"), 6)
+    -1.579607
+    """
+    if method != EXACT:
+        raise QueryError("--log takes exact answers only (leave out --method)")
+    if isinstance(query, str):
+        query = parse_query(query)
+    if query.kind != "P" or any(s is None for _, s in query.targets):
+        raise QueryError(f"--log needs the probability of an assignment, as in P(A=T, S=F) "
+                         f"or P(C=T | A=T); {query.text()} is not one")
+    return _ask(model, Asked("LOG", "query", query=query))
+
+
+def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
+              impossible: str = "raise", method=EXACT):
+    """P(variables | evidence) (``net.posterior``): a Factor; for a DataFrame of cases an
+    array ``(N, |X1|, ..., |Xk|)``, for a Dask DataFrame a Dask array, one batched
+    elimination per partition.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> posterior(bbn.load("models/chair.bn"), "C", {"A": "T"}).values.round(6).tolist()
+    [0.886749, 0.113251]
+    """
+    check_impossible(impossible)
+    if evidence is not None and type(evidence) is not dict and is_dask(evidence):
+        return _posterior_partitions(model, variables, evidence, impossible)
+    if evidence is None or type(evidence) is dict:  # one case: the usual question
+        return answer(model, resolution.resolve(model.compiled(), Asked(
+            "P", "variables", variables, evidence)), method)
+    asked = Asked("P", "variables", variables, evidence, _is_frame(evidence))
+    return _ask(model, asked, method, impossible=impossible)
+
+
+def _posterior_partitions(model: Model, variables: Sequence[str] | str, evidence,
+                          impossible: str):
+    """A Dask DataFrame's posteriors: the variables checked now, each partition's
+    evidence resolved and answered where it lives."""
+    view = model.compiled()
+    names = resolve_targets(view, variables, batched=True)
+    shape = tuple(view.cardinality[v] for v in names)
+
+    def answer_partition(frame) -> np.ndarray:
+        return _ask(model, Asked("P", "variables", names, frame, True), impossible=impossible)
+
+    return posterior_partitions(answer_partition, shape, evidence)
+
+
+def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EXACT) -> dict:
+    """P(X | evidence) for every variable X (``net.posteriors``): ``{X: Factor}``, or for
+    a DataFrame of cases ``{X: (N, |X|) array}``.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> round(posteriors(bbn.load("models/chair.bn"), {"A": "T"})["C"].to_dict()["T"], 6)
+    0.886749
+    """
+    check_impossible(impossible)
+    asked = Asked("POSTERIORS", "evidence", (), evidence, _is_frame(evidence))
+    return _ask(model, asked, method, impossible=impossible)
+
+
+def probability(model: Model, assignment: Mapping[str, str],
+                evidence: Mapping[str, str] | None = None, method=EXACT) -> float:
+    """P(assignment | evidence) (``net.probability``).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> round(probability(bbn.load("models/chair.bn"), {"C": "T"}, {"A": "T"}), 6)
+    0.886749
+    """
+    return _ask(model, Asked("PROBABILITY", "assignment", assignment, evidence), method)
+
+
+def log_probability(model: Model, evidence: Mapping[str, str]) -> float:
+    """log P(evidence), natural log, exact below 1e-308 (``net.log_probability``).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> round(log_probability(bbn.load("models/chair.bn"), {"A": "T"}), 6)
+    -1.579607
+    """
+    return _ask(model, Asked("LOG_P", "evidence", (), evidence))
+
+
+def log_partition(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT) -> float:
+    """log Z(e), natural log, of a model whose unnormalised weight is exp(``log_scale``)
+    times its view's (a Markov network's; 0 when the model has no ``log_scale``: a
+    Bayesian network, where Z(e) = P(e)); approximately, an estimate.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> round(log_partition(bbn.load("models/chair.bn").to_markov(), {"A": "T"}), 6)
+    -1.579607
+    """
+    question = resolution.resolve(model.compiled(), Asked("LOG_Z", "evidence", (), evidence))
+    return answer(model, question, method, scale=getattr(model, "log_scale", 0.0))
+
+
+def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
+        method=EXACT):
+    """The most probable joint state of ``variables`` given ``evidence`` and its
+    probability (``net.map``).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> assignment, p = map(bbn.load("models/chair.bn"), ["C", "S"], {"A": "T"})
+    >>> assignment, round(p, 6)
+    ({'C': 'T', 'S': 'F'}, 0.837054)
+    """
+    return _ask(model, Asked("MAP", "variables", variables, evidence), method)
+
+
+def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT):
+    """The most probable state of every unobserved variable given ``evidence`` and its
+    probability (``net.mpe``).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> assignment, p = mpe(bbn.load("models/chair.bn"), {"A": "T"})
+    >>> assignment, round(p, 6)
+    ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
+    """
+    return _ask(model, Asked("MPE", "evidence", (), evidence), method)
+
+
+def marginals(model: Model, evidence: Mapping[str, str] | None, method):
+    """One run of an approximate method: every variable's marginal given the evidence
+    (:class:`~bbn.engines.approximate.result.Marginals`, with the run's report and, where
+    the method gives one, log Z(e)); what the competitions' MAR task reads.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> result = marginals(bbn.load("models/chair.bn"), {"A": "T"}, "lbp")
+    >>> result.probabilities["C"].round(6).tolist()
+    [0.886749, 0.113251]
+    """
+    question = resolution.resolve(model.compiled(), Asked("POSTERIORS", "evidence", (),
+                                                          evidence))
+    return reference("bbn.questions.estimates:marginals")(factor_graph(model), question, method)
+
+
+def method_from_options(name: str, **settings):
+    """The method a name and its settings give, as the command line builds it:
+    ``"exact"`` (QueryError when a setting is given, since settings are an approximate
+    method's), or the approximate method's value with the settings given (None: the
+    default; QueryError for a setting the method does not have).
+
+    Examples
+    --------
+    >>> method_from_options("exact", samples=None)
+    'exact'
+    >>> method_from_options("gibbs", samples=500, seed=3, time_budget=None)
+    Gibbs(samples=500, time_budget=None, seed=3, chains=100, burn_in=100)
+    >>> method_from_options("exact", samples=10)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    bbn.core.errors.QueryError: --samples set(s) an approximate method; add --method lbp, ...
+    """
+    if name == EXACT:
+        given = [f"--{k.replace('_', '-')}" for k, v in settings.items() if v is not None]
+        if given:
+            raise QueryError(f"{', '.join(given)} set(s) an approximate method; add --method "
+                             "lbp, lw, is or gibbs")
+        return EXACT
+    return reference("bbn.questions.estimates:method_from_options")(name, **settings)

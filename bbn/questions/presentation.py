@@ -1,0 +1,83 @@
+"""An answer shown: the text ``bbn query`` prints and the JSON of ``bbn query --json``.
+
+    P(C | A=T)            →  the table of the Factor, one row per state
+    P(C=T | A=T) = 0.886749
+    MAP / MPE             →  one line per variable, then the probability
+    H(...), I(...)        →  bits
+
+Each function takes the parsed :class:`~bbn.questions.language.Query` (for its canonical
+text) and the answer :func:`bbn.questions.dispatch.ask` gave; approximate answers add
+their standard errors and run report.
+
+>>> import bbn
+>>> from bbn.questions.language import parse_query
+>>> query = parse_query("P(C=T | A=T)")
+>>> to_text(query, bbn.load("models/chair.bn").query(query.text()))
+'P(C=T | A=T) = 0.886749'
+"""
+
+from __future__ import annotations
+
+from bbn.core.factor import Factor
+from bbn.questions.language import Query
+
+
+def _in_bits(query: Query) -> bool:
+    """Whether the query's number is information in bits (``H(...)``, ``I(...)``)."""
+    return query.kind in ("H", "I")
+
+
+def to_json(query: Query, result) -> dict:
+    """The JSON document ``bbn query --json`` prints for ``result``.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> from bbn.questions.language import parse_query
+    >>> query = parse_query("P(C=T | A=T)")
+    >>> to_json(query, 0.5)
+    {'query': 'P(C=T | A=T)', 'p': 0.5}
+    """
+    if hasattr(result, "to_json") and not isinstance(result, (Factor, tuple)):  # Independence
+        return {"query": query.text(), **result.to_json()}
+    if _in_bits(query):
+        return {"query": query.text(), "bits": float(result)}
+    if isinstance(result, Factor):
+        rows = [{**dict(zip(result.variables, key)), "p": value}
+                for key, value in result.rows()]
+        errors = getattr(result, "standard_error", None)  # an approximate answer's
+        if errors is not None:
+            for row, error in zip(rows, errors.ravel().tolist()):
+                row["standard_error"] = error
+        return {"query": query.text(), "variables": list(result.variables), "rows": rows}
+    if isinstance(result, tuple):
+        assignment, p = result
+        details = result.to_json() if hasattr(result, "to_json") else {}  # approximate
+        return {"query": query.text(), "assignment": assignment, "p": p, **details}
+    return {"query": query.text(), "p": float(result)}
+
+
+def to_text(query: Query, result, digits: int = 6) -> str:
+    """The readable answer ``bbn query`` prints.
+
+    Examples
+    --------
+    >>> from bbn.questions.language import parse_query
+    >>> print(to_text(parse_query("MAP(C | A=T)"), ({"C": "T"}, 0.886749)))
+    MAP(C | A=T)
+      C = T
+      probability 0.886749
+    """
+    if hasattr(result, "to_text") and not isinstance(result, (Factor, tuple)):
+        return result.to_text()  # an Independence
+    if _in_bits(query):
+        return f"{query.text()} = {float(result):.{digits}f} bits"
+    if isinstance(result, Factor):
+        return f"{query.text()}\n{result.to_text(digits=digits)}"
+    if isinstance(result, tuple):
+        assignment, p = result
+        width = max((len(v) for v in assignment), default=0)
+        lines = [f"  {v.ljust(width)} = {s}" for v, s in assignment.items()]
+        details = result.text_lines(digits) if hasattr(result, "text_lines") else []
+        return "\n".join([query.text(), *lines, f"  probability {p:.{digits}f}", *details])
+    return f"{query.text()} = {float(result):.{digits}f}"
