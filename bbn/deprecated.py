@@ -27,9 +27,9 @@ from bbn.model.network import Network
 #: use; the package's lazy names include these).
 FUNCTIONS = {
     "explain": "bbn.tasks.explain.derivation",
-    "is_independent": "bbn.questions.independence",
-    "active_trail": "bbn.questions.independence",
-    "markov_blanket": "bbn.questions.independence",
+    "is_independent": "bbn.questions.d_separation",
+    "active_trail": "bbn.questions.d_separation",
+    "markov_blanket": "bbn.questions.d_separation",
     "value_of_information": "bbn.questions.information",
     "sensitivity": "bbn.tasks.explain.sensitivity",
     "predict": "bbn.tasks.classification.prediction",

@@ -40,7 +40,7 @@ def method_comparisons(tree: ast.AST) -> list[int]:
 #: Where ``method`` is not a question's method: the approximate engines' own table of
 #: method names and values, and the structure-learning algorithm (``bbn structure
 #: --method``, ``learn_structure(method=...)``).
-OTHER_METHODS = ("bbn/engines/approximate/methods.py", "bbn/tasks/structure/learn.py",
+OTHER_METHODS = ("bbn/engines/approximate/methods.py", "bbn/tasks/structure/structure_learning.py",
                  "bbn/apps/cli/structure.py")
 
 
