@@ -415,8 +415,8 @@ LOCAL_IMPORTS = {
         "start-up: the grammar reads ill-formed statements only; the fast path spares it",
     ("bbn.io.formats.bn.grammar", "_number_block", "pyparsing"):
         "start-up: made with the grammar, for ill-formed statements only",
-    ("bbn.questions.independence", "is_independent", "networkx"): NETWORKX,
-    ("bbn.questions.independence", "_digraph", "networkx"): NETWORKX,
+    ("bbn.questions.d_separation", "is_independent", "networkx"): NETWORKX,
+    ("bbn.questions.d_separation", "_digraph", "networkx"): NETWORKX,
     ("bbn.tasks.structure.chow_liu_trees", "spanning_tree", "networkx"):
         "start-up: networkx (~0.2 s), only a Chow–Liu tree or a TAN needs it",
     ("bbn.tasks.structure.knowledge", "_cycle", "networkx"):

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import numpy as np
 
 from bbn.core.errors import ModelError, QueryError, suggest
+from bbn.core.lazy import reference
 from bbn.engines.protocol import NO_EVIDENCE, Evidence
 from bbn.questions.language import EXPLAINED_KINDS, Query, parse_evidence
 
@@ -246,8 +247,7 @@ def evidence_codes(network: CompiledNetwork, frame) -> dict[str, np.ndarray]:
     A cell that is not a state of its column's variable raises DataError naming the
     column, the row and the value (see :func:`bbn.core.data.encode_column`).
     """
-    from bbn.core.data import encode_column  # pandas: only batches need it (start-up time)
-
+    encode_column = reference("bbn.core.data:encode_column")  # pandas: batches only
     columns = [str(c) for c in frame.columns]
     check_columns(network, columns)
     codes = {v: np.full(len(frame), i, dtype=np.intp) for v, i in network.constraints.items()}
