@@ -62,6 +62,34 @@ class Factor:
             values = values.reshape(shape)
         self.values: np.ndarray = values
 
+    @classmethod
+    def unchecked(cls, variables: tuple[str, ...], states: Mapping[str, tuple[str, ...]],
+                  values: np.ndarray) -> Factor:
+        """A factor from parts already checked, as the engines build their answers: no
+        copy and no check (the constructor's take 2 µs, as long as a small query).
+
+        Parameters
+        ----------
+        variables : tuple of str
+            Distinct names, in axis order.
+        states : mapping of str to tuple of str
+            Each variable's states, for exactly those variables.
+        values : numpy.ndarray
+            Float values of shape ``tuple(len(states[v]) for v in variables)``.
+
+        Returns
+        -------
+        Factor
+
+        Examples
+        --------
+        >>> Factor.unchecked(("A",), {"A": ("T", "F")}, np.array([0.25, 0.75])).to_dict()
+        {'T': 0.25, 'F': 0.75}
+        """
+        factor = cls.__new__(cls)
+        factor.variables, factor.states, factor.values = variables, states, values
+        return factor
+
     # ------------------------------------------------------------------ basics
     @property
     def shape(self) -> tuple[int, ...]:

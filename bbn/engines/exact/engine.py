@@ -391,8 +391,8 @@ class Engine:
                 one_hot = np.zeros(len(states[v]))
                 one_hot[indices[v]] = 1.0
                 values = np.multiply.outer(values, one_hot)
-        order = free + [v for v in variables if v in indices]
-        result = Factor(order, {v: states[v] for v in order}, values)
+        order = tuple(free + [v for v in variables if v in indices])
+        result = Factor.unchecked(order, {v: states[v] for v in order}, values)
         return result.transpose(variables)
 
     def posteriors(self, evidence: Evidence = NO_EVIDENCE) -> dict[str, Factor]:
