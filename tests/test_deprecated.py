@@ -48,11 +48,8 @@ def test_the_explore_alias_warns_and_shows_the_same_server(chair):
 
 
 def test_import_bbn_loads_none_of_the_functions():
-    # d-separation and information are the query language's own kinds (C _|_ S, H(...),
-    # I(...; ...)), answered by the questions layer that import bbn loads; the tasks and
-    # apps behind the other functions wait for their first call.
     code = ("import sys, bbn; print(sorted(m for m in ('bbn.tasks.explain.derivation', "
-            "'bbn.tasks.explain.sensitivity', "
+            "'bbn.questions.d_separation', 'bbn.questions.information', "
             "'bbn.tasks.classification.prediction', 'bbn.apps.explorer.inline', "
             "'bbn.apps.rendering') if m in sys.modules)); "
             "print(callable(bbn.Network.explain), callable(bbn.Network._repr_svg_))")

@@ -345,3 +345,15 @@ def _trail(last: tuple[str, str], before: Mapping, opened: Mapping[str, str]) ->
         else:
             passages.append(Passage(nodes[i], FORK if (into, out) == ("←", "→") else CHAIN))
     return Trail(nodes, arrows, tuple(passages))
+
+
+def answer_independence(answering, question, model, **options) -> Independence:
+    """``X _|_ Y | Z`` of the query language, as :mod:`bbn.questions.dispatch` asks it
+    (``question.free``: X, ``others``: Y, ``given``: Z).
+
+    >>> import bbn
+    >>> bool(bbn.load("models/chair.bn").query("C _|_ S | A"))
+    False
+    """
+    return independence(model, list(question.free), list(question.others),
+                        list(question.given))

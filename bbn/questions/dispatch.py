@@ -48,8 +48,6 @@ from bbn.core.factor import Factor
 from bbn.core.lazy import reference
 from bbn.engines.exact.engine import Engine
 from bbn.questions import resolution
-from bbn.questions.d_separation import independence
-from bbn.questions.information import entropy, mutual_information
 from bbn.questions.language import Query, parse_query
 from bbn.questions.partitions import is_dask, posterior_partitions
 from bbn.questions.resolution import (
@@ -152,13 +150,15 @@ class Kind(NamedTuple):
     """How one kind of question is answered.
 
     ``exact(answering, question, model, **options)`` answers a question whose evidence
-    is a dict; ``batch(...)`` one whose evidence is a batch of cases
-    (:class:`~bbn.questions.resolution.Cases`), None when the kind takes no batch;
+    is a dict (or a lazy reference ``"module:function"`` to it, for a kind whose module
+    ``import bbn`` need not load: independence and information); ``batch(...)`` one
+    whose evidence is a batch of cases (:class:`~bbn.questions.resolution.Cases`), None
+    when the kind takes no batch;
     ``approximate`` is a lazy reference ``"module:function"`` to ``function(graph,
     question, method)``, None when the kind has no approximate answer.
     """
 
-    exact: Callable
+    exact: Callable | str
     batch: Callable | None = None
     approximate: str | None = None
 
@@ -248,20 +248,6 @@ def _log_partition(answering: Answering, question: Question, model, scale: float
     return answering.engine.log_weight(question.evidence.states) + scale
 
 
-def _independence(answering: Answering, question: Question, model, **options):
-    return independence(model, list(question.free), list(question.others),
-                        list(question.given))
-
-
-def _entropy(answering: Answering, question: Question, model, **options) -> float:
-    return entropy(model, list(question.free), question.evidence.given, list(question.given))
-
-
-def _information(answering: Answering, question: Question, model, **options) -> float:
-    return mutual_information(model, list(question.free), list(question.others),
-                              question.evidence.given, list(question.given))
-
-
 #: kind → how it is answered (see :class:`Kind`): the one table of question kinds.
 KINDS: dict[str, Kind] = {
     "P": Kind(_probability_or_posterior, _posterior_of_cases, "bbn.questions.estimates:posterior"),
@@ -272,9 +258,9 @@ KINDS: dict[str, Kind] = {
     "LOG": Kind(_log),
     "LOG_P": Kind(_log_probability),
     "LOG_Z": Kind(_log_partition, None, "bbn.questions.estimates:log_partition"),
-    "IND": Kind(_independence),
-    "H": Kind(_entropy),
-    "I": Kind(_information),
+    "IND": Kind("bbn.questions.d_separation:answer_independence"),
+    "H": Kind("bbn.questions.information:answer_entropy"),
+    "I": Kind("bbn.questions.information:answer_information"),
 }
 
 
@@ -329,7 +315,8 @@ def answer(model: Model, question: Question, method=EXACT, **options):
             if how.batch is None:
                 raise QueryError(f"{question.kind} questions take one case, not a batch")
             return how.batch(answering(model, question.network), question, model, **options)
-        return how.exact(answering(model, question.network), question, model, **options)
+        exact = how.exact if type(how.exact) is not str else reference(how.exact)
+        return exact(answering(model, question.network), question, model, **options)
     if batch:
         raise QueryError("approximate methods take evidence as a dict {variable: state}; "
                          "for a DataFrame of cases use method='exact'")

@@ -195,3 +195,24 @@ def value_of_information(net: Model, target: str,
     found = [Information(v, mutual_information(net, target, v, evidence))
              for v in candidates]
     return sorted(found, key=lambda item: -item.bits)
+
+
+def answer_entropy(answering, question, model, **options) -> float:
+    """``H(X | Z, e)`` of the query language, as :mod:`bbn.questions.dispatch` asks it.
+
+    >>> import bbn
+    >>> round(bbn.load("models/chair.bn").query("H(C | A=T)"), 6)
+    0.509644
+    """
+    return entropy(model, list(question.free), question.evidence.given, list(question.given))
+
+
+def answer_information(answering, question, model, **options) -> float:
+    """``I(X; Y | Z, e)`` of the query language, as :mod:`bbn.questions.dispatch` asks it.
+
+    >>> import bbn
+    >>> round(bbn.load("models/chair.bn").query("I(C; W | A=T)"), 6)
+    0.29848
+    """
+    return mutual_information(model, list(question.free), list(question.others),
+                              question.evidence.given, list(question.given))

@@ -31,14 +31,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bbn.core.codes import distinct_rows, observed_groups
-from bbn.core.errors import ImpossibleEvidenceError, QueryError
+from bbn.core.errors import ImpossibleEvidenceError
 from bbn.core.factor import Factor
+from bbn.core.lazy import lazy_attributes
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
-from bbn.engines.exact import clique_building, continuous, junction_tree
-from bbn.engines.exact.cliques import JunctionTree
+from bbn.engines.exact import continuous
+from bbn.engines.exact.batches import CaseBatches
 from bbn.engines.exact.elimination import (
-    CASE,
     Cost,
     Plan,
     check_memory,
@@ -47,18 +46,27 @@ from bbn.engines.exact.elimination import (
     fits,
     trace_back,
 )
-from bbn.engines.exact.junction_tree import TreeSource
 from bbn.engines.exact.ordering import evidence_order
-from bbn.engines.protocol import NO_EVIDENCE, Evidence, impossible_case, impossible_row
+from bbn.engines.protocol import NO_EVIDENCE, Evidence
 
 if TYPE_CHECKING:
+    from bbn.engines.exact.cliques import JunctionTree
+    from bbn.engines.exact.junction_tree import TreeSource
     from bbn.views.compiled import CompiledNetwork
+
+#: The junction-tree modules (about 5 ms to import) load on the first question that needs
+#: every posterior, a batch of marginals or a plan too large for elimination alone: a
+#: single query needs none of them (lazy references, see :mod:`bbn.core.lazy`).
+_trees = lazy_attributes(__name__, {
+    **dict.fromkeys(("compile_tree", "posteriors_one", "TreeSource"),
+                    "bbn.engines.exact.junction_tree"),
+    **dict.fromkeys(("junction_order", "normalised_tables"), "bbn.engines.exact.clique_building")})
 
 #: Plans whose peak is above this many entries also try the junction tree's order.
 SEARCH_AGAIN_ABOVE = 1_000_000
 
 
-class Engine:
+class Engine(CaseBatches):
     """Exact inference on one revision of a network (variable elimination and junction
     trees), with everything it compiles kept for the next question.
 
@@ -243,18 +251,19 @@ class Engine:
                 held -= trees.popitem(last=False)[1].cached_bytes // ENTRY_BYTES
             return held
 
-        tree = trees[key] = junction_tree.compile_tree(self.network, list(key),
-                                                       self.normalised_tables(),
-                                                       self.junction_order, room)
+        compile_tree = _trees("compile_tree")
+        tree = trees[key] = compile_tree(self.network, list(key), self.normalised_tables(),
+                                         self.junction_order, room)
         while len(trees) > 1 and sum(t.cached_bytes for t in trees.values()) > get_memory_limit():
             trees.popitem(last=False)
         return tree
 
     def _tree_source(self) -> TreeSource:
         """What the junction tree functions need of this engine (they never call it)."""
-        return TreeSource(self.network, self.normalised_tables, self.junction_order,
-                          self.junction_tree,
-                          functools.partial(self.posterior_of_cases, impossible="nan"))
+        return _trees("TreeSource")(self.network, self.normalised_tables, self.junction_order,
+                                    self.junction_tree,
+                                    functools.partial(self.posterior_of_cases,
+                                                      impossible="nan"))
 
     @property
     def cached_trees(self) -> tuple[tuple[str, ...], ...]:
@@ -278,8 +287,8 @@ class Engine:
         """
         if self._junction_order is None:
             parents, cardinality, _ = self._plain_structure()
-            self._junction_order = clique_building.junction_order(parents, cardinality,
-                                                                  self.network.constraints)
+            self._junction_order = _trees("junction_order")(parents, cardinality,
+                                                            self.network.constraints)
         return self._junction_order
 
     def evidence_order(self, observed: Sequence[str]) -> list[str]:
@@ -325,7 +334,7 @@ class Engine:
         ([[0.7, 0.3], [0.1, 0.9]], None)
         """
         if self._normalised is None:
-            self._normalised = clique_building.normalised_tables(self.tables())
+            self._normalised = _trees("normalised_tables")(self.tables())
         return self._normalised
 
     def _logs(self, plan: Plan) -> list[np.ndarray]:
@@ -378,8 +387,8 @@ class Engine:
         if len(variables) == 1 and free and not fits(plan.cost):
             # One variable never needs more than the junction tree of every posterior
             # (which checks its own cost): answer from it rather than refuse.
-            return junction_tree.posteriors_one(discrete._tree_source(), evidence.states,
-                                                evidence.given)[variables[0]]
+            return _trees("posteriors_one")(discrete._tree_source(), evidence.states,
+                                            evidence.given)[variables[0]]
         table, _, _ = discrete._execute(plan, indices)
         total = table.sum()
         if not total > 0:
@@ -426,8 +435,7 @@ class Engine:
         if network.gaussian:  # continuous leaves weigh the discrete answer: one query each
             return {v: self.posterior([v], evidence) for v in network.variables
                     if v not in network.gaussian}
-        return junction_tree.posteriors_one(self._tree_source(), evidence.states,
-                                            evidence.given)
+        return _trees("posteriors_one")(self._tree_source(), evidence.states, evidence.given)
 
     def probability(self, assigned: Mapping[str, int],
                     evidence: Evidence = NO_EVIDENCE) -> float:
@@ -593,169 +601,6 @@ class Engine:
         network = self.network
         return self.map([v for v in network.variables
                          if v not in evidence.states and v not in network.gaussian], evidence)
-
-    # ------------------------------------------------------------------ batches
-    def posterior_of_cases(self, variables: Sequence[str], codes: Mapping[str, np.ndarray],
-                           row_names=None, cases: int | None = None,
-                           impossible: str = "raise",
-                           values: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
-        """P(variables | e_i) for N cases given as state indices ``{variable: (N,) ints}``.
-
-        −1 marks a missing value: that variable is summed out for that case. Cases are
-        grouped by which variables they observe and, within a group, by their distinct
-        evidence — each distinct case is answered once, all of a group in one pass of the
-        batched elimination. ``values`` gives numbers observed on Gaussian leaves, N per
-        leaf (every case observing them), which weigh the answer (see
-        :func:`bbn.engines.exact.continuous.weigh`).
-
-        Parameters
-        ----------
-        variables : sequence of str
-            The query variables.
-        codes : dict
-            ``{variable: (N,) state indices}``, −1 where missing.
-        row_names : sequence, optional
-            How errors name the cases.
-        cases : int, optional
-            N, when there are no columns.
-        impossible : {"raise", "nan"}
-            What to do with a case whose evidence is impossible.
-        values : dict, optional
-            ``{Gaussian leaf: (N,) numbers}``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(N, |X1|, ..., |Xk|)``.
-
-        Raises
-        ------
-        ImpossibleEvidenceError
-            For a case whose evidence is impossible, named by ``row_names`` when given
-            (with ``impossible="nan"`` its row is NaN instead).
-
-        Examples
-        --------
-        >>> import bbn, numpy as np
-        >>> engine = bbn.load("models/chair.bn").engine
-        >>> engine.posterior_of_cases(["C"], {"A": np.array([0, -1])}).round(6).tolist()
-        [[0.886749, 0.113251], [0.8, 0.2]]
-        """
-        variables = list(variables)
-        overlap = [v for v in variables if v in codes]
-        if overlap:
-            raise QueryError(f"query variable(s) {overlap} are also evidence columns")
-        if values:
-            return self._weighted_cases(variables, codes, row_names, cases, impossible,
-                                        values)
-        discrete = self.discrete
-        shape = tuple(self.network.cardinality[v] for v in variables)
-        columns = list(codes)
-        if not columns:
-            if cases is None:
-                raise QueryError("posterior_of_cases needs evidence columns or the number "
-                                 "of cases")
-            prior = discrete.posterior(variables, NO_EVIDENCE).values
-            return np.array(np.broadcast_to(prior, (cases,) + shape))
-        matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
-        result = np.empty((len(matrix),) + shape)
-        if not len(matrix):
-            return result
-        for rows, pattern in observed_groups(matrix >= 0):
-            observed = [c for c, seen in zip(columns, pattern) if seen]
-            whole = len(rows) == len(matrix) and pattern.all()
-            distinct, inverse = distinct_rows(matrix if whole else matrix[np.ix_(rows, pattern)])
-            plan = discrete.plan(variables, observed, batched=True)
-            table, _, _ = discrete._execute(plan, dict(zip(observed, distinct.T)),
-                                            cases=len(distinct))
-            if plan.result_variables[:1] != (CASE,):  # the evidence says nothing of the query
-                table = np.broadcast_to(table, (len(distinct),) + shape)
-            totals = table.reshape(len(distinct), -1).sum(axis=1)
-            zero = ~(totals > 0)
-            if zero.any():
-                if impossible == "raise":
-                    case = int(np.flatnonzero(zero)[0])
-                    row = int(rows[int(np.flatnonzero(inverse.ravel() == case)[0])])
-                    raise impossible_row(self.network, matrix, columns, observed, row,
-                                         row_names)
-                totals[zero] = np.nan
-            normalised = table / totals.reshape((-1,) + (1,) * len(shape))
-            result[rows] = normalised[inverse.ravel()]
-        return result
-
-    def _weighted_cases(self, variables: list[str], codes: Mapping[str, np.ndarray],
-                        row_names, cases: int | None, impossible: str,
-                        values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """P(variables | e_i, x_i): the discrete engine's joint of the variables and the
-        hidden parents of the observed leaves, weighed by their densities, for each group
-        of cases that observe the same discrete columns."""
-        n = len(next(iter(values.values())))
-        result = np.empty((n,) + tuple(self.network.cardinality[v] for v in variables))
-        columns = list(codes)
-        matrix = np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1) \
-            if columns else np.zeros((n, 0), dtype=np.intp)
-        for rows, pattern in observed_groups(matrix >= 0):
-            observed = {c: matrix[rows, j] for j, c in enumerate(columns) if pattern[j]}
-            result[rows] = self._weighted_group(
-                variables, observed, None if row_names is None else row_names[rows],
-                impossible, {g: np.asarray(x, dtype=float)[rows] for g, x in values.items()})
-        return result
-
-    def _weighted_group(self, variables: list[str], codes: Mapping[str, np.ndarray],
-                        row_names, impossible: str,
-                        values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """:meth:`_weighted_cases` for cases that all observe the columns of ``codes``."""
-        network = self.network
-        hidden = continuous.hidden_parents(network, variables, list(codes), list(values))
-        query = variables + hidden
-        n = len(next(iter(values.values())))
-        joint = self.posterior_of_cases(query, codes, row_names, n, impossible)
-        weights, top = continuous.weigh(network, query, joint, codes, values)
-        bad = ~np.isfinite(top)
-        if bad.any() and impossible == "raise":
-            row = int(np.flatnonzero(bad)[0])
-            shown = {**{c: network.states[c][int(k[row])] for c, k in codes.items()},
-                     **{g: float(x[row]) for g, x in values.items()}}
-            raise impossible_case(shown, row, row_names)
-        weights = weights.sum(axis=tuple(range(1 + len(variables), weights.ndim)))
-        totals = weights.reshape(n, -1).sum(axis=1)
-        totals[bad] = np.nan
-        return weights / totals.reshape((-1,) + (1,) * len(variables))
-
-    def marginals_of_cases(self, codes: Mapping[str, np.ndarray], row_names=None,
-                           cases: int | None = None,
-                           impossible: str = "raise") -> dict[str, np.ndarray]:
-        """P(X | e_i) for every variable X and N cases given as state indices
-        ``{variable: (N,) ints}`` (−1 where a case does not observe it; ``cases`` gives
-        N when there are no columns), one batched junction-tree propagation per group of
-        distinct cases (the discrete variables' posteriors, for a network with Gaussian
-        leaves).
-
-        Parameters
-        ----------
-        codes : dict
-            ``{variable: (N,) state indices}``, −1 where missing.
-        row_names : sequence, optional
-            How errors name the cases.
-        cases : int, optional
-            N, when there are no columns.
-        impossible : {"raise", "nan"}
-            What to do with a case whose evidence is impossible.
-
-        Returns
-        -------
-        dict
-            ``{variable: (N, |X|) array}``.
-
-        Examples
-        --------
-        >>> import bbn, numpy as np
-        >>> engine = bbn.load("models/chair.bn").engine
-        >>> engine.marginals_of_cases({"A": np.array([0, -1])})["C"].round(6).tolist()
-        [[0.886749, 0.113251], [0.8, 0.2]]
-        """
-        return junction_tree.marginals_of_cases(self.discrete._tree_source(), codes, row_names,
-                                                cases, impossible)
 
     # ---------------------------------------------------------- internals
     def _weighted_posterior(self, variables: list[str], evidence: Evidence) -> Factor:
