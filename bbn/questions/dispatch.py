@@ -392,9 +392,6 @@ def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
     check_impossible(impossible)
     if evidence is not None and type(evidence) is not dict and is_dask(evidence):
         return _posterior_partitions(model, variables, evidence, impossible)
-    if evidence is None or type(evidence) is dict:  # one case: the usual question
-        return answer(model, resolution.resolve(model.compiled(), Asked(
-            "P", "variables", variables, evidence)), method)
     asked = Asked("P", "variables", variables, evidence, _is_frame(evidence))
     return _ask(model, asked, method, impossible=impossible)
 
@@ -464,8 +461,8 @@ def log_partition(model: Model, evidence: Mapping[str, str] | None = None, metho
     >>> round(log_partition(bbn.load("models/chair.bn").to_markov(), {"A": "T"}), 6)
     -1.579607
     """
-    question = resolution.resolve(model.compiled(), Asked("LOG_Z", "evidence", (), evidence))
-    return answer(model, question, method, scale=getattr(model, "log_scale", 0.0))
+    return _ask(model, Asked("LOG_Z", "evidence", (), evidence), method,
+                scale=getattr(model, "log_scale", 0.0))
 
 
 def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,

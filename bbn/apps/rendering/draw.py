@@ -20,7 +20,8 @@ from collections.abc import Mapping
 import graphviz
 import numpy as np
 
-from bbn.apps.rendering import labels, output
+import bbn.apps.rendering.labels as labels
+import bbn.apps.rendering.output as output
 from bbn.apps.rendering.comparison import comparison_arcs
 from bbn.apps.rendering.trail import TRAIL_COLOUR, trail_picture
 from bbn.apps.rendering.tree_picture import draw_tree

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 
 import graphviz
 
-from bbn.apps.rendering import output
+import bbn.apps.rendering.output as output
 from bbn.model.network import Network
 
 POINTS_PER_INCH = 72

@@ -18,7 +18,8 @@ import os
 
 import graphviz
 
-from bbn.apps.rendering import labels, output
+import bbn.apps.rendering.labels as labels
+import bbn.apps.rendering.output as output
 from bbn.core.errors import QueryError
 
 #: Leaf colour (inner nodes take the network nodes' colours).

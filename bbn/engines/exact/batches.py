@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+import bbn.engines.exact.continuous as continuous
 from bbn.core.codes import distinct_rows, observed_groups
 from bbn.core.errors import QueryError
 from bbn.core.lazy import lazy_attributes
-from bbn.engines.exact import continuous
 from bbn.engines.exact.elimination import CASE
 from bbn.engines.protocol import NO_EVIDENCE, impossible_case, impossible_row
 

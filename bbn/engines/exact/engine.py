@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+import bbn.engines.exact.continuous as continuous
 from bbn.core.errors import ImpossibleEvidenceError
 from bbn.core.factor import Factor
 from bbn.core.lazy import lazy_attributes
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
-from bbn.engines.exact import continuous
 from bbn.engines.exact.batches import CaseBatches
 from bbn.engines.exact.elimination import (
     Cost,

@@ -51,11 +51,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+import bbn.engines.exact.joint_table as joint_table
 from bbn.core.codes import distinct_rows, observed_groups
 from bbn.core.errors import ImpossibleEvidenceError, MemoryLimitError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
-from bbn.engines.exact import joint_table
 from bbn.engines.exact.clique_building import build_cliques
 from bbn.engines.exact.cliques import JunctionTree
 from bbn.engines.exact.elimination import Cost, check_memory
