@@ -69,8 +69,8 @@ class CountingPlan:
     --------
     >>> import bbn
     >>> plan = CountingPlan(bbn.load("models/chair.bn").compiled())
-    >>> sorted(len(c) for c in plan.cliques)
-    [2, 3, 3]
+    >>> plan.cliques, plan.parent       # the last clique is the root
+    ([('B', 'A'), ('C', 'W'), ('S', 'C', 'B')], [2, 2, -1])
     """
 
     def __init__(self, network: CompiledNetwork) -> None:
