@@ -243,17 +243,19 @@ class CountingPlan:
                     # (small) ratio by it rather than the belief by its sum.
                     ratio = np.where(messages[c] > 0, separator.reshape(n, -1)
                                      / (messages[c] * totals[c][:, None]), 0.0)
+                    if not self.children[c]:  # a leaf: its counts without its belief
+                        self._count_leaf(c, belief, ratio * weights[:, None], counts)
+                        continue
                     belief = _times(belief.reshape(n, self.separator_size[c], -1),
                                     ratio[:, :, None]).reshape(up[c].shape)
                     up[c] = belief
-                self._count(c, belief, weights, counts)
+                if self.tables_into[c]:
+                    self._count(c, np.tensordot(weights, belief, axes=1), counts)
         return log_p
 
-    def _count(self, c: int, belief: np.ndarray, weights: np.ndarray, counts) -> None:
-        """Add the weighted belief of clique ``c``, summed to each family living there."""
-        if not self.tables_into[c]:
-            return
-        total = np.tensordot(weights, belief, axes=1)
+    def _count(self, c: int, total: np.ndarray, counts) -> None:
+        """Add ``total`` (clique ``c``'s belief summed over the cases with their weights),
+        summed to each family living there."""
         members = self.cliques[c]
         for v, _order, _spread in self.tables_into[c]:
             family = self.network.parents[v] + (v,)
@@ -261,6 +263,15 @@ class CountingPlan:
             inside = [u for u in members if u in family]
             counts[v] += np.transpose(kept, [inside.index(u) for u in family])
 
+    def _count_leaf(self, c: int, potential: np.ndarray, scale: np.ndarray, counts) -> None:
+        """:meth:`_count` of a leaf clique, whose belief is its potential times ``scale``
+        (per case, over the separator): Σ_r w_r β_r = Σ_r potential_r · scale_r, one
+        contraction over the cases, without writing the beliefs."""
+        if not self.tables_into[c]:
+            return
+        n, size = len(scale), self.separator_size[c]
+        total = np.einsum("rsx,rs->sx", potential.reshape(n, size, -1), scale)
+        self._count(c, total.reshape(self.shapes[c]), counts)
 
 def _times(potential: np.ndarray, operand: np.ndarray) -> np.ndarray:
     """potential × operand, in place when ``potential`` owns its memory."""
