@@ -273,7 +273,7 @@ def _tree_for(order: list[str], adjacency: Mapping[str, set[str]], card: Mapping
     """(total clique entries, position, cliques, edges, home) for an elimination order,
     small cliques merged (:func:`_merge_small`)."""
     position = {v: i for i, v in enumerate(order)}
-    members, edges, home = _elimination_tree(adjacency, order, position)
+    members, edges, home = elimination_tree(adjacency, order, position)
     sizes = [math.prod(card[u] for u in m) for m in members]
     members, edges, home, sizes = _merge_small(members, edges, home, sizes, position, card)
     return sum(sizes), position, members, edges, home
@@ -357,7 +357,7 @@ def _hidden(families, observed: set[str]):
                                                            if u not in observed]
 
 
-def _elimination_tree(adjacency: Mapping[str, set[str]], order: list[str],
+def elimination_tree(adjacency: Mapping[str, set[str]], order: list[str],
                       position: Mapping[str, int]):
     """Maximal elimination cliques, the tree edges between them, and each variable's home.
 

@@ -5,23 +5,15 @@ observed values o_r adds, for each family F = (Pa, X) with an unobserved member,
 
     n̄(F = f) += P(F ∩ U_r = f_U | o_r; θ)      at the cells consistent with o_r,
 
-the posteriors coming from bbn's own exact inference, batched over rows
-(:meth:`bbn.Engine.posterior_of_cases`). Rows are first collapsed to the distinct ones
-(with multiplicities); then either
-
-* *by pattern* — rows that miss the same variables form a group, and one batched
-  elimination gives the joint posterior of the group's unobserved variables for all its
-  rows (used when there are few patterns: a hidden variable, a column with holes); or
-* *all at once* — each variable X gets an evidence child E_X whose states are X's
-  states and "missing", with P(E_X = x' | x) = ½·[x' = x] and P(E_X = missing | x) = ½:
-  observing E_X = x is observing X, observing "missing" tells nothing. Every row then
-  observes the same variables, so one batched elimination per family serves all rows,
-  however many missingness patterns there are.
+the posteriors coming from one batched junction-tree calibration over every incomplete
+row at once (:class:`bbn.engines.exact.expected_counts.CountingPlan`: a row is evidence
+given as a likelihood per variable, 1 where unseen, so rows of any missingness pattern
+share one tree and one pass per iteration). Rows are first collapsed to the distinct ones
+(with multiplicities); rows that see everything are counted once, before iterating.
 
 M-step: θ ← estimator(n̄), the estimators of complete data (``mle`` is classic EM, the
 smoothing ones give MAP-EM). The observed-data log-likelihood ℓ(θ) = Σ_r log P(o_r; θ)
-is recorded every iteration — by pattern as log P(u*, o) − log P(u* | o) with u* the
-most probable completion, all at once by the chain rule over the evidence children —
+is recorded every iteration (the calibration's normalising constants for incomplete rows)
 and iteration stops when it changes by less than ``tol · |ℓ|`` or after ``max_iter``
 M-steps.
 
@@ -37,16 +29,14 @@ M-steps.
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from bbn.core.codes import distinct_rows, mixed_radix
 from bbn.core.data import MISSING, encode, require_columns
 from bbn.core.errors import DataError
+from bbn.engines.exact.expected_counts import CountingPlan
 from bbn.io.chunks import chunks
 from bbn.model.network import Network
 from bbn.tasks.learning.convergence import EMResult, check_iteration, converged
@@ -59,23 +49,6 @@ from bbn.tasks.learning.estimators import (
     warn_unseen,
 )
 from bbn.tasks.learning.mixture import mixture_em
-
-#: Largest joint posterior (entries per row) of a pattern's unobserved variables; rows
-#: beyond it go to the all-at-once E-step.
-JOINT_LIMIT = 4096
-#: Rows per batched inference call.
-BATCH_ROWS = 20_000
-#: Name prefix of the evidence children of the all-at-once E-step, and their extra state.
-EVIDENCE = "#seen "
-MISSING_STATE = "#missing"
-
-
-@dataclass
-class _Rows:
-    """Distinct incomplete rows (codes, MISSING where unobserved) and their multiplicity."""
-
-    codes: np.ndarray
-    weights: np.ndarray
 
 
 def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
@@ -160,20 +133,26 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
     fixed = {v: _observed_counts(rows, weights, [position[u] for u in shape.families[v]],
                                  shape.cards_of(v)) for v in variables}
     complete = ~(rows == MISSING).any(axis=1)
-    groups, rest = _split(rows[~complete], weights[~complete], variables, shape)
-    together = _Together(net, rest, variables) if len(rest.codes) else None
+    incomplete = rows[~complete]
+    plan = CountingPlan(net.compiled()) if len(incomplete) else None
+    evidence = {v: incomplete[:, position[v]] for v in variables
+                if (incomplete[:, position[v]] != MISSING).any()}
+    counted = {v: _observed_counts(rows[complete], weights[complete],
+                                   [position[u] for u in shape.families[v]], shape.cards_of(v))
+               for v in variables}  # complete rows: their counts never change
 
     theta = _initial_tables(net, initial, fixed, rows, variables, seed)
     result = EMResult(network=net)
     for iteration in range(max_iter + 1):
-        current = _with_tables(net, theta)
-        expected = {v: fixed[v].copy() for v in variables}
+        expected = {v: counted[v].copy() for v in variables}
         log_tables = {v: _log(theta[v]) for v in variables}
         ll = float(np.dot(weights[complete], shape.log_joint(rows[complete], log_tables)))
-        for hidden, group in groups:
-            ll += _by_pattern(current, hidden, group, expected, log_tables, shape)
-        if together is not None:
-            ll += together.expect(current, expected)
+        if plan is not None:
+            counts, log_p = plan.expected_counts(theta, evidence, weights[~complete])
+            _check_possible(log_p, incomplete, variables, net)
+            ll += float(np.dot(weights[~complete], log_p))
+            for v in variables:
+                expected[v] += counts[v]
         result.log_likelihood.append(ll)
         if converged(result.log_likelihood, tol):
             result.converged = True
@@ -244,24 +223,6 @@ def _observed_counts(rows, weights, columns, cards) -> np.ndarray:
     return family_counts([rows[seen, j] for j in columns], cards, weights[seen])
 
 
-def _split(rows, weights, variables, shape: _Shape):
-    """Incomplete rows: pattern groups for the by-pattern E-step, and the rest.
-
-    By pattern costs one inference per pattern, all at once one per family and per
-    observed variable; patterns are used while they are fewer than that.
-    """
-    holes = rows == MISSING
-    patterns, which = distinct_rows(holes)
-    hidden = [tuple(v for v, h in zip(variables, p, strict=True) if h) for p in patterns]
-    small = [g for g, h in enumerate(hidden)
-             if math.prod(shape.cards[u] for u in h) <= JOINT_LIMIT]
-    if len(small) > 2 * len(variables):
-        small = []
-    groups = [(hidden[g], _Rows(rows[which == g], weights[which == g])) for g in small]
-    rest = ~np.isin(which, small)
-    return groups, _Rows(rows[rest], weights[rest])
-
-
 def _initial_tables(net, initial, fixed, rows, variables, seed) -> dict[str, np.ndarray]:
     if initial is not None:
         return {v: np.array(initial.cpt(v).transpose(net.parents(v) + (v,))
@@ -290,96 +251,13 @@ def _log(table: np.ndarray) -> np.ndarray:
         return np.log(table)
 
 
-# ------------------------------------------------------------- by pattern
-def _by_pattern(net, hidden, group: _Rows, expected, log_tables, shape: _Shape) -> float:
-    """Expected counts of rows that miss exactly ``hidden``; returns their log-likelihood."""
-    hidden = list(hidden)
-    sizes = [shape.cards[u] for u in hidden]
-    observed = [v for v in shape.variables if v not in hidden]
-    ll = 0.0
-    for start in range(0, len(group.codes), BATCH_ROWS):
-        codes = group.codes[start:start + BATCH_ROWS]
-        weights = group.weights[start:start + BATCH_ROWS]
-        post = net.engine.posterior_of_cases(
-            hidden, {v: codes[:, shape.position[v]] for v in observed}, cases=len(codes))
-        flat = post.reshape(len(codes), -1)
-        best = np.argmax(flat, axis=1)
-        completed = codes.copy()
-        for j, index in enumerate(np.unravel_index(best, sizes)):
-            completed[:, shape.position[hidden[j]]] = index
-        log_best = np.log(flat[np.arange(len(codes)), best])
-        ll += float(np.dot(weights, shape.log_joint(completed, log_tables) - log_best))
-        for v, family in shape.families.items():
-            missing = [u for u in family if u in hidden]
-            if missing:
-                drop = tuple(j + 1 for j, u in enumerate(hidden) if u not in missing)
-                marginal = post.sum(axis=drop) if drop else post
-                kept = [u for u in hidden if u in missing]
-                marginal = np.transpose(marginal, [0] + [1 + kept.index(u) for u in missing])
-                _add_expected(expected[v], marginal, codes, weights, family, missing, shape)
-    return ll
-
-
-def _add_expected(counts, marginal, codes, weights, family, missing, shape: _Shape) -> None:
-    """counts[f] += Σ_rows w · P(missing part of f | row), one bincount per completion."""
-    flat = counts.reshape(-1)
-    for completion in itertools.product(*(range(shape.cards[u]) for u in missing)):
-        fill = dict(zip(missing, completion, strict=True))
-        index = mixed_radix([np.full(len(codes), fill[u]) if u in fill
-                             else codes[:, shape.position[u]] for u in family],
-                            [shape.cards[u] for u in family])
-        flat += np.bincount(index, weights=weights * marginal[(slice(None),) + completion],
-                            minlength=flat.size)
-
-
-# ------------------------------------------------------------ all at once
-class _Together:
-    """The all-at-once E-step: evidence children make every row observe the same variables."""
-
-    def __init__(self, net: Network, rows: _Rows, variables: list[str]):
-        self.rows = rows
-        self.variables = variables
-        self.seen = [v for j, v in enumerate(variables) if (rows.codes[:, j] != MISSING).any()]
-        self.names = {v: EVIDENCE + v for v in self.seen}
-        self.states = {v: [*net.states(v), _fresh(MISSING_STATE, net.states(v))]
-                       for v in self.seen}
-        self.codes = {}
-        for v in self.seen:
-            column = rows.codes[:, variables.index(v)]
-            self.codes[v] = np.where(column == MISSING, net.cardinality(v), column)
-        self.evidence = {self.names[v]: self.codes[v] for v in self.seen}
-
-    def augmented(self, net: Network) -> Network:
-        """``net`` plus one evidence child per variable observed somewhere in these rows."""
-        augmented = net.copy()
-        for v in self.seen:
-            k = net.cardinality(v)
-            augmented.add_variable(self.names[v], self.states[v], parents=[v],
-                                   table=np.hstack([0.5 * np.eye(k), np.full((k, 1), 0.5)]))
-        return augmented
-
-    def expect(self, net: Network, expected) -> float:
-        """Add these rows' expected counts; return their log-likelihood."""
-        augmented = self.augmented(net)
-        holes = self.rows.codes == MISSING
-        for v, family in ((v, net.parents(v) + (v,)) for v in self.variables):
-            touched = holes[:, [self.variables.index(u) for u in family]].any(axis=1)
-            if touched.any():  # rows that see the whole family were counted already
-                post = augmented.engine.posterior_of_cases(list(family), self.evidence,
-                                                           cases=len(self.rows.codes))
-                expected[v] += np.tensordot(self.rows.weights * touched, post, axes=1)
-        # log P(o) = Σ_i log P(E_i = e_i | E_<i = e_<i) − |E|·log ½ (each E_X adds a ½)
-        log_p = np.zeros(len(self.rows.codes))
-        names = [self.names[v] for v in self.seen]
-        for i, v in enumerate(self.seen):
-            post = augmented.engine.posterior_of_cases(
-                [names[i]], {n: self.evidence[n] for n in names[:i]}, cases=len(log_p))
-            log_p += np.log(post[np.arange(len(log_p)), self.codes[v]])
-        return float(np.dot(self.rows.weights, log_p - len(names) * math.log(0.5)))
-
-
-def _fresh(name: str, taken) -> str:
-    """``name`` with '#' prepended until it is not among ``taken``."""
-    while name in taken:
-        name = "#" + name
-    return name
+def _check_possible(log_p: np.ndarray, rows: np.ndarray, variables: list[str],
+                    net: Network) -> None:
+    """DataError naming the first row that the current tables make impossible."""
+    if np.isfinite(log_p).all():
+        return
+    row = rows[int(np.flatnonzero(~np.isfinite(log_p))[0])]
+    seen = {v: net.states(v)[int(i)] for v, i in zip(variables, row, strict=True)
+            if i != MISSING}
+    raise DataError(f"EM: the tables give probability 0 to the observed values {seen}; "
+                    "start from other tables (initial=) or smooth them (estimator='laplace')")
