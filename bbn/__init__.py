@@ -64,6 +64,8 @@ _LAZY = {
     "ImportanceSampling": "bbn.engines.approximate",
     "Gibbs": "bbn.engines.approximate",
     "ConvergenceWarning": "bbn.engines.approximate",
+    "HMM": "bbn.model.hmm",
+    "DynamicNetwork": "bbn.model.dynamic",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }
