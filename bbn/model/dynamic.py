@@ -125,10 +125,11 @@ class DynamicNetwork:
         Examples
         --------
         >>> dbn = DynamicNetwork()
-        >>> dbn.add_variable("X", ["a", "b"], parents=["X[-1]"], table=[[1, 0], [0, 1]])
-        Traceback (most recent call last):
-        ...
-        bbn.core.errors.ModelError: variable 'X' has parents in the slice before: give its slice-0 table with initial=
+        >>> try:
+        ...     dbn.add_variable("X", ["a", "b"], parents=["X[-1]"], table=[[1, 0], [0, 1]])
+        ... except ModelError as error:
+        ...     print(str(error)[-54:])
+        the slice before: give its slice-0 table with initial=
         """
         name = str(name)
         if name in self._specs:
