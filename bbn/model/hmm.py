@@ -124,22 +124,24 @@ class HMM:
         return self.transition is not None and emitting is not None
 
     def log_emission(self, data: np.ndarray) -> np.ndarray:
-        """log B(e_t | k) of every observation (codes or numbers): ``(T, K)``.
+        """log B(e | k) of every observation (codes or numbers), state-major: an array
+        ``(K, *data.shape)``.
 
         Examples
         --------
         >>> hmm = HMM(["a", "b"], ["x", "y"], transition=np.eye(2),
         ...           emission=[[1.0, 0.0], [0.5, 0.5]])
         >>> np.exp(hmm.log_emission(np.array([0]))).tolist()
-        [[1.0, 0.5]]
+        [[1.0], [0.5]]
         """
         if not self.fitted:
             raise NotFittedError("the HMM's tables are not all set: give them or call fit")
         if self.kind == "gaussian":
-            return -0.5 * (LOG_2PI + np.log(self.variances)
-                           + (data[:, None] - self.means) ** 2 / self.variances)
+            shape = (-1,) + (1,) * np.ndim(data)
+            variances, means = self.variances.reshape(shape), self.means.reshape(shape)
+            return -0.5 * (LOG_2PI + np.log(variances) + (data - means) ** 2 / variances)
         with np.errstate(divide="ignore"):
-            return np.log(self.emission.T)[data]
+            return np.take(np.log(self.emission), data, axis=1)
 
     # ------------------------------------------------------------- questions
     def filter(self, sequence, lengths=None) -> np.ndarray:
@@ -305,7 +307,6 @@ class HMM:
             if len(self.history_) > 1 and self.history_[-1] - self.history_[-2] < tol:
                 break
             self._maximise(counts, resolved)
-            resolved.log_b = resolved.batch.pad(self.log_emission(resolved.data))
         return self
 
     def _initialise(self, sequence, random_state) -> None:
@@ -321,7 +322,7 @@ class HMM:
                                np.full(k, max(float(np.var(data)), 1e-3)))
 
     def _maximise(self, counts, resolved) -> None:
-        gamma = counts.posterior[resolved.batch.valid]
+        gamma = counts.posterior[:, resolved.batch.valid]                  # (K, L)
         data = resolved.data[resolved.batch.rows[resolved.batch.valid]]
         with np.errstate(invalid="ignore", divide="ignore"):
             self.start = counts.start / counts.start.sum()
@@ -329,16 +330,15 @@ class HMM:
             self.transition = np.where(rows > 0, counts.transitions / np.where(rows > 0, rows, 1),
                                        self.transition)
             if self.kind == "categorical":
-                k, m = gamma.shape[1], len(self.observations)
-                seen = np.bincount((data[:, None] * k + np.arange(k)).ravel(),
-                                   weights=gamma.ravel(), minlength=m * k).reshape(m, k).T
+                m = len(self.observations)
+                seen = np.stack([np.bincount(data, weights=g, minlength=m) for g in gamma])
                 total = seen.sum(axis=1, keepdims=True)
                 self.emission = np.where(total > 0, seen / np.where(total > 0, total, 1),
                                          self.emission)
             else:
-                weight = gamma.sum(axis=0)
-                means = gamma.T @ data / weight
-                variances = (gamma.T @ data ** 2 - 2 * means * (gamma.T @ data)
+                weight = gamma.sum(axis=1)
+                means = gamma @ data / weight
+                variances = (gamma @ data ** 2 - 2 * means * (gamma @ data)
                              + means ** 2 * weight) / np.maximum(weight, 1e-5)
                 self.means = np.where(weight > 0, means, self.means)
                 self.variances = np.where(weight > 0, np.maximum(variances, 1e-12),

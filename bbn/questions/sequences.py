@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from bbn.core.errors import ImpossibleEvidenceError, QueryError, suggest
+from bbn.core.errors import ImpossibleEvidenceError, NotFittedError, QueryError, suggest
 from bbn.engines.exact import chains
 
 
@@ -90,9 +90,12 @@ def sequence_lengths(total: int, lengths) -> np.ndarray:
 
 
 class Resolved:
-    """Observations read once for one model: ``batch`` and ``log_b`` ``(T, N, K)``."""
+    """Observations read once for one model: the ``batch``, and the emission likelihoods
+    ``(T, N, K)`` of every step (:meth:`likelihood`, :meth:`log_likelihood`)."""
 
     def __init__(self, model, values, lengths) -> None:
+        if not model.fitted:
+            raise NotFittedError("the HMM's tables are not all set: give them or call fit")
         if model.kind == "gaussian":
             data = np.asarray(values, dtype=float).reshape(-1)
             if not np.isfinite(data).all():
@@ -101,8 +104,27 @@ class Resolved:
             data = observation_codes(values, model.observations)
         self.data = data
         self.batch = chains.Batch(sequence_lengths(len(data), lengths))
-        self.log_b = self.batch.pad(model.log_emission(data))
         self.single = lengths is None
+        # state-major (K, T, N) tables gathered at the padded observations
+        self.padded = self.batch.pad(data)
+        self.categorical = model.kind != "gaussian"
+        self.model = model
+
+    def likelihood(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """P(e_t | k) ``(K, T, N)``, each row divided by exp(shift), and the shift (None:
+        not divided)."""
+        if self.categorical:  # no log, no exp
+            return np.take(self.model.emission, self.padded, axis=1), None
+        return chains.shifted(self.log_likelihood())
+
+    def log_likelihood(self) -> np.ndarray:
+        """log P(e_t | k) ``(K, T, N)``."""
+        return self.model.log_emission(self.padded)
+
+    def forward(self) -> chains.Forward:
+        """The forward pass under the model's tables."""
+        b, shift = self.likelihood()
+        return chains.forward(self.model.start, self.model.transition, b, self.batch, shift)
 
 
 def _checked(chain: chains.Forward, batch: chains.Batch) -> None:
@@ -115,24 +137,20 @@ def _checked(chain: chains.Forward, batch: chains.Batch) -> None:
                                       f"model from its step {step}")
 
 
-def _rows(resolved: Resolved, values: np.ndarray) -> np.ndarray:
-    return resolved.batch.unpad(values)
-
-
 def filtered(model, values, lengths=None) -> np.ndarray:
     """P(X_t | e_1:t) for every step: ``(T, K)``, the sequences' rows concatenated."""
     resolved = Resolved(model, values, lengths)
-    chain = chains.forward(model.start, model.transition, resolved.log_b, resolved.batch)
+    chain = resolved.forward()
     _checked(chain, resolved.batch)
-    return _rows(resolved, chain.alpha)
+    return resolved.batch.unpad_states(chain.alpha)
 
 
 def smoothed(model, values, lengths=None) -> np.ndarray:
     """P(X_t | e_1:T) for every step: ``(T, K)``, the sequences' rows concatenated."""
     resolved = Resolved(model, values, lengths)
-    chain = chains.forward(model.start, model.transition, resolved.log_b, resolved.batch)
+    chain = resolved.forward()
     _checked(chain, resolved.batch)
-    return _rows(resolved, chains.smooth(model.transition, chain, resolved.batch)[0])
+    return resolved.batch.unpad_states(chains.smooth(model.transition, chain, resolved.batch)[0])
 
 
 def predicted(model, values, horizon: int, lengths=None) -> np.ndarray:
@@ -140,16 +158,16 @@ def predicted(model, values, horizon: int, lengths=None) -> np.ndarray:
     if int(horizon) != horizon or horizon < 0:
         raise QueryError(f"the horizon is a whole number of steps ≥ 0, not {horizon!r}")
     resolved = Resolved(model, values, lengths)
-    chain = chains.forward(model.start, model.transition, resolved.log_b, resolved.batch)
+    chain = resolved.forward()
     _checked(chain, resolved.batch)
-    answer = chains.predict(model.transition, resolved.batch.last(chain.alpha), int(horizon))
+    answer = chains.predict(model.transition, resolved.batch.last(np.moveaxis(chain.alpha, 0, -1)), int(horizon))
     return answer[0] if resolved.single else answer
 
 
 def log_likelihood(model, values, lengths=None):
     """log P(e_1:T): a float for one sequence, ``(N,)`` for many (−inf if impossible)."""
     resolved = Resolved(model, values, lengths)
-    chain = chains.forward(model.start, model.transition, resolved.log_b, resolved.batch)
+    chain = resolved.forward()
     answer = np.empty_like(chain.log_likelihood)
     answer[resolved.batch.order] = chain.log_likelihood
     return float(answer[0]) if resolved.single else answer
@@ -161,7 +179,7 @@ def most_probable(model, values, lengths=None):
     resolved = Resolved(model, values, lengths)
     with np.errstate(divide="ignore"):
         path, best = chains.viterbi(np.log(model.start), np.log(model.transition),
-                                    resolved.log_b, resolved.batch)
+                                    resolved.log_likelihood(), resolved.batch)
     batch = resolved.batch
     names = np.asarray(model.hidden_states, dtype=object)
     paths, scores = [None] * len(batch.order), np.empty_like(best)
@@ -175,4 +193,5 @@ def most_probable(model, values, lengths=None):
 
 def expected_counts(model, resolved: Resolved) -> chains.Counts:
     """Baum–Welch's E-step on observations already resolved."""
-    return chains.expected_counts(model.start, model.transition, resolved.log_b, resolved.batch)
+    b, shift = resolved.likelihood()
+    return chains.expected_counts(model.start, model.transition, b, resolved.batch, shift)

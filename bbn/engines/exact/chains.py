@@ -5,19 +5,19 @@ the expected counts of Baum–Welch, batched over many sequences of different le
     β̂_t(i) = Σ_j A_ij B_{t+1}(j) β̂_{t+1}(j) / c_{t+1},      γ_t = α̂_t · β̂_t
     log P(e_1:T) = Σ_t log c_t,   δ_t(j) = max_i δ_{t-1}(i) + log A_ij + log B_t(j)
 
-A batch holds N sequences time-major, ``(T, N, K)``, the sequences sorted by length,
+A batch holds N sequences state-major, ``(K, T, N)``, the sequences sorted by length,
 longest first (:class:`Batch`): at step t the sequences still running are a prefix of the
 batch, so every step is a few numpy operations on that prefix, never a loop over
 sequences; the scaling keeps 100,000 steps (and more) far from underflow. The emission
-likelihoods ``B`` come in per step as ``log B`` (``emissions``), shifted by their maximum
-over the states before exponentiation, so a Gaussian density of an outlying reading does
-not underflow either; the shift returns in the log-likelihood.
+likelihoods ``B`` come in per step, a Gaussian's as ``log B`` shifted by their maximum
+over the states before exponentiation (:func:`shifted`), so the density of an outlying
+reading does not underflow either; the shift returns in the log-likelihood.
 
 >>> import numpy as np
 >>> batch = Batch(np.array([2]))
->>> log_b = batch.pad(np.log([[0.9, 0.2], [0.9, 0.2]]))      # the umbrella, two days
->>> chain = forward(np.array([0.5, 0.5]), np.array([[0.7, 0.3], [0.3, 0.7]]), log_b, batch)
->>> np.round(chain.alpha[1, 0], 3)
+>>> b = np.array([[0.9, 0.9], [0.2, 0.2]])[:, :, None]    # (K, T, N): the umbrella, 2 days
+>>> chain = forward(np.array([0.5, 0.5]), np.array([[0.7, 0.3], [0.3, 0.7]]), b, batch)
+>>> np.round(chain.alpha[:, 1, 0], 3)
 array([0.883, 0.117])
 """
 
@@ -82,6 +82,10 @@ class Batch:
         out[self.rows[self.valid]] = values[self.valid]
         return out
 
+    def unpad_states(self, values: np.ndarray) -> np.ndarray:
+        """State-major ``(K, T, N)`` back to rows ``(L, K)`` of the concatenation."""
+        return self.unpad(np.moveaxis(values, 0, -1))
+
     def last(self, values: np.ndarray) -> np.ndarray:
         """The value at every sequence's last step, in the caller's order."""
         picked = values[self.sorted_lengths - 1, np.arange(len(self.order))]
@@ -91,9 +95,9 @@ class Batch:
 
 
 class Forward(NamedTuple):
-    """The forward pass: ``alpha`` ``(T, N, K)`` (filtered, 0 past an end), ``scale``
+    """The forward pass: ``alpha`` ``(K, T, N)`` (filtered, 0 past an end), ``scale``
     ``(T, N)`` the normalisers c_t (1 past an end), ``log_likelihood`` ``(N,)`` in batch
-    order, ``likelihood`` the shifted B_t it used."""
+    order, ``likelihood`` the B_t it used."""
 
     alpha: np.ndarray
     scale: np.ndarray
@@ -101,9 +105,12 @@ class Forward(NamedTuple):
     likelihood: np.ndarray
 
 
-def forward(start: np.ndarray, transition: np.ndarray, log_b: np.ndarray,
-            batch: Batch) -> Forward:
+def forward(start: np.ndarray, transition: np.ndarray, likelihood: np.ndarray,
+            batch: Batch, shift: np.ndarray | None = None) -> Forward:
     """Filtered probabilities P(X_t | e_1:t) of every sequence of the batch, scaled.
+
+    Arrays are state-major, ``(K, T, N)``: the sums and maxima over the states are then
+    element-wise operations on rows of N sequences.
 
     Parameters
     ----------
@@ -111,9 +118,12 @@ def forward(start: np.ndarray, transition: np.ndarray, log_b: np.ndarray,
         P(X_1).
     transition : ndarray (K, K)
         A_ij = P(X_{t+1} = j | X_t = i).
-    log_b : ndarray (T, N, K)
-        log P(e_t | X_t) in batch order (:meth:`Batch.pad`).
+    likelihood : ndarray (K, T, N)
+        P(e_t | X_t) in batch order, each (t, n) possibly divided by exp(``shift``)
+        (see :func:`shifted`).
     batch : Batch
+    shift : ndarray (T, N), optional
+        log of what each (t, n) of ``likelihood`` was divided by.
 
     Returns
     -------
@@ -124,61 +134,77 @@ def forward(start: np.ndarray, transition: np.ndarray, log_b: np.ndarray,
     Examples
     --------
     >>> batch = Batch(np.array([1]))
-    >>> f = forward(np.array([0.5, 0.5]), np.eye(2), batch.pad(np.log([[0.9, 0.2]])), batch)
+    >>> b = np.array([0.9, 0.2]).reshape(2, 1, 1)
+    >>> f = forward(np.array([0.5, 0.5]), np.eye(2), b, batch)
     >>> round(float(np.exp(f.log_likelihood[0])), 3)
     0.55
     """
-    shift = log_b.max(axis=2, keepdims=True)
-    shift[~np.isfinite(shift)] = 0.0
-    b = np.exp(log_b - shift)
-    steps, n, k = b.shape
-    alpha = np.zeros((steps, n, k))
+    b = likelihood
+    k, steps, n = b.shape
+    check_allocation(k * steps * n, "the forward messages")
+    alpha = np.zeros((k, steps, n))
     scale = np.ones((steps, n))
+    incoming = np.ascontiguousarray(transition.T)
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = start * b[0]
+        a = start[:, None] * b[:, 0]
         for t in range(steps):
             m = batch.running[t]
             if t:
-                a = (alpha[t - 1, :m] @ transition) * b[t, :m]
-            c = a.sum(axis=1)
-            alpha[t, :m] = a / c[:, None]
+                a = incoming @ alpha[:, t - 1, :m]
+                a *= b[:, t, :m]
+            c = a.sum(axis=0)
+            np.divide(a, c, out=alpha[:, t, :m])
             scale[t, :m] = c
-        log_likelihood = (np.log(scale) + shift[..., 0] * batch.valid).sum(axis=0)
+        log_likelihood = np.log(scale).sum(axis=0)
+        if shift is not None:
+            log_likelihood += (shift * batch.valid).sum(axis=0)
     return Forward(alpha, scale, log_likelihood, b)
 
 
+def shifted(log_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """exp(log B − max_k log B) and the maximum over the states (axis 0): likelihoods that
+    cannot all underflow.
+
+    Examples
+    --------
+    >>> b, shift = shifted(np.array([[-1000.0], [-1001.0]]))
+    >>> b.round(3).tolist(), shift.tolist()
+    ([[1.0], [0.368]], [-1000.0])
+    """
+    shift = log_b.max(axis=0)
+    shift[~np.isfinite(shift)] = 0.0
+    return np.exp(log_b - shift), shift
+
+
 def backward(transition: np.ndarray, chain: Forward, batch: Batch) -> np.ndarray:
-    """β̂_t, scaled by the forward pass's normalisers: ``(T, N, K)``, 0 past an end.
+    """β̂_t, scaled by the forward pass's normalisers: ``(K, T, N)``, 0 past an end.
 
     Examples
     --------
     >>> batch = Batch(np.array([2]))
     >>> a = np.array([[0.7, 0.3], [0.3, 0.7]])
-    >>> f = forward(np.array([0.5, 0.5]), a, batch.pad(np.log([[0.9, 0.2]] * 2)), batch)
-    >>> np.round((f.alpha * backward(a, f, batch))[0, 0], 3)
+    >>> b = np.array([[0.9, 0.9], [0.2, 0.2]])[:, :, None]
+    >>> f = forward(np.array([0.5, 0.5]), a, b, batch)
+    >>> np.round((f.alpha * backward(a, f, batch))[:, 0, 0], 3)
     array([0.883, 0.117])
     """
-    steps, n, k = chain.alpha.shape
-    beta = np.zeros((steps, n, k))
+    k, steps, n = chain.alpha.shape
+    beta = np.zeros((k, steps, n))
     b = chain.likelihood
     with np.errstate(divide="ignore", invalid="ignore"):
-        beta[steps - 1, :batch.running[steps - 1]] = 1.0
+        beta[:, steps - 1, :batch.running[steps - 1]] = 1.0
         for t in range(steps - 2, -1, -1):
             m, after = batch.running[t], batch.running[t + 1]
-            beta[t, :after] = ((b[t + 1, :after] * beta[t + 1, :after]) @ transition.T
-                               / chain.scale[t + 1, :after, None])
-            beta[t, after:m] = 1.0
+            np.divide(transition @ (b[:, t + 1, :after] * beta[:, t + 1, :after]),
+                      chain.scale[t + 1, :after], out=beta[:, t, :after])
+            beta[:, t, after:m] = 1.0
     return beta
 
 
 def smooth(transition: np.ndarray, chain: Forward, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
-    """γ_t = P(X_t | e_1:T) ``(T, N, K)`` (0 past an end) and the backward messages."""
+    """γ_t = P(X_t | e_1:T) ``(K, T, N)`` (0 past an end) and the backward messages."""
     beta = backward(transition, chain, batch)
-    gamma = chain.alpha * beta
-    with np.errstate(invalid="ignore", divide="ignore"):
-        total = gamma.sum(axis=2, keepdims=True)
-        gamma = np.where(total > 0, gamma / np.where(total > 0, total, 1.0), gamma)
-    return gamma, beta
+    return chain.alpha * beta, beta
 
 
 def predict(transition: np.ndarray, last: np.ndarray, horizon: int) -> np.ndarray:
@@ -195,7 +221,17 @@ def predict(transition: np.ndarray, last: np.ndarray, horizon: int) -> np.ndarra
 def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray,
             batch: Batch) -> tuple[np.ndarray, np.ndarray]:
     """The most probable state sequence of every sequence and its log-probability
-    log P(x*_1:T, e_1:T), by max-product in log space.
+    log P(x*_1:T, e_1:T), by max-product in log space. The forward pass keeps every δ_t
+    (no back-pointers); the way back takes argmax_i δ_{t-1}(i) + log A(i, x*_t), the
+    same sums, so the same choices.
+
+    Parameters
+    ----------
+    log_start, log_transition
+        log π ``(K,)``, log A ``(K, K)``.
+    log_b : ndarray (K, T, N)
+        log P(e_t | X_t), batch order.
+    batch : Batch
 
     Returns
     -------
@@ -208,36 +244,37 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     --------
     >>> batch = Batch(np.array([3]))
     >>> log_a = np.log([[0.7, 0.3], [0.3, 0.7]])
-    >>> log_b = batch.pad(np.log([[0.9, 0.2], [0.9, 0.2], [0.1, 0.8]]))
+    >>> log_b = np.log([[0.9, 0.9, 0.1], [0.2, 0.2, 0.8]])[:, :, None]
     >>> path, best = viterbi(np.log([0.5, 0.5]), log_a, log_b, batch)
     >>> path[:, 0].tolist()
     [0, 0, 1]
     """
-    steps, n, k = log_b.shape
-    dtype = np.int8 if k <= 127 else np.int32
-    check_allocation(steps * n * k, "the Viterbi back-pointers", entry_bytes=dtype().itemsize)
-    back = np.zeros((steps, n, k), dtype=dtype)
-    delta = log_start + log_b[0]
+    k, steps, n = log_b.shape
+    check_allocation(k * steps * n, "the Viterbi scores")
+    delta = np.empty((k, steps, n))
+    delta[:, 0] = log_start[:, None] + log_b[:, 0]
+    moves = log_transition[:, :, None]
+    scores = np.empty((k, k, n))
     for t in range(1, steps):
         m = batch.running[t]
-        scores = delta[:m, :, None] + log_transition
-        best = scores.argmax(axis=1)
-        back[t, :m] = best
-        delta[:m] = np.take_along_axis(scores, best[:, None, :], axis=1)[:, 0] + log_b[t, :m]
-    state = delta.argmax(axis=1)
-    log_probability = delta[np.arange(n), state]
+        np.add(delta[:, t - 1, None, :m], moves, out=scores[:, :, :m])   # (i, j, m)
+        np.add(scores[:, :, :m].max(axis=0), log_b[:, t, :m], out=delta[:, t, :m])
+    ends = batch.sorted_lengths - 1
+    final = delta[:, ends, np.arange(n)]
+    state = final.argmax(axis=0)
+    log_probability = final[state, np.arange(n)]
     path = np.zeros((steps, n), dtype=np.int64)
-    path[batch.sorted_lengths - 1, np.arange(n)] = state
+    path[ends, np.arange(n)] = state
     for t in range(steps - 1, 0, -1):
         m = batch.running[t]
-        state[:m] = back[t, np.arange(m), state[:m]]
+        state[:m] = (delta[:, t - 1, :m] + log_transition[:, state[:m]]).argmax(axis=0)
         path[t - 1, :m] = state[:m]
     return path, log_probability
 
 
 class Counts(NamedTuple):
     """Baum–Welch's expected counts over a batch: ``start`` (K,), ``transitions`` (K, K),
-    ``posterior`` γ ``(T, N, K)`` (0 past an end), ``log_likelihood`` the total."""
+    ``posterior`` γ ``(K, T, N)`` (0 past an end), ``log_likelihood`` the total."""
 
     start: np.ndarray
     transitions: np.ndarray
@@ -245,8 +282,8 @@ class Counts(NamedTuple):
     log_likelihood: float
 
 
-def expected_counts(start: np.ndarray, transition: np.ndarray, log_b: np.ndarray,
-                    batch: Batch) -> Counts:
+def expected_counts(start: np.ndarray, transition: np.ndarray, likelihood: np.ndarray,
+                    batch: Batch, shift: np.ndarray | None = None) -> Counts:
     """The E-step: expected starts, transitions ξ summed over every step of every
     sequence, the posteriors γ (for the emission counts) and log P(e).
 
@@ -256,14 +293,15 @@ def expected_counts(start: np.ndarray, transition: np.ndarray, log_b: np.ndarray
     --------
     >>> batch = Batch(np.array([2]))
     >>> a = np.array([[0.7, 0.3], [0.3, 0.7]])
-    >>> counts = expected_counts(np.array([0.5, 0.5]), a,
-    ...                          batch.pad(np.log([[0.9, 0.2]] * 2)), batch)
+    >>> b = np.array([[0.9, 0.9], [0.2, 0.2]])[:, :, None]
+    >>> counts = expected_counts(np.array([0.5, 0.5]), a, b, batch)
     >>> round(float(counts.transitions.sum()), 6)
     1.0
     """
-    chain = forward(start, transition, log_b, batch)
+    chain = forward(start, transition, likelihood, batch, shift)
     gamma, beta = smooth(transition, chain, batch)
     k = len(start)
-    after = chain.likelihood[1:] * beta[1:] / chain.scale[1:, :, None]
-    xi = transition * (chain.alpha[:-1].reshape(-1, k).T @ after.reshape(-1, k))
-    return Counts(gamma[0].sum(axis=0), xi, gamma, float(chain.log_likelihood.sum()))
+    after = chain.likelihood[:, 1:] * beta[:, 1:]
+    after /= chain.scale[1:]
+    xi = transition * (chain.alpha[:, :-1].reshape(k, -1) @ after.reshape(k, -1).T)
+    return Counts(gamma[:, 0].sum(axis=1), xi, gamma, float(chain.log_likelihood.sum()))
