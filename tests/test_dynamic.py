@@ -12,6 +12,14 @@ import pytest
 from brute_force import BruteForce
 
 import bbn
+import bbn.questions.findings as findings
+
+
+@pytest.fixture(autouse=True, params=["dense slices", "einsum"])
+def engine_form(request, monkeypatch):
+    """Every test twice: the slice tables multiplied out, and the einsum per step."""
+    monkeypatch.setattr(findings, "dense_fits", lambda view: request.param == "dense slices")
+    return request.param
 
 
 def umbrella() -> bbn.DynamicNetwork:

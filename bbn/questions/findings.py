@@ -26,6 +26,7 @@ from bbn.core.data import encode
 from bbn.core.errors import ImpossibleEvidenceError, QueryError, suggest
 from bbn.engines.exact.chains import Batch
 from bbn.engines.exact.frontier import Frontier
+from bbn.engines.exact.slices import DenseFrontier, dense_fits
 
 
 def sequence_rows(data: pd.DataFrame, sequence_id: str | None):
@@ -89,13 +90,16 @@ class Resolved:
         return out
 
 
-def frontier(model) -> Frontier:
-    """The interface engine of ``model``'s two-slice network (cached on its view)."""
+def frontier(model, dense: bool | None = None) -> Frontier:
+    """The interface engine of ``model``'s two-slice network (cached on its view): on
+    dense slice tables when they are small (:func:`dense_fits`), else by ``einsum``;
+    ``dense`` forces one."""
     view = model.two_slice().compiled()
+    dense = dense_fits(view) if dense is None else dense
     cached = getattr(model, "_frontier", None)
-    if cached is None or cached[0] is not view:
-        cached = model._frontier = (view, Frontier(view))
-    return cached[1]
+    if cached is None or cached[0] is not view or cached[1] != dense:
+        cached = model._frontier = (view, dense, (DenseFrontier if dense else Frontier)(view))
+    return cached[2]
 
 
 def _asked(model, variables, resolved: Resolved | None) -> list[str]:
