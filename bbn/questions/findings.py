@@ -69,7 +69,7 @@ class Resolved:
                 raise QueryError(f"no variable {column!r} for the findings' column"
                                  f"{suggest(str(column), variables)}")
         self.observed = observed
-        codes = encode(data, observed, [model.states(v) for v in observed])[self.rows]
+        codes = _codes(data, observed, [model.states(v) for v in observed])[self.rows]
         self.batch = batch = Batch(lengths)
         self.evidence: list = [None] * len(variables)
         for j, column in enumerate(observed):
@@ -82,12 +82,30 @@ class Resolved:
             lam[seen] = np.arange(card) == code[seen, None]
             self.evidence[variables.index(column)] = batch.pad(lam, fill=1.0)
         self.index = data.index
+        self.sorted = bool((self.rows == np.arange(len(self.rows))).all())
 
     def frame(self, values: np.ndarray) -> np.ndarray:
         """``(T, N, ...)`` → rows in ``data``'s order."""
-        out = np.empty_like(self.batch.unpad(values))
-        out[self.rows] = self.batch.unpad(values)
+        rows = self.batch.unpad(values)
+        if self.sorted:
+            return rows
+        out = np.empty_like(rows)
+        out[self.rows] = rows
         return out
+
+
+def _codes(data: pd.DataFrame, columns: list[str], states: list) -> np.ndarray:
+    """State codes of the findings (−1: missing): state names looked up in one hash
+    pass per column; any other cell goes to :func:`bbn.core.data.encode`, which reads
+    every kind of cell and names the row and value it refuses."""
+    codes = np.empty((len(data), len(columns)), dtype=np.int64)
+    for j, (column, names) in enumerate(zip(columns, states, strict=True)):
+        values = data[column].to_numpy()
+        found = pd.Index(names).get_indexer(values) if values.dtype == object else None
+        if found is None or ((found < 0) & ~pd.isna(values)).any():
+            return encode(data, columns, states).astype(np.int64)
+        codes[:, j] = found
+    return codes
 
 
 def frontier(model, dense: bool | None = None) -> Frontier:
@@ -114,8 +132,11 @@ def _asked(model, variables, resolved: Resolved | None) -> list[str]:
 
 
 def _columns(model, asked: Sequence[str]) -> pd.MultiIndex:
-    return pd.MultiIndex.from_tuples([(v, s) for v in asked for s in model.states(v)],
-                                     names=["variable", "state"])
+    states = sorted({s for v in asked for s in model.states(v)})
+    position = {s: i for i, s in enumerate(states)}
+    codes = [[i for i, v in enumerate(asked) for _ in model.states(v)],
+             [position[s] for v in asked for s in model.states(v)]]
+    return pd.MultiIndex(levels=[list(asked), states], codes=codes, names=["variable", "state"])
 
 
 def _forward(model, data, sequence_id):
@@ -137,16 +158,22 @@ def _marginal_frame(model, resolved, engine, alpha, beta, variables) -> pd.DataF
     asked = _asked(model, variables, resolved)
     positions = [model.variables.index(v) for v in asked]
     answers = engine.marginals(positions, resolved.evidence, resolved.batch, alpha, beta)
-    values = np.concatenate([resolved.frame(a) for a in answers], axis=1)
-    return pd.DataFrame(values, index=resolved.index,
-                        columns=_columns(model, asked))
+    return _frame(model, resolved, asked, answers)
+
+
+def _frame(model, resolved: Resolved, asked: list[str], answers: list) -> pd.DataFrame:
+    values = resolved.frame(np.concatenate(answers, axis=2))
+    return pd.DataFrame(values, index=resolved.index, columns=_columns(model, asked))
 
 
 def filtered(model, data, variables=None, sequence_id=None) -> pd.DataFrame:
     """P(X_t | e_1:t) of ``variables`` at every row of ``data``."""
-    resolved, engine, alpha, log_likelihood = _forward(model, data, sequence_id)
+    resolved = Resolved(model, data, sequence_id)
+    asked = _asked(model, variables, resolved)
+    answers, log_likelihood = frontier(model).filter(
+        [model.variables.index(v) for v in asked], resolved.evidence, resolved.batch)
     _possible(resolved, log_likelihood)
-    return _marginal_frame(model, resolved, engine, alpha, None, variables)
+    return _frame(model, resolved, asked, answers)
 
 
 def smoothed(model, data, variables=None, sequence_id=None) -> pd.DataFrame:

@@ -160,7 +160,8 @@ def predicted(model, values, horizon: int, lengths=None) -> np.ndarray:
     resolved = Resolved(model, values, lengths)
     chain = resolved.forward()
     _checked(chain, resolved.batch)
-    answer = chains.predict(model.transition, resolved.batch.last(np.moveaxis(chain.alpha, 0, -1)), int(horizon))
+    last = resolved.batch.last(np.moveaxis(chain.alpha, 0, -1))
+    answer = chains.predict(model.transition, last, int(horizon))
     return answer[0] if resolved.single else answer
 
 

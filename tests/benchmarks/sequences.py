@@ -55,7 +55,7 @@ def _tables(k: int, seed: int = 0):
 
 
 def _hmm(settings: Settings, bbn, k: int, n: int, length: int) -> list[Row]:
-    rows = [Row(f"HMM K={k}", what) for what in
+    rows = [Row("HMM", f"K={k}: {what}") for what in
             ("forward–backward", "Viterbi", "one Baum–Welch iteration")]
     start, transition, emission = _tables(k)
     codes = np.random.default_rng(1).integers(0, SYMBOLS, size=n * length)
@@ -159,11 +159,12 @@ def _pgmpy(dbn, readings: pd.DataFrame, hidden: list[str], answers: dict):
     for name in two.variables:
         variable, step = name[:-3], int(name[-2])
         node[name] = (variable, step)
-    model.add_nodes_from([node[v] for v in two.variables if v.endswith("[0]")])
     model.add_edges_from([(node[p], node[v]) for v in two.variables for p in two.parents(v)])
     cpds = []
     for v in two.variables:
         parents = list(two.parents(v))
+        if v.endswith("[1]") and not any(p.endswith("[0]") for p in parents):
+            continue  # pgmpy repeats slice 0's table of a variable with no parent before
         table = np.asarray(two.cpt_array(v))
         columns = table.reshape(-1, table.shape[-1]).T
         cpds.append(TabularCPD(node[v], table.shape[-1], columns,

@@ -169,6 +169,12 @@ class Frontier:
                 answer[t, :m] = self._normalised(self._contract(ops, out, paths, (t > 0, v)))[0]
         return answers
 
+    def filter(self, variables: list[int], evidence: list,
+               batch: Batch) -> tuple[list[np.ndarray], np.ndarray]:
+        """P(v_t | e_1:t) of each of ``variables`` (as :meth:`marginals`) and log P(e)."""
+        alpha, log_likelihood = self.forward(evidence, batch)
+        return self.marginals(variables, evidence, batch, alpha), log_likelihood
+
     def predict(self, variables: list[int], last: np.ndarray, horizon: int) -> list[np.ndarray]:
         """P(v_{T+h} | e_1:T), h ≥ 1, for each of ``variables`` from the last messages
         α_T ``(N, ...)``."""

@@ -110,8 +110,11 @@ class DenseFrontier(Frontier):
                 * beta.reshape((m,) + self.iface_broadcast)).reshape(m, -1)
 
     # --------------------------------------------------------------- questions
-    def forward(self, evidence: list, batch: Batch):
+    def forward(self, evidence: list, batch: Batch, variables: list[int] | None = None):
+        """As :meth:`Frontier.forward`; with ``variables``, their filtered marginals too
+        (one slice table per step serves both)."""
         steps, size = batch.steps, len(batch.order)
+        answers = [np.zeros((steps, size, self.cards[v])) for v in variables or ()]
         check_allocation(steps * size * max(1, math.prod(self.iface_shape)),
                          "the forward messages")
         alpha = np.zeros((steps, size) + self.iface_shape)
@@ -121,9 +124,21 @@ class DenseFrontier(Frontier):
                 m = batch.running[t]
                 joint = self._joint(t, m, alpha, self._evidence(evidence, t, m))
                 c = joint.sum(axis=1)
-                alpha[t, :m] = self._interface(joint / c[:, None])
+                joint /= c[:, None]
+                alpha[t, :m] = self._interface(joint)
                 log_c[t, :m] = np.log(c)
+                for answer, values in zip(answers, self._marginals_of(joint, variables or ()),
+                                          strict=True):
+                    answer[t, :m] = values
+        if variables is not None:
+            return alpha, log_c.sum(axis=0), answers
         return alpha, log_c.sum(axis=0)
+
+    def filter(self, variables: list[int], evidence: list,
+               batch: Batch) -> tuple[list[np.ndarray], np.ndarray]:
+        """P(v_t | e_1:t) of each of ``variables`` and log P(e), in one forward pass."""
+        _, log_likelihood, answers = self.forward(evidence, batch, variables)
+        return answers, log_likelihood
 
     def backward(self, evidence: list, batch: Batch) -> np.ndarray:
         steps = batch.steps
@@ -141,7 +156,7 @@ class DenseFrontier(Frontier):
                 beta[t, after:m] = 1.0
         return beta
 
-    def _marginals_of(self, joint: np.ndarray, variables: list[int]) -> list[np.ndarray]:
+    def _marginals_of(self, joint: np.ndarray, variables) -> list[np.ndarray]:
         m = len(joint)
         with np.errstate(invalid="ignore", divide="ignore"):
             joint = joint / joint.sum(axis=1, keepdims=True)
