@@ -66,6 +66,7 @@ _LAZY = {
     "ConvergenceWarning": "bbn.engines.approximate",
     "HMM": "bbn.model.hmm",
     "DynamicNetwork": "bbn.model.dynamic",
+    "learn_dynamic": "bbn.tasks.learning",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }

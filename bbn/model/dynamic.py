@@ -182,6 +182,21 @@ class DynamicNetwork:
         """
         return tuple(p if lag == 0 else f"{p}[{lag}]" for p, lag in self._spec(variable).parents)
 
+    def static(self, variable: str) -> bool:
+        """Whether ``variable`` has no parent in the slice before and the same table (and
+        parents) in every slice, slice 0 included.
+
+        Examples
+        --------
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], table=[0.5, 0.5])
+        >>> dbn.static("X")
+        True
+        """
+        spec = self._spec(variable)
+        return (all(lag == 0 for _, lag in spec.parents) and spec.initial is spec.table
+                and spec.initial_parents == tuple(p for p, _ in spec.parents))
+
     def _spec(self, variable: str) -> _Spec:
         try:
             return self._specs[variable]
@@ -397,3 +412,21 @@ class DynamicNetwork:
 
     def __repr__(self) -> str:
         return f"DynamicNetwork({self.name!r}, {len(self._specs)} variables per slice)"
+
+
+def with_tables(dbn: DynamicNetwork, initial: dict, transition: dict) -> DynamicNetwork:
+    """A copy of ``dbn`` with slice 0's tables ``initial`` and the later slices' tables
+    ``transition`` (``{variable: array}``; a variable absent keeps its table).
+
+    Examples
+    --------
+    >>> dbn = DynamicNetwork()
+    >>> dbn.add_variable("X", ["a", "b"], table=[0.5, 0.5])
+    >>> with_tables(dbn, {"X": [0.1, 0.9]}, {"X": [0.2, 0.8]}).unroll(1).cpt_array("X[0]").tolist()
+    [0.1, 0.9]
+    """
+    copy = DynamicNetwork(dbn.name)
+    for variable, spec in dbn._specs.items():
+        copy._specs[variable] = spec._replace(table=transition.get(variable, spec.table),
+                                              initial=initial.get(variable, spec.initial))
+    return copy
