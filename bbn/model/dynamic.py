@@ -32,6 +32,8 @@ from bbn.core.errors import ModelError, suggest
 from bbn.model.network import Network
 
 _LAGGED = re.compile(r"^(.*)\[(-?\d+)\]$")
+_SLICES = re.compile(r"^(.+)\[([01])\]$")      # Rain[0], Rain[1]: two_slice's names
+_AGRUM = re.compile(r"^(.+)(0|t)$")             # Rain0, Raint: pyAgrum's 2-TBN names
 
 
 def slice_name(variable: str, step: int) -> str:
@@ -203,6 +205,66 @@ class DynamicNetwork:
         except KeyError:
             raise ModelError(f"unknown variable {variable!r}"
                              f"{suggest(str(variable), self._specs)}") from None
+
+    @classmethod
+    def from_two_slice(cls, net: Network) -> DynamicNetwork:
+        """The 2-TBN of a two-slice network: its variables named ``X[0]`` and ``X[1]``
+        (as :meth:`two_slice` writes them, so a saved two-slice network reads back) or
+        ``X0`` and ``Xt`` (pyAgrum's 2-TBN convention, in a BIF file for instance).
+
+        Slice 0's variables give the initial tables; slice 1's the tables of every later
+        slice (a parent in slice 0 is in the slice before).
+
+        Parameters
+        ----------
+        net : bbn.Network
+
+        Returns
+        -------
+        DynamicNetwork
+
+        Raises
+        ------
+        ModelError
+            A variable named in neither convention, a variable missing in one slice, a
+            slice-0 variable with a parent in slice 1.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.Network.assemble("rain", {"R0": ["y", "n"], "Rt": ["y", "n"]},
+        ...                            parents={"Rt": ["R0"]},
+        ...                            tables={"R0": [0.5, 0.5], "Rt": [[0.7, 0.3], [0.3, 0.7]]})
+        >>> DynamicNetwork.from_two_slice(net).parents("R")
+        ('R[-1]',)
+        """
+        names = net.variables
+        pattern = _SLICES if all(_SLICES.match(v) for v in names) else _AGRUM
+        split = {}
+        for name in names:
+            match = pattern.match(name)
+            if match is None:
+                raise ModelError(f"variable {name!r} is named in neither slice convention: "
+                                 "X[0] and X[1], or pyAgrum's X0 and Xt")
+            split[name] = (match.group(1), 0 if match.group(2) == "0" else 1)
+        first = {base: v for v, (base, step) in split.items() if step == 0}
+        later = {base: v for v, (base, step) in split.items() if step == 1}
+        if set(first) != set(later):
+            odd = sorted(set(first) ^ set(later))[0]
+            raise ModelError(f"variable {odd!r} is in one slice only: a two-slice network "
+                             "has every variable in both")
+        dbn = cls(net.name)
+        for base, name in first.items():
+            initial_parents = [split[p] for p in net.parents(name)]
+            if any(step for _, step in initial_parents):
+                raise ModelError(f"variable {name!r} of slice 0 has a parent in slice 1")
+            parents = [b if step else f"{b}[-1]" for b, step in
+                       (split[p] for p in net.parents(later[base]))]
+            dbn.add_variable(base, net.states(name), parents=parents,
+                             table=net.cpt_array(later[base]), initial=net.cpt_array(name),
+                             initial_parents=[b for b, _ in initial_parents],
+                             description=net.description(name))
+        return dbn
 
     # ------------------------------------------------------------- networks
     def unroll(self, steps: int) -> Network:

@@ -1,0 +1,97 @@
+"""Two-slice models in files (issue 31): a saved two_slice network reads back as the same
+2-TBN; pyAgrum's 2-TBN naming (X0 / Xt) in a BIF file answers as pyAgrum's unrolled
+network; ``bbn filter`` and ``bbn viterbi``."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbn
+from bbn.apps.cli.main import main
+
+
+def umbrella() -> bbn.DynamicNetwork:
+    return bbn.DynamicNetwork.from_two_slice(bbn.load("models/umbrella.bn"))
+
+
+def test_saved_two_slice_network_reads_back(tmp_path):
+    dbn = umbrella()
+    assert dbn.parents("Rain") == ("Rain[-1]",) and dbn.parents("Umbrella") == ("Rain",)
+    path = tmp_path / "again.bif"
+    bbn.save(dbn.two_slice(), path)
+    again = bbn.DynamicNetwork.from_two_slice(bbn.load(path))
+    data = pd.DataFrame({"Umbrella": ["T", "F", "T"]})
+    assert np.allclose(again.smooth(data).to_numpy(), dbn.smooth(data).to_numpy(), atol=1e-12)
+
+
+def test_errors():
+    net = bbn.Network.assemble("n", {"A": ["a", "b"]}, tables={"A": [0.5, 0.5]})
+    with pytest.raises(bbn.ModelError, match="neither slice convention"):
+        bbn.DynamicNetwork.from_two_slice(net)
+    net = bbn.Network.assemble("n", {"A0": ["a", "b"], "Bt": ["a", "b"]},
+                               tables={"A0": [0.5, 0.5], "Bt": [0.5, 0.5]})
+    with pytest.raises(bbn.ModelError, match="one slice only"):
+        bbn.DynamicNetwork.from_two_slice(net)
+
+
+def test_pyagrum_two_slice_bif(tmp_path):
+    if os.environ.get("CI"):
+        import pyagrum as gum
+    else:
+        gum = pytest.importorskip("pyagrum", reason="pyAgrum (the test oracle) is absent")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        import pyagrum.lib.dynamicBN as gdyn
+    gum.initRandom(3)
+    two = gum.fastBN("a0->at;b0->bt;a0->b0;at->bt;bt->ct;c0->ct;b0->c0", 2)
+    two.generateCPTs()
+    gum.saveBN(two, str(tmp_path / "two.bif"))
+    dbn = bbn.DynamicNetwork.from_two_slice(bbn.load(tmp_path / "two.bif"))
+    assert [dbn.parents(v) for v in dbn.variables] == [("a[-1]",), ("b[-1]", "a"),
+                                                        ("b", "c[-1]")]
+    unrolled = gdyn.unroll2TBN(two, 5)
+    engine = gum.LazyPropagation(unrolled)
+    engine.setEvidence({"c0": "1", "c2": "0", "c4": "1"})
+    engine.makeInference()
+    smoothed = dbn.smooth(pd.DataFrame({"c": ["1", None, "0", None, "1"]}))
+    for t in range(5):
+        for v in ("a", "b"):
+            assert np.allclose(smoothed[v].to_numpy()[t], engine.posterior(f"{v}{t}").toarray(),
+                               atol=1e-12)
+
+
+def test_filter_and_viterbi_commands(tmp_path, capsys):
+    data = tmp_path / "days.csv"
+    pd.DataFrame({"who": ["x", "x", "y", "x"], "Umbrella": ["T", "T", "F", ""]}).to_csv(
+        data, index=False)
+    assert main(["filter", "models/umbrella.bn", str(data), "--sequence-id", "who"]) == 0
+    printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert printed.columns.tolist() == ["who", "Rain=T", "Rain=F"]
+    assert printed["Rain=T"][1] == pytest.approx(0.883357, abs=1e-6)
+    assert printed["Rain=T"][2] == pytest.approx(0.05 / (0.05 + 0.4), abs=1e-6)  # y: one F
+    out = tmp_path / "smoothed.csv"
+    assert main(["filter", "models/umbrella.bn", str(data), "--sequence-id", "who",
+                 "--smooth", "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    smoothed = pd.read_csv(out)
+    assert smoothed["Rain=T"][0] == pytest.approx(umbrella().smooth(
+        pd.DataFrame({"Umbrella": ["T", "T", None]}))[("Rain", "T")][0], abs=1e-6)
+    assert main(["viterbi", "models/umbrella.bn", str(data), "--sequence-id", "who"]) == 0
+    states = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert states["Rain"].tolist() == ["T", "T", "F", "T"]
+    assert states["log_probability"][2] == pytest.approx(np.log(0.5 * 0.8), abs=1e-6)  # F, F
+
+
+def test_command_errors(tmp_path, capsys):
+    data = tmp_path / "days.csv"
+    pd.DataFrame({"Umbrela": ["T"]}).to_csv(data, index=False)
+    assert main(["filter", "models/umbrella.bn", str(data)]) == 2
+    assert "did you mean 'Umbrella'" in capsys.readouterr().err
+    assert main(["viterbi", "models/chair.bn", str(data)]) == 2
+    assert "slice convention" in capsys.readouterr().err
