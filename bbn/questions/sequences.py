@@ -182,11 +182,10 @@ def most_probable(model, values, lengths=None):
         path, best = chains.viterbi(np.log(model.start), np.log(model.transition),
                                     resolved.log_likelihood(), resolved.batch)
     batch = resolved.batch
-    names = np.asarray(model.hidden_states, dtype=object)
-    paths, scores = [None] * len(batch.order), np.empty_like(best)
-    for j, sequence in enumerate(batch.order):
-        paths[sequence] = names[path[:batch.sorted_lengths[j], j]].tolist()
-        scores[sequence] = best[j]
+    names = np.asarray(model.hidden_states, dtype=object)[batch.unpad(path)]
+    paths = [piece.tolist() for piece in np.split(names, np.cumsum(batch.lengths)[:-1])]
+    scores = np.empty_like(best)
+    scores[batch.order] = best
     if resolved.single:
         return paths[0], float(scores[0])
     return paths, scores
