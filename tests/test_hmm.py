@@ -11,9 +11,14 @@ import pytest
 
 import bbn
 
-hmm_module = (pytest.importorskip("hmmlearn.hmm", reason="hmmlearn (the test oracle) is not "
-                                  "installed") if not os.environ.get("CI") else
-              __import__("hmmlearn.hmm").hmm)
+
+@pytest.fixture(scope="module")
+def hmm_module():
+    """hmmlearn.hmm, the oracle: its tests skip without it, and fail under CI."""
+    if os.environ.get("CI"):
+        import hmmlearn.hmm
+        return hmmlearn.hmm
+    return pytest.importorskip("hmmlearn.hmm", reason="hmmlearn (the test oracle) is absent")
 
 
 def random_tables(rng, k, m):
@@ -28,18 +33,26 @@ def path_log_probability(hmm, codes, path):
 
 
 @pytest.fixture(scope="module")
-def categorical():
+def ours():
+    """A categorical HMM of random tables (3 states, 4 symbols), five sequences."""
     rng = np.random.default_rng(31)
     k, m = 3, 4
     start, transition, emission = random_tables(rng, k, m)
-    ours = bbn.HMM(["s0", "s1", "s2"], ["a", "b", "c", "d"], start=start,
-                   transition=transition, emission=emission)
-    theirs = hmm_module.CategoricalHMM(n_components=k, init_params="")
-    theirs.startprob_, theirs.transmat_, theirs.emissionprob_ = start, transition, emission
-    theirs.n_features = m
+    hmm = bbn.HMM(["s0", "s1", "s2"], ["a", "b", "c", "d"], start=start,
+                  transition=transition, emission=emission)
     lengths = np.array([50, 1, 17, 120, 2])
     codes = rng.integers(0, m, size=lengths.sum())
-    return ours, theirs, codes, lengths
+    return hmm, codes, lengths
+
+
+@pytest.fixture(scope="module")
+def categorical(ours, hmm_module):
+    """``ours`` and hmmlearn's CategoricalHMM on the same tables."""
+    hmm, codes, lengths = ours
+    theirs = hmm_module.CategoricalHMM(n_components=len(hmm.start), init_params="")
+    theirs.startprob_, theirs.transmat_ = hmm.start, hmm.transition
+    theirs.emissionprob_, theirs.n_features = hmm.emission, len(hmm.observations)
+    return hmm, theirs, codes, lengths
 
 
 def test_umbrella_world():
@@ -85,8 +98,8 @@ def test_categorical_equals_hmmlearn(categorical):
     assert bests[3] == pytest.approx(theirs.decode(x[starts[3]:starts[3] + 120])[0], abs=1e-9)
 
 
-def test_filter_is_the_smoothed_last_step(categorical):
-    ours, _, codes, lengths = categorical
+def test_filter_is_the_smoothed_last_step(ours):
+    ours, codes, lengths = ours
     starts = np.cumsum(lengths) - lengths
     filtered = ours.filter(codes, lengths)
     for start, length in zip(starts, lengths, strict=True):
@@ -99,13 +112,13 @@ def test_filter_is_the_smoothed_last_step(categorical):
         ours.transition, 3), atol=1e-12)
 
 
-def test_names_and_codes_agree(categorical):
-    ours, _, codes, lengths = categorical
+def test_names_and_codes_agree(ours):
+    ours, codes, lengths = ours
     names = np.array(ours.observations)[codes].tolist()
     assert np.allclose(ours.smooth(names, lengths), ours.smooth(codes, lengths), atol=0)
 
 
-def test_gaussian_equals_hmmlearn():
+def test_gaussian_equals_hmmlearn(hmm_module):
     rng = np.random.default_rng(7)
     k = 3
     start, transition, _ = random_tables(rng, k, 2)
@@ -127,7 +140,7 @@ def test_gaussian_equals_hmmlearn():
     assert path == [ours.hidden_states[s] for s in states]
 
 
-def test_baum_welch_equals_hmmlearn(categorical):
+def test_baum_welch_equals_hmmlearn(categorical, hmm_module):
     _, _, codes, lengths = categorical
     rng = np.random.default_rng(3)
     start, transition, emission = random_tables(rng, 3, 4)
@@ -145,7 +158,7 @@ def test_baum_welch_equals_hmmlearn(categorical):
         theirs.score(codes[:, None], lengths), abs=1e-9)
 
 
-def test_gaussian_baum_welch_equals_hmmlearn():
+def test_gaussian_baum_welch_equals_hmmlearn(hmm_module):
     rng = np.random.default_rng(11)
     truth = bbn.HMM(["a", "b"], kind="gaussian", start=[0.5, 0.5],
                     transition=[[0.95, 0.05], [0.1, 0.9]], means=[0.0, 4.0], variances=[1, 2])
