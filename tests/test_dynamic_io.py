@@ -95,3 +95,16 @@ def test_command_errors(tmp_path, capsys):
     assert "did you mean 'Umbrella'" in capsys.readouterr().err
     assert main(["viterbi", "models/chair.bn", str(data)]) == 2
     assert "slice convention" in capsys.readouterr().err
+
+
+def test_memory_limit_is_checked_before_allocating():
+    limit = bbn.get_memory_limit()
+    try:
+        bbn.set_memory_limit(4000)
+        with pytest.raises(bbn.MemoryLimitError):
+            umbrella().filter(pd.DataFrame({"Umbrella": ["T"] * 500}))
+        hmm = bbn.HMM(["a", "b"], ["x", "y"], transition=np.eye(2), emission=np.eye(2))
+        with pytest.raises(bbn.MemoryLimitError):
+            hmm.smooth(np.zeros(500, dtype=int))
+    finally:
+        bbn.set_memory_limit(limit)

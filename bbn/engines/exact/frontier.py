@@ -223,6 +223,7 @@ class Frontier:
         n_rest = n_slice // n_iface
         check_allocation(steps * size * n_iface, "the max-product back-pointers",
                          entry_bytes=8)
+        check_allocation(n_iface * n_slice, "a slice's max-product table")
         first = self._slice_log_table(0).reshape(n_iface, n_rest)
         step = self._slice_log_table(1).reshape(n_iface, n_iface, n_rest)
         back = np.zeros((steps, size, n_iface), dtype=np.int64)
