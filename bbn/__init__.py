@@ -67,6 +67,7 @@ _LAZY = {
     "HMM": "bbn.model.hmm",
     "DynamicNetwork": "bbn.model.dynamic",
     "learn_dynamic": "bbn.tasks.learning",
+    "load_dynamic": "bbn.io.formats.bn.timeslices",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }

@@ -28,6 +28,41 @@ def test_saved_two_slice_network_reads_back(tmp_path):
     assert np.allclose(again.smooth(data).to_numpy(), dbn.smooth(data).to_numpy(), atol=1e-12)
 
 
+DYNAMIC = """network umbrella
+variable Rain { T, F }
+variable Umbrella { T, F }
+P(Rain[0]) = 0.5, 0.5
+P(Rain | Rain[-1]) { T: 0.7, 0.3; F: 0.3, 0.7 }
+P(Umbrella | Rain) { T: 0.9, 0.1; F: 0.2, 0.8 }
+"""
+
+
+def test_the_dynamic_bn_language(tmp_path):
+    from bbn.io.formats.bn.timeslices import read_dynamic
+
+    dbn = read_dynamic(DYNAMIC, "umbrella.bn")
+    data = pd.DataFrame({"Umbrella": ["T", "F", "T", "T"]})
+    assert np.allclose(dbn.smooth(data).to_numpy(), umbrella().smooth(data).to_numpy(),
+                       atol=1e-15)
+    path = tmp_path / "dynamic.bn"
+    path.write_text(DYNAMIC)
+    assert bbn.load_dynamic(path).parents("Rain") == ("Rain[-1]",)
+    # mistakes are located in the file as written
+    wrong = DYNAMIC.replace("Rain[-1])", "Rian[-1])")
+    with pytest.raises(bbn.ParseError, match=r"umbrella.bn:5:10: unknown parent 'Rian' "
+                                             r"\(did you mean 'Rain'\?\)"):
+        read_dynamic(wrong, "umbrella.bn")
+    with pytest.raises(bbn.ParseError, match=r":5:3: .*slice-0 table"):
+        read_dynamic(DYNAMIC.replace("P(Rain[0]) = 0.5, 0.5", ""), "umbrella.bn")
+    with pytest.raises(bbn.ParseError,
+                       match=r"umbrella.bn:5:38: P\(Rain\[1\] \| Rain\[0\]=F\) sums"):
+        read_dynamic(DYNAMIC.replace("0.3, 0.7 }", "0.3, 0.8 }", 1), "umbrella.bn")
+    with pytest.raises(bbn.ParseError, match="the same slice or the one before"):
+        read_dynamic(DYNAMIC.replace("Rain[-1])", "Rain[-2])"), "umbrella.bn")
+    # a plain network reads as slices with no arc between them
+    assert bbn.load_dynamic("models/chair.bn").parents("A") == ("B",)
+
+
 def test_errors():
     net = bbn.Network.assemble("n", {"A": ["a", "b"]}, tables={"A": [0.5, 0.5]})
     with pytest.raises(bbn.ModelError, match="neither slice convention"):
@@ -93,7 +128,8 @@ def test_command_errors(tmp_path, capsys):
     pd.DataFrame({"Umbrela": ["T"]}).to_csv(data, index=False)
     assert main(["filter", "models/umbrella.bn", str(data)]) == 2
     assert "did you mean 'Umbrella'" in capsys.readouterr().err
-    assert main(["viterbi", "models/chair.bn", str(data)]) == 2
+    bbn.save(bbn.load("models/chair.bn"), tmp_path / "chair.bif")
+    assert main(["viterbi", str(tmp_path / "chair.bif"), str(data)]) == 2
     assert "slice convention" in capsys.readouterr().err
 
 

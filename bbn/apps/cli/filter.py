@@ -3,10 +3,10 @@
 printed (or written with ``-o``) as CSV: the sequence id, then one column
 ``variable=state`` per state.
 
-MODEL is a two-slice network: variables ``X[0]`` and ``X[1]`` (as
-``bbn.DynamicNetwork.two_slice`` saves them, in any format) or pyAgrum's ``X0`` and
-``Xt`` (a 2-TBN BIF file). DATA has one row per step, a column per observed variable
-(empty: not observed), the rows of a sequence in time order.
+MODEL is a dynamic ``.bn`` file (``P(Rain | Rain[-1])``), or a two-slice network in any
+format: variables ``X[0]`` and ``X[1]`` (as ``bbn.DynamicNetwork.two_slice`` saves
+them) or pyAgrum's ``X0`` and ``Xt`` (a 2-TBN BIF file). DATA has one row per step, a
+column per observed variable (empty: not observed), the rows of a sequence in time order.
 
 >>> from bbn.apps.cli.main import main
 >>> main(["filter", "models/umbrella.bn", "models/umbrella-days.csv"])
@@ -21,11 +21,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-import bbn.model.dynamic as dynamic
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.apps.cli.options import add_model_argument
 from bbn.core.data import read_data
 from bbn.io.formats import atomic_writer
+from bbn.io.formats.bn.timeslices import load_dynamic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def add_sequence_arguments(parser: argparse.ArgumentParser) -> None:
     """MODEL, DATA, ``--sequence-id``, ``-o``: what ``bbn filter`` and ``bbn viterbi``
     share."""
-    add_model_argument(parser, "two-slice model: variables X[0] and X[1], or pyAgrum's X0 "
-                               "and Xt")
+    add_model_argument(parser, "dynamic model: a .bn file with P(X | X[-1]), or a two-slice "
+                               "network (X[0] and X[1], or pyAgrum's X0 and Xt)")
     parser.add_argument("data", help="CSV file of findings, one row per step")
     parser.add_argument("--sequence-id", metavar="COLUMN",
                         help="the column naming each row's sequence")
@@ -50,7 +50,7 @@ def add_sequence_arguments(parser: argparse.ArgumentParser) -> None:
 
 def read_inputs(args: argparse.Namespace):
     """The 2-TBN and the findings."""
-    dbn = dynamic.DynamicNetwork.from_two_slice(read_model(args))
+    dbn = load_dynamic(args.model, normalize=args.normalize)
     frame, _ = read_data(args.data)
     return dbn, frame
 
