@@ -251,23 +251,28 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     """
     k, steps, n = log_b.shape
     check_allocation(k * steps * n, "the Viterbi scores")
-    delta = np.empty((k, steps, n))
-    delta[:, 0] = log_start[:, None] + log_b[:, 0]
+    delta = np.empty((steps, n, k))               # sequence-major for the way back
+    previous = log_start[:, None] + log_b[:, 0]   # state-major for the way forward
+    delta[0] = previous.T
     moves = log_transition[:, :, None]
     scores = np.empty((k, k, n))
     for t in range(1, steps):
         m = batch.running[t]
-        np.add(delta[:, t - 1, None, :m], moves, out=scores[:, :, :m])   # (i, j, m)
-        np.add(scores[:, :, :m].max(axis=0), log_b[:, t, :m], out=delta[:, t, :m])
+        np.add(previous[:, None, :m], moves, out=scores[:, :, :m])     # (i, j, m)
+        current = scores[:, :, :m].max(axis=0)
+        current += log_b[:, t, :m]
+        previous[:, :m] = current
+        delta[t, :m] = current.T
     ends = batch.sorted_lengths - 1
-    final = delta[:, ends, np.arange(n)]
-    state = final.argmax(axis=0)
-    log_probability = final[state, np.arange(n)]
+    final = delta[ends, np.arange(n)]
+    state = final.argmax(axis=1)
+    log_probability = final[np.arange(n), state]
     path = np.zeros((steps, n), dtype=np.int64)
     path[ends, np.arange(n)] = state
+    incoming = np.ascontiguousarray(log_transition.T)                   # [j, i]
     for t in range(steps - 1, 0, -1):
         m = batch.running[t]
-        state[:m] = (delta[:, t - 1, :m] + log_transition[:, state[:m]]).argmax(axis=0)
+        state[:m] = (delta[t - 1, :m] + incoming[state[:m]]).argmax(axis=1)
         path[t - 1, :m] = state[:m]
     return path, log_probability
 
