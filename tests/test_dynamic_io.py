@@ -144,3 +144,12 @@ def test_memory_limit_is_checked_before_allocating():
             hmm.smooth(np.zeros(500, dtype=int))
     finally:
         bbn.set_memory_limit(limit)
+
+
+def test_render_draws_both_slices_and_the_arcs_between(tmp_path, capsys):
+    path = tmp_path / "dynamic.bn"
+    path.write_text(DYNAMIC)
+    assert main(["render", "--dynamic", str(path)]) == 0
+    dot = capsys.readouterr().out
+    assert '"Rain[0]" -> "Rain[1]"' in dot and '"Rain[1]" -> "Umbrella[1]"' in dot
+    assert '"Rain[0]" -> "Umbrella[0]"' in dot
