@@ -211,3 +211,18 @@ def test_errors():
     assert certain.log_likelihood(["x", "y"]) == -np.inf
     with pytest.raises(bbn.BBNError, match="not all set"):
         bbn.HMM(["a", "b"], ["x", "y"]).filter(["x"])
+
+
+def test_fit_from_no_tables():
+    # two regimes, N(0, 1) then N(5, 1): the means start at the data's quartiles
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.normal(0, 1, 300), rng.normal(5, 1, 300)])
+    hmm = bbn.HMM(["a", "b"], kind="gaussian").fit(x, random_state=1)
+    assert np.allclose(np.sort(hmm.means), [0, 5], atol=0.15)
+    assert np.allclose(hmm.variances, 1, atol=0.1)
+    assert hmm.viterbi(x)[0] == ["a"] * 300 + ["b"] * 300
+    # a categorical model's tables drawn at random (seeded), then learned
+    first = bbn.HMM(["a", "b"], ["x", "y", "z"]).fit(list("xyzxxy") * 20, random_state=0)
+    again = bbn.HMM(["a", "b"], ["x", "y", "z"]).fit(list("xyzxxy") * 20, random_state=0)
+    assert np.array_equal(first.emission, again.emission)
+    assert first.history_[-1] >= first.history_[0]
