@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 import bbn.model.dynamic as dynamic
+import bbn.model.hmm as hmm_model
 import bbn.questions.findings as findings
 from bbn.core.errors import DataError
 from bbn.tasks.learning.parameters import learn
@@ -40,7 +41,10 @@ def learn_dynamic(dbn, data: pd.DataFrame, sequence_id: str | None = None,
     sequence_id : str, optional
         The column naming each row's sequence (default: one sequence).
     estimator : Estimator or str, default "mle"
-        As :func:`bbn.learn` takes it; ``options`` go to :func:`bbn.learn` too.
+        As :func:`bbn.learn` takes it; ``options`` go to :func:`bbn.learn` too. With a
+        hidden variable (no column), the 2-TBN must be an HMM — a chain ``P(X | X[-1])``
+        and one reading ``P(O | X)`` — learned by Baum–Welch (:meth:`bbn.HMM.fit`) from
+        its tables; ``options`` then go to ``fit`` (``n_iter``, ``tol``).
 
     Returns
     -------
@@ -49,9 +53,9 @@ def learn_dynamic(dbn, data: pd.DataFrame, sequence_id: str | None = None,
     Raises
     ------
     DataError
-        No two consecutive steps to learn the transition from, or what :func:`bbn.learn`
-        refuses (missing values, unknown states), naming the column in slice form
-        (``X[0]``, ``X[1]``).
+        No two consecutive steps to learn the transition from, a hidden variable in a
+        2-TBN that is no HMM, or what :func:`bbn.learn` refuses (missing values, unknown
+        states), naming the column in slice form (``X[0]``, ``X[1]``).
 
     Examples
     --------
@@ -68,6 +72,8 @@ def learn_dynamic(dbn, data: pd.DataFrame, sequence_id: str | None = None,
     starts = np.cumsum(lengths) - lengths
     current = np.setdiff1d(np.arange(len(frame)), starts)
     variables = [v for v in dbn.variables if v in frame.columns]
+    if len(variables) < len(dbn.variables):
+        return _baum_welch(dbn, frame, lengths, variables, options)
 
     def at(positions, step: int) -> pd.DataFrame:
         return frame.iloc[positions][variables].rename(
@@ -89,3 +95,25 @@ def learn_dynamic(dbn, data: pd.DataFrame, sequence_id: str | None = None,
     transition = {v: initial[v] if v in static else two.cpt_array(dynamic.slice_name(v, 1))
                   for v in dbn.variables}
     return dynamic.with_tables(dbn, initial, transition)
+
+
+def _baum_welch(dbn, frame: pd.DataFrame, lengths: np.ndarray, observed: list[str],
+                options: dict):
+    """An HMM-shaped 2-TBN with its chain hidden, by Baum–Welch from its tables."""
+    hidden = [v for v in dbn.variables if v not in observed]
+    shape = (len(hidden) == 1 and len(observed) == 1
+             and dbn.parents(hidden[0]) == (f"{hidden[0]}[-1]",)
+             and dbn.parents(observed[0]) == (hidden[0],) and dbn.static(observed[0]))
+    if not shape:
+        raise DataError(f"no column for {hidden}: hidden variables are learned here only in "
+                        "an HMM (a chain P(X | X[-1]) and one reading P(O | X)), by "
+                        "Baum–Welch")
+    chain, reading = hidden[0], observed[0]
+    two = dbn.two_slice()
+    model = hmm_model.HMM(dbn.states(chain), dbn.states(reading),
+                          start=two.cpt_array(dynamic.slice_name(chain, 0)),
+                          transition=two.cpt_array(dynamic.slice_name(chain, 1)),
+                          emission=two.cpt_array(dynamic.slice_name(reading, 1)))
+    model.fit(frame[reading].to_numpy(), lengths, **options)
+    return dynamic.with_tables(dbn, {chain: model.start, reading: model.emission},
+                               {chain: model.transition, reading: model.emission})
