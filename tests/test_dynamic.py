@@ -110,6 +110,9 @@ def test_hmm_as_dbn_answers_as_hmm():
     assert np.allclose(log_p.to_numpy(), best, atol=1e-10)
     assert np.allclose(dbn.predict(data, 3, sequence_id="id").to_numpy(),
                        hmm.predict(codes, 3, lengths), atol=1e-12)
+    last = np.cumsum(lengths) - 1                       # h = 0: the last filtered row
+    assert np.allclose(dbn.predict(data, 0, sequence_id="id").to_numpy(),
+                       hmm.filter(codes, lengths)[last], atol=1e-12)
 
 
 def test_filter_and_smooth_equal_the_unrolled_network(dbn):
