@@ -64,6 +64,10 @@ _LAZY = {
     "ImportanceSampling": "bbn.engines.approximate",
     "Gibbs": "bbn.engines.approximate",
     "ConvergenceWarning": "bbn.engines.approximate",
+    "HMM": "bbn.model.hmm",
+    "DynamicNetwork": "bbn.model.dynamic",
+    "learn_dynamic": "bbn.tasks.learning",
+    "load_dynamic": "bbn.io.formats.bn.timeslices",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }

@@ -59,6 +59,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "bbn.apps.cli.serve"),
     "tree": ("grow a decision tree from a CSV file; print it, draw it, save it",
              "bbn.apps.cli.tree"),
+    "filter": ("P(X_t | findings) at every step of sequences (a two-slice model)",
+               "bbn.apps.cli.filter"),
+    "viterbi": ("the most probable states at every step of sequences (a two-slice model)",
+                "bbn.apps.cli.viterbi"),
 }
 
 

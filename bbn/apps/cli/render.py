@@ -15,6 +15,7 @@ import argparse
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import add_model_argument, read_model
 from bbn.apps.rendering import render
+from bbn.io.formats.bn.timeslices import load_dynamic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,10 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", metavar="REFERENCE",
                         help="colour each arc against this model: correct, reversed, extra, "
                         "missing (dashed); the caption gives the structural Hamming distances")
+    parser.add_argument("--dynamic", action="store_true",
+                        help="MODEL is a dynamic network (a .bn file with P(X | X[-1]), or a "
+                        "two-slice network): draw slices 0 and 1 and the arcs between them")
 
 
 def run(args: argparse.Namespace) -> int:
-    net = read_model(args)
+    net = (load_dynamic(args.model, normalize=args.normalize).two_slice() if args.dynamic
+           else read_model(args))
     reference = None if args.compare is None else read_model(args, args.compare)
     graph = render(net, args.output, tables=args.tables, evidence=args.evidence,
                    posteriors=args.posteriors, rankdir=args.rankdir, max_rows=args.max_rows,

@@ -17,6 +17,7 @@ from bbn.core.lazy import lazy_attributes
 
 _NAMES = {
     "learn": "bbn.tasks.learning.parameters",
+    "learn_dynamic": "bbn.tasks.learning.dynamic_learning",
     "sample": "bbn.tasks.learning.sampling",
     "sample_chunks": "bbn.tasks.learning.sampling",
     "em": "bbn.tasks.learning.missing",

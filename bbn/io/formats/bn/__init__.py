@@ -46,7 +46,8 @@ from bbn.model.network import Network
 __all__ = ["quote", "read", "write"]
 
 
-def read(text: str, source: str = "<string>", normalize: bool = False) -> Network:
+def read(text: str, source: str = "<string>", normalize: bool = False,
+         rewrite=None) -> Network:
     """Parse a ``.bn`` model; errors raise :class:`bbn.ParseError` at ``source:line:col``.
     ``normalize`` rescales every row of every table to sum 1.
 
@@ -54,7 +55,8 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     collected, and several of them raise :class:`ParseErrors`, which lists them all.
 
     A file without a ``network`` statement is named after the file (``chair.bn`` →
-    ``chair``).
+    ``chair``). ``rewrite``, if given, turns the statements read into the statements
+    built (the slices of a dynamic network: :mod:`bbn.io.formats.bn.timeslices`).
 
     Parameters, result and errors are those of :func:`bbn.io.formats.loads` (the
     reader behind it for this format).
@@ -74,6 +76,8 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
         end, statements = statements_at(blanked, WS_RE.match(blanked).end())
         if end < len(blanked):  # not every statement well formed: the grammar says where
             statements = grammar.parse(blanked)
+        if rewrite is not None:
+            statements = rewrite(statements)
         # on a mistake, build step by step, collecting every mistake
         return fast_or_located(
             lambda: fast_network(statements, LocatedBuilder(text, source, normalize)),

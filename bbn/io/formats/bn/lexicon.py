@@ -24,7 +24,7 @@ from bbn.io.formats import _text
 WS = r"[ \t\r\n]*"
 QUOTED = r'"(?:[^"\\\n]|\\.)*"'
 #: an unquoted name or state: letters (any script), digits and _ . + -
-PLAIN = r"[\w.+\-]+"
+PLAIN = r"[\w.+\-]+(?:\[-?[0-9]+\])?"  # Rain[-1], Rain[0]: a variable in a slice
 NAME = f"(?:{QUOTED}|{PLAIN})"
 #: a number must not run into a name character: "0.5x" is an error, not 0.5 then x
 NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?(?![\w.+\-])"

@@ -1,0 +1,494 @@
+"""Dynamic Bayesian networks as two-slice networks (2-TBNs).
+
+    P(x_0:T-1) = Π_v P_0(v_0 | pa_0(v)) · Π_{t≥1} Π_v P(v_t | pa(v) in slices t and t-1)
+
+A variable's parents are named in its own slice (``"Rain"``) or in the slice before
+(``"Rain[-1]"``); slice 0 has its own table (``initial=``) over the parents of the same
+slice. The variables of step t are named ``Rain[t]`` (:func:`slice_name`) in the networks
+that :meth:`DynamicNetwork.two_slice` (steps 0 and 1) and :meth:`DynamicNetwork.unroll`
+give — ordinary :class:`bbn.Network` s on which every question works, the query language
+included (``P(Rain[2] | Umbrella[0]=T)``). The questions over time (filter, smooth,
+predict, Viterbi, the log-likelihood) take a DataFrame of findings, one row per step (and
+a sequence-id column for many sequences), and are answered by the interface algorithm of
+:mod:`bbn.engines.exact.frontier` on the two-slice network, never the unrolled one.
+
+>>> import bbn
+>>> dbn = bbn.DynamicNetwork("umbrella")
+>>> dbn.add_variable("Rain", ["T", "F"], parents=["Rain[-1]"],
+...                  table=[[0.7, 0.3], [0.3, 0.7]], initial=[0.5, 0.5])
+>>> dbn.add_variable("Umbrella", ["T", "F"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
+>>> dbn.unroll(3).variables[:4]
+('Rain[0]', 'Umbrella[0]', 'Rain[1]', 'Umbrella[1]')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import bbn.questions.findings as findings
+from bbn.core.errors import ModelError, suggest
+from bbn.model.network import Network
+
+_LAGGED = re.compile(r"^(.*)\[(-?\d+)\]$")
+_SLICES = re.compile(r"^(.+)\[([01])\]$")      # Rain[0], Rain[1]: two_slice's names
+_AGRUM = re.compile(r"^(.+)(0|t)$")             # Rain0, Raint: pyAgrum's 2-TBN names
+
+
+def slice_name(variable: str, step: int) -> str:
+    """The name of ``variable`` at ``step`` in a two-slice or unrolled network.
+
+    Examples
+    --------
+    >>> slice_name("Rain", 2)
+    'Rain[2]'
+    """
+    return f"{variable}[{step}]"
+
+
+def parent_lag(parent: str) -> tuple[str, int]:
+    """``"Rain[-1]"`` → ``("Rain", -1)``; ``"Rain"`` → ``("Rain", 0)``.
+
+    Examples
+    --------
+    >>> parent_lag("Rain[-1]"), parent_lag("Wet")
+    (('Rain', -1), ('Wet', 0))
+    """
+    match = _LAGGED.match(parent)
+    if match is None:
+        return parent, 0
+    return match.group(1), int(match.group(2))
+
+
+class _Spec(NamedTuple):
+    states: tuple[str, ...]
+    parents: tuple[tuple[str, int], ...]
+    table: object
+    initial_parents: tuple[str, ...]
+    initial: object
+    description: str | None
+
+
+class DynamicNetwork:
+    """A 2-TBN: the variables of one slice, their tables within a slice and from the slice
+    before, and slice 0's tables.
+
+    Parameters
+    ----------
+    name : str
+        The network's name.
+
+    Examples
+    --------
+    >>> dbn = DynamicNetwork("walk")
+    >>> dbn.add_variable("X", ["a", "b"], parents=["X[-1]"], table=[[0.9, 0.1], [0.2, 0.8]],
+    ...                  initial=[1.0, 0.0])
+    >>> dbn.variables, dbn.parents("X")
+    (('X',), ('X[-1]',))
+    """
+
+    def __init__(self, name: str = "dbn") -> None:
+        self.name = name
+        self._specs: dict[str, _Spec] = {}
+        self._two_slice: Network | None = None
+        self._frontier = None
+
+    # ------------------------------------------------------------- building
+    def add_variable(self, name: str, states: Sequence, parents: Sequence[str] = (),
+                     table=None, initial=None, initial_parents: Sequence[str] | None = None,
+                     description: str | None = None) -> None:
+        """Add a variable of every slice.
+
+        Parameters
+        ----------
+        name : str
+            The variable (without a slice suffix).
+        states : sequence
+            Its states.
+        parents : sequence of str
+            Its parents, in the order of ``table``'s axes: ``"Y"`` in the same slice,
+            ``"Y[-1]"`` in the slice before.
+        table : array_like
+            P(name_t | parents), as :meth:`bbn.Network.set_cpt` takes it.
+        initial : array_like, optional
+            P(name_0 | initial_parents); needed when ``parents`` reach the slice before,
+            else ``table`` is used in slice 0 too.
+        initial_parents : sequence of str, optional
+            The slice-0 parents (default: the same-slice ``parents``).
+        description : str, optional
+
+        Raises
+        ------
+        ModelError
+            A duplicate name, a lag other than 0 and −1, a missing initial table; an
+            unknown parent or a bad table when the two-slice network is built.
+
+        Examples
+        --------
+        >>> dbn = DynamicNetwork()
+        >>> try:
+        ...     dbn.add_variable("X", ["a", "b"], parents=["X[-1]"], table=[[1, 0], [0, 1]])
+        ... except ModelError as error:
+        ...     print(str(error)[-54:])
+        the slice before: give its slice-0 table with initial=
+        """
+        name = str(name)
+        if name in self._specs:
+            raise ModelError(f"variable {name!r} is declared twice")
+        if _LAGGED.match(name):
+            raise ModelError(f"variable {name!r}: a name ending in [n] is kept for slices")
+        lagged = tuple(parent_lag(str(p)) for p in parents)
+        bad = [p for p, lag in lagged if lag not in (0, -1)]
+        if bad:
+            raise ModelError(f"variable {name!r}: a parent is in its slice or the one before "
+                             f"([-1]); {bad[0]!r} is not")
+        same = tuple(p for p, lag in lagged if lag == 0)
+        if initial is None:
+            if len(same) != len(lagged):
+                raise ModelError(f"variable {name!r} has parents in the slice before: give "
+                                 "its slice-0 table with initial=")
+            initial, initial_parents = table, same
+        self._specs[name] = _Spec(tuple(map(str, states)), lagged, table,
+                                  tuple(same if initial_parents is None else initial_parents),
+                                  initial, description)
+        self._two_slice = None
+        self._frontier = None
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """The variables of one slice, in order."""
+        return tuple(self._specs)
+
+    def states(self, variable: str) -> tuple[str, ...]:
+        """The states of ``variable``.
+
+        Examples
+        --------
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], table=[0.5, 0.5])
+        >>> dbn.states("X")
+        ('a', 'b')
+        """
+        return self._spec(variable).states
+
+    def parents(self, variable: str) -> tuple[str, ...]:
+        """The parents of ``variable`` in slices t ≥ 1 (``"Y[-1]"``: the slice before).
+
+        Examples
+        --------
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], table=[0.5, 0.5])
+        >>> dbn.parents("X")
+        ()
+        """
+        return tuple(p if lag == 0 else f"{p}[{lag}]" for p, lag in self._spec(variable).parents)
+
+    def static(self, variable: str) -> bool:
+        """Whether ``variable`` has no parent in the slice before and the same table (and
+        parents) in every slice, slice 0 included.
+
+        Examples
+        --------
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], table=[0.5, 0.5])
+        >>> dbn.static("X")
+        True
+        """
+        spec = self._spec(variable)
+        return (all(lag == 0 for _, lag in spec.parents) and spec.initial is spec.table
+                and spec.initial_parents == tuple(p for p, _ in spec.parents))
+
+    def _spec(self, variable: str) -> _Spec:
+        try:
+            return self._specs[variable]
+        except KeyError:
+            raise ModelError(f"unknown variable {variable!r}"
+                             f"{suggest(str(variable), self._specs)}") from None
+
+    @classmethod
+    def from_two_slice(cls, net: Network) -> DynamicNetwork:
+        """The 2-TBN of a two-slice network: its variables named ``X[0]`` and ``X[1]``
+        (as :meth:`two_slice` writes them, so a saved two-slice network reads back) or
+        ``X0`` and ``Xt`` (pyAgrum's 2-TBN convention, in a BIF file for instance).
+
+        Slice 0's variables give the initial tables; slice 1's the tables of every later
+        slice (a parent in slice 0 is in the slice before).
+
+        Parameters
+        ----------
+        net : bbn.Network
+
+        Returns
+        -------
+        DynamicNetwork
+
+        Raises
+        ------
+        ModelError
+            A variable named in neither convention, a variable missing in one slice, a
+            slice-0 variable with a parent in slice 1.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.Network.assemble("rain", {"R0": ["y", "n"], "Rt": ["y", "n"]},
+        ...                            parents={"Rt": ["R0"]},
+        ...                            tables={"R0": [0.5, 0.5], "Rt": [[0.7, 0.3], [0.3, 0.7]]})
+        >>> DynamicNetwork.from_two_slice(net).parents("R")
+        ('R[-1]',)
+        """
+        names = net.variables
+        pattern = _SLICES if all(_SLICES.match(v) for v in names) else _AGRUM
+        split = {}
+        for name in names:
+            match = pattern.match(name)
+            if match is None:
+                raise ModelError(f"variable {name!r} is named in neither slice convention: "
+                                 "X[0] and X[1], or pyAgrum's X0 and Xt")
+            split[name] = (match.group(1), 0 if match.group(2) == "0" else 1)
+        first = {base: v for v, (base, step) in split.items() if step == 0}
+        later = {base: v for v, (base, step) in split.items() if step == 1}
+        if set(first) != set(later):
+            odd = sorted(set(first) ^ set(later))[0]
+            raise ModelError(f"variable {odd!r} is in one slice only: a two-slice network "
+                             "has every variable in both")
+        dbn = cls(net.name)
+        for base, name in first.items():
+            initial_parents = [split[p] for p in net.parents(name)]
+            if any(step for _, step in initial_parents):
+                raise ModelError(f"variable {name!r} of slice 0 has a parent in slice 1")
+            parents = [b if step else f"{b}[-1]" for b, step in
+                       (split[p] for p in net.parents(later[base]))]
+            dbn.add_variable(base, net.states(name), parents=parents,
+                             table=net.cpt_array(later[base]), initial=net.cpt_array(name),
+                             initial_parents=[b for b, _ in initial_parents],
+                             description=net.description(name))
+        return dbn
+
+    # ------------------------------------------------------------- networks
+    def unroll(self, steps: int) -> Network:
+        """The ordinary network of ``steps`` slices: variables ``X[0]``, ``X[1]``, …
+
+        Parameters
+        ----------
+        steps : int
+            How many slices (≥ 1).
+
+        Returns
+        -------
+        bbn.Network
+
+        Raises
+        ------
+        ModelError
+            An unknown parent (with did-you-mean), a bad table, a cycle in a slice.
+
+        Examples
+        --------
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], parents=["X[-1]"],
+        ...                  table=[[0.9, 0.1], [0.2, 0.8]], initial=[0.5, 0.5])
+        >>> net = dbn.unroll(2)
+        >>> net.parents("X[1]"), net.posterior("X[1]").to_dict()["a"]
+        (('X[0]',), 0.55)
+        """
+        steps = int(steps)
+        if steps < 1:
+            raise ModelError(f"a network unrolls to at least one slice, not {steps}")
+        for variable, spec in self._specs.items():
+            for parent, _ in spec.parents + tuple((p, 0) for p in spec.initial_parents):
+                if parent not in self._specs:
+                    raise ModelError(f"variable {variable!r}: unknown parent {parent!r}"
+                                     f"{suggest(parent, self._specs)}")
+        states, parents, tables, descriptions = {}, {}, {}, {}
+        for t in range(steps):
+            for variable, spec in self._specs.items():
+                name = slice_name(variable, t)
+                states[name] = spec.states
+                descriptions[name] = spec.description
+                if t == 0:
+                    parents[name] = [slice_name(p, 0) for p in spec.initial_parents]
+                    tables[name] = spec.initial
+                else:
+                    parents[name] = [slice_name(p, t + lag) for p, lag in spec.parents]
+                    tables[name] = spec.table
+        return Network.assemble(self.name, states, parents,
+                                {k: v for k, v in tables.items() if v is not None},
+                                {k: v for k, v in descriptions.items() if v is not None})
+
+    def two_slice(self) -> Network:
+        """The network of slices 0 and 1 (:meth:`unroll` of 2): what the questions over
+        time run on (built once).
+
+        Examples
+        --------
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], table=[0.5, 0.5])
+        >>> dbn.two_slice().variables
+        ('X[0]', 'X[1]')
+        """
+        if self._two_slice is None:
+            self._two_slice = self.unroll(2)
+        return self._two_slice
+
+    # ------------------------------------------------------------- questions
+    def filter(self, data, variables: Sequence[str] | None = None,
+               sequence_id: str | None = None):
+        """P(X_t | e_1:t) at every step of every sequence.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            One row per step: findings in columns named for variables (missing cells
+            unobserved), in time order within each sequence.
+        variables : sequence of str, optional
+            The variables asked about (default: every variable not in ``data``).
+        sequence_id : str, optional
+            The column naming each row's sequence (rows of a sequence in order).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``data``'s index; columns ``(variable, state)``.
+
+        Raises
+        ------
+        QueryError
+            An unknown column, variable or state (with did-you-mean).
+        ImpossibleEvidenceError
+            Findings of probability 0.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], parents=["X[-1]"],
+        ...                  table=[[0.5, 0.5], [0.5, 0.5]], initial=[0.5, 0.5])
+        >>> dbn.add_variable("O", ["x", "y"], parents=["X"], table=[[0.8, 0.2], [0.2, 0.8]])
+        >>> dbn.filter(pd.DataFrame({"O": ["x"]})).to_numpy().round(2).tolist()
+        [[0.8, 0.2]]
+        """
+        return findings.filtered(self, data, variables, sequence_id)
+
+    def smooth(self, data, variables: Sequence[str] | None = None,
+               sequence_id: str | None = None):
+        """P(X_t | e_1:T) at every step of every sequence (forward–backward over the
+        interface).
+
+        Parameters
+        ----------
+        data, variables, sequence_id
+            As :meth:`filter`.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], parents=["X[-1]"],
+        ...                  table=[[0.9, 0.1], [0.1, 0.9]], initial=[0.5, 0.5])
+        >>> dbn.add_variable("O", ["x", "y"], parents=["X"], table=[[1.0, 0.0], [0.5, 0.5]])
+        >>> dbn.smooth(pd.DataFrame({"O": ["y", "y"]})).to_numpy()[0].tolist()
+        [0.0, 1.0]
+        """
+        return findings.smoothed(self, data, variables, sequence_id)
+
+    def predict(self, data, h: int = 1, variables: Sequence[str] | None = None,
+                sequence_id: str | None = None):
+        """P(X_{T+h} | e_1:T): h steps after each sequence's last row.
+
+        Parameters
+        ----------
+        data, variables, sequence_id
+            As :meth:`filter`.
+        h : int, default 1
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per sequence (index: the sequence ids, or 0).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], parents=["X[-1]"],
+        ...                  table=[[0.9, 0.1], [0.1, 0.9]], initial=[1.0, 0.0])
+        >>> dbn.predict(pd.DataFrame(index=range(1)), 1).to_numpy().tolist()
+        [[0.9, 0.1]]
+        """
+        return findings.predicted(self, data, h, variables, sequence_id)
+
+    def viterbi(self, data, sequence_id: str | None = None):
+        """The most probable states of every variable at every step given the findings,
+        and log P(x*, e) per sequence.
+
+        Parameters
+        ----------
+        data, sequence_id
+            As :meth:`filter`.
+
+        Returns
+        -------
+        (pandas.DataFrame, pandas.Series)
+            The states (``data``'s index, a column per variable) and the log-probability
+            of each sequence's best explanation.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], parents=["X[-1]"],
+        ...                  table=[[0.9, 0.1], [0.1, 0.9]], initial=[0.5, 0.5])
+        >>> dbn.add_variable("O", ["x", "y"], parents=["X"], table=[[0.9, 0.1], [0.1, 0.9]])
+        >>> dbn.viterbi(pd.DataFrame({"O": ["x", "y", "y"]}))[0]["X"].tolist()
+        ['a', 'b', 'b']
+        """
+        return findings.most_probable(self, data, sequence_id)
+
+    def log_likelihood(self, data, sequence_id: str | None = None):
+        """log P(e_1:T): a float, or a Series per sequence with ``sequence_id``.
+
+        Parameters
+        ----------
+        data, sequence_id
+            As :meth:`filter`.
+
+        Returns
+        -------
+        float or pandas.Series
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], table=[0.25, 0.75])
+        >>> round(float(dbn.log_likelihood(pd.DataFrame({"X": ["a", "b"]}))), 6)
+        -1.673976
+        """
+        return findings.log_likelihood(self, data, sequence_id)
+
+    def __repr__(self) -> str:
+        return f"DynamicNetwork({self.name!r}, {len(self._specs)} variables per slice)"
+
+
+def with_tables(dbn: DynamicNetwork, initial: dict, transition: dict) -> DynamicNetwork:
+    """A copy of ``dbn`` with slice 0's tables ``initial`` and the later slices' tables
+    ``transition`` (``{variable: array}``; a variable absent keeps its table).
+
+    Examples
+    --------
+    >>> dbn = DynamicNetwork()
+    >>> dbn.add_variable("X", ["a", "b"], table=[0.5, 0.5])
+    >>> with_tables(dbn, {"X": [0.1, 0.9]}, {"X": [0.2, 0.8]}).unroll(1).cpt_array("X[0]").tolist()
+    [0.1, 0.9]
+    """
+    copy = DynamicNetwork(dbn.name)
+    for variable, spec in dbn._specs.items():
+        copy._specs[variable] = spec._replace(table=transition.get(variable, spec.table),
+                                              initial=initial.get(variable, spec.initial))
+    return copy

@@ -1,0 +1,155 @@
+"""Two-slice models in files (issue 31): a saved two_slice network reads back as the same
+2-TBN; pyAgrum's 2-TBN naming (X0 / Xt) in a BIF file answers as pyAgrum's unrolled
+network; ``bbn filter`` and ``bbn viterbi``."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbn
+from bbn.apps.cli.main import main
+
+
+def umbrella() -> bbn.DynamicNetwork:
+    return bbn.DynamicNetwork.from_two_slice(bbn.load("models/umbrella.bn"))
+
+
+def test_saved_two_slice_network_reads_back(tmp_path):
+    dbn = umbrella()
+    assert dbn.parents("Rain") == ("Rain[-1]",) and dbn.parents("Umbrella") == ("Rain",)
+    path = tmp_path / "again.bif"
+    bbn.save(dbn.two_slice(), path)
+    again = bbn.DynamicNetwork.from_two_slice(bbn.load(path))
+    data = pd.DataFrame({"Umbrella": ["T", "F", "T"]})
+    assert np.allclose(again.smooth(data).to_numpy(), dbn.smooth(data).to_numpy(), atol=1e-12)
+
+
+DYNAMIC = """network umbrella
+variable Rain { T, F }
+variable Umbrella { T, F }
+P(Rain[0]) = 0.5, 0.5
+P(Rain | Rain[-1]) { T: 0.7, 0.3; F: 0.3, 0.7 }
+P(Umbrella | Rain) { T: 0.9, 0.1; F: 0.2, 0.8 }
+"""
+
+
+def test_the_dynamic_bn_language(tmp_path):
+    from bbn.io.formats.bn.timeslices import read_dynamic
+
+    dbn = read_dynamic(DYNAMIC, "umbrella.bn")
+    data = pd.DataFrame({"Umbrella": ["T", "F", "T", "T"]})
+    assert np.allclose(dbn.smooth(data).to_numpy(), umbrella().smooth(data).to_numpy(),
+                       atol=1e-15)
+    path = tmp_path / "dynamic.bn"
+    path.write_text(DYNAMIC)
+    assert bbn.load_dynamic(path).parents("Rain") == ("Rain[-1]",)
+    # mistakes are located in the file as written
+    wrong = DYNAMIC.replace("Rain[-1])", "Rian[-1])")
+    with pytest.raises(bbn.ParseError, match=r"umbrella.bn:5:10: unknown parent 'Rian' "
+                                             r"\(did you mean 'Rain'\?\)"):
+        read_dynamic(wrong, "umbrella.bn")
+    with pytest.raises(bbn.ParseError, match=r":5:3: .*slice-0 table"):
+        read_dynamic(DYNAMIC.replace("P(Rain[0]) = 0.5, 0.5", ""), "umbrella.bn")
+    with pytest.raises(bbn.ParseError,
+                       match=r"umbrella.bn:5:38: P\(Rain\[1\] \| Rain\[0\]=F\) sums"):
+        read_dynamic(DYNAMIC.replace("0.3, 0.7 }", "0.3, 0.8 }", 1), "umbrella.bn")
+    with pytest.raises(bbn.ParseError, match="the same slice or the one before"):
+        read_dynamic(DYNAMIC.replace("Rain[-1])", "Rain[-2])"), "umbrella.bn")
+    # a plain network reads as slices with no arc between them
+    assert bbn.load_dynamic("models/chair.bn").parents("A") == ("B",)
+
+
+def test_errors():
+    net = bbn.Network.assemble("n", {"A": ["a", "b"]}, tables={"A": [0.5, 0.5]})
+    with pytest.raises(bbn.ModelError, match="neither slice convention"):
+        bbn.DynamicNetwork.from_two_slice(net)
+    net = bbn.Network.assemble("n", {"A0": ["a", "b"], "Bt": ["a", "b"]},
+                               tables={"A0": [0.5, 0.5], "Bt": [0.5, 0.5]})
+    with pytest.raises(bbn.ModelError, match="one slice only"):
+        bbn.DynamicNetwork.from_two_slice(net)
+
+
+def test_pyagrum_two_slice_bif(tmp_path):
+    if os.environ.get("CI"):
+        import pyagrum as gum
+    else:
+        gum = pytest.importorskip("pyagrum", reason="pyAgrum (the test oracle) is absent")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        import pyagrum.lib.dynamicBN as gdyn
+    gum.initRandom(3)
+    two = gum.fastBN("a0->at;b0->bt;a0->b0;at->bt;bt->ct;c0->ct;b0->c0", 2)
+    two.generateCPTs()
+    gum.saveBN(two, str(tmp_path / "two.bif"))
+    dbn = bbn.DynamicNetwork.from_two_slice(bbn.load(tmp_path / "two.bif"))
+    assert [dbn.parents(v) for v in dbn.variables] == [("a[-1]",), ("b[-1]", "a"),
+                                                        ("b", "c[-1]")]
+    unrolled = gdyn.unroll2TBN(two, 5)
+    engine = gum.LazyPropagation(unrolled)
+    engine.setEvidence({"c0": "1", "c2": "0", "c4": "1"})
+    engine.makeInference()
+    smoothed = dbn.smooth(pd.DataFrame({"c": ["1", None, "0", None, "1"]}))
+    for t in range(5):
+        for v in ("a", "b"):
+            assert np.allclose(smoothed[v].to_numpy()[t], engine.posterior(f"{v}{t}").toarray(),
+                               atol=1e-12)
+
+
+def test_filter_and_viterbi_commands(tmp_path, capsys):
+    data = tmp_path / "days.csv"
+    pd.DataFrame({"who": ["x", "x", "y", "x"], "Umbrella": ["T", "T", "F", ""]}).to_csv(
+        data, index=False)
+    assert main(["filter", "models/umbrella.bn", str(data), "--sequence-id", "who"]) == 0
+    printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert printed.columns.tolist() == ["who", "Rain=T", "Rain=F"]
+    assert printed["Rain=T"][1] == pytest.approx(0.883357, abs=1e-6)
+    assert printed["Rain=T"][2] == pytest.approx(0.05 / (0.05 + 0.4), abs=1e-6)  # y: one F
+    out = tmp_path / "smoothed.csv"
+    assert main(["filter", "models/umbrella.bn", str(data), "--sequence-id", "who",
+                 "--smooth", "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    smoothed = pd.read_csv(out)
+    assert smoothed["Rain=T"][0] == pytest.approx(umbrella().smooth(
+        pd.DataFrame({"Umbrella": ["T", "T", None]}))[("Rain", "T")][0], abs=1e-6)
+    assert main(["viterbi", "models/umbrella.bn", str(data), "--sequence-id", "who"]) == 0
+    states = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert states["Rain"].tolist() == ["T", "T", "F", "T"]
+    assert states["log_probability"][2] == pytest.approx(np.log(0.5 * 0.8), abs=1e-6)  # F, F
+
+
+def test_command_errors(tmp_path, capsys):
+    data = tmp_path / "days.csv"
+    pd.DataFrame({"Umbrela": ["T"]}).to_csv(data, index=False)
+    assert main(["filter", "models/umbrella.bn", str(data)]) == 2
+    assert "did you mean 'Umbrella'" in capsys.readouterr().err
+    bbn.save(bbn.load("models/chair.bn"), tmp_path / "chair.bif")
+    assert main(["viterbi", str(tmp_path / "chair.bif"), str(data)]) == 2
+    assert "slice convention" in capsys.readouterr().err
+
+
+def test_memory_limit_is_checked_before_allocating():
+    limit = bbn.get_memory_limit()
+    try:
+        bbn.set_memory_limit(4000)
+        with pytest.raises(bbn.MemoryLimitError):
+            umbrella().filter(pd.DataFrame({"Umbrella": ["T"] * 500}))
+        hmm = bbn.HMM(["a", "b"], ["x", "y"], transition=np.eye(2), emission=np.eye(2))
+        with pytest.raises(bbn.MemoryLimitError):
+            hmm.smooth(np.zeros(500, dtype=int))
+    finally:
+        bbn.set_memory_limit(limit)
+
+
+def test_render_draws_both_slices_and_the_arcs_between(tmp_path, capsys):
+    path = tmp_path / "dynamic.bn"
+    path.write_text(DYNAMIC)
+    assert main(["render", "--dynamic", str(path)]) == 0
+    dot = capsys.readouterr().out
+    assert '"Rain[0]" -> "Rain[1]"' in dot and '"Rain[1]" -> "Umbrella[1]"' in dot
+    assert '"Rain[0]" -> "Umbrella[0]"' in dot
