@@ -13,11 +13,11 @@ factors: this one type is what inference, learning and classification exchange.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+import bbn.core.html_tables as html_tables
 from bbn.core.errors import ImpossibleEvidenceError, ModelError, QueryError, suggest
 
 
@@ -639,10 +639,9 @@ class Factor:
                  for i, v in enumerate(self.variables)}
         return pd.DataFrame({**frame, **columns})
 
-    def _repr_html_(self, max_rows: int = 200) -> str:
-        """The table Jupyter shows: one column per variable, then the values, with a bar
-        for each probability; at most ``max_rows`` rows (a note says how many are left
-        out).
+    def _repr_html_(self) -> str:
+        """The table Jupyter shows: one column per variable, then the values (a bar for
+        each probability), at most :data:`bbn.core.html_tables.MAX_ROWS` rows.
 
         Examples
         --------
@@ -651,25 +650,12 @@ class Factor:
         (3, True)
         """
         columns = self.columns()
-        head = "".join(f"<th>{html.escape(str(h))}</th>" for h in [*self.variables, *columns])
-        rows = []
-        for n, (key, _) in enumerate(self.rows()):
-            if n == max_rows:
-                break
-            cells = "".join(f"<td>{html.escape(str(s))}</td>" for s in key)
-            for name, values in columns.items():
-                value = float(values[n])
-                bar = ""
-                if name == "probability" and 0.0 <= value <= 1.0:
-                    bar = (f'<div style="display:inline-block;width:{100 * value:.1f}px;'
-                           'height:0.8em;background:#4c78a8;margin-left:0.5em"></div>')
-                cells += f'<td style="text-align:right">{value:.6f}</td>' if not bar else (
-                    f'<td style="text-align:left">{value:.6f}{bar}</td>')
-            rows.append(f"<tr>{cells}</tr>")
-        more = self.values.size - max_rows
-        note = f"<p>… {more} more rows</p>" if more > 0 else ""
-        return (f'<table class="bbn-factor"><thead><tr>{head}</tr></thead>'
-                f"<tbody>{''.join(rows)}</tbody></table>{note}")
+        flat = list(columns.values())
+        rows = ([*(self.states[v][i] for v, i in zip(self.variables, position)),
+                 *(values[n] for values in flat)]
+                for n, position in enumerate(np.ndindex(*self.values.shape)))
+        return html_tables.table([*self.variables, *columns], rows, total=self.values.size,
+                                 probabilities=(len(self.variables),))
 
     def to_text(self, value_header: str = "probability", digits: int = 6) -> str:
         """An aligned plain-text table, one row per assignment (what ``bbn query``
