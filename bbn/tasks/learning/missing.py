@@ -47,6 +47,7 @@ import numpy as np
 from bbn.core.codes import distinct_rows, mixed_radix
 from bbn.core.data import MISSING, encode, require_columns
 from bbn.core.errors import DataError
+from bbn.core.progress import Progress, report, reporter
 from bbn.io.chunks import chunks
 from bbn.model.network import Network
 from bbn.tasks.learning.convergence import EMResult, check_iteration, converged
@@ -83,7 +84,7 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
        initial: Network | None = None, ddof: int = 0, var_smoothing: float = 0.0,
        hard: bool = False, m: float | None = None, prior: Mapping | None = None,
        alpha: float | None = None, ess: float | None = None,
-       chunksize: int | None = None) -> EMResult:
+       chunksize: int | None = None, progress: Progress = None) -> EMResult:
     """Learn every table of ``net`` from ``data`` with missing values by EM.
 
     Variables without a column are hidden (never observed). Initial tables: those of
@@ -118,6 +119,9 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
         Rows per chunk of a CSV or Parquet file (discrete networks): each chunk is
         reduced to its distinct rows and their counts, which are merged, so memory holds
         the distinct rows, not all rows; every iteration then runs on them.
+    progress : callable, True or None
+        Told each iteration and its log-likelihood (:mod:`bbn.core.progress`; True: a bar
+        on a terminal); None, the default, is silent.
     ddof, var_smoothing, hard
         For networks with Gaussian variables and for hard EM (see above).
     m, prior, alpha, ess
@@ -165,6 +169,7 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
 
     theta = _initial_tables(net, initial, fixed, rows, variables, seed)
     result = EMResult(network=net)
+    tell = reporter(progress)
     for iteration in range(max_iter + 1):
         current = _with_tables(net, theta)
         expected = {v: fixed[v].copy() for v in variables}
@@ -175,6 +180,7 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
         if together is not None:
             ll += together.expect(current, expected)
         result.log_likelihood.append(ll)
+        report(tell, "em", iteration, max_iter, f"log-likelihood {ll:.8g}")
         if converged(result.log_likelihood, tol):
             result.converged = True
             break
