@@ -9,6 +9,8 @@ highest: TPR(t) = #{s_i ≥ t, y_i = +} / #{+}, FPR(t) = #{s_i ≥ t, y_i = −}
 bins of [0, 1]; for each bin holding scores, their mean against the fraction of
 positives.
 
+Examples
+--------
 >>> import matplotlib
 >>> matplotlib.use("Agg")
 >>> import bbn, bbn.plot
