@@ -129,7 +129,7 @@ def em_trace(result, ax=None):
 
 def score_trace(learned, ax=None):
     """A structure search's score after every move (hill climbing, MMHC: the
-    ``statistics_["scores"]`` of :func:`bbn.learn_structure`'s network).
+    ``statistics_["score_trace"]`` of :func:`bbn.learn_structure`'s network).
 
     Parameters
     ----------
@@ -153,10 +153,10 @@ def score_trace(learned, ax=None):
     """
     statistics = getattr(learned, "statistics_", None)
     if statistics is not None:
-        if "scores" not in statistics:
+        if "score_trace" not in statistics:
             raise DataError(f"method {learned.method_!r} records no scores; a score-based "
                             "search (hc, hybrid) does")
-        learned = statistics["scores"]
+        learned = statistics["score_trace"]
     return _trace(learned, ax, "move", "score", "structure search")
 
 

@@ -97,7 +97,7 @@ def test_the_score_trace_of_a_hill_climb(chair):
     ax = bbn.plot.score_trace(learned)
     png(ax)
     scores = ax.lines[0].get_ydata()
-    assert scores.tolist() == learned.statistics_["scores"]
+    assert scores.tolist() == learned.statistics_["score_trace"]
     empty = bbn.Network("empty")
     for v in rows.columns:
         empty.add_variable(v, sorted(rows[v].unique()))

@@ -113,7 +113,7 @@ def hc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
     Returns
     -------
     Structure
-        The best DAG found, its score and the search's statistics (``scores``: the
+        The best DAG found, its score and the search's statistics (``score_trace``: the
         score after every move, starting with the start's, and at each restart's
         perturbed start).
 
@@ -189,7 +189,7 @@ def hill_climb(data: CodedData, knowledge: Knowledge, settings: Settings,
         settings.report(f"hc: restart {restart + 1} of {options.restarts}, score "
                         f"{climb.best.score:.1f} (best {best.score:.1f})")
     found = dict(statistics or {})
-    found.update(iterations=climb.iterations, restarts=options.restarts, scores=climb.trace,
+    found.update(iterations=climb.iterations, restarts=options.restarts, score_trace=climb.trace,
                  families=scores.scored, cache_hits=scores.hits,
                  skipped={"memory": scores.skipped_memory},
                  seconds=time.perf_counter() - began)
