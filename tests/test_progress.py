@@ -61,6 +61,15 @@ def test_learning_a_file_reports_each_chunk(chair, tmp_path):
     assert learned == bbn.learn(chair, path)               # progress changes nothing
 
 
+def test_classifying_a_file_reports_each_chunk(chair, tmp_path):
+    path = tmp_path / "cases.csv"
+    bbn.sample(chair, 500, seed=6).drop(columns=["C"]).to_csv(path, index=False)
+    steps: list[Step] = []
+    answers = bbn.predict_proba(chair, path, "C", chunksize=200, progress=steps.append)
+    assert [s.done for s in steps] == [200, 400, 500] and {s.task for s in steps} == {"classify"}
+    assert len(answers) == 500
+
+
 def test_sampling_reports_each_chunk(chair):
     steps: list[Step] = []
     chunks = list(sample_chunks(chair, 5, seed=0, chunksize=2, progress=steps.append))
