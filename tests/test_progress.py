@@ -8,6 +8,7 @@ import io
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bbn
@@ -50,6 +51,19 @@ def test_em_reports_each_iteration_and_its_log_likelihood(chair):
         result.log_likelihood, rel=1e-7)
     learned = bbn.learn(chair, rows, missing="em", max_iter=25, progress=steps.append)
     assert learned == result.network and len(steps) == 2 * len(result.log_likelihood)
+
+
+def test_a_gaussian_mixture_reports_each_iteration():
+    net = bbn.Network()
+    net.add_variable("H", ["a", "b"])
+    net.add_gaussian_variable("x", ["H"])
+    rng = np.random.default_rng(1)
+    x = np.r_[rng.normal(0, 1, 100), rng.normal(6, 1, 100)]     # two clusters
+    steps: list[Step] = []
+    result = em(net, pd.DataFrame({"x": x}), max_iter=50, progress=steps.append)
+    assert [s.done for s in steps] == list(range(len(result.log_likelihood)))
+    assert [float(s.note.split()[-1]) for s in steps] == pytest.approx(
+        result.log_likelihood, rel=1e-7)
 
 
 def test_learning_a_file_reports_each_chunk(chair, tmp_path):

@@ -156,7 +156,7 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
     if hard or any(net.is_gaussian(v) for v in net.variables):
         return mixture_em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                           seed=seed, initial=initial, ddof=ddof, var_smoothing=var_smoothing,
-                          hard=hard)
+                          hard=hard, progress=progress)
     variables = list(net.variables)
     position = {v: j for j, v in enumerate(variables)}
     rows, weights = _distinct_over_chunks(net, data, columns, chunksize)
