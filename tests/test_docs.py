@@ -118,7 +118,6 @@ def _require_matplotlib() -> None:
     """Skip without matplotlib (the optional extra bbn[plot]), except under CI."""
     if importlib.util.find_spec("matplotlib") is None and os.environ.get("CI") != "true":
         pytest.skip("matplotlib (bbn[plot]) is not installed")
-    os.environ.setdefault("MPLBACKEND", "Agg")
 
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)

@@ -44,15 +44,19 @@ def executed():
 
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     path = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + path if path else "")
+    kernel = {"PYTHONPATH": str(ROOT) + (os.pathsep + path if path else ""),  # this tree
+              "MPLBACKEND": "module://matplotlib_inline.backend_inline"}    # figures shown
+    saved = {name: os.environ.get(name) for name in kernel}
+    os.environ.update(kernel)
     try:
         nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
                                 resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
     finally:
-        if path is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = path
+        for name, value in saved.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
     return {cell.metadata["tags"][0]: cell for cell in notebook.cells
             if cell.cell_type == "code"}
 
