@@ -86,6 +86,12 @@ def test_to_pandas_a_series_for_one_variable_a_frame_for_a_joint(chair):
         assert lookup[(c, s)] == p
 
 
+def test_a_factor_of_no_variable_is_one_row():
+    scalar = bbn.Factor([], {}, np.array(0.5))
+    assert scalar.to_pandas().to_dict("list") == {"probability": [0.5]}
+    assert tables(scalar._repr_html_()) == [[["probability"], ["0.500000"]]]
+
+
 def test_an_estimate_shows_its_standard_errors(chair):
     estimate = chair.posterior("C", {"A": "T"}, method=bbn.LikelihoodWeighting(
         samples=20_000, seed=1))

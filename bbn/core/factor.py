@@ -634,7 +634,7 @@ class Factor:
             v = self.variables[0]
             return pd.Series(columns[value_header], index=pd.Index(self.states[v], name=v),
                              name=value_header)
-        grid = np.indices(self.values.shape).reshape(len(self.variables), -1)
+        grid = np.indices(self.values.shape).reshape(len(self.variables), self.values.size)
         frame = {v: np.asarray(self.states[v], dtype=object)[grid[i]]
                  for i, v in enumerate(self.variables)}
         return pd.DataFrame({**frame, **columns})
