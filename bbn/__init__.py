@@ -68,6 +68,7 @@ _LAZY = {
     "DynamicNetwork": "bbn.model.dynamic",
     "learn_dynamic": "bbn.tasks.learning",
     "load_dynamic": "bbn.io.formats.bn.timeslices",
+    "plot": "bbn.plot",  # the module: bbn.plot.posterior(...), bbn.plot.roc(...)
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }

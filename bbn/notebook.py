@@ -1,4 +1,5 @@
-"""What Jupyter shows for a network: its picture (``Network._repr_svg_``).
+"""What Jupyter shows for a network: its picture (``Network._repr_svg_``); the picture
+a decision tree's ``_repr_html_`` shows, lent to :mod:`bbn.core.pictures`.
 
 The picture is drawn by :mod:`bbn.apps.rendering` (Graphviz), loaded on first display,
 so ``import bbn`` loads neither; the method is installed from the package top because
@@ -12,6 +13,9 @@ True
 
 from __future__ import annotations
 
+import warnings
+
+import bbn.core.pictures as pictures
 from bbn.core.lazy import lazy_attributes
 from bbn.model.network import Network
 
@@ -41,3 +45,32 @@ def repr_svg(net: Network) -> str | None:
 
 
 Network._repr_svg_ = repr_svg
+
+
+def tree_svg(tree) -> str | None:
+    """A fitted decision tree's picture for its ``_repr_html_``: None, silently, without
+    Graphviz's ``dot`` (the tree then shows as text).
+
+    Parameters
+    ----------
+    tree : DecisionTree
+        Fitted.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> import bbn
+    >>> tree = bbn.DecisionTree().fit([["a"], ["b"]], ["x", "y"])
+    >>> svg = tree_svg(tree)
+    >>> svg is None or "<svg" in svg
+    True
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _rendering("repr_svg")(tree)
+
+
+pictures.lend("tree", tree_svg)

@@ -425,6 +425,12 @@ LOCAL_IMPORTS = {
         "start-up: networkx, only for the read-only graph copy",
     ("bbn.questions.language", "_grammars", "pyparsing"):
         "start-up: the scanner reads the usual queries; pyparsing (~40 ms) for the rest",
+    ("bbn.core.factor", "Factor.to_pandas", "pandas"):
+        "start-up: pandas (~0.3 s), only when a table is asked for as pandas",
+    ("bbn.questions.presentation", "frame_of_cases", "pandas"):
+        "start-up: pandas, only for a batch of cases (already a DataFrame, so loaded)",
+    ("bbn.plot", "_axes", "matplotlib.pyplot"):
+        "optional: matplotlib (bbn[plot]) draws the plots, and only those",
 }
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import os
 import pkgutil
 import re
@@ -113,12 +114,22 @@ def _in_git_checkout() -> bool:
         return False
 
 
+def _require_matplotlib() -> None:
+    """Skip without matplotlib (the optional extra bbn[plot]), except under CI."""
+    if importlib.util.find_spec("matplotlib") is None and os.environ.get("CI") != "true":
+        pytest.skip("matplotlib (bbn[plot]) is not installed")
+
+
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)
 def test_code_blocks_run_as_written(path, workspace, memory_limit):  # limit restored after
     if _needs_shared(path) and not SHARED.is_dir():
         pytest.skip("../shared is absent")
-    if "render(" in path.read_text(encoding="utf-8") and shutil.which("dot") is None:
+    if (("render(" in path.read_text(encoding="utf-8") or path.name == "explorer.md")
+            and shutil.which("dot") is None
+            and os.environ.get("CI") != "true"):
         pytest.skip("Graphviz's dot is absent")
+    if "bbn.plot" in path.read_text(encoding="utf-8"):
+        _require_matplotlib()
     namespace: dict = {"__name__": "__doc__"}
     for line, language, code in code_blocks(path):
         where = f"{path.name}:{line}"
@@ -164,6 +175,11 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(bbn.__path__, "bbn."))
 def test_module_doctests(name, monkeypatch):
     """Each module's doctests, run from the repository root (they read models/)."""
     monkeypatch.chdir(ROOT)
+    if name == "bbn.plot":
+        _require_matplotlib()
+    if name.startswith("bbn.apps.explorer") and shutil.which("dot") is None and os.environ.get(
+            "CI") != "true":
+        pytest.skip("Graphviz's dot is absent (the explorer refuses to start without it)")
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)

@@ -114,7 +114,7 @@ def test_python_questions_and_the_query_language_agree(chair):
     assert chair.query("P(C=T, S=F | A=T)") == pytest.approx(
         float(factor.reduce({"C": "T", "S": "F"}).values), abs=EXACT)
     frame = pd.DataFrame({"A": ["T", "F"]})
-    rows = chair.posterior(["C", "S"], frame)
+    rows = chair.posterior(["C", "S"], frame).to_numpy().reshape(2, 2, 2)
     np.testing.assert_allclose(rows[0], factor.values, rtol=0, atol=EXACT)
     codes = {"A": np.array([0, 1])}
     np.testing.assert_allclose(chair.engine.posterior_of_cases(["C", "S"], codes), rows,

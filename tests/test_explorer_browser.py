@@ -41,6 +41,8 @@ def browser(tmp_path_factory):
         from selenium.webdriver.chrome.service import Service
     except ImportError:
         _missing("selenium is not installed: pip install selenium")
+    if shutil.which("dot") is None:
+        _missing("Graphviz's 'dot' is not installed (the explorer needs it)")
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if not (binary and driver):

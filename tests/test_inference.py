@@ -205,20 +205,25 @@ def test_unknown_names_are_query_errors_with_suggestions(chair):
 def test_posterior_batch_rows_with_missing_values(chair):
     frame = pd.DataFrame({"A": ["T", "F", None, "T"], "S": ["F", None, None, "T"]},
                          index=["r1", "r2", "r3", "r4"])
-    result = chair.posterior(["C"], frame)
+    answer = chair.posterior(["C"], frame)   # a DataFrame indexed like the cases
+    assert list(answer.index) == ["r1", "r2", "r3", "r4"] and list(answer.columns) == ["T", "F"]
+    assert answer.columns.name == "C"
+    result = answer.to_numpy()
     assert result.shape == (4, 2)
     p_ct_af = (0.8 - 0.18272) / (1 - 0.206056)  # P(C=T, A=F) / P(A=F)
     # P(C=T | A=T, S=F) = 0.17248 / (0.17248 + 0.020776); with S=T: 0.01024 / 0.0128
     np.testing.assert_allclose(result[:, 0], [0.17248 / 0.193256, p_ct_af, 0.8, 0.8],
                                rtol=1e-12)
     np.testing.assert_allclose(result.sum(axis=1), 1.0)
-    np.testing.assert_array_equal(chair.posterior("C", frame), result)  # the method form
+    np.testing.assert_array_equal(chair.posterior("C", frame).to_numpy(), result)
 
 
 def test_posterior_batch_joint_query(chair):
     frame = pd.DataFrame({"A": ["T", "F"]})
-    result = chair.posterior(["S", "C"], frame)
-    assert result.shape == (2, 2, 2)
+    answer = chair.posterior(["S", "C"], frame)   # a column per joint state, C fastest
+    assert list(answer.columns) == [("T", "T"), ("T", "F"), ("F", "T"), ("F", "F")]
+    assert list(answer.columns.names) == ["S", "C"]
+    result = answer.to_numpy().reshape(2, 2, 2)
     np.testing.assert_allclose(result[0], chair.posterior(["S", "C"], {"A": "T"}).values,
                                atol=EXACT)
     np.testing.assert_allclose(result[1], chair.posterior(["S", "C"], {"A": "F"}).values,
@@ -255,9 +260,9 @@ def test_a_variable_may_be_named_like_the_batch_axis():
     expected = 0.27 / (0.27 + 0.14)  # P(#case=a | Y=a)
     assert net.posterior("#case", {"Y": "a"}).to_dict()["a"] == pytest.approx(expected)
     result = net.posterior(["#case"], pd.DataFrame({"Y": ["a", None]}))
-    np.testing.assert_allclose(result[:, 0], [expected, 0.3])
+    np.testing.assert_allclose(result["a"], [expected, 0.3])
     result = net.posterior(["Y"], pd.DataFrame({"#case": ["a", "b"]}))
-    np.testing.assert_allclose(result[:, 0], [0.9, 0.2])
+    np.testing.assert_allclose(result["a"], [0.9, 0.2])
 
 
 # ---------------------------------------------------------- pruning & memory
@@ -356,7 +361,7 @@ def test_memory_limit_counts_batch_rows(memory_limit):
     with pytest.raises(bbn.MemoryLimitError):
         net.posterior(["X"], frame)
     memory_limit(1 << 30)
-    result = net.posterior(["X"], frame)
+    result = net.posterior(["X"], frame).to_numpy()
     assert result.shape == (1000, 2)
     np.testing.assert_allclose(result[5], single, atol=EXACT)
     table = net.cpt_array("E")

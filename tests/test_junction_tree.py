@@ -132,7 +132,7 @@ def _batch_equals_one_case_at_a_time(data, net):
         with pytest.raises(bbn.ImpossibleEvidenceError, match=f"row 'case{possible.index(False)}'"):
             net.posteriors(frame)
         return
-    result = net.posteriors(frame)
+    result = {v: f.to_numpy() for v, f in net.posteriors(frame).items()}
     for v in net.variables:
         assert result[v].shape == (n, net.cardinality(v))
         for i, case in enumerate(cases):
@@ -142,6 +142,7 @@ def _batch_equals_one_case_at_a_time(data, net):
 
 def test_batch_without_evidence_columns_repeats_the_priors(chair, both_ways):
     result = chair.posteriors(pd.DataFrame(index=range(3)))
+    assert list(result["A"].index) == [0, 1, 2] and list(result["A"].columns) == ["T", "F"]
     np.testing.assert_allclose(result["A"], [[0.206056, 0.793944]] * 3, rtol=0, atol=EXACT)
     assert chair.posteriors(pd.DataFrame(columns=["A"]))["C"].shape == (0, 2)
 
@@ -257,7 +258,7 @@ def test_inexact_rows_of_a_leaf_with_an_observed_parent_in_a_batch(both_ways):
     net.add_variable("L", TF, parents=["A", "B"],
                      table=[[[0.6, 0.4], [0.5, 0.5000001]], [[0.2, 0.8000001], [0.1, 0.9]]])
     frame = pd.DataFrame({"B": ["T", "F", "F", None], "E": ["T", "F", None, "F"]})
-    result = net.posteriors(frame)
+    result = {v: f.to_numpy() for v, f in net.posteriors(frame).items()}
     for i, row in frame.iterrows():
         case = {v: s for v, s in row.items() if pd.notna(s)}
         for v in ("A", "L"):

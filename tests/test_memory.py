@@ -89,7 +89,7 @@ def test_a_batch_is_refused_when_its_cases_do_not_fit(memory_limit):
     with pytest.raises(bbn.MemoryLimitError, match="needs 234.4 KiB"):
         net.posterior(["X2"], frame)
     memory_limit(8 * 300 * 100)
-    result = net.posterior(["X2"], frame)
+    result = net.posterior(["X2"], frame).to_numpy()
     np.testing.assert_allclose(result[7], net.posterior(["X2"], {"X0": "7"}).values,
                                rtol=0, atol=1e-12)
 

@@ -639,4 +639,5 @@ def test_the_fitted_network_answers_as_the_classifier(structure):
     test.iloc[::7, 0] = None
     model = bbn.NaiveBayes(structure=structure).fit(X, y)
     engine = model.network_.posterior(model.class_variable_, test)
-    assert np.abs(engine - model.predict_proba(test)).max() < 1e-12
+    assert list(engine.columns) == list(model.classes_) and engine.index.equals(test.index)
+    assert np.abs(engine.to_numpy() - model.predict_proba(test)).max() < 1e-12

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+import bbn.core.html_tables as html_tables
 from bbn.core.errors import ImpossibleEvidenceError, ModelError, QueryError, suggest
 
 
@@ -578,6 +579,83 @@ class Factor:
         """
         return [(tuple(self.states[v][i] for v, i in zip(self.variables, position)),
                  float(self.values[position])) for position in np.ndindex(*self.values.shape)]
+
+    def columns(self, value_header: str = "probability") -> dict[str, np.ndarray]:
+        """The value columns of the factor's table, each flat in axis order (last
+        variable fastest): ``{value_header: values}``; an approximate answer adds its
+        standard errors.
+
+        Parameters
+        ----------
+        value_header : str
+            The title of the value column.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+
+        Examples
+        --------
+        >>> Factor(["A"], {"A": ["T", "F"]}, [0.25, 0.75]).columns()
+        {'probability': array([0.25, 0.75])}
+        """
+        return {value_header: self.values.ravel()}
+
+    def to_pandas(self, value_header: str = "probability"):
+        """The table as pandas: a Series indexed by the states for one variable (and no
+        other column), else a DataFrame with one column per variable, then the values.
+
+        Parameters
+        ----------
+        value_header : str
+            The name of the value column (the Series' name).
+
+        Returns
+        -------
+        pandas.Series or pandas.DataFrame
+
+        Examples
+        --------
+        >>> Factor(["C"], {"C": ["T", "F"]}, [0.25, 0.75]).to_pandas().to_dict()
+        {'T': 0.25, 'F': 0.75}
+        >>> joint = Factor(["A", "B"], {"A": ["T", "F"], "B": ["y", "n"]},
+        ...                [[0.125, 0.125], [0.25, 0.5]])
+        >>> print(joint.to_pandas().to_string(index=False))
+        A B  probability
+        T y        0.125
+        T n        0.125
+        F y        0.250
+        F n        0.500
+        """
+        import pandas as pd
+
+        columns = self.columns(value_header)
+        if len(self.variables) == 1 and len(columns) == 1:
+            v = self.variables[0]
+            return pd.Series(columns[value_header], index=pd.Index(self.states[v], name=v),
+                             name=value_header)
+        grid = np.indices(self.values.shape).reshape(len(self.variables), self.values.size)
+        frame = {v: np.asarray(self.states[v], dtype=object)[grid[i]]
+                 for i, v in enumerate(self.variables)}
+        return pd.DataFrame({**frame, **columns})
+
+    def _repr_html_(self) -> str:
+        """The table Jupyter shows: one column per variable, then the values (a bar for
+        each probability), at most :data:`bbn.core.html_tables.MAX_ROWS` rows.
+
+        Examples
+        --------
+        >>> html = Factor(["C"], {"C": ["T", "F"]}, [0.25, 0.75])._repr_html_()
+        >>> html.count("<tr>"), "0.750000" in html
+        (3, True)
+        """
+        columns = self.columns()
+        flat = list(columns.values())
+        rows = ([*(self.states[v][i] for v, i in zip(self.variables, position)),
+                 *(values[n] for values in flat)]
+                for n, position in enumerate(np.ndindex(*self.values.shape)))
+        return html_tables.table([*self.variables, *columns], rows, total=self.values.size,
+                                 probabilities=(len(self.variables),))
 
     def to_text(self, value_header: str = "probability", digits: int = 6) -> str:
         """An aligned plain-text table, one row per assignment (what ``bbn query``

@@ -21,11 +21,13 @@ C → B ← S
 from __future__ import annotations
 
 import functools
+import html
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import bbn.core.html_tables as html_tables
 from bbn.core.errors import QueryError
 from bbn.questions.resolution import check_variables
 
@@ -109,6 +111,25 @@ class Independence:
         if self.trail is not None:
             lines.append("  active trail: " + str(self.trail).replace("\n", "\n  "))
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the question and its verdict, then the active trail as a
+        table, one row per middle node and why it passes.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> page = bbn.load("models/chair.bn").query("C _|_ S | A")._repr_html_()
+        >>> "dependent" in page, page.count("<tr>")
+        (True, 2)
+        """
+        verdict = "independent" if self.independent else "dependent"
+        head = f"<p>{html.escape(self.question())}: <b>{verdict}</b></p>"
+        if self.trail is None:
+            return head
+        rows = [[p.node, p.reason()] for p in self.trail.passages]
+        return (head + f"<p>active trail: {html.escape(self.trail.path_text())}</p>"
+                + html_tables.table(["node", "passes because"], rows, total=len(rows)))
 
     def to_json(self) -> dict:
         """``{"independent", "trail"}`` (trail None when independent)."""

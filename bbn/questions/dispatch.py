@@ -43,6 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+import bbn.questions.presentation as presentation
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.lazy import reference
@@ -379,9 +380,10 @@ def log_answer(model: Model, query: str | Query, method=EXACT) -> float:
 
 def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
               impossible: str = "raise", method=EXACT):
-    """P(variables | evidence) (``net.posterior``): a Factor; for a DataFrame of cases an
-    array ``(N, |X1|, ..., |Xk|)``, for a Dask DataFrame a Dask array, one batched
-    elimination per partition.
+    """P(variables | evidence) (``net.posterior``): a Factor; for a DataFrame of cases a
+    DataFrame indexed like it, one column per state (a joint state for several variables:
+    :func:`~bbn.questions.presentation.frame_of_cases`), for a Dask DataFrame a Dask array
+    ``(N, |X1|, ..., |Xk|)``, one batched elimination per partition.
 
     Examples
     --------
@@ -393,7 +395,11 @@ def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
     if evidence is not None and type(evidence) is not dict and is_dask(evidence):
         return _posterior_partitions(model, variables, evidence, impossible)
     asked = Asked("P", "variables", variables, evidence, _is_frame(evidence))
-    return _ask(model, asked, method, impossible=impossible)
+    result = _ask(model, asked, method, impossible=impossible)
+    if not asked.batch:
+        return result
+    names = [variables] if isinstance(variables, str) else list(variables)
+    return presentation.frame_of_cases(result, names, model.compiled().states, evidence.index)
 
 
 def _posterior_partitions(model: Model, variables: Sequence[str] | str, evidence,
@@ -412,7 +418,8 @@ def _posterior_partitions(model: Model, variables: Sequence[str] | str, evidence
 
 def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EXACT) -> dict:
     """P(X | evidence) for every variable X (``net.posteriors``): ``{X: Factor}``, or for
-    a DataFrame of cases ``{X: (N, |X|) array}``.
+    a DataFrame of cases ``{X: DataFrame}``, each indexed like the cases, a column per
+    state.
 
     Examples
     --------
@@ -422,7 +429,12 @@ def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EX
     """
     check_impossible(impossible)
     asked = Asked("POSTERIORS", "evidence", (), evidence, _is_frame(evidence))
-    return _ask(model, asked, method, impossible=impossible)
+    result = _ask(model, asked, method, impossible=impossible)
+    if not asked.batch:
+        return result
+    states = model.compiled().states
+    return {v: presentation.frame_of_cases(values, [v], states, evidence.index)
+            for v, values in result.items()}
 
 
 def probability(model: Model, assignment: Mapping[str, str],

@@ -87,6 +87,20 @@ class Estimate(Factor):
         self.standard_error = standard_error
         self.report = report
 
+    def columns(self, value_header: str = "probability") -> dict[str, np.ndarray]:
+        """The values and, where the method gives them, the standard errors.
+
+        Examples
+        --------
+        >>> Estimate(["A"], {"A": ["t", "f"]}, [0.25, 0.75], np.array([0.01, 0.02]),
+        ...          RunReport("lw", samples=1000)).columns()["standard error"].tolist()
+        [0.01, 0.02]
+        """
+        columns = super().columns(value_header)
+        if self.standard_error is not None:
+            columns["standard error"] = np.ravel(self.standard_error)
+        return columns
+
     def to_text(self, value_header: str = "probability", digits: int = 6) -> str:
         """The table of :meth:`bbn.Factor.to_text`, with a column of standard errors."""
         text = super().to_text(value_header, digits)

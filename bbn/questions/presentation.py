@@ -18,6 +18,10 @@ their standard errors and run report.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
 from bbn.core.factor import Factor
 from bbn.questions.language import Query
 
@@ -81,3 +85,44 @@ def to_text(query: Query, result, digits: int = 6) -> str:
         details = result.text_lines(digits) if hasattr(result, "text_lines") else []
         return "\n".join([query.text(), *lines, f"  probability {p:.{digits}f}", *details])
     return f"{query.text()} = {float(result):.{digits}f}"
+
+
+def frame_of_cases(values: np.ndarray, variables: Sequence[str],
+                   states: Mapping[str, Sequence[str]], index):
+    """A batch's answers as a DataFrame indexed like the cases: P(X | e_i) in row i, one
+    column per state of X (for several variables, one per joint state, columns a
+    MultiIndex named by the variables, last variable fastest).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        ``(N, |X1|, ..., |Xk|)``, as the engine answers a batch.
+    variables : sequence of str
+        X1, ..., Xk.
+    states : mapping of str to sequence of str
+        Each variable's states.
+    index : pandas.Index
+        The cases' index.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> frame = frame_of_cases(np.array([[0.25, 0.75]]), ["C"], {"C": ("T", "F")},
+    ...                        pd.Index(["r1"]))
+    >>> frame.loc["r1", "F"], frame.columns.name
+    (np.float64(0.75), 'C')
+    """
+    import pandas as pd
+
+    if len(variables) == 1:
+        columns = pd.Index(list(states[variables[0]]), name=variables[0])
+    else:
+        columns = pd.MultiIndex.from_product([list(states[v]) for v in variables],
+                                             names=list(variables))
+    values = np.asarray(values)
+    return pd.DataFrame(values.reshape(len(values), int(np.prod(values.shape[1:]))), index=index,
+                        columns=columns)

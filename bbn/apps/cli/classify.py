@@ -35,6 +35,7 @@ from bbn.apps.cli.options import read_model
 from bbn.apps.cli.saved_tree import is_tree_file, tree_posteriors
 from bbn.core.data import MISSING, encode_column, read_data
 from bbn.core.errors import DataError
+from bbn.core.progress import Step, on_terminal
 from bbn.io.formats import atomic_writer
 from bbn.tasks.classification.decisions import RULES, check_rule, decide, loss_matrix
 from bbn.tasks.classification.prediction import (
@@ -81,7 +82,10 @@ def run(args: argparse.Namespace) -> int:
         decided = _network_chunks(net, args, rule)
     confusion = np.zeros((len(states), len(states)), dtype=np.int64)
     scored = written = 0
+    progress = on_terminal("bbn classify: ")   # a bar on a terminal, else silent
     with contextlib.ExitStack() as stack:
+        if progress is not None:
+            stack.callback(progress.close)
         out = (stack.enter_context(atomic_writer(args.output)) if args.output
                else sys.stdout.buffer)
         for frame, source, posterior, chosen in decided:
@@ -91,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
             out.write(output.to_csv(index=False, float_format="%.10g",
                                     header=written == 0).encode("utf-8"))
             written += len(output)
+            if progress is not None:
+                progress(Step("classify", written, note="rows classified"))
             if args.target in frame.columns:
                 scored += 1
                 truth = encode_column(frame[args.target], states, name=args.target,

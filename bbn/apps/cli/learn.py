@@ -16,6 +16,7 @@ import warnings
 
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import read_model
+from bbn.core.progress import on_terminal
 from bbn.io.formats import dumps, save
 from bbn.tasks.learning.estimators import ESTIMATORS, as_estimator
 from bbn.tasks.learning.missing import em
@@ -50,18 +51,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     net = read_model(args, args.structure)
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.alpha, ess=args.ess)
+    progress = on_terminal("bbn learn: ")   # a bar on a terminal, else silent
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if args.missing == "em":
-            result = em(net, args.data, estimator, tol=args.tol, max_iter=args.max_iter,
-                        chunksize=args.chunksize)
-            learned = result.network
-            state = "converged" if result.converged else "stopped at the iteration cap"
-            print(f"EM: {result.iterations} iteration(s), {state}, log-likelihood "
-                  f"{result.log_likelihood[-1]:.6f}", file=sys.stderr)
-        else:
-            learned = learn(net, args.data, estimator, missing=args.missing,
-                            chunksize=args.chunksize)
+        try:
+            if args.missing == "em":
+                result = em(net, args.data, estimator, tol=args.tol, max_iter=args.max_iter,
+                            chunksize=args.chunksize, progress=progress)
+            else:
+                learned = learn(net, args.data, estimator, missing=args.missing,
+                                chunksize=args.chunksize, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+    if args.missing == "em":
+        learned = result.network
+        state = "converged" if result.converged else "stopped at the iteration cap"
+        print(f"EM: {result.iterations} iteration(s), {state}, log-likelihood "
+              f"{result.log_likelihood[-1]:.6f}", file=sys.stderr)
     for warning in caught:
         print(f"bbn learn: warning: {warning.message}", file=sys.stderr)
     if args.output is None:

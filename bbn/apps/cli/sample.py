@@ -15,6 +15,7 @@ import sys
 
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.core.progress import on_terminal
 from bbn.io.formats import atomic_writer
 from bbn.tasks.learning.sampling import sample_chunks
 
@@ -32,7 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     net = read_model(args)
-    rows = sample_chunks(net, args.rows, seed=args.seed, chunksize=args.chunksize)
+    progress = on_terminal("bbn sample: ")   # a bar on a terminal, else silent
+    try:
+        return _write(net, args, sample_chunks(net, args.rows, seed=args.seed,
+                                               chunksize=args.chunksize, progress=progress))
+    finally:
+        if progress is not None:
+            progress.close()
+
+
+def _write(net, args: argparse.Namespace, rows) -> int:
+    """Write the chunks of ``rows`` to standard output or, whole or not at all, the file."""
     if args.output is None:
         for start, chunk in enumerate(rows):
             sys.stdout.write(csv_text(chunk, header=start == 0).decode("utf-8"))

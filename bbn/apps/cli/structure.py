@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import read_model
 from bbn.core.errors import DataError, suggest
+from bbn.core.progress import on_terminal
 from bbn.io.formats import dumps, save
 from bbn.tasks.learning.estimators import ESTIMATORS, as_estimator
 from bbn.tasks.structure import learn_structure, structure_score
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         options["pc_start"] = args.pc_start == "yes"
     if args.method is not None:
         options["method"] = args.method
-    progress = _Progress() if sys.stderr.isatty() else None
+    progress = on_terminal("bbn structure: ")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                 **options)
         finally:
             if progress is not None:
-                progress.clear()
+                progress.close()
     for warning in caught:
         print(f"bbn structure: warning: {warning.message}", file=sys.stderr)
     summary = sys.stdout
@@ -203,23 +204,6 @@ def _header(path: str) -> list[str] | None:
             return next(csv.reader(file), None)
     except (OSError, UnicodeDecodeError, csv.Error):
         return None
-
-
-class _Progress:
-    """One line on stderr, rewritten in place (a terminal only)."""
-
-    def __init__(self) -> None:
-        self.width = 0
-
-    def __call__(self, line: str) -> None:
-        text = f"bbn structure: {line}"
-        print("\r" + text.ljust(self.width), end="", file=sys.stderr, flush=True)
-        self.width = len(text)
-
-    def clear(self) -> None:
-        if self.width:
-            print("\r" + " " * self.width + "\r", end="", file=sys.stderr, flush=True)
-            self.width = 0
 
 
 __all__ = ["add_arguments", "read_tiers", "run", "summary_lines"]

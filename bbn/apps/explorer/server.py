@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+import bbn.apps.rendering.output as output
 from bbn.apps.explorer.app import Explorer, Settings, TooLargeError, status_of
 from bbn.core.errors import BBNError
 from bbn.model.network import Network
@@ -258,6 +259,9 @@ def serve(net: Network, host: str = "127.0.0.1", port: int = 8000, *, open: bool
 
     Raises
     ------
+    GraphvizMissingError
+        Without Graphviz's ``dot``, which lays the network out (with the install line),
+        before anything is bound.
     OSError
         When the address cannot be bound (the port is taken).
 
@@ -270,6 +274,7 @@ def serve(net: Network, host: str = "127.0.0.1", port: int = 8000, *, open: bool
     0.8867
     >>> server.close()
     """
+    output.require_dot("the explorer (Graphviz lays the network out)")
     if not is_loopback(host):
         print(f"warning: bbn serve on {host!r} answers every machine that can reach this "
               "one, with no password; bind 127.0.0.1 (the default) to keep it private",

@@ -11,6 +11,7 @@ folder and a rename, so a failed render never leaves half an image behind.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import graphviz
@@ -49,6 +50,27 @@ class GraphvizMissingError(BBNError, RuntimeError):
     def __init__(self, what: str) -> None:
         super().__init__(f"{what} needs Graphviz's 'dot' program, which is not on this "
                          f"machine: {INSTALL_HINT}")
+
+
+def require_dot(what: str) -> None:
+    """Refuse now, with the install line, what would need Graphviz's ``dot`` later.
+
+    Parameters
+    ----------
+    what : str
+        What needs it ("the explorer").
+
+    Raises
+    ------
+    GraphvizMissingError
+        When ``dot`` is not on PATH.
+
+    Examples
+    --------
+    >>> require_dot("the explorer")                              # doctest: +SKIP
+    """
+    if shutil.which("dot") is None:
+        raise GraphvizMissingError(what)
 
 
 def output_format(path: str | os.PathLike) -> str | None:

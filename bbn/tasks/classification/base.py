@@ -27,6 +27,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+import bbn.tasks.classification.fitted_tables as fitted_tables
 from bbn.core.data import row_label, state_texts
 from bbn.core.errors import DataError, ImpossibleEvidenceError, NotFittedError, suggest
 from bbn.model.network import Network
@@ -435,6 +436,10 @@ class LikelihoodClassifier(Classifier):
 
     # ----------------------------------------------------------- predicting
     # ----------------------------------------------------------- predicting
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the fitted tables (:mod:`.fitted_tables`)."""
+        return fitted_tables.fitted_html(self)
+
     def _check_fitted(self) -> None:
         if not hasattr(self, "network_"):
             raise self._not_fitted()

@@ -24,6 +24,7 @@ import pandas as pd
 
 from bbn.core.codes import observed_groups
 from bbn.core.data import MISSING, encode_column, numeric_column
+from bbn.core.progress import Progress, report, reporter
 from bbn.io.chunks import Chunk, chunks
 from bbn.model.network import Network
 from bbn.questions.partitions import is_dask, map_partitions
@@ -36,7 +37,8 @@ BATCH_ROWS = 50_000
 
 
 def predict_proba(net: Network, data, target: str, *, columns=None,
-                  unseen: str = "error", chunksize: int | None = None):
+                  unseen: str = "error", chunksize: int | None = None,
+                  progress: Progress = None):
     """P(target = s | row) for every row (index kept) and state s (one column each):
     ``bbn.predict_proba(net, data, target)``.
 
@@ -63,6 +65,8 @@ def predict_proba(net: Network, data, target: str, *, columns=None,
         What a value that is not a state does: raise DataError, or count as missing.
     chunksize : int, optional
         Rows per chunk when reading a file.
+    progress : callable, True or None
+        Told the rows classified after each chunk (:mod:`bbn.core.progress`).
 
     Returns
     -------
@@ -89,8 +93,11 @@ def predict_proba(net: Network, data, target: str, *, columns=None,
         meta = pd.DataFrame({s: pd.Series(dtype=float) for s in net.states(target)})
         return map_partitions(data, lambda frame: posterior_table(net, frame, target,
                                                                   unseen=unseen), meta)
-    tables = [posterior_table(net, frame, target, source=source, unseen=unseen)
-              for frame, source in prediction_chunks(net, data, columns, chunksize)]
+    tables, tell, rows = [], reporter(progress), 0
+    for frame, source in prediction_chunks(net, data, columns, chunksize):
+        tables.append(posterior_table(net, frame, target, source=source, unseen=unseen))
+        rows += len(frame)
+        report(tell, "classify", rows, note="rows classified")
     return tables[0] if len(tables) == 1 else pd.concat(tables)
 
 
@@ -141,7 +148,8 @@ def posterior_table(net: Network, frame: pd.DataFrame, target: str, *, source: s
 
 
 def predict(net: Network, data, target: str, *, decision: str = "map", loss=None,
-            columns=None, unseen: str = "error", chunksize: int | None = None):
+            columns=None, unseen: str = "error", chunksize: int | None = None,
+            progress: Progress = None):
     """The decided state of ``target`` for every row: MAP (default), ML or minimum risk;
     ``bbn.predict(net, data, target)``.
 
@@ -161,7 +169,7 @@ def predict(net: Network, data, target: str, *, decision: str = "map", loss=None
         The rule.
     loss : mapping or array_like, optional
         For ``decision="risk"``: see :func:`bbn.tasks.classification.decisions.loss_matrix`.
-    columns, unseen, chunksize
+    columns, unseen, chunksize, progress
         As :func:`predict_proba` takes them.
 
     Returns
@@ -183,7 +191,7 @@ def predict(net: Network, data, target: str, *, decision: str = "map", loss=None
                                                           loss=loss, unseen=unseen),
                               pd.Series(dtype=object, name=target))
     posterior = predict_proba(net, data, target, columns=columns, unseen=unseen,
-                              chunksize=chunksize)
+                              chunksize=chunksize, progress=progress)
     chosen = decide_rows(net, posterior.to_numpy(), target, rule, loss)
     return pd.Series(np.asarray(net.states(target), dtype=object)[chosen],
                      index=posterior.index, name=target)

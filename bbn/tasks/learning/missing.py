@@ -36,6 +36,7 @@ import numpy as np
 from bbn.core.codes import distinct_rows, mixed_radix
 from bbn.core.data import MISSING, encode, require_columns
 from bbn.core.errors import DataError
+from bbn.core.progress import Progress, report, reporter
 from bbn.engines.exact.expected_counts import CountingPlan
 from bbn.io.chunks import chunks
 from bbn.model.network import Network
@@ -56,7 +57,7 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
        initial: Network | None = None, ddof: int = 0, var_smoothing: float = 0.0,
        hard: bool = False, m: float | None = None, prior: Mapping | None = None,
        alpha: float | None = None, ess: float | None = None,
-       chunksize: int | None = None) -> EMResult:
+       chunksize: int | None = None, progress: Progress = None) -> EMResult:
     """Learn every table of ``net`` from ``data`` with missing values by EM.
 
     Variables without a column are hidden (never observed). Initial tables: those of
@@ -91,6 +92,9 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
         Rows per chunk of a CSV or Parquet file (discrete networks): each chunk is
         reduced to its distinct rows and their counts, which are merged, so memory holds
         the distinct rows, not all rows; every iteration then runs on them.
+    progress : callable, True or None
+        Told each iteration and its log-likelihood (:mod:`bbn.core.progress`; True: a bar
+        on a terminal); None, the default, is silent.
     ddof, var_smoothing, hard
         For networks with Gaussian variables and for hard EM (see above).
     m, prior, alpha, ess
@@ -125,7 +129,7 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
     if hard or any(net.is_gaussian(v) for v in net.variables):
         return mixture_em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                           seed=seed, initial=initial, ddof=ddof, var_smoothing=var_smoothing,
-                          hard=hard)
+                          hard=hard, progress=progress)
     variables = list(net.variables)
     position = {v: j for j, v in enumerate(variables)}
     rows, weights = _distinct_over_chunks(net, data, columns, chunksize)
@@ -143,6 +147,7 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
 
     theta = _initial_tables(net, initial, fixed, rows, variables, seed)
     result = EMResult(network=net)
+    tell = reporter(progress)
     for iteration in range(max_iter + 1):
         expected = {v: counted[v].copy() for v in variables}
         log_tables = {v: _log(theta[v]) for v in variables}
@@ -154,6 +159,7 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
             for v in variables:
                 expected[v] += counts[v]
         result.log_likelihood.append(ll)
+        report(tell, "em", iteration, max_iter, f"log-likelihood {ll:.8g}")
         if converged(result.log_likelihood, tol):
             result.converged = True
             break

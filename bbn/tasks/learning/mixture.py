@@ -48,6 +48,7 @@ from bbn.core.codes import mixed_radix
 from bbn.core.data import MISSING, encode, location, numeric_column, read_data
 from bbn.core.errors import DataError
 from bbn.core.factor import Factor
+from bbn.core.progress import Progress, report, reporter
 from bbn.engines.exact.continuous import log_density
 from bbn.model.network import Network
 from bbn.tasks.learning.convergence import EMResult, check_iteration, converged
@@ -98,7 +99,7 @@ class _Stack:
 def mixture_em(net: Network, data, estimator: Estimator | str = "mle", *,
                columns=None, tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
                initial: Network | None = None, ddof: int = 0, var_smoothing: float = 0.0,
-               hard: bool = False) -> EMResult:
+               hard: bool = False, progress: Progress = None) -> EMResult:
     """EM (or hard EM) for a network whose only unobserved variable is one discrete H.
 
     Called by :func:`bbn.tasks.learning.missing.em` for networks with Gaussian variables and
@@ -126,6 +127,8 @@ def mixture_em(net: Network, data, estimator: Estimator | str = "mle", *,
         Adds var_smoothing × the largest column variance to every variance.
     hard : bool, default False
         Hard EM: each row assigned to its most probable state of H.
+    progress : callable, True or None
+        Told each iteration and its log-likelihood (:mod:`bbn.core.progress`).
 
     Returns
     -------
@@ -159,11 +162,12 @@ def mixture_em(net: Network, data, estimator: Estimator | str = "mle", *,
     model.options = dict(estimator=estimator, ddof=ddof, epsilon=epsilon, floor=floor)
 
     theta = _from_network(net, initial) if initial is not None else model.initial(seed)
-    result = EMResult(network=net)
+    result, tell = EMResult(network=net), reporter(progress)
     warned: list = []
     for iteration in range(max_iter + 1):
         ll, responsibilities = model.e_step(theta)
         result.log_likelihood.append(ll)
+        report(tell, "em", iteration, max_iter, f"log-likelihood {ll:.8g}")
         if converged(result.log_likelihood, tol):
             result.converged = True
             break

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bbn.core.errors import DataError
+from bbn.core.progress import Progress
 from bbn.io.chunks import source_name
 from bbn.model.network import Network
 from bbn.tasks.learning.counting import check_family_sizes
@@ -40,7 +41,8 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
           columns=None, ddof: int | None = None, var_smoothing: float = 0.0,
           tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
           m: float | None = None, prior: Mapping | None = None, alpha: float | None = None,
-          ess: float | None = None, chunksize: int | None = None) -> Network:
+          ess: float | None = None, chunksize: int | None = None,
+          progress: Progress = None) -> Network:
     """A copy of ``net`` whose tables are estimated from ``data``.
 
     Parameters
@@ -78,6 +80,10 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
         Rows per chunk of a CSV or Parquet file (default
         :func:`bbn.io.chunks.default_chunksize`: a quarter of the memory limit). The tables
         do not depend on it.
+    progress : callable, True or None
+        Told the rows counted after each chunk, or under ``"em"`` each iteration and its
+        log-likelihood (:mod:`bbn.core.progress`; True: a bar on a terminal). Silent by
+        default.
     m, prior, alpha, ess
         Deprecated (FutureWarning): the settings of a named estimator; give the
         estimator as a value instead (``estimator=Laplace(alpha=0.5)``).
@@ -115,9 +121,9 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     if missing == "em":
         return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                   seed=seed, ddof=ddof, var_smoothing=var_smoothing,
-                  chunksize=chunksize).network
+                  chunksize=chunksize, progress=progress).network
     statistics = table_statistics(net, data, columns=columns, missing=missing,
-                                  chunksize=chunksize)
+                                  chunksize=chunksize, progress=progress)
     if statistics.rows == 0:
         raise DataError(f"{source_name(data)}: no rows to learn from"
                         + (" (every row has a missing value)" if statistics.dropped else ""))

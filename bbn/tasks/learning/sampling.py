@@ -27,6 +27,7 @@ from bbn.core.codes import mixed_radix
 from bbn.core.draws import draw_states
 from bbn.core.errors import DataError, ModelError
 from bbn.core.memory import check_allocation
+from bbn.core.progress import Progress, report, reporter
 from bbn.model.network import Network
 
 
@@ -71,7 +72,7 @@ def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) 
 
 
 def sample_chunks(net: Network, n: int, seed: int | np.random.Generator | None = None,
-                  chunksize: int = 100_000) -> Iterator[pd.DataFrame]:
+                  chunksize: int = 100_000, progress: Progress = None) -> Iterator[pd.DataFrame]:
     """``n`` rows drawn from ``net`` as DataFrames of at most ``chunksize`` rows, drawn one
     after the other from one random generator: memory holds one chunk, so a file of 100
     million rows is written without holding it (``bbn sample``).
@@ -87,6 +88,8 @@ def sample_chunks(net: Network, n: int, seed: int | np.random.Generator | None =
         :func:`sample`'s, which draws all rows of a variable at once).
     chunksize : int, default 100,000
         Rows per chunk.
+    progress : callable, True or None
+        Told the rows drawn after each chunk, of ``n`` (:mod:`bbn.core.progress`).
 
     Yields
     ------
@@ -112,9 +115,10 @@ def sample_chunks(net: Network, n: int, seed: int | np.random.Generator | None =
     if chunksize < 1:
         raise DataError(f"chunksize must be a positive number of rows, got {chunksize}")
     _check(net, n)
-    rng = np.random.default_rng(seed)
+    rng, tell = np.random.default_rng(seed), reporter(progress)
     for start in range(0, n, chunksize):
         rows = _rows(net, min(chunksize, n - start), rng)
+        report(tell, "sample", start + len(rows), n, "rows drawn")
         yield rows.set_axis(pd.RangeIndex(start, start + len(rows)))
 
 

@@ -30,6 +30,7 @@ import pandas as pd
 from bbn.core.codes import mixed_radix
 from bbn.core.data import MISSING, encode, location, numeric_column, require_columns
 from bbn.core.errors import DataError
+from bbn.core.progress import Progress, report, reporter
 from bbn.io.chunks import chunks
 from bbn.model.network import Network
 from bbn.questions.partitions import is_dask, sum_over_partitions
@@ -79,7 +80,8 @@ LEARN_HINT = ("pass missing='drop' to ignore those rows or missing='em' to learn
 
 
 def table_statistics(net: Network, data, *, columns=None, missing: str = "error",
-                     chunksize: int | None = None, hint: str = LEARN_HINT) -> TableStatistics:
+                     chunksize: int | None = None, hint: str = LEARN_HINT,
+                     progress: Progress = None) -> TableStatistics:
     """The statistics of every table of ``net`` from ``data``, read chunk by chunk.
 
     Parameters
@@ -96,6 +98,8 @@ def table_statistics(net: Network, data, *, columns=None, missing: str = "error"
         Rows per chunk of a file.
     hint : str
         How the message refusing a missing value ends.
+    progress : callable, True or None
+        Told the rows counted after each chunk (:mod:`bbn.core.progress`).
 
     Returns
     -------
@@ -119,10 +123,12 @@ def table_statistics(net: Network, data, *, columns=None, missing: str = "error"
         return sum_over_partitions(lambda frame: chunk_statistics(net, frame, "data", missing,
                                                                   hint), data)
     states = {v: net.states(v) for v in net.variables if not net.is_gaussian(v)}
-    total = None
+    total, tell, rows = None, reporter(progress), 0
     for chunk in chunks(data, columns, states, chunksize):
         counted = chunk_statistics(net, chunk.frame, chunk.source, missing, hint)
         total = counted if total is None else total + counted
+        rows += len(chunk.frame)
+        report(tell, "learn", rows, note="rows counted")
     if total is None:  # an empty iterable: the statistics of no rows
         total = chunk_statistics(net, pd.DataFrame({v: [] for v in net.variables}), "data",
                                  missing)

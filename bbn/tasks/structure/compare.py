@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import bbn.core.html_tables as html_tables
 from bbn.core.errors import ModelError, suggest
 from bbn.model.network import Network
 from bbn.tasks.structure.equivalence import PDAG, cpdag
@@ -93,6 +94,24 @@ class Comparison(NamedTuple):
     cpdag_shd: int
     cpdag_differences: list[MarkDifference]
     undirected: list[NamePair]
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the two distances, then one row per arc of either DAG
+        with its verdict (correct, reversed, missing, extra).
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.load("models/chair.bn")
+        >>> compare(net, net)._repr_html_().count("<td>correct</td>")    # its 4 arcs
+        4
+        """
+        rows = [[p, c, verdict] for verdict, arcs in (
+            ("correct", self.correct), ("reversed", self.reversed),
+            ("missing", self.missing), ("extra", self.extra)) for p, c in arcs]
+        return (f"<p>structural Hamming distance {self.shd} (DAGs), {self.cpdag_shd} "
+                "(equivalence classes)</p>"
+                + html_tables.table(["from", "to", "arc"], rows, total=len(rows)))
 
 
 def compare(learned: Network, reference: Network) -> Comparison:

@@ -113,7 +113,9 @@ def hc_method(data: CodedData, knowledge: Knowledge, settings: Settings) -> Stru
     Returns
     -------
     Structure
-        The best DAG found, its score and the search's statistics.
+        The best DAG found, its score and the search's statistics (``score_trace``: the
+        score after every move, starting with the start's, and at each restart's
+        perturbed start).
 
     Raises
     ------
@@ -187,7 +189,7 @@ def hill_climb(data: CodedData, knowledge: Knowledge, settings: Settings,
         settings.report(f"hc: restart {restart + 1} of {options.restarts}, score "
                         f"{climb.best.score:.1f} (best {best.score:.1f})")
     found = dict(statistics or {})
-    found.update(iterations=climb.iterations, restarts=options.restarts,
+    found.update(iterations=climb.iterations, restarts=options.restarts, score_trace=climb.trace,
                  families=scores.scored, cache_hits=scores.hits,
                  skipped={"memory": scores.skipped_memory},
                  seconds=time.perf_counter() - began)
@@ -231,6 +233,7 @@ class _Climb:
         self.reported = time.perf_counter()
         self._set(start)
         self.best = self.seen()
+        self.trace = [self.total()]  # the score after each move (a restart: its start)
 
     def _set(self, parents: Parents) -> None:
         """Start from the DAG ``parents``: its families scored, every Δ column filled."""
@@ -322,6 +325,7 @@ class _Climb:
             kind, flat = divmod(pick, self.n * self.n)
             p, c = divmod(flat, self.n)
             self.apply(kind, p, c, gain)
+            self.trace.append(self.total())
             undo = (1, 0, 2)[kind]             # remove what was added, and so on
             arc = (p, c) if kind < 2 else (c, p)
             self.tabu[undo, arc[0], arc[1]] = self.iterations + options.tabu_length
@@ -368,3 +372,4 @@ class _Climb:
             pick = int(rng.choice(choices))
             kind, p, c = np.unravel_index(pick, gains.shape)
             self.apply(int(kind), int(p), int(c), float(gains.flat[pick]))
+        self.trace.append(self.total())

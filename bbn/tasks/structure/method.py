@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bbn.core.errors import ModelError, suggest
+from bbn.core.progress import Step
 
 #: A DAG by positions: the parent positions of every variable.
 Parents = tuple[tuple[int, ...], ...]
@@ -107,9 +108,11 @@ class Settings:
                                  f"{suggest(name, known)}; its options are {listing}")
 
     def report(self, line: str) -> None:
-        """Pass one progress line on, if anyone listens."""
+        """Pass one progress line on, if anyone listens: a :class:`bbn.core.progress.Step`
+        whose task is the method (``"hc: 12 moves, ..."``: task ``"hc"``)."""
         if self.progress is not None:
-            self.progress(line)
+            task, _, note = line.partition(": ")
+            self.progress(Step(task, note=note))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from bbn.core.errors import ModelError, suggest
+from bbn.core.progress import Progress, reporter
 from bbn.model.network import Network
 from bbn.tasks.learning.counting import check_family_sizes
 from bbn.tasks.learning.estimators import Estimator, as_estimator, table_from_counts
@@ -56,7 +57,7 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
                     max_parents: int | None = None, start: Network | None = None,
                     target: str | None = None, missing: str = "error", ess: float = 1.0,
                     alpha: float = 0.05, test: str = "g2", seed: int = 0,
-                    progress: Callable[[str], None] | None = None, name: str = "learned",
+                    progress: Progress = None, name: str = "learned",
                     **options) -> LearnedNetwork:
     """Learn a Bayesian network's structure and tables from discrete data.
 
@@ -95,8 +96,9 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
         The independence test.
     seed : int, default 0
         Seeds the random choices of a search (results are reproducible).
-    progress : callable, optional
-        Called with a line of text now and then during a long search.
+    progress : callable, True or None
+        Called with a line of text (a :class:`bbn.core.progress.Step`) now and then during
+        a long search; True: a line on a terminal. Silent by default.
     name : str, default "learned"
         The network's name.
     **options
@@ -142,7 +144,7 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
     settings = Settings(score=score, ess=float(ess), alpha=float(alpha), test=test,
                         seed=int(seed), start=_start(start, coded, knowledge),
                         target=None if target is None else coded.index(target),
-                        progress=progress, options=dict(options))
+                        progress=reporter(progress), options=dict(options))
     found = METHODS[method](coded, knowledge, settings)
     knowledge.check_dag(found.parents, f"the structure found by {method!r}")
     return _network(coded, found, estimator, name).record(

@@ -36,10 +36,12 @@ outlook = sunny
 
 from __future__ import annotations
 
+import html
 from typing import NamedTuple
 
 import numpy as np
 
+import bbn.core.pictures as pictures
 from bbn.core.errors import DataError, suggest
 from bbn.tasks.classification.base import Classifier, check_labels, class_codes
 from bbn.tasks.trees.criteria import check_criterion, impurity
@@ -493,6 +495,23 @@ class DecisionTree(Classifier):
                 lines.append(text)
                 stack.extend(self._branches(child, level + 1))
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the tree's picture when Graphviz's ``dot`` draws it (lent
+        by the package top, :mod:`bbn.core.pictures`), else :meth:`to_text`; the
+        parameters before ``fit``.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> page = bbn.DecisionTree().fit([[1], [2], [3]], ["a", "b", "b"])._repr_html_()
+        >>> "x0" in page
+        True
+        """
+        if not hasattr(self, "tree_"):
+            return f"<pre>{html.escape(repr(self))}</pre>"
+        svg = pictures.picture("tree", self)
+        return svg if svg is not None else f"<pre>{html.escape(self.to_text())}</pre>"
 
     def _branches(self, node: Node, level: int) -> list[tuple[str, Node, int]]:
         """(condition, child, level) of every branch, last first (for a stack)."""
