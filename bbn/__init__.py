@@ -64,6 +64,8 @@ _LAZY = {
     "ImportanceSampling": "bbn.engines.approximate",
     "Gibbs": "bbn.engines.approximate",
     "ConvergenceWarning": "bbn.engines.approximate",
+    "InfluenceDiagram": "bbn.model.influence_diagram",
+    "expected_value_of_information": "bbn.model.influence_diagram",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }
