@@ -9,6 +9,8 @@ reading of the information arcs (``"perfect recall"`` or ``"LIMID"``) and whethe
 policies are proved optimal. Both print as text and as JSON values.
 
 >>> import numpy as np
+
+from bbn.core.errors import QueryError
 >>> policy = Policy("Drill", (), {"Drill": ("yes", "no")}, np.array([20.0, 0.0]),
 ...                 np.array(0))
 >>> policy.best()
@@ -16,8 +18,8 @@ policies are proved optimal. Both print as text and as JSON values.
 >>> print(Solution(20.0, {"Drill": policy}, PERFECT_RECALL, True, 20.0, 0, {}).to_text())
 MEU = 20 (perfect recall, optimal)
 Drill = yes
-  yes   20  *
-  no    0
+  yes  20  *
+  no   0
 """
 
 from __future__ import annotations
@@ -67,13 +69,17 @@ class Policy:
 
     def best(self, **known: str) -> str:
         """The option chosen when the known variables are in the given states (all of
-        them; none for a decision that depends on nothing).
+        ``known``; others are ignored; none for a decision that depends on nothing).
 
         >>> import numpy as np
         >>> Policy("D", ("R",), {"R": ("+", "-"), "D": ("a", "b")},
         ...        np.array([[1.0, 2.0], [3.0, 0.0]]), np.array([1, 0])).best(R="-")
         'a'
         """
+        missing = [v for v in self.known if v not in known]
+        if missing:
+            raise QueryError(f"the policy of {self.decision!r} depends on "
+                             f"{', '.join(self.known)}: give {', '.join(missing)} too")
         index = tuple(self.states[v].index(known[v]) for v in self.known)
         return self.states[self.decision][int(self.chosen[index])]
 
