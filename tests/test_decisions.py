@@ -315,10 +315,8 @@ def test_limid_reports_a_local_optimum_it_cannot_prove():
 
 
 # ------------------------------------------------------------------ pyAgrum
-gum = pytest.importorskip("pyagrum")
-
-
 def to_pyagrum(net):
+    gum = pytest.importorskip("pyagrum")
     diagram = gum.InfluenceDiagram()
     ids = {}
     for v in net.variables:
@@ -349,6 +347,7 @@ def to_pyagrum(net):
 
 
 def pyagrum_meu(net, evidence=None):
+    gum = pytest.importorskip("pyagrum")
     inference = gum.ShaferShenoyLIMIDInference(to_pyagrum(net))
     inference.addNoForgettingAssumption(list(net.decisions))
     for v, s in (evidence or {}).items():

@@ -293,7 +293,7 @@ class InfluenceDiagram(Network):
 
         Returns
         -------
-        bbn.engines.exact.policies.Solution
+        bbn.engines.exact.decision_policies.Solution
             ``meu``, ``policies`` (decision → table), ``reading``, ``optimal``.
 
         Raises

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from bbn.core.errors import QueryError, suggest
 from bbn.engines.exact import influence_diagrams
-from bbn.engines.exact.policies import PERFECT_RECALL
+from bbn.engines.exact.decision_policies import PERFECT_RECALL
 from bbn.questions.resolution import Question
 
 
@@ -43,7 +43,7 @@ def _decision(view, name: str) -> str:
 
 def answer_meu(answering, question: Question, model, reading: str = PERFECT_RECALL,
                **options):
-    """MEU( | e): a :class:`~bbn.engines.exact.policies.Solution` (``float()`` is the MEU)."""
+    """MEU( | e): a :class:`~bbn.engines.exact.decision_policies.Solution` (``float()`` is the MEU)."""
     view = _view(question)
     if question.free or question.assigned:
         raise QueryError("MEU takes evidence only, as in MEU( | Result=positive)")

@@ -47,7 +47,7 @@ import numpy as np
 
 from bbn.core.errors import ImpossibleEvidenceError, MemoryLimitError, QueryError
 from bbn.core.memory import check_allocation
-from bbn.engines.exact.policies import PERFECT_RECALL, READINGS, Policy, Solution
+from bbn.engines.exact.decision_policies import PERFECT_RECALL, READINGS, Policy, Solution
 from bbn.views.decision_network import DecisionNetwork, temporal_order
 
 #: A potential: its variables (axis order) and its array.
