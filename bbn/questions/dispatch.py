@@ -31,8 +31,9 @@ bbn`` does not load the approximate engines). A new kind of question — an inte
 >>> net = bbn.load("models/chair.bn")
 >>> round(ask(net, "P(C=T | A=T)"), 6), round(ask(net, "P(C=T | A=T)", "lbp"), 6)
 (0.886749, 0.886749)
->>> sorted(KINDS)
-['EU', 'EVPI', 'H', 'I', 'IND', 'LOG', 'LOG_P', 'LOG_Z', 'MAP', 'MEU', 'MPE', 'P', 'POSTERIORS', 'PROBABILITY']
+>>> sorted(KINDS)  # doctest: +NORMALIZE_WHITESPACE
+['EU', 'EVPI', 'H', 'I', 'IND', 'LOG', 'LOG_P', 'LOG_Z', 'MAP', 'MEU', 'MPE', 'P',
+ 'POSTERIORS', 'PROBABILITY']
 """
 
 from __future__ import annotations

@@ -43,7 +43,8 @@ def _decision(view, name: str) -> str:
 
 def answer_meu(answering, question: Question, model, reading: str = PERFECT_RECALL,
                **options):
-    """MEU( | e): a :class:`~bbn.engines.exact.decision_policies.Solution` (``float()`` is the MEU)."""
+    """MEU( | e): a :class:`~bbn.engines.exact.decision_policies.Solution` (``float()``
+    is the MEU)."""
     view = _view(question)
     if question.free or question.assigned:
         raise QueryError("MEU takes evidence only, as in MEU( | Result=positive)")

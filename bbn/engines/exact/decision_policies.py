@@ -9,8 +9,6 @@ reading of the information arcs (``"perfect recall"`` or ``"LIMID"``) and whethe
 policies are proved optimal. Both print as text and as JSON values.
 
 >>> import numpy as np
-
-from bbn.core.errors import QueryError
 >>> policy = Policy("Drill", (), {"Drill": ("yes", "no")}, np.array([20.0, 0.0]),
 ...                 np.array(0))
 >>> policy.best()
@@ -30,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from bbn.core.errors import QueryError
 
 #: The readings of the information arcs.
 PERFECT_RECALL = "perfect recall"

@@ -223,18 +223,23 @@ class _Diagram:
         return _Pairs(self.cards, self.probabilities + extra, list(self.utilities))
 
     def sum_order(self, variables: Sequence[str], pairs: _Pairs) -> list[str]:
-        """A greedy order (smallest product first) in which to sum ``variables``."""
-        scopes = [set(p[0]) for p in (*pairs.probabilities, *pairs.utilities)]
-        left, order = set(variables), []
+        """A greedy order in which to sum ``variables``: each time the one whose product
+        of neighbours' cardinalities is smallest (ties: the first given)."""
+        neighbours: dict[str, set] = {v: set() for v in variables}
+        for scope, _ in (*pairs.probabilities, *pairs.utilities):
+            for v in scope:
+                if v in neighbours:
+                    neighbours[v].update(scope)
+        cards, order = self.cards, []
+        left = dict.fromkeys(variables)
         while left:
-            def size(v):
-                union = set().union(*(s for s in scopes if v in s))
-                return math.prod(self.cards[u] for u in union)
-            best = min(sorted(left, key=list(variables).index), key=size)
-            union = set().union(*(s for s in scopes if best in s)) - {best}
-            scopes = [s for s in scopes if best not in s] + [union]
-            left.discard(best)
+            best = min(left, key=lambda v: math.prod(cards[u] for u in neighbours[v]))
+            del left[best]
             order.append(best)
+            joined = neighbours.pop(best) - {best}
+            for v in joined:
+                if v in neighbours:
+                    neighbours[v] |= joined
         return order
 
     def known(self, decision: str, reading: str) -> tuple[str, ...]:
@@ -305,7 +310,9 @@ def _limid(diagram: _Diagram) -> tuple[float, dict[str, Potential], int]:
         scope = (*diagram.known(d, "LIMID"), d)
         policies[d] = scope, np.full(tuple(diagram.cards[v] for v in scope),
                                      1.0 / diagram.cards[d])
-    for sweep in range(1, MAX_SWEEPS + 1):
+    sweeps = 0
+    while sweeps < MAX_SWEEPS:
+        sweeps += 1
         changed = False
         for d in reversed(diagram.decisions):
             scope = policies[d][0]
@@ -326,7 +333,7 @@ def _limid(diagram: _Diagram) -> tuple[float, dict[str, Potential], int]:
                 policies[d] = scope, new
         if not changed:
             break
-    return _evaluate(diagram, policies), policies, sweep
+    return _evaluate(diagram, policies), policies, sweeps
 
 
 def _evaluate(diagram: _Diagram, policies: Mapping[str, Potential]) -> float:
