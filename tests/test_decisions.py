@@ -459,3 +459,53 @@ def test_cli_solve_and_query(capsys):
     assert json.loads(capsys.readouterr().out)["eu"] == pytest.approx(0.0)
     assert main(["solve", str(ROOT / "models" / "chair.bn")]) == 2
     assert "no decisions" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("format", ["hugin", "xmlbif", "bn"])
+def test_file_round_trips(oil, format):
+    for net in (oil, medical(), random_diagram(7, chance=5, decisions=2, utilities=3)):
+        again = bbn.loads(bbn.dumps(net, format), format)
+        assert isinstance(again, bbn.InfluenceDiagram) and again == net
+        assert again.solve().meu == pytest.approx(net.solve().meu, abs=1e-12)
+    with pytest.raises(bbn.FormatError, match="cannot express an influence diagram"):
+        bbn.dumps(oil, "uai")
+
+
+def test_hugin_decision_and_utility_nodes():
+    text = """
+    net { name = "umbrella"; }
+    node Rain { states = ("yes" "no"); }
+    decision Umbrella { label = "take it?"; states = ("take" "leave"); }
+    utility Comfort { label = "how it feels"; }
+    potential (Rain) { data = (0.3 0.7); }
+    potential (Umbrella) { }
+    potential (Comfort | Rain Umbrella) { data = ((70 0) (20 100)); }
+    """
+    net = bbn.loads(text, "hugin")
+    assert net.decisions == ("Umbrella",) and net.utilities == ("Comfort",)
+    assert net.utility_description("Comfort") == "how it feels"
+    assert net.solve().meu == pytest.approx(70.0)
+    missing = text.replace("potential (Comfort | Rain Umbrella) { data = ((70 0) (20 100)); }",
+                           "")
+    with pytest.raises(bbn.ParseError, match=r":5:5: utility 'Comfort' has no potential"):
+        bbn.loads(missing, "hugin")
+    short = text.replace("((70 0) (20 100))", "((70 0) (20))")
+    with pytest.raises(bbn.ParseError, match="needs 4 numbers, got 3"):
+        bbn.loads(short, "hugin")
+
+
+def test_pyagrum_reads_and_writes_our_bifxml(oil, tmp_path):
+    gum = pytest.importorskip("pyagrum")
+    bbn.save(oil, tmp_path / "oil.bifxml")
+    diagram = gum.loadID(str(tmp_path / "oil.bifxml"))
+    inference = gum.ShaferShenoyLIMIDInference(diagram)
+    inference.addNoForgettingAssumption(["Test", "Drill"])
+    inference.makeInference()
+    assert inference.MEU()["mean"] == pytest.approx(22.5)
+    # a diagram pyAgrum makes (random tables) and writes, read by bbn
+    made = gum.fastID("Weather->$Comfort<-*Umbrella<-Forecast<-Weather", 3)
+    gum.saveID(made, str(tmp_path / "made.bifxml"))  # numbers to 6 digits: read it back
+    net = bbn.load(tmp_path / "made.bifxml")
+    inference = gum.ShaferShenoyLIMIDInference(gum.loadID(str(tmp_path / "made.bifxml")))
+    inference.makeInference()
+    assert net.solve().meu == pytest.approx(inference.MEU()["mean"], abs=1e-9)
