@@ -198,6 +198,33 @@ class InfluenceDiagram(Network):
                              "not a probability table")
         super().set_cpt(variable, table, normalize)
 
+    @property
+    def is_complete(self) -> bool:
+        """True when every chance variable has a table (a decision has a policy instead)."""
+        return all(node.table is not None for v, node in self._nodes.items()
+                   if v not in self._decisions)
+
+    def validate(self) -> list[str]:
+        """Every problem of the diagram, as messages (a decision needs no table).
+
+        >>> net = InfluenceDiagram()
+        >>> net.add_decision("D", ["a", "b"])
+        >>> net.validate()
+        []
+        """
+        return [p for p in super().validate()
+                if not any(p == f"variable {d!r} has no table" for d in self._decisions)]
+
+    def free_parameters(self) -> int:
+        """Σ (|X| − 1) · Π |parents| over the chance variables (decisions have no table).
+
+        >>> InfluenceDiagram().free_parameters()
+        0
+        """
+        return sum((len(node.states) - 1) * int(np.prod(
+            [len(self._nodes[p].states) for p in node.parents]))
+            for v, node in self._nodes.items() if v not in self._decisions)
+
     def remove_variable(self, variable: str) -> None:
         """As :meth:`bbn.Network.remove_variable`; refused while a utility depends on it."""
         for name, utility in self._utilities.items():

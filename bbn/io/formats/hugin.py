@@ -303,7 +303,7 @@ def _retry(loc: int, message: str):
 
 def _located_network(name: str, blocks: list[_Block], fail, check, normalize: bool) -> Network:
     """The network one node at a time; the first problem raises a located error."""
-    diagram = any(b.kind in _DIAGRAM_KINDS for b in blocks)
+    diagram = any(b.kind in (*_DIAGRAM_KINDS, "utility", "discrete utility") for b in blocks)
     net = InfluenceDiagram(name) if diagram else Network(name)
     utilities: dict[str, _Block] = {}
     for b in blocks:
@@ -349,7 +349,7 @@ def _located_network(name: str, blocks: list[_Block], fail, check, normalize: bo
     return net
 
 
-#: The kinds of node that make a file an influence diagram ("utility" is one too).
+#: The kinds of decision node (they and utility nodes make a file an influence diagram).
 _DIAGRAM_KINDS = ("decision", "discrete decision")
 
 

@@ -1,4 +1,4 @@
-"""XMLBIF 0.3, the XML interchange format of JavaBayes, Weka and pgmpy.
+r"""XMLBIF 0.3, the XML interchange format of JavaBayes, Weka and pgmpy.
 
     <BIF VERSION="0.3">
     <NETWORK>
