@@ -94,7 +94,7 @@ def explain(net: Network, query: str | Query) -> Derivation:
     if isinstance(query, str):
         query = parse_query(query)
     if query.kind not in ("P", "MAP", "MPE"):
-        raise QueryError(f"explain takes P(...), MAP(...), MPE(...), MEU(...) or EU(...); {query.text()} is "
+        raise QueryError(f"explain takes P(...), MAP(...) or MPE(...); {query.text()} is "
                          "answered by bbn query")
     question = resolve_query(net.compiled(), query)
     if question.evidence.values:
