@@ -108,6 +108,11 @@ class _Pairs:
                  utilities: list[Potential]) -> None:
         self.cards, self.probabilities, self.utilities = cards, probabilities, utilities
 
+    def variables(self) -> list[str]:
+        """Every variable of a potential, in the order first met."""
+        return list(dict.fromkeys(v for p in (*self.probabilities, *self.utilities)
+                                  for v in p[0]))
+
     def _take(self, variable: str) -> tuple[list[Potential], list[Potential]]:
         found = [p for p in self.probabilities if variable in p[0]]
         used = [u for u in self.utilities if variable in u[0]]
@@ -187,12 +192,28 @@ class _Diagram:
         self.view, self.evidence, self.given = view, dict(evidence), dict(given)
         decisions = set(view.decisions)
         self.decisions = tuple(d for d in view.decisions if d not in evidence)
-        self.chance = [v for v in view.variables if v not in decisions and v not in evidence]
+        relevant = self._relevant(view, evidence)
+        self.chance = [v for v in view.variables
+                       if v not in decisions and v not in evidence and v in relevant]
         self.cards = {v: view.cardinality[v] for v in view.variables}
         self._check_evidence(decisions)
         self.probabilities = [self._restricted((*view.parents[v], v), view.table(v))
-                              for v in view.variables if v not in decisions]
+                              for v in view.variables if v not in decisions and v in relevant]
         self.utilities = [self._restricted(u.parents, u.table) for u in view.utilities.values()]
+
+    @staticmethod
+    def _relevant(view: DecisionNetwork, evidence: Mapping[str, int]) -> set:
+        """The ancestors of the utilities and of the evidence (through every arc,
+        information arcs too), themselves included: any other chance variable is barren,
+        its table sums out to 1."""
+        stack = [p for u in view.utilities.values() for p in u.parents] + list(evidence)
+        found: set = set()
+        while stack:
+            v = stack.pop()
+            if v not in found:
+                found.add(v)
+                stack.extend(view.parents[v])
+        return found
 
     def _check_evidence(self, decisions: set) -> None:
         """Evidence on a chance variable is known before every decision: none of its
@@ -231,15 +252,18 @@ class _Diagram:
                 if v in neighbours:
                     neighbours[v].update(scope)
         cards, order = self.cards, []
-        left = dict.fromkeys(variables)
-        while left:
-            best = min(left, key=lambda v: math.prod(cards[u] for u in neighbours[v]))
-            del left[best]
+        score = {v: math.prod(cards[u] for u in neighbours[v]) for v in variables}
+        while score:
+            best = min(score, key=score.__getitem__)
+            del score[best]
             order.append(best)
-            joined = neighbours.pop(best) - {best}
+            joined = neighbours.pop(best)
+            joined.discard(best)
             for v in joined:
                 if v in neighbours:
-                    neighbours[v] |= joined
+                    grown = neighbours[v]
+                    grown |= joined
+                    score[v] = math.prod(cards[u] for u in grown)
         return order
 
     def known(self, decision: str, reading: str) -> tuple[str, ...]:
@@ -297,7 +321,7 @@ def _local_table(diagram: _Diagram, decision: str, policies: Mapping[str, Potent
     others = {d: p for d, p in policies.items() if d != decision and d not in known}
     pairs = diagram.pairs(others)
     kept = (*known, decision)
-    rest = [v for v in (*diagram.chance, *diagram.decisions) if v not in kept]
+    rest = [v for v in pairs.variables() if v not in kept]
     (_, weight), (_, expected) = pairs.sum_all_but(kept, diagram.sum_order(rest, pairs))
     return weight, expected
 
@@ -339,7 +363,7 @@ def _limid(diagram: _Diagram) -> tuple[float, dict[str, Potential], int]:
 def _evaluate(diagram: _Diagram, policies: Mapping[str, Potential]) -> float:
     """E[Σ U | e] when every free decision follows its policy."""
     pairs = diagram.pairs(policies)
-    for v in diagram.sum_order([*diagram.chance, *diagram.decisions], pairs):
+    for v in diagram.sum_order(pairs.variables(), pairs):
         pairs.sum_out(v)
     weight, value = pairs.value()
     if weight <= 0:
