@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,7 +42,6 @@ def _number(x: float, digits: int = 6) -> str:
     return "impossible" if math.isnan(x) else f"{x:.{digits}g}"
 
 
-@dataclass(frozen=True)
 class Policy:
     """One decision's optimal policy.
 
@@ -54,18 +54,33 @@ class Policy:
         nothing.
     states : mapping
         The states of every variable of ``known`` and the options of ``decision``.
-    expected : numpy.ndarray
-        E[Σ U | known = k, decision = d], shape ``(|K1|, ..., |D|)``; NaN where k is
-        impossible.
+    expected : numpy.ndarray or callable
+        E[Σ U | known = k, decision = d], shape ``(|K1|, ..., |D|)``, NaN where k is
+        impossible; or a function computing it, called once on first use (it costs one
+        elimination per decision, which the MEU and the choices do not need).
     chosen : numpy.ndarray
         The index of the option chosen for each k, shape ``(|K1|, ...)``.
     """
 
-    decision: str
-    known: tuple[str, ...]
-    states: Mapping[str, tuple[str, ...]]
-    expected: np.ndarray
-    chosen: np.ndarray
+    __slots__ = ("decision", "known", "states", "chosen", "_expected", "_lock")
+
+    def __init__(self, decision: str, known: tuple[str, ...],
+                 states: Mapping[str, tuple[str, ...]], expected: np.ndarray | Callable,
+                 chosen: np.ndarray) -> None:
+        self.decision, self.known, self.states, self.chosen = decision, known, states, chosen
+        self._expected, self._lock = expected, threading.Lock()
+
+    @property
+    def expected(self) -> np.ndarray:
+        """E[Σ U | known = k, decision = d] for every k and d (computed on first use)."""
+        if callable(self._expected):
+            with self._lock:
+                if callable(self._expected):
+                    self._expected = self._expected()
+        return self._expected
+
+    def __repr__(self) -> str:
+        return f"Policy({self.decision!r}, known={self.known})"
 
     def best(self, **known: str) -> str:
         """The option chosen when the known variables are in the given states (all of

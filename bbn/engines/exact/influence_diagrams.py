@@ -40,6 +40,7 @@ evidence on a decision fixes it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
@@ -92,7 +93,10 @@ def _broadcast(potential: Potential, scope: tuple[str, ...]) -> np.ndarray:
 def _sum_utilities(potentials: Sequence[Potential], cards: Mapping[str, int],
                    scope: tuple[str, ...]) -> np.ndarray:
     """Σ of the utility potentials, over ``scope``."""
-    total = np.zeros(tuple(cards[v] for v in scope))
+    shape = tuple(cards[v] for v in scope)
+    if len(potentials) == 1:
+        return np.broadcast_to(_broadcast(potentials[0], scope), shape)
+    total = np.zeros(shape)
     for potential in potentials:
         total = total + _broadcast(potential, scope)
     return total
@@ -307,10 +311,10 @@ def _perfect_recall(diagram: _Diagram) -> tuple[float, dict[str, Potential]]:
 def _deterministic(scope: tuple[str, ...], expected: np.ndarray, decision: str) -> Potential:
     """The policy choosing the best option, as a 0/1 table over ``scope``."""
     axis = scope.index(decision)
-    best = np.argmax(expected, axis=axis)
-    table = np.zeros(expected.shape)
-    np.put_along_axis(table, np.expand_dims(best, axis), 1.0, axis=axis)
-    return scope, table
+    best = np.expand_dims(np.argmax(expected, axis=axis), axis)
+    options = np.arange(expected.shape[axis]).reshape(
+        [-1 if i == axis else 1 for i in range(expected.ndim)])
+    return scope, (options == best).astype(float)
 
 
 def _local_table(diagram: _Diagram, decision: str, policies: Mapping[str, Potential],
@@ -424,14 +428,21 @@ def solve(view: DecisionNetwork, evidence: Mapping[str, int], reading: str = PER
     for d in diagram.decisions:
         known = tuple(v for v in diagram.known(d, reading)
                       if v in policies[d][0] or v in view.parents[d])
-        weight, expected = _local_table(diagram, d, policies, known)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            conditional = np.where(weight > 0, expected, np.nan)
-        chosen = np.argmax(_broadcast(policies[d], (*known, d)) * np.ones(expected.shape),
+        shape = tuple(diagram.cards[v] for v in (*known, d))
+        chosen = np.argmax(np.broadcast_to(_broadcast(policies[d], (*known, d)), shape),
                            axis=-1)
-        tables[d] = Policy(d, known, {v: view.states[v] for v in (*known, d)}, conditional,
+        tables[d] = Policy(d, known, {v: view.states[v] for v in (*known, d)},
+                           functools.partial(_conditional_table, diagram, d, policies, known),
                            chosen)
     return Solution(meu, tables, reading, optimal, bound, sweeps, dict(given or {}))
+
+
+def _conditional_table(diagram: _Diagram, decision: str, policies: Mapping[str, Potential],
+                       known: tuple[str, ...]) -> np.ndarray:
+    """E[Σ U | known = k, decision = d] (NaN where k is impossible)."""
+    weight, expected = _local_table(diagram, decision, policies, known)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(weight > 0, expected, np.nan)
 
 
 def expected_utility(view: DecisionNetwork, decision: str, option: int,
