@@ -174,6 +174,9 @@ class Solution:
     def __float__(self) -> float:
         return float(self.meu)
 
+    def __str__(self) -> str:
+        return self.to_text()
+
     def best(self) -> dict[str, str]:
         """The option of every decision that depends on nothing known (the others' are
         tables: see ``policies``)."""
