@@ -509,3 +509,22 @@ def test_pyagrum_reads_and_writes_our_bifxml(oil, tmp_path):
     inference = gum.ShaferShenoyLIMIDInference(gum.loadID(str(tmp_path / "made.bifxml")))
     inference.makeInference()
     assert net.solve().meu == pytest.approx(inference.MEU()["mean"], abs=1e-9)
+
+
+def test_render_draws_decisions_as_boxes_and_utilities_as_diamonds(oil):
+    pytest.importorskip("graphviz")
+    source = bbn.render(oil).source
+    assert "Drill [label=" in source and 'shape=box tooltip="Drill: drill?"' in source
+    assert "Payoff [label=<<B>Payoff</B>>" in source and "shape=diamond" in source
+    assert "Oil -> Payoff" in source and "Drill -> Payoff" in source
+
+
+def test_explain_writes_each_option_as_a_sum(oil, capsys):
+    working = bbn.explain(oil, "MEU()").to_text()
+    # 0.208333·(−70) + 0.375·50 + 0.416667·200 − 10 = 77.5 (P(Oil | closed) = .05/.24, ...)
+    assert ("= -10 + 0.208333·(-70) + 0.375·50 + 0.416667·200\n"
+            "                  = 77.5") in working
+    assert "  max: Drill = no_drill (-10)" in working and "  max: Test = test (22.5)" in working
+    assert "= -10 + 32.5\n" in working  # the test's cost, then what drilling adds
+    assert main(["explain", str(OIL), "EU(Drill=drill | Test=no_test)"]) == 0
+    assert "= 0 + 0.5·(-70) + 0.3·50 + 0.2·200" in capsys.readouterr().out
