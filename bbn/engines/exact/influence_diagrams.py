@@ -68,12 +68,15 @@ def _product(potentials: Sequence[Potential], cards: Mapping[str, int],
                      "an influence diagram's potential")
     if not potentials:
         array = np.ones(())
+    elif len(potentials) == 1:
+        array = potentials[0][1]
     else:
         labels = {v: i for i, v in enumerate(union)}
         operands = []
         for variables, array in potentials:
             operands += [array, [labels[v] for v in variables]]
-        array = np.einsum(*operands, list(range(len(union))), optimize=len(potentials) > 2)
+        # the output keeps every axis: no contraction order to optimise
+        array = np.einsum(*operands, list(range(len(union))))
     if scope is None or scope == union:
         return union, array
     return scope, np.broadcast_to(_broadcast((union, array), scope),
