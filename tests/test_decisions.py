@@ -528,3 +528,21 @@ def test_explain_writes_each_option_as_a_sum(oil, capsys):
     assert "= -10 + 32.5\n" in working  # the test's cost, then what drilling adds
     assert main(["explain", str(OIL), "EU(Drill=drill | Test=no_test)"]) == 0
     assert "= 0 + 0.5·(-70) + 0.3·50 + 0.2·200" in capsys.readouterr().out
+
+
+def test_explorer_shows_expected_utilities_on_decisions(oil):
+    from bbn.apps.explorer.app import Explorer
+
+    app = Explorer(oil)
+    answer = app.posteriors([])
+    assert answer["meu"] == pytest.approx(22.5)
+    assert answer["expected_utilities"]["Test"] == pytest.approx({"test": 22.5, "no_test": 20.0})
+    # always drilling: best without the test, 0.5·(−70) + 0.3·50 + 0.2·200 = 20
+    assert answer["expected_utilities"]["Drill"]["drill"] == pytest.approx(20.0)
+    given = app.posteriors([("Test", "test"), ("Result", "diffuse")])
+    assert given["expected_utilities"] == {"Drill": pytest.approx(
+        {"drill": -40.487804878, "no_drill": -10.0})}
+    below = app.posteriors([("Result", "diffuse")])  # the result of a test not yet decided
+    assert below["meu"] is None and below["expected_utilities"]["Test"] is None
+    chair = Explorer(bbn.load(ROOT / "models" / "chair.bn"))
+    assert "expected_utilities" not in chair.posteriors([])
