@@ -420,6 +420,24 @@ def test_bn_round_trip_and_errors(oil, tmp_path):
     bad = OIL.read_text().replace("  no_drill: 0,   0,  0\n", "")
     with pytest.raises(bbn.ParseError, match="utility 'Payoff' has no row for no_drill"):
         bbn.loads(bad, "bn")
+    located = {
+        "variable A { a, b }\ndecision D { x, y \nP(A) = 0.5, 0.5":
+            "<string>:3:1: expected ',' or '}' to close the options of decision 'D', found 'P'",
+        "variable A { a, b }\nutility U(A) = 1, x":
+            "<string>:2:19: expected a number after ',', found 'x'",
+        "variable A { a, b }\ndecision D(A { x }":
+            "<string>:2:14: expected ',' or ')' after the variables known to decision 'D', "
+            "found '{'",
+        "variable A {a,b}\nutility U(A) 3":
+            "<string>:2:14: expected '=' or '{' after the parents of utility 'U', found '3'",
+        "decision D(B) { x, y }": "<string>:1:12: unknown variable 'B' known to decision 'D'",
+        "variable A { a, b }\nutility U(A) { a: 1 }":
+            "<string>:2:1: utility 'U' has one parent: write its values as utility U(A) = u1",
+    }
+    for text, message in located.items():
+        with pytest.raises(bbn.ParseError) as caught:
+            bbn.loads(text)
+        assert str(caught.value).startswith(message)
 
 
 def test_model_checks():

@@ -161,6 +161,11 @@ class LocatedBuilder:
         """The rows of a utility: keyed by the states of every parent but the last, each
         one number per state of the last; every configuration once."""
         name, keys = utility.name.value, parents[:-1]
+        if not keys:
+            self.report(f"utility {name!r} has one parent: write its values as "
+                        f"utility {name}({parents[0]}) = u1, u2, ... (rows are keyed by "
+                        "every parent but the last)", utility.loc)
+            return None
         placed: dict[tuple, list[str]] = {}
         for row in utility.rows:
             if len(row.key) != len(keys):

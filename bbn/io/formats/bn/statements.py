@@ -282,6 +282,8 @@ def _statement_at(text: str, loc: int) -> tuple[int, object] | None:
             if found is None:
                 return None
             end, statement.numbers = found
+            if text.startswith(",", WS_RE.match(text, end).end()):
+                return None  # a stray ',' after the numbers: the grammar reports it
         elif text.startswith("{", end) and parents is not None:
             end, statement.rows = rows_at(text, WS_RE.match(text, end + 1).end())
             if not text.startswith("}", end):
