@@ -564,3 +564,20 @@ def test_explorer_shows_expected_utilities_on_decisions(oil):
     assert below["meu"] is None and below["expected_utilities"]["Test"] is None
     chair = Explorer(bbn.load(ROOT / "models" / "chair.bn"))
     assert "expected_utilities" not in chair.posteriors([])
+
+
+def test_a_table_too_large_is_refused_before_allocation():
+    net = bbn.InfluenceDiagram()
+    names = [f"X{i}" for i in range(24)]
+    for name in names:
+        net.add_variable(name, ["a", "b"], table=[0.5, 0.5])
+    net.add_decision("D", ["a", "b"], parents=names)
+    for name in names:  # the best option depends on every X: a table of 2**25 entries
+        net.add_utility(f"U{name}", ["D", name], [[1, 0], [0, 1]])
+    previous = bbn.get_memory_limit()
+    bbn.set_memory_limit(2**20)
+    try:
+        with pytest.raises(bbn.MemoryLimitError, match="influence diagram"):
+            net.solve()
+    finally:
+        bbn.set_memory_limit(previous)

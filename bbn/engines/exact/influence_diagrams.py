@@ -97,6 +97,7 @@ def _sum_utilities(potentials: Sequence[Potential], cards: Mapping[str, int],
                    scope: tuple[str, ...]) -> np.ndarray:
     """Σ of the utility potentials, over ``scope``."""
     shape = tuple(cards[v] for v in scope)
+    check_allocation(math.prod(shape), "an influence diagram's utility potential")
     if len(potentials) == 1:
         return np.broadcast_to(_broadcast(potentials[0], scope), shape)
     total = np.zeros(shape)
@@ -429,8 +430,7 @@ def solve(view: DecisionNetwork, evidence: Mapping[str, int], reading: str = PER
         optimal = bool(meu >= bound - 1e-9 * max(1.0, abs(bound)))
     tables = {}
     for d in diagram.decisions:
-        known = tuple(v for v in diagram.known(d, reading)
-                      if v in policies[d][0] or v in view.parents[d])
+        known = tuple(v for v in diagram.known(d, reading) if v in policies[d][0])
         shape = tuple(diagram.cards[v] for v in (*known, d))
         chosen = np.argmax(np.broadcast_to(_broadcast(policies[d], (*known, d)), shape),
                            axis=-1)
