@@ -581,3 +581,21 @@ def test_a_table_too_large_is_refused_before_allocation():
             net.solve()
     finally:
         bbn.set_memory_limit(previous)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_meu_given_evidence_equals_brute_force(seed):
+    # evidence on a chance variable no decision affects, known before every decision:
+    # MEU(e) = max over policies of Σ_x P(x) 1[x_E = e] U(x) / P(e)
+    net = random_diagram(300 + seed)
+    roots = [v for v in net.variables if not net.is_decision(v) and not net.parents(v)]
+    if not roots or not _small(net, "perfect recall"):
+        pytest.skip("no chance root, or too many policies")
+    observed, state = roots[0], net.states(roots[0])[-1]
+    mask = np.zeros(net.cardinality(observed))
+    mask[-1] = 1.0
+    restricted = net.copy()
+    restricted.set_cpt(observed, mask)  # P(x_E) · 1[x_E = e], renormalised by P(e)
+    best = brute_force(restricted)[0]
+    assert net.solve({observed: state}).meu == pytest.approx(best, abs=1e-9)
+    assert float(net.query(f"MEU( | {observed}={state})")) == pytest.approx(best, abs=1e-9)
