@@ -599,3 +599,18 @@ def test_meu_given_evidence_equals_brute_force(seed):
     best = brute_force(restricted)[0]
     assert net.solve({observed: state}).meu == pytest.approx(best, abs=1e-9)
     assert float(net.query(f"MEU( | {observed}={state})")) == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_perfect_recall_tables_from_the_past_equal_a_whole_elimination(seed):
+    # each option's EU by what the choice depends on, two ways: ψ_D plus the past's other
+    # utilities (what solve uses) against one elimination of the whole diagram per
+    # decision, the other decisions following their policies
+    import bbn.engines.exact.influence_diagrams as solving
+
+    net = random_diagram(400 + seed, chance=6, decisions=3, utilities=3)
+    diagram = solving._Diagram(net.compiled(), {}, {})
+    _, policies, _ = solving._perfect_recall(diagram)
+    for d, policy in net.solve().policies.items():
+        whole = solving._conditional_table(diagram, d, policies, policy.known)
+        np.testing.assert_allclose(policy.expected, whole, rtol=1e-9, atol=1e-9)

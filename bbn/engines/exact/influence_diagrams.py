@@ -287,8 +287,10 @@ class _Diagram:
 
 
 # ------------------------------------------------------------------ solving
-def _perfect_recall(diagram: _Diagram) -> tuple[float, dict[str, Potential]]:
-    """MEU and the optimal policy of every free decision over what it depends on, exact."""
+def _perfect_recall(diagram: _Diagram) -> tuple[float, dict[str, Potential], dict]:
+    """MEU, the optimal policy of every free decision over what it depends on, exact, and
+    for each decision what its table needs: ψ_D (the utilities it changes, by what it
+    depends on and its option) and the pairs of the past left when it was maximised."""
     decisions = diagram.decisions
     first_known: dict[str, int] = {}
     for k, d in enumerate(decisions):
@@ -298,7 +300,7 @@ def _perfect_recall(diagram: _Diagram) -> tuple[float, dict[str, Potential]]:
     blocks: list[list[str]] = [[] for _ in range(len(decisions) + 1)]
     for v in diagram.chance:
         blocks[first_known.get(v, len(decisions))].append(v)
-    policies = {}
+    policies, past = {}, {}
     for k in range(len(decisions), -1, -1):
         for v in diagram.sum_order(blocks[k], pairs):
             pairs.sum_out(v)
@@ -306,10 +308,12 @@ def _perfect_recall(diagram: _Diagram) -> tuple[float, dict[str, Potential]]:
             decision = decisions[k - 1]
             scope, psi = pairs.max_out(decision)
             policies[decision] = _deterministic(scope, psi, decision)
+            # ψ' = max_D ψ_D was appended last: the rest is the past's other utilities
+            past[decision] = ((scope, psi), list(pairs.probabilities), pairs.utilities[:-1])
     weight, meu = pairs.value()
     if weight <= 0:
         raise ImpossibleEvidenceError(diagram.given)
-    return meu, policies
+    return meu, policies, past
 
 
 def _deterministic(scope: tuple[str, ...], expected: np.ndarray, decision: str) -> Potential:
@@ -418,13 +422,14 @@ def solve(view: DecisionNetwork, evidence: Mapping[str, int], reading: str = PER
     if reading not in READINGS:
         raise QueryError(f"reading must be one of {', '.join(READINGS)}, got {reading!r}")
     diagram = _Diagram(view, evidence, given or evidence)
+    past: dict = {}
     if reading == PERFECT_RECALL:
-        meu, policies = _perfect_recall(diagram)
+        meu, policies, past = _perfect_recall(diagram)
         optimal, bound, sweeps = True, meu, 0
     else:
         meu, policies, sweeps = _limid(diagram)
         try:
-            bound = _perfect_recall(diagram)[0]
+            bound = _perfect_recall(diagram)[0]  # the MEU of perfect recall
         except MemoryLimitError:  # the bound needs too large a table: not proved optimal
             bound = math.nan
         optimal = bool(meu >= bound - 1e-9 * max(1.0, abs(bound)))
@@ -434,10 +439,30 @@ def solve(view: DecisionNetwork, evidence: Mapping[str, int], reading: str = PER
         shape = tuple(diagram.cards[v] for v in (*known, d))
         chosen = np.argmax(np.broadcast_to(_broadcast(policies[d], (*known, d)), shape),
                            axis=-1)
-        tables[d] = Policy(d, known, {v: view.states[v] for v in (*known, d)},
-                           functools.partial(_conditional_table, diagram, d, policies, known),
-                           chosen)
+        table = (functools.partial(_table_from_the_past, diagram, d, policies, known, past[d])
+                 if d in past else
+                 functools.partial(_conditional_table, diagram, d, policies, known))
+        tables[d] = Policy(d, known, {v: view.states[v] for v in (*known, d)}, table, chosen)
     return Solution(meu, tables, reading, optimal, bound, sweeps, dict(given or {}))
+
+
+def _table_from_the_past(diagram: _Diagram, decision: str, policies: Mapping[str, Potential],
+                         known: tuple[str, ...], past: tuple) -> np.ndarray:
+    """E[Σ U | known = k, D = d] with perfect recall: ψ_D(k, d), the utilities the choice
+    changes (later decisions optimal), plus E[the past's other utilities | k], the
+    earlier decisions not in ``known`` following their policies: one elimination over
+    what was left when D was maximised (the observed past), not over the whole diagram."""
+    (scope, psi), probabilities, utilities = past
+    earlier = [p for d, p in policies.items()
+               if d != decision and d not in known and d in diagram.decisions[
+                   :diagram.decisions.index(decision)]]
+    pairs = _Pairs(diagram.cards, probabilities + earlier, list(utilities))
+    rest = [v for v in pairs.variables() if v not in known]
+    (_, weight), (_, rest_utility) = pairs.sum_all_but(known, diagram.sum_order(rest, pairs))
+    order = [scope.index(v) for v in (*known, decision)]
+    total = np.transpose(psi, order) + rest_utility[..., None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(weight[..., None] > 0, total, np.nan)
 
 
 def _conditional_table(diagram: _Diagram, decision: str, policies: Mapping[str, Potential],
