@@ -69,6 +69,8 @@ _LAZY = {
     "learn_dynamic": "bbn.tasks.learning",
     "load_dynamic": "bbn.io.formats.bn.timeslices",
     "plot": "bbn.plot",  # the module: bbn.plot.posterior(...), bbn.plot.roc(...)
+    "InfluenceDiagram": "bbn.model.influence_diagram",
+    "expected_value_of_information": "bbn.model.influence_diagram",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }

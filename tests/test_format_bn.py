@@ -260,7 +260,8 @@ ERRORS = [
     ("variable C T", 1, 12, "expected '{' to open the states of variable 'C'"),
     ("variable { T }", 1, 10, "expected a variable name after 'variable', found '{'"),
     ("variable C { }", 1, 14, "expected a state name of variable 'C', found '}'"),
-    ("\nfoo", 2, 1, "expected a statement: 'network', 'variable' or 'P(...)', found 'foo'"),
+    ("\nfoo", 2, 1, "expected a statement: 'network', 'variable', 'P(...)', 'decision' or "
+                    "'utility', found 'foo'"),
     ("network", 1, 8, "expected a name for the network after 'network'"),
     ('variable C "desc { T }', 1, 12, "unterminated quoted string"),
     ('variable "C\\d" { a }', 1, 12, "unknown escape '\\d' in a quoted string"),
@@ -314,7 +315,7 @@ ERRORS = [
     (DECLARED + "P(W | C) {\n  T: 0.9, 0.1\n  F: 0.5, 0.5\n", 6, 1,
      "expected '}' to close the table of P(W | C) (or another row), found the end of the file"),
     (DECLARED + "P(W | C) {\n  T: 0.9, 0.1\n  F: 0.5, 0.5\n}\n}", 7, 1,
-     "expected a statement: 'network', 'variable' or 'P(...)', found '}'"),
+     "expected a statement: 'network', 'variable', 'P(...)', 'decision' or 'utility', found '}'"),
     (DECLARED + "P(W | C) {\n  T: 0.9, 0.1\n  : 0.5, 0.5\n}", 5, 3,
      "expected '}' to close the table of P(W | C) (or another row), found ':'"),
     ("\tvariable C { T F }", 1, 17, "expected ',' or '}' to close the states of variable 'C'"),

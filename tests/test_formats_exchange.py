@@ -195,9 +195,9 @@ def test_xmlbif_writes_what_pgmpy_and_weka_read():
                                      "malformed number 'O.1'"),
     (("0.6 0.3 0.1", "0.6 0.3 nan"), "rain.xml:21:3: the <TABLE> of P(Wet | Rain) holds a "
                                      "malformed number 'nan'"),
-    (('<VARIABLE TYPE="nature">\n  <NAME>Wet', '<VARIABLE TYPE="decision">\n  <NAME>Wet'),
-     "rain.xml:11:1: <VARIABLE> 'Wet' has TYPE='decision': decision and utility nodes "
-     "(influence diagrams) are not supported; bbn reads Bayesian networks (TYPE=\"nature\")"),
+    (('<VARIABLE TYPE="nature">\n  <NAME>Wet', '<VARIABLE TYPE="function">\n  <NAME>Wet'),
+     "rain.xml:11:1: <VARIABLE> 'Wet' has TYPE='function': the types are nature, decision "
+     "and utility"),
     (("<GIVEN>Rain", "<GIVEN>Rainn"), "rain.xml:20:3: <DEFINITION> for 'Wet': unknown variable "
                                       "'Rainn' (did you mean 'Rain'?)"),
     (("<NAME>Rain</NAME>", ""), "rain.xml:5:1: <VARIABLE> number 1 has no <NAME>"),
@@ -256,11 +256,10 @@ potential (C | A B) {
 
 @pytest.mark.parametrize("change, message", [
     (("discrete node Wet", "utility Wet"),
-     "rain.net:13:1: utility 'Wet': decision, utility and function nodes (influence diagrams) "
-     "are not supported; bbn reads Bayesian networks of chance nodes"),
-    (("discrete node Wet", "decision Wet"),
-     "rain.net:13:1: decision 'Wet': decision, utility and function nodes (influence diagrams) "
-     "are not supported; bbn reads Bayesian networks of chance nodes"),
+     "rain.net:21:5: the table of utility 'Wet' over ['Rain'] needs 2 numbers, got 6"),
+    (("discrete node Wet", "function Wet"),
+     "rain.net:13:1: function 'Wet': function nodes are not supported; bbn reads chance, "
+     "decision and utility nodes"),
     (("discrete node Wet", "continuous node Wet"),
      "rain.net:13:1: continuous node 'Wet': continuous nodes are not supported; bbn handles "
      "discrete variables"),
@@ -465,9 +464,9 @@ def test_no_exchange_format_writes_a_gaussian_variable(fmt, tmp_path):
      "e.uai:7:1: tables 1 and 2 both end with X1; each variable needs exactly one table "
      "(its child last)"),
     (hugin, HUGIN, "rain.net", [("(Wet | Rain)", "(Wet | Rian)"),
-                                ("discrete node Wet", "utility Wet")],
-     "rain.net:13:1: utility 'Wet': decision, utility and function nodes (influence diagrams) "
-     "are not supported; bbn reads Bayesian networks of chance nodes"),
+                                ("discrete node Wet", "function Wet")],
+     "rain.net:13:1: function 'Wet': function nodes are not supported; bbn reads chance, "
+     "decision and utility nodes"),
     (xmlbif, XMLBIF, "rain.xml", [("0.6 0.3 0.1", "0.5 0.25 0.5"),
                                   ("<FOR>Rain</FOR>", "<FOR>Wet</FOR>")],
      "rain.xml:18:1: <DEFINITION> for 'Wet': P(Wet | Rain=no) sums to 1.25, not 1 (tolerance "

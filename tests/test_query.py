@@ -189,7 +189,7 @@ def test_unknown_names_and_bad_shapes_are_query_errors(chair, text, match):
 @pytest.mark.parametrize("text, column, expected", [
     ("P(C | A=T", 10, "')', found the end of the query"),
     ("P(C || A=T)", 6, "found '|'"),
-    ("Q(C)", 1, "P(...), MAP(...) or MPE(...), found 'Q'"),
+    ("Q(C)", 1, "P(...), MAP(...), MPE(...), MEU(...) or EU(...), found 'Q'"),
     ("", 1, "found the end of the query"),
     ("P()", 3, "expected a variable, found ')'"),
     ("MAP()", 5, "expected a variable"),

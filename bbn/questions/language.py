@@ -2,10 +2,12 @@
 
 Grammar (whitespace-insensitive; see ``docs/query.md``)::
 
-    query    := prob | map | mpe | independence | entropy | information
+    query    := prob | map | mpe | independence | entropy | information | meu | eu
     prob     := "P"   "(" items [ "|" evidence ] ")"
     map      := "MAP" "(" names [ "|" evidence ] ")"
     mpe      := "MPE" "(" [ "|" ] [ evidence ] ")"
+    meu      := "MEU" "(" [ "|" ] [ evidence ] ")"       (influence diagrams)
+    eu       := "EU"  "(" name "=" name [ "|" evidence ] ")"
     items    := item { "," item }          item := name [ "=" name ]
     evidence := name "=" name { "," name "=" name }
     independence := names ( "_|_" | "⟂" ) names [ "|" names ]
@@ -60,8 +62,12 @@ def _grammars() -> dict:
     map_ = pp.CaselessKeyword("MAP")("kind") + lp + items("targets") + pp.Optional(
         bar - items("evidence")) + rp
     mpe = pp.CaselessKeyword("MPE")("kind") + lp + pp.Optional(bar) + evidence("evidence") + rp
+    meu = pp.CaselessKeyword("MEU")("kind") + lp + pp.Optional(bar) + evidence("evidence") + rp
+    eu = pp.CaselessKeyword("EU")("kind") + lp + items("targets") + pp.Optional(
+        bar - items("evidence")) + rp
     item.set_name("a variable")
-    return {"query": ((map_ | mpe | prob).set_name("P(...), MAP(...) or MPE(...)")
+    return {"query": ((map_ | mpe | meu | eu | prob).set_name(
+                "P(...), MAP(...), MPE(...), MEU(...) or EU(...)")
                       + pp.StringEnd()).parse_with_tabs(),
             "evidence": (evidence("evidence") + pp.StringEnd()).parse_with_tabs(),
             "error": pp.ParseBaseException}
@@ -70,7 +76,7 @@ def _grammars() -> dict:
 # The scanner: the grammar above for bare names, with pyparsing's white space (" \t\r\n").
 _S = r"[ \t\r\n]*"
 _BARE_ITEM = re.compile(f"{_S}([^\\s,()|=\"']+){_S}(?:={_S}([^\\s,()|=\"']+){_S})?")
-_SHAPE = re.compile(f"{_S}(P|MAP|MPE){_S}\\(([^()]*)\\){_S}", re.IGNORECASE)
+_SHAPE = re.compile(f"{_S}(P|MAP|MPE|MEU|EU){_S}\\(([^()]*)\\){_S}", re.IGNORECASE)
 _INDEPENDENCE = re.compile(r"([^|]*?)(?:_\|_|⟂)([^|]*)(?:\|(.*))?", re.DOTALL)
 _INFORMATION = re.compile(f"{_S}([HI]){_S}\\(([^()]*)\\){_S}", re.DOTALL)
 
@@ -110,7 +116,7 @@ def _scan(text: str, which: str) -> dict | None:
     if shape is None or any(q in text for q in "\"'"):
         return None
     kind, parts = shape[1].upper(), shape[2].split("|")
-    if kind == "MPE":
+    if kind in ("MPE", "MEU"):
         if len(parts) > 2 or (len(parts) == 2 and parts[0].strip(" \t\r\n")):
             return None
         evidence = _scan_items(parts[-1], optional=True)
@@ -197,7 +203,7 @@ class Query:
         if self.kind == "IND":
             text = f"{show(self.targets)} _|_ {show(self.others)}"
             return text + (f" | {show(self.evidence)}" if self.evidence else "")
-        inside = show(self.targets) if self.kind != "MPE" else ""
+        inside = show(self.targets) if self.kind not in ("MPE", "MEU") else ""
         if self.kind == "I":
             inside += f"; {show(self.others)}"
         if self.evidence:

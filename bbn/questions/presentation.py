@@ -58,6 +58,8 @@ def to_json(query: Query, result) -> dict:
         assignment, p = result
         details = result.to_json() if hasattr(result, "to_json") else {}  # approximate
         return {"query": query.text(), "assignment": assignment, "p": p, **details}
+    if query.kind == "EU":  # an expected utility, not a probability
+        return {"query": query.text(), "eu": float(result)}
     return {"query": query.text(), "p": float(result)}
 
 

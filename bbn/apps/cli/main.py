@@ -40,6 +40,8 @@ from bbn.core.errors import BBNError, ImpossibleEvidenceError, suggest
 #: ``bbn --help`` lists them
 COMMANDS: dict[str, tuple[str, str]] = {
     "query": ("answer a probability, posterior or MAP query", "bbn.apps.cli.query"),
+    "solve": ("an influence diagram's optimal policies and maximum expected utility",
+              "bbn.apps.cli.solve"),
     "explain": ("show the working of a query: factorisation, sums, normalisation",
                 "bbn.apps.cli.explain"),
     "info": ("list variables, states, parents and parameter counts", "bbn.apps.cli.info"),

@@ -76,6 +76,29 @@ class Model:
     revision: int = -1
 
 
+def _expected_utilities(net, evidence: dict) -> dict:
+    """An influence diagram's ``{"meu": MEU(e), "expected_utilities": {decision: {option:
+    EU(D = d | e)}}}`` for the decisions not given (None where a finding depends on a
+    decision not yet taken); ``{}`` for a Bayesian network.
+
+    >>> import bbn
+    >>> _expected_utilities(bbn.load("models/oil.bn"), {})["expected_utilities"]["Test"]
+    {'test': 22.5, 'no_test': 20.0}
+    """
+    if not getattr(net, "decisions", ()):
+        return {}
+    try:
+        meu = net.solve(evidence).meu
+    except QueryError:  # a finding below a decision not taken: no MEU before it is
+        return {"meu": None, "expected_utilities": {d: None for d in net.decisions
+                                                    if d not in evidence}}
+    found = {}
+    for d in net.decisions:
+        if d not in evidence:
+            found[d] = {o: net.expected_utility(d, o, evidence) for o in net.states(d)}
+    return {"meu": meu, "expected_utilities": found}
+
+
 def status_of(error: BBNError) -> int:
     """The HTTP status for one of bbn's errors: 422 impossible evidence, 413 too large,
     503 no Graphviz to lay the network out, 400 anything else wrong with the request.
@@ -167,7 +190,9 @@ class Explorer:
                 "variables": [{"name": v, "states": [] if net.is_gaussian(v)
                                else list(net.states(v)),
                                "description": net.description(v) or "",
-                               "continuous": net.is_gaussian(v)} for v in net.variables],
+                               "continuous": net.is_gaussian(v),
+                               "decision": v in getattr(net, "decisions", ())}
+                              for v in net.variables],
                 "layout": model.layout, "upload_limit": self.settings.upload_limit}
 
     def posteriors(self, findings: Sequence[tuple[str, str]]) -> dict:
@@ -184,7 +209,8 @@ class Explorer:
         dict
             ``{"evidence": {variable: state}, "p_evidence": P(e) (None with a
             continuous finding: a density), "posteriors": {variable: {state: p}},
-            "milliseconds": the engine's time}``.
+            "milliseconds": the engine's time}``; for an influence diagram also
+            ``"meu"`` and ``"expected_utilities": {decision: {option: EU}}``.
 
         Raises
         ------
@@ -212,11 +238,12 @@ class Explorer:
         discrete = all(v in net.variables and not net.is_gaussian(v) for v in evidence)
         p_evidence = (net.probability(evidence) if evidence and discrete
                       else 1.0 if discrete else None)
+        utilities = _expected_utilities(net, evidence)
         elapsed = (time.perf_counter() - start) * 1000
         return {"evidence": evidence, "p_evidence": p_evidence,
                 "posteriors": {v: dict(zip(factor.states[v], factor.values.tolist()))
                                for v, factor in beliefs.items()},
-                "milliseconds": elapsed}
+                **utilities, "milliseconds": elapsed}
 
     def query(self, text: str) -> dict:
         """Answer a query in bbn's query language, as ``bbn query`` prints it.

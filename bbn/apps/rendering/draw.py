@@ -131,6 +131,8 @@ def render(net, path: str | os.PathLike | None = None, *, tables: bool = False,
         caption = (f"posterior probabilities given {given}" if given
                    else "prior probabilities (no evidence)")
         captions.append(f"<I>{labels.escape(caption)}</I>")
+    decisions = set(getattr(net, "decisions", ()))  # an influence diagram's
+    utilities = getattr(net, "utilities", ())
     for v in net.variables:
         attributes = _node_attributes(net, v, evidence.get(v), tables, beliefs.get(v),
                                       max_rows, max_columns)
@@ -139,7 +141,14 @@ def render(net, path: str | os.PathLike | None = None, *, tables: bool = False,
                 attributes.update(style="filled", fillcolor=labels.EVIDENCE_FILL)
             if v in marked.nodes:
                 attributes.update(color=TRAIL_COLOUR, penwidth="2.5")
+        if v in decisions and not (tables or posteriors):
+            attributes.update(shape="box")  # a decision: a box, as in influence diagrams
         graph.node(_dot_id(v), **attributes)
+    for u in utilities:  # a utility: a diamond, its parents' arcs into it
+        graph.node(_dot_id(u), label=labels.plain_label(u, None, None), shape="diamond",
+                   fillcolor=UTILITY_FILL, style="filled", color=labels.NODE_LINE)
+        for p in net.utility_parents(u):
+            graph.edge(_dot_id(p), _dot_id(u))
     if marked is not None:
         captions.append(marked.caption)
     if compare is None:
@@ -158,6 +167,10 @@ def render(net, path: str | os.PathLike | None = None, *, tables: bool = False,
     if path is not None:
         output.write(graph, path)
     return graph
+
+
+#: The fill of a utility node (a diamond).
+UTILITY_FILL = "#fde9c8"
 
 
 def repr_svg(net: Network) -> str | None:

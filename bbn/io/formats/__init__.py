@@ -128,6 +128,10 @@ def loads(text: str, format: str = "bn", source: str = "<string>",
     return _module(format).read(text, source, normalize)
 
 
+#: The formats that write influence diagrams (decision and utility nodes).
+DIAGRAM_FORMATS = ("bn", "hugin", "xmlbif")
+
+
 def dumps(net: Network, format: str = "bn") -> str:
     """Write a network to a string in the given format.
 
@@ -170,6 +174,9 @@ def dumps(net: Network, format: str = "bn") -> str:
             raise FormatError(f"the {format} format cannot express a Markov network (factors "
                               "over any scopes): save it as .uai, the format that has them")
         return module.write(net)
+    if getattr(net, "utilities", None) is not None and format not in DIAGRAM_FORMATS:
+        raise FormatError(f"the {format} format cannot express an influence diagram "
+                          f"(decisions and utilities): save it as {', '.join(DIAGRAM_FORMATS)}")
     continuous = [v for v in net.variables if net.is_gaussian(v)]
     if continuous and format != "bn":
         raise FormatError(f"the {format} format cannot express the continuous (Gaussian) "

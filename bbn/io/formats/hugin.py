@@ -25,9 +25,13 @@ parentheses group rows for the reader's eye; only their balance is checked. A no
 ``label`` is its description; other attributes (``position``, ``HR_*``, ``subtype``, ...)
 are read and ignored, and so is every attribute of ``net`` but ``name``. ``%`` starts a
 comment, and so does ``//`` outside a string (GeNIe's files open with ``///`` lines).
-Decision, utility, function and continuous nodes, potentials with several head
-variables, and object-oriented ``class`` files are refused with an error at their line.
-A potential without ``data`` gives the parents only.
+Influence diagrams: a ``decision`` node (its ``states`` are the options; its potential's
+parents are the information arcs, its ``data``, if any, is ignored) and a ``utility``
+node (no states; its potential's ``data`` is U(parents), one number per parent
+configuration) make the file an :class:`~bbn.model.influence_diagram.InfluenceDiagram`.
+Function and continuous nodes, potentials with several head variables, and
+object-oriented ``class`` files are refused with an error at their line. A potential
+without ``data`` gives the parents only.
 
 Reading: blocks in the common layout are matched one regular expression each (a custom
 pyparsing token) and ``data`` is converted by numpy in one call; any other block is read
@@ -71,6 +75,7 @@ from bbn.io.formats._text import (
     plain_line_ends,
     unquote,
 )
+from bbn.model.influence_diagram import InfluenceDiagram
 from bbn.model.network import Network
 
 _QUOTED = r'"(?:[^"\\\n]|\\.)*+"'
@@ -298,17 +303,24 @@ def _retry(loc: int, message: str):
 
 def _located_network(name: str, blocks: list[_Block], fail, check, normalize: bool) -> Network:
     """The network one node at a time; the first problem raises a located error."""
-    net = Network(name)
+    diagram = any(b.kind in (*_DIAGRAM_KINDS, "utility", "discrete utility") for b in blocks)
+    net = InfluenceDiagram(name) if diagram else Network(name)
+    utilities: dict[str, _Block] = {}
     for b in blocks:
         if b.kind == "net" or b.kind == "potential":
             continue
         v = b.head[0]
-        if b.kind not in ("node", "discrete node"):
+        if b.kind in ("utility", "discrete utility"):
+            if v in utilities or v in net:
+                fail(v.loc, f"node {str(v)!r} is declared twice")
+            utilities[str(v)] = b
+            continue
+        if b.kind not in ("node", "discrete node", *_DIAGRAM_KINDS):
             fail(b.loc, f"{b.kind} {str(v)!r}: "
                  + ("continuous nodes are not supported; bbn handles discrete variables"
                     if b.kind.startswith("continuous") else
-                    "decision, utility and function nodes (influence diagrams) are not "
-                    "supported; bbn reads Bayesian networks of chance nodes"))
+                    "function nodes are not supported; bbn reads chance, decision and "
+                    "utility nodes"))
         states = b.attributes.get("states")
         if not isinstance(states, list):
             fail(b.where.get("states", v.loc), f"node {str(v)!r} needs "
@@ -318,14 +330,52 @@ def _located_network(name: str, blocks: list[_Block], fail, check, normalize: bo
                 fail(b.where["states"], f"the states of {str(v)!r} must be names, not a list")
         label = _scalar(b, "label", fail) if "label" in b.attributes else None
         try:
-            net.add_variable(v, states, description=label)
+            if b.kind in _DIAGRAM_KINDS:
+                net.add_decision(v, states, description=label)
+            else:
+                net.add_variable(v, states, description=label)
         except BBNError as error:
             fail(v.loc, str(error))
     defined: dict[str, int] = {}
     for b in blocks:
-        if b.kind == "potential":
+        if b.kind == "potential" and b.head[0] in utilities:
+            _define_utility(net, b, utilities, defined, fail)
+        elif b.kind == "potential":
             _define(net, b, defined, fail, check, normalize)
+    for u, b in utilities.items():
+        if u not in defined:
+            fail(b.loc, f"utility {u!r} has no potential (potential ({u} | ...) "
+                        "{ data = ...; })")
     return net
+
+
+#: The kinds of decision node (they and utility nodes make a file an influence diagram).
+_DIAGRAM_KINDS = ("decision", "discrete decision")
+
+
+def _define_utility(net: InfluenceDiagram, b: _Block, utilities: dict, defined: dict,
+                    fail) -> None:
+    """``potential (U | A B) { data = ...; }``: U(a, b), the first parent slowest."""
+    utility = b.head[0]
+    if len(b.head) != 1:
+        fail(b.head[1].loc, "a utility potential has one head node")
+    for v in b.given:
+        if v not in net:
+            fail(v.loc, f"unknown node {str(v)!r}{suggest(v, net.variables)}")
+    if utility in defined:
+        fail(utility.loc, f"a second potential for {str(utility)!r}")
+    defined[str(utility)] = utility.loc
+    if "data" not in b.attributes:
+        fail(b.loc, f"the potential of utility {str(utility)!r} needs data (its values)")
+    data = b.attributes["data"]
+    values = data.values if isinstance(data, _Values) else np.array(
+        _numbers(data, b.where["data"], fail), dtype=float)
+    label = utilities[str(utility)].attributes.get("label")
+    try:
+        net.add_utility(str(utility), [str(g) for g in b.given], values,
+                        None if label is None else str(label))
+    except BBNError as error:
+        fail(b.where["data"], str(error))
 
 
 def _define(net: Network, b: _Block, defined: dict[str, int], fail, check,
@@ -344,8 +394,8 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail, check,
         net.set_parents(child, b.given)
     except BBNError as error:
         fail(child.loc, str(error))
-    if "data" not in b.attributes:
-        return
+    if "data" not in b.attributes or child in getattr(net, "_decisions", ()):
+        return  # a decision's potential gives its information arcs only
     cards = [net.cardinality(v) for v in (*b.given, child)]
     check(b.where["data"], cards, f"the table of {str(child)!r} ({len(b.given)} parents)")
     expected = math.prod(cards)
@@ -400,11 +450,20 @@ def write(net: Network) -> str:
         data = (0.25 0.75);
     """
     out = ["net", "{", f"    name = {_string(net.name, 'the network name')};", "}"]
-    for v in net.variables:
+    decisions = set(getattr(net, "_decisions", ()))
+    utilities = getattr(net, "utilities", ())
+    for v in (*net.variables, *utilities):
         if not _IDENTIFIER.fullmatch(v):
             raise FormatError(f"Hugin .net cannot write variable {v!r}: node names must be "
                               "identifiers (letters, digits and '_', not starting with a digit)")
-        out += ["", f"node {v}", "{"]
+        if v in utilities:
+            out += ["", f"utility {v}", "{"]
+            if net.utility_description(v) is not None:
+                text = _string(net.utility_description(v), f"the description of {v!r}")
+                out.append(f"    label = {text};")
+            out.append("}")
+            continue
+        out += ["", f"{'decision' if v in decisions else 'node'} {v}", "{"]
         if net.description(v) is not None:
             out.append(f"    label = {_string(net.description(v), f'the description of {v!r}')};")
         states = " ".join(_string(s, f"state {s!r} of {v!r}") for s in net.states(v))
@@ -412,10 +471,15 @@ def write(net: Network) -> str:
     for v in net.variables:
         parents = net.parents(v)
         out += ["", f"potential ({v}{' | ' + ' '.join(parents) if parents else ''})", "{"]
-        if net.has_cpt(v):
+        if net.has_cpt(v) and v not in decisions:
             array = net.cpt_array(v)
             out.append(f"    data = {_nested(number_texts(array), array.shape, ' ' * 12)};")
         out.append("}")
+    for u in utilities:
+        parents, array = net.utility_parents(u), net.utility(u).values
+        data = _nested(number_texts(array), array.shape or (1,), " " * 12)
+        out += ["", f"potential ({u}{' | ' + ' '.join(parents) if parents else ''})", "{",
+                f"    data = {data};", "}"]
     return "\n".join(out) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""XMLBIF 0.3, the XML interchange format of JavaBayes, Weka and pgmpy.
+r"""XMLBIF 0.3, the XML interchange format of JavaBayes, Weka and pgmpy.
 
     <BIF VERSION="0.3">
     <NETWORK>
@@ -21,9 +21,12 @@
 ``GIVEN`` next: the row-major order of bbn's arrays, shape (|GIVEN 1|, ..., |FOR|).
 ``PROPERTY`` elements are ignored except ``description = ...`` on a variable.
 ``PROBABILITY`` is accepted as the older name of ``DEFINITION``; a ``DEFINITION``
-without ``TABLE`` gives the parents only. Variables of ``TYPE`` ``decision`` or
-``utility`` (influence diagrams) are refused. Errors name the XML element (and, for
-malformed XML, the line and column).
+without ``TABLE`` gives the parents only. Variables of ``TYPE`` ``decision`` and
+``utility`` make the document an influence diagram (pyAgrum's BIFXML for them,
+:class:`~bbn.model.influence_diagram.InfluenceDiagram`): a decision's ``OUTCOME``\ s are
+its options and its ``GIVEN``\ s the information arcs; a utility's ``TABLE`` is U(GIVEN...),
+one number per configuration (pyAgrum gives it one ``OUTCOME``). Errors name the XML
+element (and, for malformed XML, the line and column).
 
 >>> net = read('<BIF VERSION="0.3"><NETWORK><NAME>n</NAME><VARIABLE><NAME>A</NAME>'
 ...            '<OUTCOME>y</OUTCOME><OUTCOME>n</OUTCOME></VARIABLE>'
@@ -52,6 +55,7 @@ from bbn.io.formats._text import (
     number_texts,
     plain_line_ends,
 )
+from bbn.model.influence_diagram import InfluenceDiagram
 from bbn.model.network import Network, PackedTables
 
 _DESCRIPTION = re.compile(r"\s*description\s*=\s*(.*?)\s*", re.S)
@@ -148,23 +152,30 @@ def _fast_network(name: str, network: ET.Element, normalize: bool) -> Network:
 
 def _located_network(name: str, network: ET.Element, fail, check, normalize: bool) -> Network:
     """The network one element at a time; the first problem raises a located error."""
-    net = Network(name)
+    kinds = {element.get("TYPE", "nature") for element in network.findall("VARIABLE")}
+    net = InfluenceDiagram(name) if kinds & {"decision", "utility"} else Network(name)
+    utilities: dict[str, str | None] = {}
     for i, element in enumerate(network.findall("VARIABLE"), 1):
         name = _text(element, "NAME")
         where = f"<VARIABLE> {name!r}" if name else f"<VARIABLE> number {i}"
         if not name:
             fail(element, f"{where} has no <NAME>")
         kind = element.get("TYPE", "nature")
-        if kind != "nature":
-            fail(element, f"{where} has TYPE={kind!r}: decision and utility nodes (influence "
-                          "diagrams) are not supported; bbn reads Bayesian networks "
-                          "(TYPE=\"nature\")")
+        if kind not in ("nature", "decision", "utility"):
+            fail(element, f"{where} has TYPE={kind!r}: the types are nature, decision and "
+                          "utility")
         outcomes = [(o.text or "").strip() for o in element.findall("OUTCOME")]
         descriptions = [m[1] for p in element.findall("PROPERTY")
                         if (m := _DESCRIPTION.fullmatch(p.text or ""))]
+        description = descriptions[-1] if descriptions else None
+        if kind == "utility":
+            if name in utilities or name in net:
+                fail(element, f"{where}: declared twice")
+            utilities[name] = description
+            continue
         try:
-            net.add_variable(name, outcomes,
-                             description=descriptions[-1] if descriptions else None)
+            (net.add_decision if kind == "decision" else net.add_variable)(
+                name, outcomes, description=description)
         except BBNError as error:
             fail(element, f"{where}: {error}")
     defined: set[str] = set()
@@ -176,6 +187,10 @@ def _located_network(name: str, network: ET.Element, fail, check, normalize: boo
             fail(element, f"{where} has no <FOR>")
         given = element.findall("GIVEN")
         parents = [(g.text or "").strip() for g in given]
+        if child in utilities:
+            _define_utility(net, element, where, child, parents, utilities[child], fail)
+            defined.add(child)
+            continue
         for v, at in ((child, element.find("FOR")), *zip(parents, given)):
             if v not in net:
                 fail(element if at is None else at,
@@ -188,8 +203,8 @@ def _located_network(name: str, network: ET.Element, fail, check, normalize: boo
         except BBNError as error:
             fail(element, f"{where}: {error}")
         tables = element.findall("TABLE")
-        if not tables:
-            continue
+        if not tables or child in getattr(net, "_decisions", ()):
+            continue  # a decision's definition gives its information arcs only
         if len(tables) > 1:
             fail(tables[1], f"{where} has more than one <TABLE>")
         table = tables[0].text or ""
@@ -209,7 +224,30 @@ def _located_network(name: str, network: ET.Element, fail, check, normalize: boo
             net.set_cpt(child, values, normalize=normalize)
         except BBNError as error:
             fail(element, f"{where}: {error}")
+    for u in utilities:
+        if u not in defined:
+            fail(network, f"utility {u!r} has no <DEFINITION> (its <TABLE> of values)")
     return net
+
+
+def _define_utility(net: InfluenceDiagram, element: ET.Element, where: str, name: str,
+                    parents: list[str], description: str | None, fail) -> None:
+    """A utility's definition: U(GIVEN...), the last GIVEN fastest."""
+    for v in parents:
+        if v not in net:
+            fail(element, f"{where}: unknown variable {v!r}{suggest(v, net.variables)}")
+    tables = element.findall("TABLE")
+    if len(tables) != 1:
+        fail(element, f"{where}: a utility needs one <TABLE> of values")
+    tokens = (tables[0].text or "").split()
+    values = floats(tokens)
+    if values is None:
+        bad = next(t for t in tokens if not is_number(t))
+        fail(tables[0], f"{where}: a malformed number {bad!r}")
+    try:
+        net.add_utility(name, parents, values, description)
+    except BBNError as error:
+        fail(tables[0], f"{where}: {error}")
 
 
 def _position(text: str, root: ET.Element, element: ET.Element) -> tuple[int, int]:
@@ -268,13 +306,22 @@ def write(net: Network) -> str:
     root = ET.Element("BIF", VERSION="0.3")
     network = ET.SubElement(root, "NETWORK")
     ET.SubElement(network, "NAME").text = _checked(net.name, "the network name")
+    decisions, utilities = set(getattr(net, "_decisions", ())), getattr(net, "utilities", ())
     for v in net.variables:
-        element = ET.SubElement(network, "VARIABLE", TYPE="nature")
+        kind = "decision" if v in decisions else "nature"
+        element = ET.SubElement(network, "VARIABLE", TYPE=kind)
         ET.SubElement(element, "NAME").text = _checked(v, f"variable {v!r}")
         for s in net.states(v):
             ET.SubElement(element, "OUTCOME").text = _checked(s, f"state {s!r} of {v!r}")
         if net.description(v) is not None:
             text = _checked(net.description(v), f"the description of {v!r}")
+            ET.SubElement(element, "PROPERTY").text = f"description = {text}"
+    for u in utilities:  # as pyAgrum writes them: one outcome
+        element = ET.SubElement(network, "VARIABLE", TYPE="utility")
+        ET.SubElement(element, "NAME").text = _checked(u, f"utility {u!r}")
+        ET.SubElement(element, "OUTCOME").text = "0"
+        if net.utility_description(u) is not None:
+            text = _checked(net.utility_description(u), f"the description of {u!r}")
             ET.SubElement(element, "PROPERTY").text = f"description = {text}"
     for v in net.variables:
         element = ET.SubElement(network, "DEFINITION")
@@ -283,6 +330,12 @@ def write(net: Network) -> str:
             ET.SubElement(element, "GIVEN").text = p
         if net.has_cpt(v):
             ET.SubElement(element, "TABLE").text = " ".join(number_texts(net.cpt_array(v)))
+    for u in utilities:
+        element = ET.SubElement(network, "DEFINITION")
+        ET.SubElement(element, "FOR").text = u
+        for p in net.utility_parents(u):
+            ET.SubElement(element, "GIVEN").text = p
+        ET.SubElement(element, "TABLE").text = " ".join(number_texts(net.utility(u).values))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
 

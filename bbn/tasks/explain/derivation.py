@@ -42,6 +42,7 @@ from bbn.engines.exact.elimination import (
 from bbn.questions import dispatch
 from bbn.questions.language import Query, parse_query
 from bbn.questions.resolution import resolve_query
+from bbn.tasks.explain.decision_working import DECISION_KINDS, explain_decisions
 from bbn.tasks.explain.formatting import (
     MAX_WRITTEN,
     Derivation,
@@ -93,6 +94,8 @@ def explain(net: Network, query: str | Query) -> Derivation:
                          "network's are not written yet (bbn query answers it)")
     if isinstance(query, str):
         query = parse_query(query)
+    if query.kind in DECISION_KINDS:  # an influence diagram's: each option's EU as a sum
+        return explain_decisions(net, query)
     if query.kind not in ("P", "MAP", "MPE"):
         raise QueryError(f"explain takes P(...), MAP(...) or MPE(...); {query.text()} is "
                          "answered by bbn query")

@@ -157,6 +157,19 @@ function show(result, clicked) {
       shown.row.classList.toggle("finding", explorer.findings.get(variable) === state);
     }
   }
+  // An influence diagram's decisions: each option's expected utility, the best marked.
+  for (const [variable, utilities] of Object.entries(result.expected_utilities || {})) {
+    const states = explorer.bars.get(variable);
+    if (!utilities) continue;  // a finding below a decision not taken yet
+    const values = Object.values(utilities);
+    const top = Math.max(...values), low = Math.min(...values);
+    for (const [option, eu] of Object.entries(utilities)) {
+      const shown = states.get(option);
+      const width = top > low ? (eu - low) / (top - low) : 1;
+      shown.bar.setAttribute("width", (width * g.bar).toFixed(2));
+      shown.prob.textContent = `EU ${eu.toPrecision(4)}${eu === top ? " *" : ""}`;
+    }
+  }
   for (const [variable, node] of explorer.nodes) {
     node.classList.toggle("observed", explorer.findings.has(variable));
   }

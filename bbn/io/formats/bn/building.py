@@ -18,16 +18,19 @@ from bbn.core.errors import ModelError, suggest
 from bbn.core.tables import bad_rows, normalized, row_tolerance
 from bbn.io.formats._text import Retry, check_table, name_from_source
 from bbn.io.formats.bn.statements import (
+    Decision,
     NetworkName,
     Numbers,
     Problem,
     Row,
     Table,
+    Utility,
     Variable,
     number_positions,
     number_strings,
 )
 from bbn.io.formats.bn.writing import family_header
+from bbn.model.influence_diagram import InfluenceDiagram
 from bbn.model.network import Network
 
 
@@ -40,6 +43,8 @@ def fast_network(statements: list, builder: LocatedBuilder) -> Network:
         raise Retry
     states, descriptions, parents, tables = {}, {}, {}, {}
     for s in statements:
+        if type(s) in (Decision, Utility):  # an influence diagram: built a phase at a time
+            raise Retry
         if type(s) is Variable:
             if s.name.value in states or s.gaussian:  # Gaussians: built one at a time
                 raise Retry
@@ -105,11 +110,15 @@ class LocatedBuilder:
         for name in names[1:]:
             self.report(f"the network is named twice (first at line {self.line(names[0].loc)}"
                         "; a file holds one 'network' statement)", name.loc)
-        net = Network(names[0].value if names else name_from_source(self.source))
+        diagram = any(isinstance(s, (Decision, Utility)) for s in statements)
+        net = (InfluenceDiagram if diagram else Network)(
+            names[0].value if names else name_from_source(self.source))
         declared: dict[str, Variable] = {}
-        for variable in (s for s in statements if isinstance(s, Variable)):
+        for variable in (s for s in statements if isinstance(s, (Variable, Decision))):
             self.declare(net, variable, declared)
         self.checkpoint()
+        for decision in (s for s in statements if isinstance(s, Decision)):
+            self.connect_decision(net, decision)
         # all parents first: setting a variable's parents would drop a table already set
         tables: dict[str, Table] = {}
         for table in (s for s in statements if isinstance(s, Table)):
@@ -128,9 +137,93 @@ class LocatedBuilder:
                 except ModelError as error:  # anything set_cpt checks that we did not
                     self.report(str(error), table.loc)
         self.checkpoint()
+        for utility in (s for s in statements if isinstance(s, Utility)):
+            self.add_utility(net, utility)
+        self.checkpoint()
         return net
 
-    def declare(self, net: Network, variable: Variable, declared: dict[str, Variable]) -> None:
+    def connect_decision(self, net: InfluenceDiagram, decision: Decision) -> None:
+        """A decision's information arcs (what is known when it is taken)."""
+        name = decision.name.value
+        for parent in decision.parents:
+            if parent.value not in net:
+                self.report(f"unknown variable {parent.value!r} known to decision {name!r}"
+                            f"{suggest(parent.value, net.variables)}", parent.loc)
+                return
+        if decision.parents:
+            try:
+                net.set_parents(name, [p.value for p in decision.parents])
+            except ModelError as error:  # a repeated name, a cycle
+                self.report(str(error), decision.name.loc)
+
+    def utility_rows(self, net: InfluenceDiagram, utility: Utility, parents: list[str],
+                     shape: list[int]) -> np.ndarray | None:
+        """The rows of a utility: keyed by the states of every parent but the last, each
+        one number per state of the last; every configuration once."""
+        name, keys = utility.name.value, parents[:-1]
+        if not keys:
+            self.report(f"utility {name!r} has one parent: write its values as "
+                        f"utility {name}({parents[0]}) = u1, u2, ... (rows are keyed by "
+                        "every parent but the last)", utility.loc)
+            return None
+        placed: dict[tuple, list[str]] = {}
+        for row in utility.rows:
+            if len(row.key) != len(keys):
+                self.report(f"a row of utility {name!r} needs {len(keys)} state(s) "
+                            f"({', '.join(keys)}), then {shape[-1]} numbers (one per state "
+                            f"of {parents[-1]!r})", row.key_loc)
+                return None
+            index = []
+            for i, (parent, state) in enumerate(zip(keys, row.key)):
+                if state not in net.states(parent):
+                    self.report(f"{parent!r} has no state {state!r}"
+                                f"{suggest(state, net.states(parent))}", row.state_loc(i))
+                    return None
+                index.append(net.states(parent).index(state))
+            parts = number_strings(row.numbers)
+            if len(parts) != shape[-1] or tuple(index) in placed:
+                self.report(f"the row {', '.join(row.key)} of utility {name!r} " + (
+                    "is given twice" if tuple(index) in placed else
+                    f"needs {shape[-1]} numbers (one per state of {parents[-1]!r}), "
+                    f"got {len(parts)}"), row.key_loc)
+                return None
+            placed[tuple(index)] = parts
+        configurations = list(itertools.product(*(range(n) for n in shape[:-1])))
+        missing = [c for c in configurations if c not in placed]
+        if missing:
+            given = ", ".join(net.states(p)[i] for p, i in zip(keys, missing[0]))
+            self.report(f"utility {name!r} has no row for {given}", utility.end)
+            return None
+        return _floats([x for c in configurations for x in placed[c]])
+
+    def add_utility(self, net: InfluenceDiagram, utility: Utility) -> None:
+        """A utility node: its parents and its numbers, the last parent fastest."""
+        name, parents = utility.name.value, [p.value for p in utility.parents]
+        for parent in utility.parents:
+            if parent.value not in net:
+                self.report(f"unknown parent {parent.value!r} of utility {name!r}"
+                            f"{suggest(parent.value, net.variables)}", parent.loc)
+                return
+        shape = [net.cardinality(p) for p in parents]
+        if utility.rows is not None:
+            numbers = self.utility_rows(net, utility, parents, shape)
+            if numbers is None:
+                return
+        else:
+            parts = number_strings(utility.numbers)
+            if len(parts) != math.prod(shape):
+                self.report(f"utility {name!r} over {parents} needs {math.prod(shape)} "
+                            f"numbers (the last parent varying fastest), got {len(parts)}",
+                            _count_position(utility.numbers, math.prod(shape)))
+                return
+            numbers = _floats(parts)
+        try:
+            net.add_utility(name, parents, numbers.reshape(shape))
+        except ModelError as error:
+            self.report(str(error), utility.name.loc)
+
+    def declare(self, net: Network, variable: Variable | Decision,
+                declared: dict[str, Variable]) -> None:
         name = variable.name.value
         if name in declared:
             self.report(f"variable {name!r} is declared twice (first at line "
@@ -145,7 +238,9 @@ class LocatedBuilder:
             return
         description = None if variable.description is None else variable.description.value
         try:
-            if variable.gaussian:
+            if isinstance(variable, Decision):
+                net.add_decision(name, [s.value for s in variable.states], description)
+            elif variable.gaussian:
                 net.add_gaussian_variable(name, description=description)
             else:
                 net.add_variable(name, [s.value for s in variable.states],

@@ -27,6 +27,7 @@ from bbn.io.formats._runs import run_token
 from bbn.io.formats._text import error_at
 from bbn.io.formats.bn.lexicon import NAME, NORMAL_RE, NUMBER, PLAIN, PLAIN_RE, QUOTED, QUOTED_RE
 from bbn.io.formats.bn.statements import (
+    Decision,
     Name,
     NetworkName,
     Numbers,
@@ -35,6 +36,7 @@ from bbn.io.formats.bn.statements import (
     Rows,
     Statements,
     Table,
+    Utility,
     Variable,
     inside,
     numbers_at,
@@ -150,11 +152,41 @@ def _grammar(context: dict) -> pp.ParserElement:
     table = header + pp.Opt(rows | flat)
     table.set_parse_action(_table_from_tokens)
 
-    statement = (network | variable | table) + pp.Opt(pp.Suppress(";"))
+    # decision NAME[(known, ...)] ["description"] { option, ... }
+    decision_name = name_token("a decision name after 'decision'").add_parse_action(
+        remember_variable)
+    known = pp.Group(pp.Opt(pp.Suppress("(") - pp.Opt(pp.DelimitedList(
+        name_token("a variable known to decision <var>"))) - punct(
+        ")", "',' or ')' after the variables known to decision <var>")))
+    options = pp.Group(pp.DelimitedList(name_token("an option of decision <var>")))
+    decision = (keyword("decision").suppress() - decision_name - known
+                - pp.Group(pp.Opt(description))
+                - punct("{", "'{' to open the options of decision <var> (after an optional "
+                             "(known, ...) and \"description\")")
+                - options - punct("}", "',' or '}' to close the options of decision <var>"))
+    decision.set_parse_action(lambda t: Decision(t[0], list(t[1]),
+                                                 t[2][0] if len(t[2]) else None, list(t[3])))
+
+    # utility NAME(parents) = numbers | { key: numbers ... }
+    utility_name = name_token("a utility name after 'utility'").add_parse_action(
+        remember_variable)
+    utility_parents = pp.Group(pp.Opt(pp.DelimitedList(
+        name_token("a parent of utility <var>"))))
+    utility_flat = pp.Suppress("=") - numbers_token("the values of utility <var> after '='")
+    utility_rows = named(pp.Literal("{"), "'{'").suppress() - body - close_rows
+    utility = (keyword("utility").set_parse_action(lambda s, loc, t: loc) - utility_name
+               - punct("(", "'(' after the utility's name") - utility_parents
+               - punct(")", "',' or ')' after the parents of utility <var>")
+               - named(utility_flat | utility_rows,
+                       "'=' or '{' after the parents of utility <var>"))
+    utility.set_parse_action(_utility_from_tokens)
+
+    statement = (network | variable | decision | utility | table) + pp.Opt(pp.Suppress(";"))
     # Well-formed statements are read whole, one match each; the first that is not is left
     # to the token-by-token elements above, which say what is wrong where.
     model = pp.ZeroOrMore(run_token(statements_at, "a statement", Statements) | statement) + named(
-        pp.StringEnd(), "a statement: 'network', 'variable' or 'P(...)'")
+        pp.StringEnd(), "a statement: 'network', 'variable', 'P(...)', 'decision' or "
+                        "'utility'")
     model.parse_with_tabs()  # keep columns in the caller's characters, not expanded tabs
     return model
 
@@ -212,6 +244,15 @@ def _table_from_tokens(tokens) -> Table:
         table.rows, table.end = tokens[3].rows, tokens[4]
     return table
 
+
+
+def _utility_from_tokens(tokens) -> Utility:
+    utility = Utility(tokens[0], tokens[1], list(tokens[2]))
+    if len(tokens) == 4:          # utility U(...) = numbers
+        utility.numbers = tokens[3]
+    else:                         # utility U(...) { rows }, and where its '}' is
+        utility.rows, utility.end = tokens[3].rows, tokens[4]
+    return utility
 
 
 def errors() -> tuple[type, ...]:

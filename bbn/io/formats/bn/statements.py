@@ -85,6 +85,29 @@ class Table:
     end: int = 0                     # where its '}' is (a missing row is reported there)
 
 
+@dataclass
+class Decision:
+    """``decision NAME(known, ...) ["description"] { option, ... }``."""
+
+    name: Name
+    parents: list[Name]
+    description: Name | None
+    states: list[Name]
+
+
+@dataclass
+class Utility:
+    """``utility NAME(parents) = numbers`` or ``{ key: numbers ... }`` (the key: every
+    parent's state but the last's; the numbers: one per state of the last parent)."""
+
+    loc: int
+    name: Name
+    parents: list[Name]
+    numbers: Numbers | None = None
+    rows: list[Row] | None = None
+    end: int = 0
+
+
 class Problem(Exception):
     """A mistake found while parsing, at a position in the text (becomes a ParseError)."""
 
@@ -194,6 +217,11 @@ _VARIABLE_RE = re.compile(
 _HEADER_RE = re.compile(
     f"P{_END_OF_WORD}{WS}\\({WS}(?P<name>{NAME}){WS}"
     f"(?:\\|{WS}(?P<parents>{KEY}){WS})?\\){WS}")
+_DECISION_RE = re.compile(
+    f"decision{_END_OF_WORD}{WS}(?P<name>{NAME}){WS}(?:\\({WS}(?P<parents>{KEY})?{WS}\\){WS})?"
+    f"(?:(?P<description>{QUOTED}){WS})?\\{{{WS}(?P<states>{KEY}){WS}\\}}{WS}")
+_UTILITY_RE = re.compile(
+    f"utility{_END_OF_WORD}{WS}(?P<name>{NAME}){WS}\\({WS}(?P<parents>{KEY})?{WS}\\){WS}")
 WS_RE = re.compile(WS)
 _SPACE_RE = re.compile(f"{WS}(?:;{WS})?")  # between statements: an optional ';'
 
@@ -234,6 +262,36 @@ def _statement_at(text: str, loc: int) -> tuple[int, object] | None:
                 return None
             statement.end = end
             end += 1
+    elif char == "d" and (match := _DECISION_RE.match(text, loc)):
+        description, parents = match.group("description"), match.group("parents")
+        statement = Decision(
+            scan_key(match.group("name"), match.start("name"))[0],
+            [] if parents is None else scan_key(parents, match.start("parents")),
+            None if description is None else Name(unquote_name(description, match.start(
+                "description")), match.start("description")),
+            scan_key(match.group("states"), match.start("states")))
+        end = match.end()
+    elif char == "u" and (match := _UTILITY_RE.match(text, loc)):
+        parents = match.group("parents")
+        statement = Utility(loc, scan_key(match.group("name"), match.start("name"))[0],
+                            [] if parents is None else scan_key(parents,
+                                                                match.start("parents")))
+        end = match.end()
+        if text.startswith("=", end):
+            found = numbers_at(text, WS_RE.match(text, end + 1).end())
+            if found is None:
+                return None
+            end, statement.numbers = found
+            if text.startswith(",", WS_RE.match(text, end).end()):
+                return None  # a stray ',' after the numbers: the grammar reports it
+        elif text.startswith("{", end) and parents is not None:
+            end, statement.rows = rows_at(text, WS_RE.match(text, end + 1).end())
+            if not text.startswith("}", end):
+                return None
+            statement.end = end
+            end += 1
+        else:
+            return None
     elif char == "n" and (match := _NETWORK_RE.match(text, loc)):
         statement = NetworkName(scan_key(match.group("name"), match.start("name"))[0])
         end = match.end()

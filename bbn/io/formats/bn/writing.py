@@ -57,8 +57,11 @@ def write(net: Network) -> str:
     }
     """
     lines = [f"network {quote(net.name)}", ""] + _declarations(net)
+    decisions = set(getattr(net, "_decisions", ()))
     chunks = [_table_lines(net, v) if net.has_cpt(v) else [family_header(net, v)]
-              for v in net.variables if net.has_cpt(v) or net.parents(v)]
+              for v in net.variables
+              if v not in decisions and (net.has_cpt(v) or net.parents(v))]
+    chunks += [_utility_lines(net, u) for u in getattr(net, "utilities", ())]
     previous: list[str] = ["", ""]  # a blank line after the declarations
     for chunk in chunks:
         if len(chunk) > 1 or len(previous) > 1:  # multi-line tables stand apart
@@ -82,7 +85,12 @@ def _declarations(net: Network) -> list[str]:
         head = name.ljust(name_width)
         if description_width:
             head += " " + description.ljust(description_width)
-        if net.is_gaussian(variable):
+        if variable in getattr(net, "_decisions", ()):
+            known = ", ".join(quote(p) for p in net.parents(variable))
+            head = name + (f"({known})" if known else "") + (
+                f" {description}" if description_width and net.description(variable) else "")
+            lines.append(f"decision {head} {{ {', '.join(map(quote, net.states(variable)))} }}")
+        elif net.is_gaussian(variable):
             lines.append(f"variable {head} gaussian")
         else:
             lines.append(f"variable {head} {{ {', '.join(map(quote, net.states(variable)))} }}")
@@ -119,5 +127,22 @@ def _table_lines(net: Network, variable: str) -> list[str]:
                        for i, state in enumerate(configuration))
         numbers = [(value + ",").ljust(widths[j]) for j, value in enumerate(row[:-1])]
         lines.append(f"  {key} {' '.join(numbers + [row[-1]])}")
+    lines.append("}")
+    return lines
+
+
+def _utility_lines(net: Network, name: str) -> list[str]:
+    """``utility U(A, B) { a: u, u ... }`` (one row per state of every parent but the last)
+    or ``utility U(A) = u, u``; numbers with ``repr``."""
+    parents = net.utility_parents(name)
+    table = net.utility(name).values
+    header = f"utility {quote(name)}({', '.join(quote(p) for p in parents)})"
+    if len(parents) < 2:
+        return [f"{header} = {', '.join(map(repr, np.ravel(table).tolist()))}"]
+    lines = [header + " {"]
+    rows = table.reshape(-1, table.shape[-1])
+    keys = itertools.product(*([quote(s) for s in net.states(p)] for p in parents[:-1]))
+    for key, row in zip(keys, rows.tolist()):
+        lines.append(f"  {', '.join(key)}: {', '.join(map(repr, row))}")
     lines.append("}")
     return lines
