@@ -64,6 +64,7 @@ _LAZY = {
     "ImportanceSampling": "bbn.engines.approximate",
     "Gibbs": "bbn.engines.approximate",
     "ConvergenceWarning": "bbn.engines.approximate",
+    "soft_likelihoods": "bbn.questions.dispatch",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }

@@ -470,7 +470,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         return dispatch.ask(self, text, method)
 
     def posterior(self, variables: Sequence[str] | str, evidence=None,
-                  impossible: str = "raise", method="exact"):
+                  impossible: str = "raise", method="exact", do=None, soft=None):
         """P(variables | evidence) as a normalised :class:`Factor` (joint when several).
 
         With a :class:`pandas.DataFrame` as ``evidence`` (one case per row, missing
@@ -510,9 +510,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> bbn.load("models/chair.bn").posterior("C", {"A": "T"}).values.round(6).tolist()
         [0.886749, 0.113251]
         """
-        return dispatch.posterior(self, variables, evidence, impossible, method)
+        return dispatch.posterior(self, variables, evidence, impossible, method, do, soft)
 
-    def posteriors(self, evidence=None, impossible: str = "raise", method="exact") -> dict:
+    def posteriors(self, evidence=None, impossible: str = "raise", method="exact", do=None,
+                   soft=None) -> dict:
         """P(X | evidence) for every variable X, from one junction-tree propagation.
 
         Returns ``{variable: Factor}``; with a :class:`pandas.DataFrame` as ``evidence``
@@ -541,10 +542,11 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(marginals["C"].to_dict()["T"], 6)
         0.886749
         """
-        return dispatch.posteriors(self, evidence, impossible, method)
+        return dispatch.posteriors(self, evidence, impossible, method, do, soft)
 
     def probability(self, assignment: Mapping[str, str],
-                    evidence: Mapping[str, str] | None = None, method="exact") -> float:
+                    evidence: Mapping[str, str] | None = None, method="exact", do=None,
+                    soft=None) -> float:
         """P(assignment | evidence); with no evidence, the probability of the assignment.
 
         Parameters
@@ -572,9 +574,9 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(net.probability({"C": "T"}, {"A": "T"}), 6), round(net.probability({"A": "T"}), 6)
         (0.886749, 0.206056)
         """
-        return dispatch.probability(self, assignment, evidence, method)
+        return dispatch.probability(self, assignment, evidence, method, do, soft)
 
-    def log_probability(self, evidence: Mapping[str, str]) -> float:
+    def log_probability(self, evidence: Mapping[str, str], do=None, soft=None) -> float:
         """log P(evidence), natural logarithm: exact also below 1e-308, where
         :meth:`probability` rounds to 0; −inf only when P(evidence) = 0 exactly.
 
@@ -593,10 +595,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(bbn.load("models/chair.bn").log_probability({"A": "T"}), 6)
         -1.579607
         """
-        return dispatch.log_probability(self, evidence)
+        return dispatch.log_probability(self, evidence, do, soft)
 
     def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
-            method="exact"):
+            method="exact", do=None, soft=None):
         """The most probable joint state of ``variables`` given ``evidence``.
 
         Returns ``(assignment, P(assignment | evidence))``.
@@ -632,9 +634,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F'}, 0.837054)
         """
-        return dispatch.map(self, variables, evidence, method)
+        return dispatch.map(self, variables, evidence, method, do, soft)
 
-    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"):
+    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact", do=None,
+            soft=None):
         """The most probable state of every unobserved variable given ``evidence``.
 
         Parameters
@@ -660,7 +663,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
         """
-        return dispatch.mpe(self, evidence, method)
+        return dispatch.mpe(self, evidence, method, do, soft)
 
 
     # ------------------------------------------------------------- comparing

@@ -85,12 +85,13 @@ class Answering:
     True
     """
 
-    __slots__ = ("view", "_engine", "graph")
+    __slots__ = ("view", "_engine", "graph", "derived")
 
     def __init__(self, view: CompiledNetwork) -> None:
         self.view = view
         self._engine: Engine | None = None
         self.graph: FactorGraph | None = None
+        self.derived: dict | None = None  # the views of interventions... (uncertain.py)
 
     @property
     def engine(self) -> Engine:
@@ -327,8 +328,55 @@ def answer(model: Model, question: Question, method=EXACT, **options):
 
 
 def _ask(model: Model, asked: Asked, method=EXACT, **options):
-    """Resolve ``asked`` once against the model's current view and answer it."""
+    """Resolve ``asked`` once against the model's current view and answer it (with
+    likelihoods, interventions or soft findings: on a view made for them)."""
+    if asked.do or asked.soft or (asked.query.do or asked.query.counterfactual
+                                  if asked.query else _uncertain(asked.evidence)):
+        return reference("bbn.questions.uncertain:ask_uncertain")(
+            model, asked, method, answer, answering(model), **options)
     return answer(model, resolution.resolve(model.compiled(), asked), method, **options)
+
+
+def _uncertain(evidence) -> bool:
+    """Whether a dict of evidence holds a likelihood (a value ``{state: number}``)."""
+    return type(evidence) is dict and any(isinstance(s, Mapping) for s in evidence.values())
+
+
+def soft_likelihoods(model: Model, soft: dict, evidence: dict | None = None,
+                     do: dict | None = None):
+    """The likelihoods λ(w) = q(w) / P(w | e) Jeffrey's rule puts on softly observed
+    variables (fitted by iterative proportional fitting when several), and the fit's
+    report: what ``soft=`` on a question does, shown.
+
+    Parameters
+    ----------
+    model : Network or MarkovNetwork
+    soft : dict
+        ``{variable: {state: probability}}``, each summing to 1.
+    evidence, do : dict, optional
+        The other findings and interventions, as on a question.
+
+    Returns
+    -------
+    tuple
+        ``({variable: {state: λ}}, SoftFit)``, each λ scaled to a largest value of 1;
+        :class:`~bbn.questions.uncertain.SoftFit` holds the sweeps, the deviation left
+        and whether it converged.
+
+    Raises
+    ------
+    ImpossibleEvidenceError
+        When a soft finding gives weight to a state the other evidence rules out.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> weights, fit = soft_likelihoods(bbn.load("models/chair.bn"), {"C": {"T": .5, "F": .5}})
+    >>> {s: round(x, 4) for s, x in weights["C"].items()}, fit.converged
+    ({'T': 0.25, 'F': 1.0}, True)
+    """
+    return reference("bbn.questions.uncertain:soft_likelihoods")(
+        model, answering(model), answer, soft, evidence, do)
 
 
 def _is_frame(evidence) -> bool:
@@ -378,7 +426,7 @@ def log_answer(model: Model, query: str | Query, method=EXACT) -> float:
 
 
 def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
-              impossible: str = "raise", method=EXACT):
+              impossible: str = "raise", method=EXACT, do=None, soft=None):
     """P(variables | evidence) (``net.posterior``): a Factor; for a DataFrame of cases an
     array ``(N, |X1|, ..., |Xk|)``, for a Dask DataFrame a Dask array, one batched
     elimination per partition.
@@ -392,7 +440,7 @@ def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
     check_impossible(impossible)
     if evidence is not None and type(evidence) is not dict and is_dask(evidence):
         return _posterior_partitions(model, variables, evidence, impossible)
-    asked = Asked("P", "variables", variables, evidence, _is_frame(evidence))
+    asked = Asked("P", "variables", variables, evidence, _is_frame(evidence), do=do, soft=soft)
     return _ask(model, asked, method, impossible=impossible)
 
 
@@ -410,7 +458,8 @@ def _posterior_partitions(model: Model, variables: Sequence[str] | str, evidence
     return posterior_partitions(answer_partition, shape, evidence)
 
 
-def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EXACT) -> dict:
+def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EXACT,
+               do=None, soft=None) -> dict:
     """P(X | evidence) for every variable X (``net.posteriors``): ``{X: Factor}``, or for
     a DataFrame of cases ``{X: (N, |X|) array}``.
 
@@ -421,12 +470,14 @@ def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EX
     0.886749
     """
     check_impossible(impossible)
-    asked = Asked("POSTERIORS", "evidence", (), evidence, _is_frame(evidence))
+    asked = Asked("POSTERIORS", "evidence", (), evidence, _is_frame(evidence), do=do,
+                  soft=soft)
     return _ask(model, asked, method, impossible=impossible)
 
 
 def probability(model: Model, assignment: Mapping[str, str],
-                evidence: Mapping[str, str] | None = None, method=EXACT) -> float:
+                evidence: Mapping[str, str] | None = None, method=EXACT, do=None,
+                soft=None) -> float:
     """P(assignment | evidence) (``net.probability``).
 
     Examples
@@ -435,10 +486,11 @@ def probability(model: Model, assignment: Mapping[str, str],
     >>> round(probability(bbn.load("models/chair.bn"), {"C": "T"}, {"A": "T"}), 6)
     0.886749
     """
-    return _ask(model, Asked("PROBABILITY", "assignment", assignment, evidence), method)
+    return _ask(model, Asked("PROBABILITY", "assignment", assignment, evidence, do=do,
+                             soft=soft), method)
 
 
-def log_probability(model: Model, evidence: Mapping[str, str]) -> float:
+def log_probability(model: Model, evidence: Mapping[str, str], do=None, soft=None) -> float:
     """log P(evidence), natural log, exact below 1e-308 (``net.log_probability``).
 
     Examples
@@ -447,7 +499,7 @@ def log_probability(model: Model, evidence: Mapping[str, str]) -> float:
     >>> round(log_probability(bbn.load("models/chair.bn"), {"A": "T"}), 6)
     -1.579607
     """
-    return _ask(model, Asked("LOG_P", "evidence", (), evidence))
+    return _ask(model, Asked("LOG_P", "evidence", (), evidence, do=do, soft=soft))
 
 
 def log_partition(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT) -> float:
@@ -466,7 +518,7 @@ def log_partition(model: Model, evidence: Mapping[str, str] | None = None, metho
 
 
 def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
-        method=EXACT):
+        method=EXACT, do=None, soft=None):
     """The most probable joint state of ``variables`` given ``evidence`` and its
     probability (``net.map``).
 
@@ -477,10 +529,11 @@ def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F'}, 0.837054)
     """
-    return _ask(model, Asked("MAP", "variables", variables, evidence), method)
+    return _ask(model, Asked("MAP", "variables", variables, evidence, do=do, soft=soft), method)
 
 
-def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT):
+def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT, do=None,
+        soft=None):
     """The most probable state of every unobserved variable given ``evidence`` and its
     probability (``net.mpe``).
 
@@ -491,7 +544,7 @@ def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT):
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
     """
-    return _ask(model, Asked("MPE", "evidence", (), evidence), method)
+    return _ask(model, Asked("MPE", "evidence", (), evidence, do=do, soft=soft), method)
 
 
 def marginals(model: Model, evidence: Mapping[str, str] | None, method):
