@@ -65,6 +65,8 @@ _LAZY = {
     "Gibbs": "bbn.engines.approximate",
     "ConvergenceWarning": "bbn.engines.approximate",
     "soft_likelihoods": "bbn.questions.dispatch",
+    "effect": "bbn.tasks.effect",
+    "NotIdentifiable": "bbn.questions.identification",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }

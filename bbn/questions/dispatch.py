@@ -332,8 +332,9 @@ def _ask(model: Model, asked: Asked, method=EXACT, **options):
     likelihoods, interventions or soft findings: on a view made for them)."""
     if asked.do or asked.soft or (asked.query.do or asked.query.counterfactual
                                   if asked.query else _uncertain(asked.evidence)):
-        return reference("bbn.questions.uncertain:ask_uncertain")(
-            model, asked, method, answer, answering(model), **options)
+        how = ("bbn.questions.counterfactual:ask_counterfactual" if asked.query and
+               asked.query.counterfactual else "bbn.questions.uncertain:ask_uncertain")
+        return reference(how)(model, asked, method, answer, answering(model), **options)
     return answer(model, resolution.resolve(model.compiled(), asked), method, **options)
 
 
@@ -545,6 +546,25 @@ def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT, d
     ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
     """
     return _ask(model, Asked("MPE", "evidence", (), evidence, do=do, soft=soft), method)
+
+
+def counterfactual(model: Model, variables: Sequence[str] | str, do: Mapping[str, str],
+                   evidence: Mapping[str, str] | None = None, method=EXACT):
+    """P(Y_{X=x} | evidence) (``net.counterfactual``): the query ``P(Y_{X=x} | e)``.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.Network("switch")
+    >>> net.add_variable("U", ["off", "on"], table=[0.4, 0.6])
+    >>> net.add_variable("Y", ["0", "1"], parents=["U"], table=[[1, 0], [0, 1]])
+    >>> counterfactual(net, "Y", {"U": "off"}, {"Y": "1"}).values.tolist()
+    [1.0, 0.0]
+    """
+    names = [variables] if isinstance(variables, str) else list(variables)
+    query = Query("P", tuple((v, None) for v in names), tuple((evidence or {}).items()),
+                  counterfactual=tuple(do.items()))
+    return _ask(model, Asked("P", "query", query=query), method)
 
 
 def marginals(model: Model, evidence: Mapping[str, str] | None, method):

@@ -266,9 +266,6 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering, **op
     of it through ``answer`` (:func:`bbn.questions.dispatch.answer`); ``answering`` is
     the model's :class:`~bbn.questions.dispatch.Answering`.
     """
-    if asked.query is not None and asked.query.counterfactual:
-        return reference("bbn.questions.counterfactual:ask_counterfactual")(
-            model, asked, method, answer, answering)
     base = answering.view
     found = resolve_uncertain(base, asked)
     hard = found.hard
