@@ -99,7 +99,8 @@ def twin_view(view: CompiledNetwork, world: dict[str, int]
     return twin_network, names
 
 
-def ask_counterfactual(model, asked: Asked, method, answer, answering, **options):
+def ask_counterfactual(model, asked: Asked, method, answer, answering, joint: bool = False,
+                       **options):
     """``P(Y_{X=x} | e)`` of the query language (:func:`bbn.questions.dispatch.ask`):
     the twin network made (kept per revision and intervention), the question asked of
     the twins of the targets, the answer named by the targets."""

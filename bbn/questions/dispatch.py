@@ -156,12 +156,15 @@ class Kind(NamedTuple):
     whose evidence is a batch of cases (:class:`~bbn.questions.resolution.Cases`), None
     when the kind takes no batch;
     ``approximate`` is a lazy reference ``"module:function"`` to ``function(graph,
-    question, method)``, None when the kind has no approximate answer.
+    question, method)``, None when the kind has no approximate answer; ``joint``: the
+    exact answer is the joint of the free targets, into which likelihoods and soft
+    findings may be weighed (:mod:`bbn.questions.uncertain`).
     """
 
     exact: Callable | str
     batch: Callable | None = None
     approximate: str | None = None
+    joint: bool = False
 
 
 def _probability_or_posterior(answering: Answering, question: Question, model, **options):
@@ -251,7 +254,8 @@ def _log_partition(answering: Answering, question: Question, model, scale: float
 
 #: kind → how it is answered (see :class:`Kind`): the one table of question kinds.
 KINDS: dict[str, Kind] = {
-    "P": Kind(_probability_or_posterior, _posterior_of_cases, "bbn.questions.estimates:posterior"),
+    "P": Kind(_probability_or_posterior, _posterior_of_cases, "bbn.questions.estimates:posterior",
+              joint=True),
     "PROBABILITY": Kind(_probability, None, "bbn.questions.estimates:posterior"),
     "POSTERIORS": Kind(_posteriors, _posteriors_of_cases, "bbn.questions.estimates:posteriors"),
     "MAP": Kind(_map, None, "bbn.questions.estimates:map_estimate"),
@@ -334,13 +338,17 @@ def _ask(model: Model, asked: Asked, method=EXACT, **options):
                                   if asked.query else _uncertain(asked.evidence)):
         how = ("bbn.questions.counterfactual:ask_counterfactual" if asked.query and
                asked.query.counterfactual else "bbn.questions.uncertain:ask_uncertain")
-        return reference(how)(model, asked, method, answer, answering(model), **options)
+        kind = KINDS.get(asked.kind)
+        return reference(how)(model, asked, method, answer, answering(model),
+                              joint=method == EXACT and kind is not None and kind.joint,
+                              **options)
     return answer(model, resolution.resolve(model.compiled(), asked), method, **options)
 
 
 def _uncertain(evidence) -> bool:
     """Whether a dict of evidence holds a likelihood (a value ``{state: number}``)."""
-    return type(evidence) is dict and any(isinstance(s, Mapping) for s in evidence.values())
+    return type(evidence) is dict and any(type(s) is not str and isinstance(s, Mapping)
+                                          for s in evidence.values())
 
 
 def soft_likelihoods(model: Model, soft: dict, evidence: dict | None = None,

@@ -519,25 +519,29 @@ def resolve_uncertain(network: CompiledNetwork, asked: Asked) -> Uncertain:
     else:
         evidence = asked.evidence if type(asked.evidence) is dict else {}
         do = dict(asked.do or {})
-    hard = {v: s for v, s in evidence.items() if not isinstance(s, Mapping)}
-    likelihoods = {v: per_state(network, v, s, "likelihood")
-                   for v, s in evidence.items() if isinstance(s, Mapping)}
-    check_variables(network, list(do), role="intervened")
-    check_discrete(network, list(do), "discrete evidence")
-    hard_do = {v: state_index(network, v, s) for v, s in do.items()
-               if not isinstance(s, Mapping)}
-    stochastic = {v: per_state(network, v, s, "intervention", distribution=True)
-                  for v, s in do.items() if isinstance(s, Mapping)}
+    hard, likelihoods = {}, {}
+    for v, s in evidence.items():
+        if type(s) is str or not isinstance(s, Mapping):
+            hard[v] = s
+        else:
+            likelihoods[v] = per_state(network, v, s, "likelihood")
+    hard_do, stochastic = {}, {}
+    if do:
+        check_variables(network, list(do), role="intervened")
+        check_discrete(network, list(do), "discrete evidence")
+        for v, s in do.items():
+            if isinstance(s, Mapping):
+                stochastic[v] = per_state(network, v, s, "intervention", distribution=True)
+            else:
+                hard_do[v] = state_index(network, v, s)
     soft = {v: per_state(network, v, s, "soft finding", distribution=True)
             for v, s in (asked.soft or {}).items()}
-    named: dict[str, list[str]] = {}
-    for role, group in (("observed", hard), ("given a likelihood", likelihoods),
-                        ("intervened on", do), ("given a soft finding", soft)):
-        for v in group:
-            named.setdefault(v, []).append(role)
-    twice = {v: roles for v, roles in named.items() if len(roles) > 1}
-    if twice:
-        v, roles = next(iter(twice.items()))
-        raise QueryError(f"{v!r} is both {' and '.join(roles)}: give each variable one "
-                         "kind of finding")
+    groups = (("observed", hard), ("given a likelihood", likelihoods),
+              ("intervened on", do), ("given a soft finding", soft))
+    if sum(map(len, (hard, likelihoods, do, soft))) != len({*hard, *likelihoods, *do, *soft}):
+        for v in {*hard, *likelihoods, *do, *soft}:
+            roles = [role for role, group in groups if v in group]
+            if len(roles) > 1:
+                raise QueryError(f"{v!r} is both {' and '.join(roles)}: give each variable "
+                                 "one kind of finding")
     return Uncertain(hard, likelihoods, hard_do, stochastic, soft)

@@ -56,8 +56,8 @@ from bbn.views.compiled import CompiledNetwork
 #: The states of a virtual child; it is observed at the first.
 VIRTUAL_STATES = ("yes", "no")
 
-#: Views kept per revision (the last ones asked).
-KEPT = 16
+#: Views kept per revision (the most recently asked).
+KEPT = 32
 
 #: Iterative proportional fitting stops when every soft marginal is this close.
 TOLERANCE = 1e-10
@@ -113,7 +113,10 @@ def derived_view(base: CompiledNetwork, cut: dict[str, np.ndarray],
     for v, table in cut.items():
         table = np.array(table, dtype=float)
         table.setflags(write=False)
-        parents[v], tables[v], zero_free[v] = (), table, bool((table > 0).all())
+        # a one-hot table is only ever read at its state (X set to x is also observed):
+        # it cannot make P(e) zero, so the tables it d-separates may still be dropped
+        parents[v], tables[v], zero_free[v] = (), table, bool(
+            (table > 0).all() or (table == 1).any())
     virtual = {}
     for v, weights in likelihoods.items():
         name = f"λ({v})"
@@ -123,7 +126,7 @@ def derived_view(base: CompiledNetwork, cut: dict[str, np.ndarray],
         table = np.stack([scaled, 1.0 - scaled], axis=-1)
         table.setflags(write=False)
         states[name], parents[name], cardinality[name] = VIRTUAL_STATES, (v,), 2
-        tables[name], zero_free[name] = table, bool((table > 0).all())
+        tables[name], zero_free[name] = table, bool((scaled > 0).all())  # "yes" is read
         variables.append(name)
         virtual[v] = name
     view = CompiledNetwork(base.revision, tuple(variables), *map(MappingProxyType, (
@@ -142,8 +145,9 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
     kept = answering.derived
     if kept is None:
         kept = answering.derived = {}
-    found = kept.get(key)
+    found = kept.pop(key, None)
     if found is not None:
+        kept[key] = found  # the most recently used last
         return found
     base = answering.view
     if (do or stochastic) and base.constraints:
@@ -199,6 +203,14 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
     ([1.0, 0.25], 1, True)
     """
     k = joint.ndim
+    if k == 1:  # one soft finding: λ = q / P(w | e), exact in one step
+        m = joint / joint.sum() if joint.sum() > 0 else joint
+        if ((targets[0] > 0) & (m == 0)).any():
+            raise ImpossibleEvidenceError({}, (
+                f"impossible evidence: the soft finding on {names[0] if names else 'it'} "
+                "gives weight to a state the other evidence rules out (probability 0 there)"))
+        w = np.divide(targets[0], m, out=np.zeros_like(m), where=m > 0)
+        return [w / w.max()], SoftFit(1, 0.0, True)
     weights = [np.ones_like(t) for t in targets]
 
     def weighted() -> np.ndarray:
@@ -244,13 +256,18 @@ def _jeffrey(model, answering, found: Uncertain, answer: Callable,
     evidence = {**hard, **_extra(answering.view, found, model_)}
     joint = answer(model_, resolve(view, Asked("P", "variables", names, evidence)))
     weights, fit = fit_soft(joint.values, [found.soft[v] for v in names], names)
+    _report(fit, names)
+    return dict(zip(names, weights)), fit
+
+
+def _report(fit: SoftFit, names: Sequence[str]) -> None:
+    """Warn when iterative proportional fitting did not meet the soft findings."""
     if not fit.converged:
-        warnings.warn(f"Jeffrey's rule: the soft findings on {names} were met to within "
+        warnings.warn(f"Jeffrey's rule: the soft findings on {list(names)} were met to within "
                       f"{fit.deviation:.3g} after {fit.sweeps} sweeps (not {TOLERANCE:g}): "
                       "they may contradict each other",
                       reference("bbn.engines.approximate.lbp:ConvergenceWarning"),
-                      stacklevel=6)
-    return dict(zip(names, weights)), fit
+                      stacklevel=7)
 
 
 def _extra(base: CompiledNetwork, found: Uncertain, model_: Derived) -> dict[str, str]:
@@ -260,16 +277,28 @@ def _extra(base: CompiledNetwork, found: Uncertain, model_: Derived) -> dict[str
     return extra
 
 
-def ask_uncertain(model, asked: Asked, method, answer: Callable, answering, **options):
+#: A posterior weighs likelihoods and soft findings into the joint of its targets and the
+#: weighed variables when that joint has at most this many entries.
+WEIGHED_ENTRIES = 1 << 16
+
+
+def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
+                  joint: bool = False, **options):
     """Answer ``asked`` (with likelihoods, ``do`` or ``soft``): the uncertain parts
     resolved on the model's view, the view made for them, the rest of the question asked
     of it through ``answer`` (:func:`bbn.questions.dispatch.answer`); ``answering`` is
-    the model's :class:`~bbn.questions.dispatch.Answering`.
+    the model's :class:`~bbn.questions.dispatch.Answering`. ``joint``: the question's
+    exact answer is the joint of its free targets (a posterior), into which likelihoods
+    and soft findings on a few variables are weighed directly (:func:`_weighed`).
     """
     base = answering.view
     found = resolve_uncertain(base, asked)
     hard = found.hard
     likelihoods = found.likelihoods
+    if joint and (likelihoods or found.soft) and not asked.batch:
+        weighed = _weighed(model, answering, asked, found, answer)
+        if weighed is not None:
+            return weighed
     if asked.batch:
         clash = [c for c in asked.evidence.columns if c in found.do or c in found.stochastic]
         if clash:
@@ -309,3 +338,51 @@ def soft_likelihoods(model, answering, answer: Callable, soft: dict,
     weights, fit = _jeffrey(model, answering, found, answer, found.hard)
     states = answering.view.states
     return {v: dict(zip(states[v], w.tolist())) for v, w in weights.items()}, fit
+
+
+def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable):
+    """P(Q | e, λ) ∝ Σ_w P(Q, w | e) Π λ(w), the soft findings' λ fitted on the same
+    joint: one question of the view of the interventions alone (its plans shared with
+    every other likelihood), or None when the targets are not all free or the joint is
+    large (the question is then answered on the view with virtual children)."""
+    query = asked.query
+    if query is not None:
+        if any(s is not None for _, s in query.targets):
+            return None
+        targets = [v for v, _ in query.targets]
+    else:
+        targets = [asked.targets] if isinstance(asked.targets, str) else list(asked.targets)
+    weighed = [*found.likelihoods, *found.soft]
+    cardinality = answering.view.cardinality
+    size = 1
+    for v in (*targets, *weighed):
+        size *= cardinality.get(v, 0)
+    if not 0 < size <= WEIGHED_ENTRIES or len({*targets, *weighed}) != len(targets) + len(
+            weighed):
+        return None  # the general path reports what is wrong, or answers it
+    view = answering.view
+    model_ = (derived(model, answering, found.do, found.stochastic, {})
+              if found.do or found.stochastic else model)
+    names = _extra(view, found, model_) if model_ is not model else {}
+    question = resolve(model_.compiled(), Asked("P", "variables", [*targets, *weighed],
+                                                {**found.hard, **names}))
+    table = answer(model_, question).values
+    k = len(targets)
+    for j, w in enumerate(found.likelihoods.values(), start=k):
+        table = table * (w if j == table.ndim - 1 else
+                         w.reshape((-1,) + (1,) * (table.ndim - j - 1)))
+    if found.soft:
+        soft = list(found.soft)
+        first = k + len(found.likelihoods)
+        joint = table.sum(axis=tuple(range(first)))
+        weights, fit = fit_soft(joint, [found.soft[v] for v in soft], soft)
+        _report(fit, soft)
+        for j, w in enumerate(weights, start=first):
+            table = table * w.reshape((-1,) + (1,) * (table.ndim - j - 1))
+    values = table.sum(axis=tuple(range(k, table.ndim)))
+    total = values.sum()
+    if not total > 0:
+        raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
+                                                        for v in found.likelihoods}})
+    return Factor.unchecked(tuple(targets), {v: view.states[v] for v in targets},
+                            values / total)
