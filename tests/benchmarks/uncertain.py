@@ -6,8 +6,8 @@ variable E1 is given four ways, the other two staying hard findings:
 * hard: ``E1 = e1`` (the baseline, ``net.posterior([X], e)``);
 * do: ``do={E1: e1}`` — the mutilated network's posterior;
 * likelihood: ``{E1: {e1: 1, others: 0.5}}`` — a virtual child observed;
-* soft: ``soft={E1: {e1: 0.7, the other states the rest allows: 0.3 shared}}`` — Jeffrey's rule (the joint of E1
-  given the rest, then the likelihood);
+* soft: ``soft={E1: {e1: 0.7, the states the rest allows: 0.3 shared}}`` — Jeffrey's
+  rule (the joint of E1 given the rest, then the likelihood);
 * likelihood, new numbers: the likelihood's numbers changed at every question;
 * joint: the hard question P(X, E1 | the other two) — what a likelihood or a soft finding
   on E1 needs of the engine (E1 summed out, not sliced): the floor of those two cells.
