@@ -277,3 +277,16 @@ def test_interventions_against_pgmpy_and_pyagrum(name, y, x, e, pgmpy, tmp_path)
             [y], do=x, evidence=e or None, show_progress=False)
     for s, p in zip(ours.states[y], ours.values.tolist()):
         assert theirs.get_value(**{y: s}) == pytest.approx(p, abs=1e-7)
+
+
+def test_explain_and_render_an_intervention():
+    net = bbn.load("models/kidney_stones.bn")
+    text = bbn.explain(net, "P(R | do(T=A))").to_text()
+    assert "the arcs Size → T are cut" in text
+    assert "P(R | do(T)) = Σ_{Size} P(R | T, Size) P(Size)" in text
+    assert "0.832546" in text
+    graphviz = pytest.importorskip("graphviz")
+    assert graphviz
+    source = bbn.render(net, do="T=A", posteriors=True).source
+    assert 'Size -> T [arrowhead=tee color="#b0b0b0" style=dashed]' in source
+    assert "do(T=A)" in source and "0.8325" in source
