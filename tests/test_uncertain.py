@@ -234,3 +234,33 @@ def test_soft_findings_that_contradict():
         warnings.simplefilter("error")
         answer = net.posterior("B", soft={"A": {"0": 0.3, "1": 0.7}})
         assert answer.to_dict()["1"] == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_interventions_likelihoods_and_soft_findings_together(seed):
+    net = generic_network(seed + 300, 5, 7)
+    rng = np.random.default_rng(seed)
+    x, w, s, y, h = _pick(net, rng, 5)
+    xs = _states(net, x)
+    mutilated = net.copy()
+    mutilated.set_parents(x, [])
+    mutilated.set_cpt(x, np.eye(len(xs))[0])
+    hard = {h: _states(net, h)[-1]}
+    lam = _likelihood(net, w, rng)
+    joint = _weighted_joint(mutilated, {w: lam}, {**hard, x: xs[0]})
+    expected = _marginal(mutilated, joint, [y])
+    asked = {**hard, w: lam}
+    np.testing.assert_allclose(net.posterior(y, asked, do={x: xs[0]}).values,
+                               expected / expected.sum(), atol=1e-12)
+    np.testing.assert_allclose(net.posteriors(asked, do={x: xs[0]})[y].values,
+                               expected / expected.sum(), atol=1e-12)
+    # and a soft finding on s, by Jeffrey's rule on that view
+    q = rng.dirichlet(np.ones(net.cardinality(s)))
+    both = _marginal(mutilated, joint, [y, s])
+    given_s = both / both.sum(axis=0, keepdims=True)
+    soft = {s: dict(zip(_states(net, s), q.tolist()))}
+    expected = given_s @ q
+    np.testing.assert_allclose(net.posterior(y, asked, do={x: xs[0]}, soft=soft).values,
+                               expected, atol=1e-12)
+    np.testing.assert_allclose(net.posteriors(asked, do={x: xs[0]}, soft=soft)[y].values,
+                               expected, atol=1e-12)
