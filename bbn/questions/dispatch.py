@@ -37,6 +37,7 @@ bbn`` does not load the approximate engines). A new kind of question — an inte
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
@@ -339,10 +340,14 @@ def _ask(model: Model, asked: Asked, method=EXACT, **options):
         how = ("bbn.questions.counterfactual:ask_counterfactual" if asked.query and
                asked.query.counterfactual else "bbn.questions.uncertain:ask_uncertain")
         kind = KINDS.get(asked.kind)
-        return reference(how)(model, asked, method, answer, answering(model),
+        return _referred(how)(model, asked, method, answer, answering(model),
                               joint=method == EXACT and kind is not None and kind.joint,
                               **options)
     return answer(model, resolution.resolve(model.compiled(), asked), method, **options)
+
+
+#: A lazy reference resolved once (the uncertain questions' path, asked often).
+_referred = functools.cache(reference)
 
 
 def _uncertain(evidence) -> bool:

@@ -139,9 +139,10 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
     """The :class:`Derived` model of these interventions and likelihoods, kept in the
     model's ``answering`` (its :class:`~bbn.questions.dispatch.Answering`) for the
     revision."""
-    key = (tuple(sorted(do.items())),
-           tuple((v, q.tobytes()) for v, q in sorted(stochastic.items())),
-           tuple((v, w.tobytes()) for v, w in sorted(likelihoods.items())))
+    key = (tuple(sorted(do.items())) if len(do) > 1 else tuple(do.items()),
+           tuple((v, q.tobytes()) for v, q in sorted(stochastic.items())) if stochastic else (),
+           tuple((v, w.tobytes()) for v, w in sorted(likelihoods.items())) if likelihoods
+           else ())
     kept = answering.derived
     if kept is None:
         kept = answering.derived = {}
