@@ -225,6 +225,7 @@ def test_query_language_round_trips():
                  "P(Y=y | do(X=x, W=w))"):
         assert parse_query(text).text() == text
     assert parse_query("P(Y | Z=z, do(X=x))").do == (("X", "x"),)
+    assert parse_query("P(X_{1} | A=T)").targets == (("X_{1}", None),)  # a name, braces and all
 
 
 def _shared(name: str, tmp_path) -> pathlib.Path:

@@ -7,7 +7,7 @@ Grammar (whitespace-insensitive; see ``docs/query.md``)::
     map      := "MAP" "(" names [ "|" evidence ] ")"
     mpe      := "MPE" "(" [ "|" ] [ evidence ] ")"
     items    := item { "," item }          item := name [ "=" name ]
-    evidence := name "=" name { "," name "=" name }
+    evidence := ( name "=" name | "do" "(" evidence ")" ) { "," ... }
     independence := names ( "_|_" | "⟂" ) names [ "|" names ]
     entropy      := "H" "(" names [ "|" items ] ")"
     information  := "I" "(" names ";" names [ "|" items ] ")"
@@ -17,7 +17,9 @@ Grammar (whitespace-insensitive; see ``docs/query.md``)::
 ``P(C | A=T)`` is a distribution (a Factor), ``P(C=T | A=T)`` and ``P(A=T, S=F)`` are
 numbers, ``P(B, C=T | A=T)`` is the table P(B, C=T | A=T) over B; ``MAP(C, S | A=T)`` is
 the most probable joint state of C and S given A=T; ``MPE(A=T)`` the most probable
-state of every other variable.
+state of every other variable. ``P(C | do(B=T), A=T)`` sets B (an intervention);
+``P(D_{A=not} | D=dead)`` is a counterfactual (:mod:`bbn.questions.uncertain`,
+:mod:`bbn.questions.counterfactual`).
 
 The questions about the graph and about information (bare names only) are answered by
 :mod:`bbn.tasks.explain`: ``C _|_ S | A`` is d-separation (true/false, with an active trail when
@@ -239,7 +241,7 @@ def parse_query(text: str, source: str = "<query>") -> Query:
 
 
 _DO = re.compile(r"\bdo[ \t\r\n]*\(([^()]*)\)", re.IGNORECASE)
-_WORLD = re.compile(r"_\{([^{}]*)\}")
+_WORLD = re.compile(r"_\{([^{}]*=[^{}]*)\}")  # a name may hold braces: X_{1}
 
 
 def _interventions(text: str, source: str) -> tuple[str, tuple, tuple]:
