@@ -264,3 +264,17 @@ def test_interventions_likelihoods_and_soft_findings_together(seed):
                                expected, atol=1e-12)
     np.testing.assert_allclose(net.posteriors(asked, do={x: xs[0]}, soft=soft)[y].values,
                                expected, atol=1e-12)
+
+
+def test_questions_from_many_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    net = bbn.load("models/chair.bn")
+    asks = [({"A": "T", "W": {"T": 0.2 + k / 50, "F": 0.5}}, {"B": "TF"[k % 2]})
+            for k in range(40)]
+    expected = [net.posterior("C", e, do=d).values for e, d in asks]
+    fresh = bbn.load("models/chair.bn")
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(lambda ask: fresh.posteriors(ask[0], do=ask[1])["C"].values,
+                              asks))
+    np.testing.assert_allclose(np.array(found), np.array(expected), atol=1e-12)

@@ -170,7 +170,10 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
                                       view.tables[name]) for v, name in virtual.items()))
     found = Derived(view, factors, getattr(model, "log_scale", 0.0), virtual)
     if len(kept) >= KEPT:
-        del kept[next(iter(kept))]
+        try:  # another thread may be changing it: then it keeps one more for a while
+            del kept[next(iter(kept))]
+        except (KeyError, RuntimeError, StopIteration):
+            pass
     kept[key] = found
     return found
 
