@@ -69,6 +69,13 @@ def test_chair_network_interventions():
     assert net.query("P(B=T | do(C=T), A=T)") == pytest.approx(expected, abs=1e-12)
     assert net.query("P(B=T | A=T, do(C=T))") == pytest.approx(expected, abs=1e-12)
     assert net.adjustment_sets("W", "A").backdoor == (("B",), ("C",))
+    # MPE under do(B=T): B is set, the rest as likely as can be: 0.8 · 0.98 · 0.9 · 0.7
+    assignment, p = net.query("MPE(do(B=T))")
+    assert assignment == {"C": "T", "S": "F", "W": "T", "A": "T"}
+    assert p == pytest.approx(0.8 * 0.98 * 0.9 * 0.7, abs=1e-12)
+    assert net.query("MPE(do(B=T), A=T)") == net.mpe({"A": "T"}, do={"B": "T"})
+    with pytest.raises(bbn.QueryError, match="counterfactuals"):
+        bbn.explain(firing_squad(), "P(D_{A=not} | D=dead)")
 
 
 def front_door_network() -> bbn.Network:

@@ -259,7 +259,7 @@ def _interventions(text: str, source: str) -> tuple[str, tuple, tuple]:
     world = _parse("evidence", worlds.pop(), source)["evidence"] if worlds else ()
     text = _WORLD.sub("", text)
     text = re.sub(r",[ \t\r\n]*,", ",", text)  # the commas a removed do(...) leaves
-    text = re.sub(r"\|[ \t\r\n]*,", "|", text)
+    text = re.sub(r"([|(])[ \t\r\n]*,", r"\1", text)
     text = re.sub(r",[ \t\r\n]*\)", ")", text)
     text = re.sub(r"\|[ \t\r\n]*\)", ")", text)
     for v, s in (*do, *world):

@@ -95,6 +95,9 @@ def explain(net: Network, query: str | Query) -> Derivation:
                          "network's are not written yet (bbn query answers it)")
     if isinstance(query, str):
         query = parse_query(query)
+    if query.counterfactual:
+        raise QueryError("explain does not derive counterfactuals yet; bbn query answers "
+                         f"{query.text()} by the twin network (docs/causal.md)")
     if query.do:
         return _intervened(net, query)
     if query.kind not in ("P", "MAP", "MPE"):
