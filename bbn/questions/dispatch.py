@@ -453,6 +453,9 @@ def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
     """
     check_impossible(impossible)
     if evidence is not None and type(evidence) is not dict and is_dask(evidence):
+        if do or soft:
+            raise QueryError("do= and soft= take a dict or a pandas DataFrame of evidence, "
+                             "not a Dask DataFrame")
         return _posterior_partitions(model, variables, evidence, impossible)
     asked = Asked("P", "variables", variables, evidence, _is_frame(evidence), do=do, soft=soft)
     return _ask(model, asked, method, impossible=impossible)

@@ -232,7 +232,7 @@ def parse_query(text: str, source: str = "<query>") -> Query:
     'MAP(C, S | A=T)'
     """
     do = world = ()
-    if "_{" in text or _DO.search(text):
+    if "_{" in text or text.count("(") > 1:  # do(...) nests a bracket
         text, do, world = _interventions(text, source)
     result = _parse("query", text, source)
     return Query(kind=result["kind"].upper(), targets=result.get("targets", ()),
@@ -249,6 +249,8 @@ def _interventions(text: str, source: str) -> tuple[str, tuple, tuple]:
     the ``do(...)`` items of the evidence and the one intervention subscripting the
     targets (every target in the same world), taken out of the text."""
     do: list = []
+    if not _DO.search(text) and not _WORLD.search(text):
+        return text, (), ()
     for match in _DO.finditer(text):
         do += _parse("evidence", match[1], source)["evidence"]
     text = _DO.sub("", text)
