@@ -278,3 +278,20 @@ def test_questions_from_many_threads():
         found = list(pool.map(lambda ask: fresh.posteriors(ask[0], do=ask[1])["C"].values,
                               asks))
     np.testing.assert_allclose(np.array(found), np.array(expected), atol=1e-12)
+
+
+def test_the_explorer_takes_per_state_weights():
+    from bbn.apps.explorer.app import Explorer
+
+    net = bbn.load("models/chair.bn")
+    answer = Explorer(net).posteriors([("A", "T"), ("W", "T:0.8,F:0.4")])
+    evidence = {"A": "T", "W": {"T": 0.8, "F": 0.4}}
+    assert answer["posteriors"]["C"]["T"] == pytest.approx(
+        net.posterior("C", evidence).to_dict()["T"], abs=1e-15)
+    # P(A=T, λ) = Σ_w P(A=T, w) λ(w) / 0.8, by brute force
+    brute = BruteForce(net)
+    expected = sum(brute.p_evidence({"A": "T", "W": w}) * lam / 0.8
+                   for w, lam in (("T", 0.8), ("F", 0.4)))
+    assert answer["p_evidence"] == pytest.approx(expected, abs=1e-15)
+    with pytest.raises(bbn.QueryError, match="state:number pairs"):
+        Explorer(net).posteriors([("W", "T:high")])
