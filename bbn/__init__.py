@@ -71,6 +71,9 @@ _LAZY = {
     "plot": "bbn.plot",  # the module: bbn.plot.posterior(...), bbn.plot.roc(...)
     "InfluenceDiagram": "bbn.model.influence_diagram",
     "expected_value_of_information": "bbn.model.influence_diagram",
+    "soft_likelihoods": "bbn.questions.dispatch",
+    "effect": "bbn.tasks.effect",
+    "NotIdentifiable": "bbn.questions.identification",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }

@@ -33,6 +33,7 @@ from types import MappingProxyType
 import numpy as np
 
 from bbn.core.errors import ModelError
+from bbn.core.lazy import reference
 from bbn.core.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_ENTRY: re-exported)
     ROUNDING_PER_ENTRY,
     ROW_SUM_TOLERANCE,
@@ -470,7 +471,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         return dispatch.ask(self, text, method)
 
     def posterior(self, variables: Sequence[str] | str, evidence=None,
-                  impossible: str = "raise", method="exact"):
+                  impossible: str = "raise", method="exact", do=None, soft=None):
         """P(variables | evidence) as a normalised :class:`Factor` (joint when several).
 
         With a :class:`pandas.DataFrame` as ``evidence`` (one case per row, missing
@@ -510,9 +511,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> bbn.load("models/chair.bn").posterior("C", {"A": "T"}).values.round(6).tolist()
         [0.886749, 0.113251]
         """
-        return dispatch.posterior(self, variables, evidence, impossible, method)
+        return dispatch.posterior(self, variables, evidence, impossible, method, do, soft)
 
-    def posteriors(self, evidence=None, impossible: str = "raise", method="exact") -> dict:
+    def posteriors(self, evidence=None, impossible: str = "raise", method="exact", do=None,
+                   soft=None) -> dict:
         """P(X | evidence) for every variable X, from one junction-tree propagation.
 
         Returns ``{variable: Factor}``; with a :class:`pandas.DataFrame` as ``evidence``
@@ -541,10 +543,11 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(marginals["C"].to_dict()["T"], 6)
         0.886749
         """
-        return dispatch.posteriors(self, evidence, impossible, method)
+        return dispatch.posteriors(self, evidence, impossible, method, do, soft)
 
     def probability(self, assignment: Mapping[str, str],
-                    evidence: Mapping[str, str] | None = None, method="exact") -> float:
+                    evidence: Mapping[str, str] | None = None, method="exact", do=None,
+                    soft=None) -> float:
         """P(assignment | evidence); with no evidence, the probability of the assignment.
 
         Parameters
@@ -572,9 +575,9 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(net.probability({"C": "T"}, {"A": "T"}), 6), round(net.probability({"A": "T"}), 6)
         (0.886749, 0.206056)
         """
-        return dispatch.probability(self, assignment, evidence, method)
+        return dispatch.probability(self, assignment, evidence, method, do, soft)
 
-    def log_probability(self, evidence: Mapping[str, str]) -> float:
+    def log_probability(self, evidence: Mapping[str, str], do=None, soft=None) -> float:
         """log P(evidence), natural logarithm: exact also below 1e-308, where
         :meth:`probability` rounds to 0; −inf only when P(evidence) = 0 exactly.
 
@@ -593,10 +596,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> round(bbn.load("models/chair.bn").log_probability({"A": "T"}), 6)
         -1.579607
         """
-        return dispatch.log_probability(self, evidence)
+        return dispatch.log_probability(self, evidence, do, soft)
 
     def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
-            method="exact"):
+            method="exact", do=None, soft=None):
         """The most probable joint state of ``variables`` given ``evidence``.
 
         Returns ``(assignment, P(assignment | evidence))``.
@@ -632,9 +635,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F'}, 0.837054)
         """
-        return dispatch.map(self, variables, evidence, method)
+        return dispatch.map(self, variables, evidence, method, do, soft)
 
-    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"):
+    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact", do=None,
+            soft=None):
         """The most probable state of every unobserved variable given ``evidence``.
 
         Parameters
@@ -660,7 +664,88 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
         """
-        return dispatch.mpe(self, evidence, method)
+        return dispatch.mpe(self, evidence, method, do, soft)
+
+    # ------------------------------------------------------------- causes
+    def counterfactual(self, variables: Sequence[str] | str, do: Mapping[str, str],
+                       evidence: Mapping[str, str] | None = None, method="exact"):
+        """P(Y_{X=x} | evidence): ``variables`` had ``do`` been set, given the factual
+        ``evidence``, by the twin network of a structural causal model (``docs/causal.md``;
+        in the query language ``P(Y_{X=x} | X=x', Y=y')``).
+
+        Parameters
+        ----------
+        variables : str or sequence of str
+        do, evidence : dict
+            The intervention ``{X: x}`` of the counterfactual world; the factual findings.
+        method : str or method value, default "exact"
+
+        Returns
+        -------
+        Factor
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.Network("switch")
+        >>> net.add_variable("U", ["off", "on"], table=[0.4, 0.6])
+        >>> net.add_variable("Y", ["0", "1"], parents=["U"], table=[[1, 0], [0, 1]])
+        >>> net.counterfactual("Y", do={"U": "off"}, evidence={"Y": "1"}).values.tolist()
+        [1.0, 0.0]
+        """
+        return dispatch.counterfactual(self, variables, do, evidence, method)
+
+    def adjustment_sets(self, treatment: str, outcome: str,
+                        observed: Sequence[str] | None = None):
+        """The minimal back-door sets of the effect of ``treatment`` on ``outcome`` among
+        the ``observed`` variables, and the minimal front-door sets when there is no back
+        door (see :func:`bbn.questions.adjustment.adjustment_sets`).
+
+        Parameters
+        ----------
+        treatment, outcome : str
+        observed : sequence of str, optional
+            The measured variables (all by default).
+
+        Returns
+        -------
+        Adjustment
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").adjustment_sets("W", "A").backdoor
+        (('B',), ('C',))
+        """
+        return reference("bbn.questions.adjustment:adjustment_sets")(self, treatment, outcome,
+                                                                    observed)
+
+    def identify(self, outcome: Sequence[str] | str, do: Sequence[str] | str,
+                 observed: Sequence[str] | None = None):
+        """P(outcome | do(X)) as a formula over the ``observed`` variables' distribution (the
+        ID algorithm on the latent projection), or ``NotIdentifiable`` naming the
+        confounding (see :func:`bbn.questions.identification.identify`).
+
+        Parameters
+        ----------
+        outcome : str or sequence of str
+        do : str or sequence of str
+            The treatment X.
+        observed : sequence of str, optional
+            The measured variables (all by default); the others are latent.
+
+        Returns
+        -------
+        Formula
+            Printable; ``evaluate(network or joint Factor)`` gives P(Y | do(X)).
+
+        Examples
+        --------
+        >>> import bbn
+        >>> print(bbn.load("models/chair.bn").identify("A", do="C", observed=["C", "A"]))
+        P(A | do(C)) = P(A | C)
+        """
+        return reference("bbn.questions.identification:identify")(self, outcome, do, observed)
 
 
     # ------------------------------------------------------------- comparing

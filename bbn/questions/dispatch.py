@@ -38,6 +38,7 @@ bbn`` does not load the approximate engines). A new kind of question — an inte
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
@@ -87,12 +88,13 @@ class Answering:
     True
     """
 
-    __slots__ = ("view", "_engine", "graph")
+    __slots__ = ("view", "_engine", "graph", "derived")
 
     def __init__(self, view: CompiledNetwork) -> None:
         self.view = view
         self._engine: Engine | None = None
         self.graph: FactorGraph | None = None
+        self.derived: dict | None = None  # the views of interventions... (uncertain.py)
 
     @property
     def engine(self) -> Engine:
@@ -157,12 +159,15 @@ class Kind(NamedTuple):
     whose evidence is a batch of cases (:class:`~bbn.questions.resolution.Cases`), None
     when the kind takes no batch;
     ``approximate`` is a lazy reference ``"module:function"`` to ``function(graph,
-    question, method)``, None when the kind has no approximate answer.
+    question, method)``, None when the kind has no approximate answer; ``joint``: the
+    exact answer is the joint of the free targets, into which likelihoods and soft
+    findings may be weighed (:mod:`bbn.questions.uncertain`).
     """
 
     exact: Callable | str
     batch: Callable | None = None
     approximate: str | None = None
+    joint: bool = False
 
 
 def _probability_or_posterior(answering: Answering, question: Question, model, **options):
@@ -252,7 +257,8 @@ def _log_partition(answering: Answering, question: Question, model, scale: float
 
 #: kind → how it is answered (see :class:`Kind`): the one table of question kinds.
 KINDS: dict[str, Kind] = {
-    "P": Kind(_probability_or_posterior, _posterior_of_cases, "bbn.questions.estimates:posterior"),
+    "P": Kind(_probability_or_posterior, _posterior_of_cases, "bbn.questions.estimates:posterior",
+              joint=True),
     "PROBABILITY": Kind(_probability, None, "bbn.questions.estimates:posterior"),
     "POSTERIORS": Kind(_posteriors, _posteriors_of_cases, "bbn.questions.estimates:posteriors"),
     "MAP": Kind(_map, None, "bbn.questions.estimates:map_estimate"),
@@ -332,8 +338,64 @@ def answer(model: Model, question: Question, method=EXACT, **options):
 
 
 def _ask(model: Model, asked: Asked, method=EXACT, **options):
-    """Resolve ``asked`` once against the model's current view and answer it."""
+    """Resolve ``asked`` once against the model's current view and answer it (with
+    likelihoods, interventions or soft findings: on a view made for them)."""
+    if asked.do or asked.soft or (asked.query.do or asked.query.counterfactual
+                                  if asked.query else _uncertain(asked.evidence)):
+        how = ("bbn.questions.counterfactual:ask_counterfactual" if asked.query and
+               asked.query.counterfactual else "bbn.questions.uncertain:ask_uncertain")
+        kind = KINDS.get(asked.kind)
+        return _referred(how)(model, asked, method, answer, answering(model),
+                              joint=method == EXACT and kind is not None and kind.joint,
+                              **options)
     return answer(model, resolution.resolve(model.compiled(), asked), method, **options)
+
+
+#: A lazy reference resolved once (the uncertain questions' path, asked often).
+_referred = functools.cache(reference)
+
+
+def _uncertain(evidence) -> bool:
+    """Whether a dict of evidence holds a likelihood (a value ``{state: number}``)."""
+    return type(evidence) is dict and any(type(s) is not str and isinstance(s, Mapping)
+                                          for s in evidence.values())
+
+
+def soft_likelihoods(model: Model, soft: dict, evidence: dict | None = None,
+                     do: dict | None = None):
+    """The likelihoods λ(w) = q(w) / P(w | e) Jeffrey's rule puts on softly observed
+    variables (fitted by iterative proportional fitting when several), and the fit's
+    report: what ``soft=`` on a question does, shown.
+
+    Parameters
+    ----------
+    model : Network or MarkovNetwork
+    soft : dict
+        ``{variable: {state: probability}}``, each summing to 1.
+    evidence, do : dict, optional
+        The other findings and interventions, as on a question.
+
+    Returns
+    -------
+    tuple
+        ``({variable: {state: λ}}, SoftFit)``, each λ scaled to a largest value of 1;
+        :class:`~bbn.questions.uncertain.SoftFit` holds the sweeps, the deviation left
+        and whether it converged.
+
+    Raises
+    ------
+    ImpossibleEvidenceError
+        When a soft finding gives weight to a state the other evidence rules out.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> weights, fit = soft_likelihoods(bbn.load("models/chair.bn"), {"C": {"T": .5, "F": .5}})
+    >>> {s: round(x, 4) for s, x in weights["C"].items()}, fit.converged
+    ({'T': 0.25, 'F': 1.0}, True)
+    """
+    return reference("bbn.questions.uncertain:soft_likelihoods")(
+        model, answering(model), answer, soft, evidence, do)
 
 
 def _is_frame(evidence) -> bool:
@@ -383,7 +445,7 @@ def log_answer(model: Model, query: str | Query, method=EXACT) -> float:
 
 
 def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
-              impossible: str = "raise", method=EXACT):
+              impossible: str = "raise", method=EXACT, do=None, soft=None):
     """P(variables | evidence) (``net.posterior``): a Factor; for a DataFrame of cases a
     DataFrame indexed like it, one column per state (a joint state for several variables:
     :func:`~bbn.questions.presentation.frame_of_cases`), for a Dask DataFrame a Dask array
@@ -397,8 +459,11 @@ def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
     """
     check_impossible(impossible)
     if evidence is not None and type(evidence) is not dict and is_dask(evidence):
+        if do or soft:
+            raise QueryError("do= and soft= take a dict or a pandas DataFrame of evidence, "
+                             "not a Dask DataFrame")
         return _posterior_partitions(model, variables, evidence, impossible)
-    asked = Asked("P", "variables", variables, evidence, _is_frame(evidence))
+    asked = Asked("P", "variables", variables, evidence, _is_frame(evidence), do=do, soft=soft)
     result = _ask(model, asked, method, impossible=impossible)
     if not asked.batch:
         return result
@@ -420,7 +485,8 @@ def _posterior_partitions(model: Model, variables: Sequence[str] | str, evidence
     return posterior_partitions(answer_partition, shape, evidence)
 
 
-def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EXACT) -> dict:
+def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EXACT,
+               do=None, soft=None) -> dict:
     """P(X | evidence) for every variable X (``net.posteriors``): ``{X: Factor}``, or for
     a DataFrame of cases ``{X: DataFrame}``, each indexed like the cases, a column per
     state.
@@ -432,7 +498,8 @@ def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EX
     0.886749
     """
     check_impossible(impossible)
-    asked = Asked("POSTERIORS", "evidence", (), evidence, _is_frame(evidence))
+    asked = Asked("POSTERIORS", "evidence", (), evidence, _is_frame(evidence), do=do,
+                  soft=soft)
     result = _ask(model, asked, method, impossible=impossible)
     if not asked.batch:
         return result
@@ -442,7 +509,8 @@ def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EX
 
 
 def probability(model: Model, assignment: Mapping[str, str],
-                evidence: Mapping[str, str] | None = None, method=EXACT) -> float:
+                evidence: Mapping[str, str] | None = None, method=EXACT, do=None,
+                soft=None) -> float:
     """P(assignment | evidence) (``net.probability``).
 
     Examples
@@ -451,10 +519,11 @@ def probability(model: Model, assignment: Mapping[str, str],
     >>> round(probability(bbn.load("models/chair.bn"), {"C": "T"}, {"A": "T"}), 6)
     0.886749
     """
-    return _ask(model, Asked("PROBABILITY", "assignment", assignment, evidence), method)
+    return _ask(model, Asked("PROBABILITY", "assignment", assignment, evidence, do=do,
+                             soft=soft), method)
 
 
-def log_probability(model: Model, evidence: Mapping[str, str]) -> float:
+def log_probability(model: Model, evidence: Mapping[str, str], do=None, soft=None) -> float:
     """log P(evidence), natural log, exact below 1e-308 (``net.log_probability``).
 
     Examples
@@ -463,7 +532,7 @@ def log_probability(model: Model, evidence: Mapping[str, str]) -> float:
     >>> round(log_probability(bbn.load("models/chair.bn"), {"A": "T"}), 6)
     -1.579607
     """
-    return _ask(model, Asked("LOG_P", "evidence", (), evidence))
+    return _ask(model, Asked("LOG_P", "evidence", (), evidence, do=do, soft=soft))
 
 
 def log_partition(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT) -> float:
@@ -482,7 +551,7 @@ def log_partition(model: Model, evidence: Mapping[str, str] | None = None, metho
 
 
 def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
-        method=EXACT):
+        method=EXACT, do=None, soft=None):
     """The most probable joint state of ``variables`` given ``evidence`` and its
     probability (``net.map``).
 
@@ -493,10 +562,11 @@ def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F'}, 0.837054)
     """
-    return _ask(model, Asked("MAP", "variables", variables, evidence), method)
+    return _ask(model, Asked("MAP", "variables", variables, evidence, do=do, soft=soft), method)
 
 
-def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT):
+def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT, do=None,
+        soft=None):
     """The most probable state of every unobserved variable given ``evidence`` and its
     probability (``net.mpe``).
 
@@ -507,7 +577,26 @@ def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT):
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
     """
-    return _ask(model, Asked("MPE", "evidence", (), evidence), method)
+    return _ask(model, Asked("MPE", "evidence", (), evidence, do=do, soft=soft), method)
+
+
+def counterfactual(model: Model, variables: Sequence[str] | str, do: Mapping[str, str],
+                   evidence: Mapping[str, str] | None = None, method=EXACT):
+    """P(Y_{X=x} | evidence) (``net.counterfactual``): the query ``P(Y_{X=x} | e)``.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> net = bbn.Network("switch")
+    >>> net.add_variable("U", ["off", "on"], table=[0.4, 0.6])
+    >>> net.add_variable("Y", ["0", "1"], parents=["U"], table=[[1, 0], [0, 1]])
+    >>> counterfactual(net, "Y", {"U": "off"}, {"Y": "1"}).values.tolist()
+    [1.0, 0.0]
+    """
+    names = [variables] if isinstance(variables, str) else list(variables)
+    query = Query("P", tuple((v, None) for v in names), tuple((evidence or {}).items()),
+                  counterfactual=tuple(do.items()))
+    return _ask(model, Asked("P", "query", query=query), method)
 
 
 def marginals(model: Model, evidence: Mapping[str, str] | None, method):

@@ -9,7 +9,7 @@ Grammar (whitespace-insensitive; see ``docs/query.md``)::
     meu      := "MEU" "(" [ "|" ] [ evidence ] ")"       (influence diagrams)
     eu       := "EU"  "(" name "=" name [ "|" evidence ] ")"
     items    := item { "," item }          item := name [ "=" name ]
-    evidence := name "=" name { "," name "=" name }
+    evidence := ( name "=" name | "do" "(" evidence ")" ) { "," ... }
     independence := names ( "_|_" | "⟂" ) names [ "|" names ]
     entropy      := "H" "(" names [ "|" items ] ")"
     information  := "I" "(" names ";" names [ "|" items ] ")"
@@ -19,7 +19,9 @@ Grammar (whitespace-insensitive; see ``docs/query.md``)::
 ``P(C | A=T)`` is a distribution (a Factor), ``P(C=T | A=T)`` and ``P(A=T, S=F)`` are
 numbers, ``P(B, C=T | A=T)`` is the table P(B, C=T | A=T) over B; ``MAP(C, S | A=T)`` is
 the most probable joint state of C and S given A=T; ``MPE(A=T)`` the most probable
-state of every other variable.
+state of every other variable. ``P(C | do(B=T), A=T)`` sets B (an intervention);
+``P(D_{A=not} | D=dead)`` is a counterfactual (:mod:`bbn.questions.uncertain`,
+:mod:`bbn.questions.counterfactual`).
 
 The questions about the graph and about information (bare names only) are answered by
 :mod:`bbn.tasks.explain`: ``C _|_ S | A`` is d-separation (true/false, with an active trail when
@@ -190,6 +192,10 @@ class Query:
     targets: tuple[tuple[str, str | None], ...]
     evidence: tuple[tuple[str, str | None], ...]
     others: tuple[tuple[str, str | None], ...] = ()
+    #: ``do(X=x)`` items of the evidence (:mod:`bbn.questions.uncertain`)
+    do: tuple[tuple[str, str], ...] = ()
+    #: the intervention ``{X=x}`` of counterfactual targets ``Y_{X=x}``
+    counterfactual: tuple[tuple[str, str], ...] = ()
 
     @property
     def evidence_dict(self) -> dict[str, str]:
@@ -204,10 +210,16 @@ class Query:
             text = f"{show(self.targets)} _|_ {show(self.others)}"
             return text + (f" | {show(self.evidence)}" if self.evidence else "")
         inside = show(self.targets) if self.kind not in ("MPE", "MEU") else ""
+        if self.counterfactual:
+            world = "_{" + show(self.counterfactual) + "}"
+            inside = ", ".join(_quote(v) + world + (f"={_quote(s)}" if s is not None else "")
+                               for v, s in self.targets)
         if self.kind == "I":
             inside += f"; {show(self.others)}"
-        if self.evidence:
-            inside += (" | " if inside else "") + show(self.evidence)
+        given = ([f"do({show(self.do)})"] if self.do else []) + (
+            [show(self.evidence)] if self.evidence else [])
+        if given:
+            inside += (" | " if inside else "") + ", ".join(given)
         return f"{self.kind}({inside})"
 
 
@@ -225,9 +237,43 @@ def parse_query(text: str, source: str = "<query>") -> Query:
     >>> parse_query("MAP(C, S | A=T)").text()
     'MAP(C, S | A=T)'
     """
+    do = world = ()
+    if "_{" in text or text.count("(") > 1:  # do(...) nests a bracket
+        text, do, world = _interventions(text, source)
     result = _parse("query", text, source)
     return Query(kind=result["kind"].upper(), targets=result.get("targets", ()),
-                 evidence=result.get("evidence", ()), others=result.get("others", ()))
+                 evidence=result.get("evidence", ()), others=result.get("others", ()),
+                 do=do, counterfactual=world)
+
+
+_DO = re.compile(r"\bdo[ \t\r\n]*\(([^()]*)\)", re.IGNORECASE)
+_WORLD = re.compile(r"_\{([^{}]*=[^{}]*)\}")  # a name may hold braces: X_{1}
+
+
+def _interventions(text: str, source: str) -> tuple[str, tuple, tuple]:
+    """``P(Y_{X=x} | do(Z=z), W=w)`` → ``("P(Y | W=w)", (("Z", "z"),), (("X", "x"),))``:
+    the ``do(...)`` items of the evidence and the one intervention subscripting the
+    targets (every target in the same world), taken out of the text."""
+    do: list = []
+    if not _DO.search(text) and not _WORLD.search(text):
+        return text, (), ()
+    for match in _DO.finditer(text):
+        do += _parse("evidence", match[1], source)["evidence"]
+    text = _DO.sub("", text)
+    worlds = {m[1].strip() for m in _WORLD.finditer(text)}
+    if len(worlds) > 1:
+        raise QueryError(f"every target of a counterfactual is in one world; got "
+                         f"{' and '.join(sorted('_{' + w + '}' for w in worlds))}")
+    world = _parse("evidence", worlds.pop(), source)["evidence"] if worlds else ()
+    text = _WORLD.sub("", text)
+    text = re.sub(r",[ \t\r\n]*,", ",", text)  # the commas a removed do(...) leaves
+    text = re.sub(r"([|(])[ \t\r\n]*,", r"\1", text)
+    text = re.sub(r",[ \t\r\n]*\)", ")", text)
+    text = re.sub(r"\|[ \t\r\n]*\)", ")", text)
+    for v, s in (*do, *world):
+        if s is None:
+            raise QueryError(f"an intervention sets a state, as in do({v}=x)")
+    return text, tuple(do), tuple(world)
 
 
 def parse_evidence(text: str, source: str = "<evidence>", items: bool = False):

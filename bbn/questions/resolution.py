@@ -70,7 +70,8 @@ class Asked(NamedTuple):
     of the query language, ``query`` the parsed :class:`~bbn.questions.language.Query`),
     ``"variables"`` (names and evidence), ``"assignment"`` (``{variable: state}`` and
     evidence) or ``"evidence"`` (evidence only). ``evidence`` is a dict, or with
-    ``batch`` a DataFrame of cases.
+    ``batch`` a DataFrame of cases. ``do`` (interventions) and ``soft`` (Jeffrey's
+    rule) are ``{variable: state or {state: number}}`` (see :mod:`bbn.questions.uncertain`).
     """
 
     kind: str
@@ -79,6 +80,8 @@ class Asked(NamedTuple):
     evidence: object = None
     batch: bool = False
     query: Query | None = None
+    do: object = None
+    soft: object = None
 
 
 class Question(NamedTuple):
@@ -436,3 +439,109 @@ def resolve_evidence_text(text: str, network: CompiledNetwork,
     """
     return resolve_query(network, Query("P", (), parse_evidence(text, source, items=True))
                          ).evidence
+
+
+# ------------------------------------------------- uncertain evidence, interventions
+class Uncertain(NamedTuple):
+    """A question's uncertain parts resolved (:func:`resolve_uncertain`): the hard
+    findings left as written (``hard``: names and states), ``likelihoods`` variable →
+    λ (one number ≥ 0 per state), ``do`` variable → the state index it is set to,
+    ``stochastic`` variable → the distribution it is set to, ``soft`` variable → the
+    distribution its posterior is made to have (Jeffrey's rule)."""
+
+    hard: dict
+    likelihoods: dict[str, np.ndarray]
+    do: dict[str, int]
+    stochastic: dict[str, np.ndarray]
+    soft: dict[str, np.ndarray]
+
+
+def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
+              distribution: bool = False) -> np.ndarray:
+    """``{state: number}`` (states left out: 0) → an array over the states of
+    ``variable``, checked: finite, ≥ 0, not all 0 (a distribution: summing
+    to 1 within 1e-6, then scaled to 1 exactly).
+
+    >>> import bbn
+    >>> per_state(bbn.load("models/chair.bn").compiled(), "W", {"T": 0.8}, "likelihood")
+    array([0.8, 0. ])
+    """
+    check_variables(network, [variable], role=what)
+    check_discrete(network, [variable], "discrete evidence")
+    states = network.states[variable]
+    if not isinstance(numbers, Mapping):
+        raise QueryError(f"the {what} of {variable!r} is a dict {{state: number}}, not "
+                         f"{type(numbers).__name__}")
+    values = np.zeros(len(states))
+    for s, x in numbers.items():
+        values[state_index(network, variable, s)] = _number(variable, what, x)
+    if (values < 0).any() or not values.any():
+        raise QueryError(f"the {what} of {variable!r} needs numbers >= 0, not all 0; got "
+                         f"{dict(zip(states, values.tolist()))}")
+    if distribution:
+        total = values.sum()
+        if abs(total - 1.0) > 1e-6:
+            raise QueryError(f"the {what} of {variable!r} must sum to 1, sums to {total:g}")
+        values = values / total
+    return values
+
+
+def _number(variable: str, what: str, x) -> float:
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        raise QueryError(f"the {what} of {variable!r} takes numbers, got {x!r}") from None
+    if not math.isfinite(value):
+        raise QueryError(f"the {what} of {variable!r} takes finite numbers, got {x!r}")
+    return value
+
+
+def resolve_uncertain(network: CompiledNetwork, asked: Asked) -> Uncertain:
+    """The uncertain parts of ``asked`` checked against ``network``: likelihoods (an
+    evidence value ``{state: number}``), interventions (``do``: a state, or a
+    distribution for a stochastic one) and soft findings; a variable in two of them
+    is a QueryError, as is one set by ``do`` and observed.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> network = bbn.load("models/chair.bn").compiled()
+    >>> found = resolve_uncertain(network, Asked("P", "variables", ["C"],
+    ...     {"A": "T", "W": {"T": 0.8, "F": 0.4}}, do={"S": "F"}))
+    >>> found.hard, found.likelihoods["W"].tolist(), found.do
+    ({'A': 'T'}, [0.8, 0.4], {'S': 1})
+    """
+    query = asked.query
+    if query is not None:
+        evidence, do = dict(query.evidence), dict(query.do)
+        if asked.do:
+            do.update(asked.do)
+    else:
+        evidence = asked.evidence if type(asked.evidence) is dict else {}
+        do = dict(asked.do or {})
+    hard, likelihoods = {}, {}
+    for v, s in evidence.items():
+        if type(s) is str or not isinstance(s, Mapping):
+            hard[v] = s
+        else:
+            likelihoods[v] = per_state(network, v, s, "likelihood")
+    hard_do, stochastic = {}, {}
+    if do:
+        check_variables(network, list(do), role="intervened")
+        check_discrete(network, list(do), "discrete evidence")
+        for v, s in do.items():
+            if isinstance(s, Mapping):
+                stochastic[v] = per_state(network, v, s, "intervention", distribution=True)
+            else:
+                hard_do[v] = state_index(network, v, s)
+    soft = {v: per_state(network, v, s, "soft finding", distribution=True)
+            for v, s in (asked.soft or {}).items()}
+    groups = (("observed", hard), ("given a likelihood", likelihoods),
+              ("intervened on", do), ("given a soft finding", soft))
+    if sum(map(len, (hard, likelihoods, do, soft))) != len({*hard, *likelihoods, *do, *soft}):
+        for v in {*hard, *likelihoods, *do, *soft}:
+            roles = [role for role, group in groups if v in group]
+            if len(roles) > 1:
+                raise QueryError(f"{v!r} is both {' and '.join(roles)}: give each variable "
+                                 "one kind of finding")
+    return Uncertain(hard, likelihoods, hard_do, stochastic, soft)

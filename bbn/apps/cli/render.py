@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trail", metavar="QUESTION",
                         help='an independence question, e.g. "C _|_ S | A": its observed '
                         "variables are shaded and one active trail is drawn in red")
+    parser.add_argument("--do", metavar="INTERVENTION",
+                        help='an intervention, e.g. "B=T": the arcs into B are drawn cut, '
+                        "and --posteriors are those of the mutilated network")
     parser.add_argument("--compare", metavar="REFERENCE",
                         help="colour each arc against this model: correct, reversed, extra, "
                         "missing (dashed); the caption gives the structural Hamming distances")
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     reference = None if args.compare is None else read_model(args, args.compare)
     graph = render(net, args.output, tables=args.tables, evidence=args.evidence,
                    posteriors=args.posteriors, rankdir=args.rankdir, max_rows=args.max_rows,
-                   compare=reference, trail=args.trail)
+                   compare=reference, trail=args.trail, do=args.do)
     if args.output is None:
         print(graph.source, end="")
     else:

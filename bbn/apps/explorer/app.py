@@ -18,6 +18,7 @@ them into HTTP statuses (:func:`status_of`).
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -227,16 +228,18 @@ class Explorer:
         0.206056
         """
         net = self.net
-        evidence: dict[str, str] = {}
+        evidence: dict = {}
         for variable, state in findings:
             if variable in evidence:
                 raise QueryError(f"variable {variable!r} given twice, as {evidence[variable]!r}"
                                  f" and {state!r}: one finding per variable")
-            evidence[variable] = state
+            evidence[variable] = _weights(net, variable, state)
         start = time.perf_counter()
         beliefs = net.posteriors(evidence)
         discrete = all(v in net.variables and not net.is_gaussian(v) for v in evidence)
-        p_evidence = (net.probability(evidence) if evidence and discrete
+        weighed = any(isinstance(s, dict) for s in evidence.values())
+        p_evidence = (math.exp(net.log_probability(evidence)) if weighed and discrete
+                      else net.probability(evidence) if evidence and discrete
                       else 1.0 if discrete else None)
         utilities = _expected_utilities(net, evidence)
         elapsed = (time.perf_counter() - start) * 1000
@@ -348,3 +351,26 @@ def _gunzip(name: str, data: bytes, limit: int) -> bytes:
 
 
 __all__ = ["Explorer", "Settings", "TooLargeError", "status_of"]
+
+
+def _weights(net, variable: str, state: str):
+    """A finding as the query string gives it: a state, or per-state weights
+    ``T:0.8,F:0.4`` (a likelihood, ``docs/evidence.md``) when that is no state of the
+    variable.
+
+    >>> import bbn
+    >>> _weights(bbn.load("models/chair.bn"), "W", "T:0.8,F:0.4")
+    {'T': 0.8, 'F': 0.4}
+    """
+    if ":" not in state or variable not in net.variables or net.is_gaussian(variable) or (
+            state in net.states(variable)):
+        return state
+    weights = {}
+    for part in state.split(","):
+        name, _, number = part.partition(":")
+        try:
+            weights[name.strip()] = float(number)
+        except ValueError:
+            raise QueryError(f"weights of {variable!r} are state:number pairs, as in "
+                             f"T:0.8,F:0.4; got {state!r}") from None
+    return weights

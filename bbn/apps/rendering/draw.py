@@ -44,7 +44,8 @@ def render(net, path: str | os.PathLike | None = None, *, tables: bool = False,
            evidence: Mapping[str, str] | str | None = None, posteriors: bool = False,
            rankdir: str = "TB", max_rows: int = MAX_ROWS,
            max_columns: int = MAX_COLUMNS, compare: Network | None = None,
-           trail: str | None = None) -> graphviz.Digraph:
+           trail: str | None = None,
+           do: Mapping[str, str] | str | None = None) -> graphviz.Digraph:
     """Draw ``net``; write the picture to ``path`` when given; return the Digraph.
 
     Parameters
@@ -79,6 +80,10 @@ def render(net, path: str | os.PathLike | None = None, *, tables: bool = False,
         An independence question, ``"C _|_ S | A"``: its observed variables are shaded
         and, when they do not separate the two sides, one active trail is drawn in red,
         with the answer and the reason each node passes as caption.
+    do : mapping of str to str, or str, optional
+        An intervention, ``{"B": "T"}`` or ``"B=T"``: the arcs into each set variable are
+        drawn cut (dashed, grey), the variable marked ``do(B=T)``; posteriors are then
+        those of the mutilated network (``docs/causal.md``).
 
     Returns
     -------
@@ -119,7 +124,9 @@ def render(net, path: str | os.PathLike | None = None, *, tables: bool = False,
         raise QueryError("max_rows and max_columns must be at least 1")
     resolved = _evidence(net, evidence)
     evidence = resolved.given
-    beliefs = _posteriors(net, resolved) if posteriors else {}
+    done = _evidence(net, do).given
+    beliefs = ({v: f.values for v, f in net.posteriors(resolved.given, do=done).items()}
+               if posteriors and done else _posteriors(net, resolved) if posteriors else {})
     marked = None if trail is None else trail_picture(net, trail)
 
     graph = graphviz.Digraph(_dot_id(net.name), graph_attr=_graph_style(rankdir),
@@ -128,6 +135,8 @@ def render(net, path: str | os.PathLike | None = None, *, tables: bool = False,
     captions = []
     if posteriors:
         given = ", ".join(f"{v}={s}" for v, s in evidence.items())
+        given = ", ".join([f"do({', '.join(f'{v}={s}' for v, s in done.items())})"]
+                          * bool(done) + [given] * bool(given))
         caption = (f"posterior probabilities given {given}" if given
                    else "prior probabilities (no evidence)")
         captions.append(f"<I>{labels.escape(caption)}</I>")
@@ -143,20 +152,27 @@ def render(net, path: str | os.PathLike | None = None, *, tables: bool = False,
                 attributes.update(color=TRAIL_COLOUR, penwidth="2.5")
         if v in decisions and not (tables or posteriors):
             attributes.update(shape="box")  # a decision: a box, as in influence diagrams
+        if v in done:
+            attributes.update(peripheries="2", xlabel=labels.escape(f"do({v}={done[v]})"))
         graph.node(_dot_id(v), **attributes)
     for u in utilities:  # a utility: a diamond, its parents' arcs into it
         graph.node(_dot_id(u), label=labels.plain_label(u, None, None), shape="diamond",
                    fillcolor=UTILITY_FILL, style="filled", color=labels.NODE_LINE)
         for p in net.utility_parents(u):
             graph.edge(_dot_id(p), _dot_id(u))
+    if done:
+        captions.append(labels.escape(f"do({', '.join(f'{v}={s}' for v, s in done.items())})"
+                                      ": the arcs into the set variables are cut (dashed)"))
     if marked is not None:
         captions.append(marked.caption)
     if compare is None:
         for v in net.variables:
             for p in net.parents(v):
                 on_trail = marked is not None and (p, v) in marked.arcs
-                graph.edge(_dot_id(p), _dot_id(v),
-                           **({"color": TRAIL_COLOUR, "penwidth": "2.5"} if on_trail else {}))
+                style = ({"color": TRAIL_COLOUR, "penwidth": "2.5"} if on_trail else
+                         {"color": "#b0b0b0", "style": "dashed", "arrowhead": "tee"}
+                         if v in done else {})
+                graph.edge(_dot_id(p), _dot_id(v), **style)
     else:
         picture = comparison_arcs(net, compare)
         for arc in picture.arcs:

@@ -27,6 +27,7 @@ A step's sum of products is written out with its numbers while its product has a
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -40,6 +41,7 @@ from bbn.engines.exact.elimination import (
     slice_tables,
 )
 from bbn.questions import dispatch
+from bbn.questions.adjustment import adjustment_sets
 from bbn.questions.language import Query, parse_query
 from bbn.questions.resolution import resolve_query
 from bbn.tasks.explain.decision_working import DECISION_KINDS, explain_decisions
@@ -96,6 +98,11 @@ def explain(net: Network, query: str | Query) -> Derivation:
         query = parse_query(query)
     if query.kind in DECISION_KINDS:  # an influence diagram's: each option's EU as a sum
         return explain_decisions(net, query)
+    if query.counterfactual:
+        raise QueryError("explain does not derive counterfactuals yet; bbn query answers "
+                         f"{query.text()} by the twin network (docs/causal.md)")
+    if query.do:
+        return _intervened(net, query)
     if query.kind not in ("P", "MAP", "MPE"):
         raise QueryError(f"explain takes P(...), MAP(...) or MPE(...); {query.text()} is "
                          "answered by bbn query")
@@ -151,6 +158,37 @@ def explain(net: Network, query: str | Query) -> Derivation:
                       tuple(v for v in network.variables if v in relevant and v not in kept),
                       tuple(steps), result, total, answer, numerator,
                       None if numerator is None else as_fraction(numerator, total))
+
+
+def _intervened(net: Network, query: Query) -> Derivation:
+    """The derivation of a question with ``do(X=x)``: the usual one on the mutilated
+    network (X's arcs cut, its table [X = x], X observed at x), with what was cut and,
+    where the graph gives one, the back-door formula in observed terms."""
+    mutilated = net.copy()
+    lines = []
+    for v, s in query.do:
+        if v not in mutilated:
+            break  # explain() below names the unknown variable
+        cut = ", ".join(f"{p} → {v}" for p in mutilated.parents(v))
+        mutilated.set_parents(v, [])
+        states = mutilated.states(v)
+        mutilated.set_cpt(v, [1.0 if t == str(s) else 0.0 for t in states]
+                          if str(s) in states else [1.0 / len(states)] * len(states))
+        lines.append(f"do({v}={s}): {'the arcs ' + cut + ' are cut' if cut else v + ' is a root'}"
+                     f" and {v} is set to {s}: the question is asked of the mutilated "
+                     "network, where the rest keeps its tables.")
+    plain = replace(query, do=(), evidence=(*query.do, *query.evidence))
+    derivation = explain(mutilated, plain)
+    targets = [v for v, _ in query.targets]
+    if len(query.do) == 1 and len(targets) == 1 and not query.evidence and query.kind == "P":
+        try:
+            formula = adjustment_sets(net, query.do[0][0], targets[0]).formula()
+        except QueryError:
+            pass
+        else:
+            lines.append(f"In observed terms (back door or front door): {formula}")
+    return replace(derivation, query=query, answer=dispatch.ask(net, query),
+                   intervention=tuple(lines))
 
 
 def _entries(states, step, inputs: list[Table], arrays: list[np.ndarray],

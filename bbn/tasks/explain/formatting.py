@@ -114,6 +114,8 @@ class Derivation:
     answer: object
     numerator: float | None
     fraction: str | None
+    #: for a question with do(...): what the intervention does (text, one line each)
+    intervention: tuple[str, ...] = ()
 
     def to_text(self) -> str:
         """The derivation as plain text (Unicode: Σ, ×, ψ)."""
@@ -275,6 +277,10 @@ def _sections(d: Derivation, n: _Notation) -> list[_Section]:
     last = d.steps[-1]
     final = _final_name(d, n)
     sections = []
+    if d.intervention:
+        sections.append(_Section("The intervention", [("text", line)
+                                                      for line in d.intervention]))
+        evidence = [(v, s) for v, s in evidence if v not in dict(query.do)]
     if kind == "P" and evidence:
         asked = n.items(targets)
         sections.append(_Section("Definition of conditional probability", [

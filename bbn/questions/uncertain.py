@@ -1,0 +1,392 @@
+"""Uncertain evidence and interventions: each answered as the usual question on a view
+made for it.
+
+    likelihood   P(Q | e, λ) ∝ Σ_h P(Q, h, e) · Π_W λ_W(w)          (a virtual child per W)
+    do(X = x)    P(Q | do(x), e) = P_x(Q | e),   P_x = Π_{V ≠ X} P(V | pa(V)) · [X = x]
+    do(X ~ q)    the same with q(X) in place of [X = x]            (a stochastic intervention)
+    Jeffrey      P'(Q) = Σ_w q(w) P(Q | w, e)                      (soft: P'(W) = q exactly)
+
+A likelihood ``{"W": {"T": 0.8, "F": 0.4}}`` is a *virtual child* ``λ(W)`` of W, with
+P(λ(W) = yes | W = w) = λ(w) / max λ, observed at ``yes``: only the ratios matter, a 0
+rules a state out (a negative finding), and a 0/1 likelihood is the hard finding "W is
+one of these states". The probability of evidence with likelihoods is the probability
+of every virtual observation with the hard findings, Σ_x P(x, e) Π_W λ_W(x_W) / max λ_W.
+
+An intervention cuts X's incoming arcs and gives X the table [X = x] (or the
+distribution q), X set to x also observed; the mutilated joint P_x then answers every
+kind of question, exactly or by any approximate method. A soft finding (Jeffrey's rule)
+is the likelihood λ(w) = q(w) / P(w | e) on the view of everything else; several at once
+are fitted to the joint of the softly observed variables by iterative proportional
+fitting (:func:`fit_soft`), whose convergence is reported (a ``ConvergenceWarning`` when
+it does not reach 1e-10; :func:`soft_likelihoods` returns its report). A soft finding
+giving weight to a state the other evidence rules out is an ImpossibleEvidenceError.
+
+The views are kept per revision (the last 16 kinds of change), so asking again costs what
+the hard question costs. :mod:`bbn.questions.dispatch` sends here every question with
+likelihoods, ``do`` or ``soft``; the names are checked by
+:func:`bbn.questions.resolution.resolve_uncertain`.
+
+>>> import bbn
+>>> net = bbn.load("models/chair.bn")
+>>> round(net.posterior("C", {"A": "T", "W": {"T": 1, "F": 0}}).to_dict()["T"], 6) == round(
+...     net.posterior("C", {"A": "T", "W": "T"}).to_dict()["T"], 6)
+True
+>>> round(net.probability({"C": "T"}, do={"A": "T"}), 6)       # A has no effect on C
+0.8
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from types import MappingProxyType
+from typing import NamedTuple
+
+import numpy as np
+
+from bbn.core.errors import ImpossibleEvidenceError, QueryError
+from bbn.core.factor import Factor
+from bbn.core.lazy import reference
+from bbn.core.memory import check_allocation
+from bbn.questions.resolution import Asked, Uncertain, resolve, resolve_uncertain
+from bbn.views.compiled import CompiledNetwork
+
+#: The states of a virtual child; it is observed at the first.
+VIRTUAL_STATES = ("yes", "no")
+
+#: Views kept per revision (the most recently asked).
+KEPT = 32
+
+#: Iterative proportional fitting stops when every soft marginal is this close.
+TOLERANCE = 1e-10
+
+#: ... or after this many sweeps.
+SWEEPS = 1000
+
+
+class Derived:
+    """A model seen through its uncertain evidence and interventions: the view answering
+    them (what :mod:`bbn.questions.dispatch` asks, as it asks a model), the factors of a
+    Markov network with the virtual children's added, and the virtual children's names
+    (``virtual``: variable → its virtual child)."""
+
+    __slots__ = ("view", "_answering", "factors", "log_scale", "virtual")
+
+    def __init__(self, view: CompiledNetwork, factors, log_scale: float,
+                 virtual: dict[str, str]) -> None:
+        self.view, self.factors, self.log_scale, self.virtual = (view, factors, log_scale,
+                                                                 virtual)
+        self._answering = None
+
+    def compiled(self) -> CompiledNetwork:
+        return self.view
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return self.view.variables
+
+    def states(self, variable: str) -> tuple[str, ...]:
+        return self.view.states[variable]
+
+
+def derived_view(base: CompiledNetwork, cut: dict[str, np.ndarray],
+                 likelihoods: dict[str, np.ndarray]) -> tuple[CompiledNetwork, dict[str, str]]:
+    """``base`` with each variable of ``cut`` made a root with the given table (an
+    intervention), and a virtual child per variable of ``likelihoods``; also the virtual
+    children's names (``λ(W)``, primed until new).
+
+    Examples
+    --------
+    >>> import bbn, numpy as np
+    >>> base = bbn.load("models/chair.bn").compiled()
+    >>> view, virtual = derived_view(base, {"C": np.array([1.0, 0.0])},
+    ...                              {"W": np.array([0.8, 0.4])})
+    >>> view.parents["C"], virtual, view.table("λ(W)").tolist()
+    ((), {'W': 'λ(W)'}, [[1.0, 0.0], [0.5, 0.5]])
+    """
+    states, parents = dict(base.states), dict(base.parents)
+    cardinality, tables, zero_free = (dict(base.cardinality), dict(base.tables),
+                                      dict(base.zero_free))
+    variables = list(base.variables)
+    for v, table in cut.items():
+        table = np.array(table, dtype=float)
+        table.setflags(write=False)
+        # a one-hot table is only ever read at its state (X set to x is also observed):
+        # it cannot make P(e) zero, so the tables it d-separates may still be dropped
+        parents[v], tables[v], zero_free[v] = (), table, bool(
+            (table > 0).all() or (table == 1).any())
+    virtual = {}
+    for v, weights in likelihoods.items():
+        name = f"λ({v})"
+        while name in states:
+            name += "'"
+        scaled = weights / weights.max()
+        table = np.stack([scaled, 1.0 - scaled], axis=-1)
+        table.setflags(write=False)
+        states[name], parents[name], cardinality[name] = VIRTUAL_STATES, (v,), 2
+        tables[name], zero_free[name] = table, bool((scaled > 0).all())  # "yes" is read
+        variables.append(name)
+        virtual[v] = name
+    view = CompiledNetwork(base.revision, tuple(variables), *map(MappingProxyType, (
+        states, parents, cardinality, tables, zero_free)), base.gaussian, base.constraints)
+    return view, virtual
+
+
+def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarray],
+            likelihoods: dict[str, np.ndarray]) -> Derived:
+    """The :class:`Derived` model of these interventions and likelihoods, kept in the
+    model's ``answering`` (its :class:`~bbn.questions.dispatch.Answering`) for the
+    revision."""
+    key = (tuple(sorted(do.items())) if len(do) > 1 else tuple(do.items()),
+           tuple((v, q.tobytes()) for v, q in sorted(stochastic.items())) if stochastic else (),
+           tuple((v, w.tobytes()) for v, w in sorted(likelihoods.items())) if likelihoods
+           else ())
+    kept = answering.derived
+    if kept is None:
+        kept = answering.derived = {}
+    found = kept.pop(key, None)
+    if found is not None:
+        kept[key] = found  # the most recently used last
+        return found
+    base = answering.view
+    if (do or stochastic) and base.constraints:
+        raise QueryError("interventions need a Bayesian network (a Markov network has no "
+                         "arcs to cut)")
+    if (do or stochastic) and base.gaussian:
+        leaves = [v for v in (*do, *stochastic) if base.gaussian.get(v)]
+        if leaves:
+            raise QueryError(f"{leaves[0]!r} is continuous: interventions set discrete "
+                             "variables")
+    cut = dict(stochastic)
+    for v, i in do.items():
+        cut[v] = np.zeros(base.cardinality[v])
+        cut[v][i] = 1.0
+    view, virtual = derived_view(base, cut, likelihoods)
+    factors = getattr(model, "factors", None)
+    if factors is not None:
+        factors = (*factors, *(Factor((v, name), {v: view.states[v], name: VIRTUAL_STATES},
+                                      view.tables[name]) for v, name in virtual.items()))
+    found = Derived(view, factors, getattr(model, "log_scale", 0.0), virtual)
+    if len(kept) >= KEPT:
+        try:  # another thread may be changing it: then it keeps one more for a while
+            del kept[next(iter(kept))]
+        except (KeyError, RuntimeError, StopIteration):
+            pass
+    kept[key] = found
+    return found
+
+
+class SoftFit(NamedTuple):
+    """How Jeffrey's rule was met: sweeps of iterative proportional fitting, the largest
+    |P'(W = w) − q(w)| left, and whether it is within :data:`TOLERANCE`."""
+
+    sweeps: int
+    deviation: float
+    converged: bool
+
+
+def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
+             names: Sequence[str] = ()) -> tuple[list[np.ndarray], SoftFit]:
+    """The likelihoods λ_i (one per axis of ``joint``, P(W_1, ..., W_k | e)) under which
+    each W_i's marginal is ``targets[i]``, by iterative proportional fitting:
+
+        λ_i ← λ_i · q_i / P_λ(W_i)        (one sweep over i; exact in one for k = 1)
+
+    Raises
+    ------
+    ImpossibleEvidenceError
+        When a target gives weight to a state of probability 0 given the other evidence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weights, fit = fit_soft(np.array([0.2, 0.8]), [np.array([0.5, 0.5])])
+    >>> weights[0].tolist(), fit.sweeps, fit.converged
+    ([1.0, 0.25], 1, True)
+    """
+    k = joint.ndim
+    if k == 1:  # one soft finding: λ = q / P(w | e), exact in one step
+        m = joint / joint.sum() if joint.sum() > 0 else joint
+        if ((targets[0] > 0) & (m == 0)).any():
+            raise ImpossibleEvidenceError({}, (
+                f"impossible evidence: the soft finding on {names[0] if names else 'it'} "
+                "gives weight to a state the other evidence rules out (probability 0 there)"))
+        w = np.divide(targets[0], m, out=np.zeros_like(m), where=m > 0)
+        return [w / w.max()], SoftFit(1, 0.0, True)
+    weights = [np.ones_like(t) for t in targets]
+
+    def weighted() -> np.ndarray:
+        table = joint
+        for i, w in enumerate(weights):
+            table = table * w.reshape((1,) * i + (-1,) + (1,) * (k - i - 1))
+        return table
+
+    def marginal(table: np.ndarray, i: int) -> np.ndarray:
+        m = table.sum(axis=tuple(j for j in range(k) if j != i))
+        total = m.sum()
+        if not total > 0:
+            raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
+        return m / total
+
+    for i, q in enumerate(targets):
+        if ((q > 0) & (marginal(joint, i) == 0)).any():
+            name = names[i] if i < len(names) else f"variable {i}"
+            raise ImpossibleEvidenceError({}, (
+                f"impossible evidence: the soft finding on {name} gives weight to a "
+                "state the other evidence rules out (probability 0 there)"))
+    deviation, sweeps = math.inf, 0
+    while sweeps < SWEEPS and deviation > TOLERANCE:
+        sweeps += 1
+        for i, q in enumerate(targets):
+            m = marginal(weighted(), i)
+            w = weights[i] * np.divide(q, m, out=np.zeros_like(q), where=m > 0)
+            weights[i] = w / w.max()  # only the ratios matter: kept from overflowing
+        table = weighted()
+        deviation = max(float(np.abs(marginal(table, i) - q).max())
+                        for i, q in enumerate(targets))
+    return weights, SoftFit(sweeps, deviation, deviation <= TOLERANCE)
+
+
+def _jeffrey(model, answering, found: Uncertain, answer: Callable,
+             hard: dict) -> tuple[dict[str, np.ndarray], SoftFit]:
+    """The likelihoods of the soft findings on the view of the other evidence."""
+    model_ = derived(model, answering, found.do, found.stochastic, found.likelihoods)
+    names = list(found.soft)
+    view = model_.view
+    check_allocation(int(np.prod([view.cardinality[v] for v in names])),
+                     f"the joint of the softly observed variables {names}")
+    evidence = {**hard, **_extra(answering.view, found, model_)}
+    joint = answer(model_, resolve(view, Asked("P", "variables", names, evidence)))
+    weights, fit = fit_soft(joint.values, [found.soft[v] for v in names], names)
+    _report(fit, names)
+    return dict(zip(names, weights)), fit
+
+
+def _report(fit: SoftFit, names: Sequence[str]) -> None:
+    """Warn when iterative proportional fitting did not meet the soft findings."""
+    if not fit.converged:
+        warnings.warn(f"Jeffrey's rule: the soft findings on {list(names)} were met to within "
+                      f"{fit.deviation:.3g} after {fit.sweeps} sweeps (not {TOLERANCE:g}): "
+                      "they may contradict each other",
+                      reference("bbn.engines.approximate.lbp:ConvergenceWarning"),
+                      stacklevel=7)
+
+
+def _extra(base: CompiledNetwork, found: Uncertain, model_: Derived) -> dict[str, str]:
+    """The evidence an intervention and the virtual children add, by name."""
+    extra = {v: base.states[v][i] for v, i in found.do.items()}
+    extra.update(dict.fromkeys(model_.virtual.values(), VIRTUAL_STATES[0]))
+    return extra
+
+
+#: A posterior weighs likelihoods and soft findings into the joint of its targets and the
+#: weighed variables when that joint has at most this many entries.
+WEIGHED_ENTRIES = 1 << 16
+
+
+def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
+                  joint: bool = False, **options):
+    """Answer ``asked`` (with likelihoods, ``do`` or ``soft``): the uncertain parts
+    resolved on the model's view, the view made for them, the rest of the question asked
+    of it through ``answer`` (:func:`bbn.questions.dispatch.answer`); ``answering`` is
+    the model's :class:`~bbn.questions.dispatch.Answering`. ``joint``: the question's
+    exact answer is the joint of its free targets (a posterior), into which likelihoods
+    and soft findings on a few variables are weighed directly (:func:`_weighed`).
+    """
+    base = answering.view
+    found = resolve_uncertain(base, asked)
+    hard = found.hard
+    likelihoods = found.likelihoods
+    if joint and (likelihoods or found.soft) and not asked.batch:
+        weighed = _weighed(model, answering, asked, found, answer)
+        if weighed is not None:
+            return weighed
+    if asked.batch:
+        clash = [c for c in asked.evidence.columns if c in found.do or c in found.stochastic]
+        if clash:
+            raise QueryError(f"{clash[0]!r} is both intervened on and observed: give each "
+                             "variable one kind of finding")
+        if found.soft:
+            raise QueryError("soft findings take one case, not a batch")
+    if found.soft:
+        fitted, _ = _jeffrey(model, answering, found, answer, hard)
+        likelihoods = {**likelihoods, **fitted}
+    model_ = derived(model, answering, found.do, found.stochastic, likelihoods)
+    extra = _extra(base, found, model_)
+    if asked.query is not None:
+        query = replace(asked.query, evidence=(*asked.query.evidence, *extra.items()), do=())
+        asked = asked._replace(query=query, do=None, soft=None)
+    elif asked.batch:
+        asked = asked._replace(evidence=asked.evidence.assign(**extra), do=None, soft=None)
+    else:
+        asked = asked._replace(evidence={**hard, **extra}, do=None, soft=None)
+    result = answer(model_, resolve(model_.view, asked), method, **options)
+    if model_.virtual and type(result) is dict:
+        result = {v: r for v, r in result.items() if v in base.states}
+    return result
+
+
+def soft_likelihoods(model, answering, answer: Callable, soft: dict,
+                     evidence: dict | None = None,
+                     do: dict | None = None) -> tuple[dict[str, dict[str, float]], SoftFit]:
+    """The likelihoods Jeffrey's rule puts on the softly observed variables, and how
+    they were fitted (:class:`SoftFit`): what ``soft=`` on a question does, shown
+    (``bbn.soft_likelihoods``; ``answering`` and ``answer`` as for :func:`ask_uncertain`).
+    """
+    asked = Asked("POSTERIORS", "evidence", (), evidence or {}, do=do, soft=soft)
+    found = resolve_uncertain(answering.view, asked)
+    if not found.soft:
+        raise QueryError("soft_likelihoods needs at least one soft finding")
+    weights, fit = _jeffrey(model, answering, found, answer, found.hard)
+    states = answering.view.states
+    return {v: dict(zip(states[v], w.tolist())) for v, w in weights.items()}, fit
+
+
+def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable):
+    """P(Q | e, λ) ∝ Σ_w P(Q, w | e) Π λ(w), the soft findings' λ fitted on the same
+    joint: one question of the view of the interventions alone (its plans shared with
+    every other likelihood), or None when the targets are not all free or the joint is
+    large (the question is then answered on the view with virtual children)."""
+    query = asked.query
+    if query is not None:
+        if any(s is not None for _, s in query.targets):
+            return None
+        targets = [v for v, _ in query.targets]
+    else:
+        targets = [asked.targets] if isinstance(asked.targets, str) else list(asked.targets)
+    weighed = [*found.likelihoods, *found.soft]
+    cardinality = answering.view.cardinality
+    size = 1
+    for v in (*targets, *weighed):
+        size *= cardinality.get(v, 0)
+    if not 0 < size <= WEIGHED_ENTRIES or len({*targets, *weighed}) != len(targets) + len(
+            weighed):
+        return None  # the general path reports what is wrong, or answers it
+    view = answering.view
+    model_ = (derived(model, answering, found.do, found.stochastic, {})
+              if found.do or found.stochastic else model)
+    names = _extra(view, found, model_) if model_ is not model else {}
+    question = resolve(model_.compiled(), Asked("P", "variables", [*targets, *weighed],
+                                                {**found.hard, **names}))
+    table = answer(model_, question).values
+    k = len(targets)
+    for j, w in enumerate(found.likelihoods.values(), start=k):
+        table = table * (w if j == table.ndim - 1 else
+                         w.reshape((-1,) + (1,) * (table.ndim - j - 1)))
+    if found.soft:
+        soft = list(found.soft)
+        first = k + len(found.likelihoods)
+        joint = table.sum(axis=tuple(range(first)))
+        weights, fit = fit_soft(joint, [found.soft[v] for v in soft], soft)
+        _report(fit, soft)
+        for j, w in enumerate(weights, start=first):
+            table = table * w.reshape((-1,) + (1,) * (table.ndim - j - 1))
+    values = table.sum(axis=tuple(range(k, table.ndim)))
+    total = values.sum()
+    if not total > 0:
+        raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
+                                                        for v in found.likelihoods}})
+    return Factor.unchecked(tuple(targets), {v: view.states[v] for v in targets},
+                            values / total)

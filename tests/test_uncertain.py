@@ -1,0 +1,297 @@
+"""Uncertain evidence and interventions (issue 29) against brute force on the joint:
+likelihood evidence is a virtual child observed, do(X=x) the mutilated joint, Jeffrey's
+rule the marginal it is given."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import bbn
+from tests.brute_force import BruteForce, joint_array
+from tests.generic_networks import generic_network
+
+SEEDS = range(12)
+
+
+def _states(net, v):
+    return list(net.states(v))
+
+
+def _pick(net, rng, k):
+    return [str(v) for v in rng.choice(list(net.variables), size=k, replace=False)]
+
+
+def _likelihood(net, v, rng, zero=False):
+    weights = rng.uniform(0.05, 3.0, size=net.cardinality(v))
+    if zero:
+        weights[rng.integers(len(weights))] = 0.0
+    return dict(zip(_states(net, v), weights.tolist()))
+
+
+def _weighted_joint(net, likelihoods, hard):
+    """The joint × Π λ_W / max λ_W, zero outside the hard findings."""
+    joint = BruteForce(net).restricted(hard)
+    axis = {v: i for i, v in enumerate(net.variables)}
+    for v, weights in likelihoods.items():
+        w = np.array([weights.get(s, 0.0) for s in net.states(v)])
+        shape = [1] * joint.ndim
+        shape[axis[v]] = -1
+        joint = joint * (w / w.max()).reshape(shape)
+    return joint
+
+
+def _marginal(net, joint, variables):
+    axis = [list(net.variables).index(v) for v in variables]
+    others = tuple(i for i in range(joint.ndim) if i not in axis)
+    table = joint.sum(axis=others)
+    kept = sorted(axis)
+    return np.transpose(table, [kept.index(a) for a in axis])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_likelihood_evidence_is_a_virtual_child(seed):
+    net = generic_network(seed, 4, 7)
+    rng = np.random.default_rng(seed)
+    q, w1, w2, h = _pick(net, rng, 4)
+    hard = {h: _states(net, h)[0]}
+    likelihoods = {w1: _likelihood(net, w1, rng), w2: _likelihood(net, w2, rng, zero=True)}
+    evidence = {**hard, **likelihoods}
+    joint = _weighted_joint(net, likelihoods, hard)
+    expected = _marginal(net, joint, [q])
+    np.testing.assert_allclose(net.posterior(q, evidence).values, expected / expected.sum(),
+                               atol=1e-12)
+    marginals = net.posteriors(evidence)
+    assert set(marginals) == set(net.variables)
+    for v in net.variables:
+        m = _marginal(net, joint, [v])
+        np.testing.assert_allclose(marginals[v].values, m / m.sum(), atol=1e-12)
+    s = _states(net, q)[1]
+    assert net.probability({q: s}, evidence) == pytest.approx(expected[1] / expected.sum(),
+                                                              abs=1e-12)
+    # P(e) with likelihoods: the probability of the virtual observations
+    assert math.exp(net.log_probability(evidence)) == pytest.approx(joint.sum(), rel=1e-10)
+    # MPE: the largest cell of the weighted joint (over the unobserved variables)
+    assignment, p = net.mpe(evidence)
+    assert p == pytest.approx(joint.max() / joint.sum(), rel=1e-10)
+    cell = tuple(_states(net, v).index(assignment.get(v, hard.get(v))) for v in net.variables)
+    assert joint[cell] == pytest.approx(joint.max(), rel=1e-10)
+    # MAP of two variables
+    two = _marginal(net, joint, [q, w1])
+    assignment, p = net.map([q, w1], evidence)
+    assert p == pytest.approx(two.max() / two.sum(), rel=1e-10)
+
+
+def test_hard_and_negative_findings_as_likelihoods():
+    net = bbn.load("models/chair.bn")
+    hard = net.posterior("C", {"A": "T", "W": "T"}).values
+    assert net.posterior("C", {"A": "T", "W": {"T": 3.0}}).values == pytest.approx(hard,
+                                                                                    abs=1e-15)
+    # "W is not T" = W=F for two states; and P(e) of the 0/1 likelihood is P(W=F)
+    np.testing.assert_allclose(net.posterior("C", {"W": {"T": 0, "F": 1}}).values,
+                               net.posterior("C", {"W": "F"}).values, atol=1e-15)
+    assert net.log_probability({"W": {"F": 1}}) == pytest.approx(
+        net.log_probability({"W": "F"}), abs=1e-12)
+    with pytest.raises(bbn.QueryError, match="numbers >= 0, not all 0"):
+        net.posterior("C", {"W": {"T": 0}})
+    with pytest.raises(bbn.QueryError, match="no state 'X'"):
+        net.posterior("C", {"W": {"X": 1}})
+    with pytest.raises(bbn.QueryError, match="takes numbers"):
+        net.posterior("C", {"W": {"T": "high"}})
+    with pytest.raises(bbn.QueryError, match="both observed and intervened on"):
+        net.posterior("C", {"A": "T"}, do={"A": "F"})
+
+
+def test_likelihood_on_a_markov_network():
+    rng = np.random.default_rng(5)
+    net = bbn.MarkovNetwork("loop")
+    for v in "ABCD":
+        net.add_variable(v, ["0", "1", "2"][:2 + (v == "B")])
+    for scope in (["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"]):
+        net.add_factor(scope, rng.uniform(0.1, 2.0, size=tuple(net.cardinality(v)
+                                                               for v in scope)))
+    lam = {"B": {"0": 0.2, "1": 0.0, "2": 0.9}}
+    joint = joint_array(net) * np.array([0.2, 0.0, 0.9])[None, :, None, None] / 0.9
+    joint = joint[:, :, :, 1]  # D=1
+    expected = joint.sum(axis=(1, 2))
+    evidence = {"D": "1", **lam}
+    np.testing.assert_allclose(net.posterior("A", evidence).values, expected / expected.sum(),
+                               atol=1e-12)
+    lbp = net.posterior("A", evidence, method="lbp")  # a loop: close, not exact
+    np.testing.assert_allclose(lbp.values, expected / expected.sum(), atol=0.05)
+    assert set(net.posteriors(evidence)) == set("ABCD")
+
+
+def test_likelihood_by_approximate_methods():
+    net = bbn.load("models/chair.bn")
+    evidence = {"A": "T", "W": {"T": 0.8, "F": 0.4}}
+    exact = net.posterior("C", evidence).values
+    # the chair network is a polytree and so is it with a virtual child: LBP is exact
+    np.testing.assert_allclose(net.posterior("C", evidence, method="lbp").values, exact,
+                               atol=1e-9)
+    estimate = net.posterior("C", evidence, method=bbn.LikelihoodWeighting(seed=3))
+    assert (abs(estimate.values - exact) < 5 * estimate.standard_error).all()
+    estimate = net.posteriors(evidence, method=bbn.Gibbs(seed=3))
+    assert set(estimate) == set(net.variables)
+    assert abs(estimate["C"].values[0] - exact[0]) < 5 * estimate["C"].standard_error[0]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_do_is_the_mutilated_joint(seed):
+    net = generic_network(seed + 100, 4, 7)
+    rng = np.random.default_rng(seed)
+    x, y, z = _pick(net, rng, 3)
+    mutilated = net.copy()
+    mutilated.set_parents(x, [])
+    xs = _states(net, x)
+    table = np.zeros(len(xs))
+    table[-1] = 1.0
+    mutilated.set_cpt(x, table)
+    brute = BruteForce(mutilated)
+    e = {z: _states(net, z)[0]}
+    expected = brute.posterior([y], e)
+    np.testing.assert_allclose(net.posterior(y, e, do={x: xs[-1]}).values, expected,
+                               atol=1e-12)
+    np.testing.assert_allclose(net.query(f"P({y} | do({x}={xs[-1]}), {z}={e[z]})").values,
+                               expected, atol=1e-12)
+    assert net.log_probability(e, do={x: xs[-1]}) == pytest.approx(
+        math.log(brute.p_evidence(e)), abs=1e-12)
+    marginals = net.posteriors(e, do={x: xs[-1]})
+    for v in net.variables:
+        np.testing.assert_allclose(marginals[v].values, brute.posterior([v], e), atol=1e-12)
+    # a stochastic intervention: X drawn from q, whatever its parents
+    q = rng.dirichlet(np.ones(len(xs)))
+    mutilated.set_cpt(x, q)
+    expected = BruteForce(mutilated).posterior([y], e)
+    np.testing.assert_allclose(
+        net.posterior(y, e, do={x: dict(zip(xs, q.tolist()))}).values, expected, atol=1e-12)
+
+
+def test_do_on_a_batch_and_by_sampling():
+    pd = pytest.importorskip("pandas")
+    net = bbn.load("models/chair.bn")
+    frame = pd.DataFrame({"A": ["T", "F", None]})
+    rows = net.posterior("C", frame, do={"B": "T"})
+    for row, a in zip(rows, ["T", "F", None]):
+        evidence = {} if a is None else {"A": a}
+        np.testing.assert_allclose(row, net.posterior("C", evidence, do={"B": "T"}).values,
+                                   atol=1e-12)
+    exact = net.posterior("A", do={"B": "T"}).values
+    np.testing.assert_allclose(exact, [0.7, 0.3], atol=1e-15)  # P(A | B=T): B's effect
+    estimate = net.posterior("A", do={"B": "T"}, method=bbn.LikelihoodWeighting(seed=1))
+    assert (abs(estimate.values - exact) < 5 * estimate.standard_error + 1e-12).all()
+
+
+def test_interventions_on_a_markov_network_are_refused():
+    net = bbn.load("models/chair.bn").to_markov()
+    with pytest.raises(bbn.QueryError, match="Bayesian network"):
+        net.query("P(C | do(A=T))")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_jeffrey_rule(seed):
+    net = generic_network(seed + 200, 4, 7)
+    rng = np.random.default_rng(seed)
+    w, y, h = _pick(net, rng, 3)
+    hard = {h: _states(net, h)[0]}
+    q = rng.dirichlet(np.ones(net.cardinality(w)))
+    soft = {w: dict(zip(_states(net, w), q.tolist()))}
+    np.testing.assert_allclose(net.posterior(w, hard, soft=soft).values, q, atol=1e-12)
+    brute = BruteForce(net)
+    expected = sum(q[i] * brute.posterior([y], {**hard, w: s})
+                   for i, s in enumerate(_states(net, w)))
+    np.testing.assert_allclose(net.posterior(y, hard, soft=soft).values, expected, atol=1e-12)
+
+
+def test_several_soft_findings_by_proportional_fitting():
+    net = generic_network(7, 6, 6)
+    w1, w2 = list(net.variables)[:2]
+    q1 = np.full(net.cardinality(w1), 1.0 / net.cardinality(w1))
+    q2 = np.linspace(1, 2, net.cardinality(w2))
+    q2 /= q2.sum()
+    soft = {w1: dict(zip(_states(net, w1), q1)), w2: dict(zip(_states(net, w2), q2))}
+    marginals = net.posteriors(soft=soft)
+    np.testing.assert_allclose(marginals[w1].values, q1, atol=1e-9)
+    np.testing.assert_allclose(marginals[w2].values, q2, atol=1e-9)
+    weights, fit = bbn.soft_likelihoods(net, soft)
+    assert fit.converged and fit.deviation <= 1e-10 and fit.sweeps > 1
+    assert set(weights) == {w1, w2}
+
+
+def test_soft_findings_that_contradict():
+    net = bbn.Network("copy")
+    net.add_variable("A", ["0", "1"], table=[0.5, 0.5])
+    net.add_variable("B", ["0", "1"], parents=["A"], table=[[1, 0], [0, 1]])
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="soft finding on A"):
+        net.posterior("B", {"B": "0"}, soft={"A": {"0": 0.5, "1": 0.5}})
+    # B copies A: soft findings A ~ (0.5, 0.5) and B ~ (0.9, 0.1) cannot both hold
+    with pytest.warns(UserWarning, match="Jeffrey's rule"):
+        net.posterior("A", soft={"A": {"0": 0.5, "1": 0.5}, "B": {"0": 0.9, "1": 0.1}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        answer = net.posterior("B", soft={"A": {"0": 0.3, "1": 0.7}})
+        assert answer.to_dict()["1"] == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_interventions_likelihoods_and_soft_findings_together(seed):
+    net = generic_network(seed + 300, 5, 7)
+    rng = np.random.default_rng(seed)
+    x, w, s, y, h = _pick(net, rng, 5)
+    xs = _states(net, x)
+    mutilated = net.copy()
+    mutilated.set_parents(x, [])
+    mutilated.set_cpt(x, np.eye(len(xs))[0])
+    hard = {h: _states(net, h)[-1]}
+    lam = _likelihood(net, w, rng)
+    joint = _weighted_joint(mutilated, {w: lam}, {**hard, x: xs[0]})
+    expected = _marginal(mutilated, joint, [y])
+    asked = {**hard, w: lam}
+    np.testing.assert_allclose(net.posterior(y, asked, do={x: xs[0]}).values,
+                               expected / expected.sum(), atol=1e-12)
+    np.testing.assert_allclose(net.posteriors(asked, do={x: xs[0]})[y].values,
+                               expected / expected.sum(), atol=1e-12)
+    # and a soft finding on s, by Jeffrey's rule on that view
+    q = rng.dirichlet(np.ones(net.cardinality(s)))
+    both = _marginal(mutilated, joint, [y, s])
+    given_s = both / both.sum(axis=0, keepdims=True)
+    soft = {s: dict(zip(_states(net, s), q.tolist()))}
+    expected = given_s @ q
+    np.testing.assert_allclose(net.posterior(y, asked, do={x: xs[0]}, soft=soft).values,
+                               expected, atol=1e-12)
+    np.testing.assert_allclose(net.posteriors(asked, do={x: xs[0]}, soft=soft)[y].values,
+                               expected, atol=1e-12)
+
+
+def test_questions_from_many_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    net = bbn.load("models/chair.bn")
+    asks = [({"A": "T", "W": {"T": 0.2 + k / 50, "F": 0.5}}, {"B": "TF"[k % 2]})
+            for k in range(40)]
+    expected = [net.posterior("C", e, do=d).values for e, d in asks]
+    fresh = bbn.load("models/chair.bn")
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(lambda ask: fresh.posteriors(ask[0], do=ask[1])["C"].values,
+                              asks))
+    np.testing.assert_allclose(np.array(found), np.array(expected), atol=1e-12)
+
+
+def test_the_explorer_takes_per_state_weights():
+    from bbn.apps.explorer.app import Explorer
+
+    net = bbn.load("models/chair.bn")
+    answer = Explorer(net).posteriors([("A", "T"), ("W", "T:0.8,F:0.4")])
+    evidence = {"A": "T", "W": {"T": 0.8, "F": 0.4}}
+    assert answer["posteriors"]["C"]["T"] == pytest.approx(
+        net.posterior("C", evidence).to_dict()["T"], abs=1e-15)
+    # P(A=T, λ) = Σ_w P(A=T, w) λ(w) / 0.8, by brute force
+    brute = BruteForce(net)
+    expected = sum(brute.p_evidence({"A": "T", "W": w}) * lam / 0.8
+                   for w, lam in (("T", 0.8), ("F", 0.4)))
+    assert answer["p_evidence"] == pytest.approx(expected, abs=1e-15)
+    with pytest.raises(bbn.QueryError, match="state:number pairs"):
+        Explorer(net).posteriors([("W", "T:high")])
