@@ -174,7 +174,9 @@ def test_do_on_a_batch_and_by_sampling():
     pd = pytest.importorskip("pandas")
     net = bbn.load("models/chair.bn")
     frame = pd.DataFrame({"A": ["T", "F", None]})
-    rows = net.posterior("C", frame, do={"B": "T"})
+    rows = net.posterior("C", frame, do={"B": "T"})  # a DataFrame: a row per case
+    assert list(rows.index) == list(frame.index) and list(rows.columns) == ["T", "F"]
+    rows = rows.to_numpy()
     for row, a in zip(rows, ["T", "F", None]):
         evidence = {} if a is None else {"A": a}
         np.testing.assert_allclose(row, net.posterior("C", evidence, do={"B": "T"}).values,
