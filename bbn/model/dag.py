@@ -241,7 +241,7 @@ class DAG:
         for p in parents:
             children[p][variable] = None
         node.parents = parents
-        node.table = None
+        node.table = node.compact = None
         self._changed()
 
     def add_edge(self, parent: str, child: str) -> None:

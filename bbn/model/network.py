@@ -38,6 +38,8 @@ from bbn.core.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_EN
     ROW_SUM_TOLERANCE,
 )
 from bbn.engines.exact.engine import Engine
+from bbn.model.canonical import chained_view
+from bbn.model.compact_tables import CompactTables
 from bbn.model.conditional_tables import ConditionalTables
 from bbn.model.dag import DAG, assembled
 from bbn.model.gaussian_leaves import GaussianLeaves
@@ -50,7 +52,7 @@ from bbn.views.factor_graph import FactorGraph
 __all__ = ["Network", "PackedTables"]
 
 
-class Network(DAG, ConditionalTables, GaussianLeaves):
+class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables):
     """A discrete Bayesian network.
 
     Variables keep the order in which they were added (``variables``), parents keep the
@@ -294,6 +296,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         compiled = self._compiled
         if compiled is None:
             states, parents, cardinality, tables, zero_free, gaussian = {}, {}, {}, {}, {}, {}
+            compact = {}
             # one pass over the node attributes: a lookup per variable costs more
             for v, node in self._nodes.items():
                 states[v] = node.states
@@ -307,9 +310,14 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
                 else:
                     tables[v] = table
                     zero_free[v] = node.positive
-            compiled = self._compiled = CompiledNetwork(
+                    if node.compact is not None:
+                        compact[v] = node.compact
+            compiled = CompiledNetwork(
                 self._revision, tuple(self._nodes), *map(MappingProxyType, (
                     states, parents, cardinality, tables, zero_free, gaussian)))
+            if compact:  # large noisy tables: answered through their chains
+                compiled = chained_view(compiled, compact)
+            self._compiled = compiled
         return compiled
 
     @property

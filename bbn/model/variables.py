@@ -52,6 +52,8 @@ class Variable:
         d-separates it).
     kind : str or None
         None for a discrete variable, ``"gaussian"`` for a continuous leaf.
+    compact : Canonical or None
+        A compact table (:mod:`bbn.model.canonical`: noisy-OR, logistic...), or None.
 
     Examples
     --------
@@ -65,6 +67,7 @@ class Variable:
     table: np.ndarray | None = None
     positive: bool = False
     kind: str | None = None
+    compact: object | None = None
 
     def attributes(self) -> dict:
         """The record as a dict (``kind`` only for a Gaussian): a graph node's data."""
@@ -83,7 +86,7 @@ class Variable:
         ('yes', 'no')
         """
         return Variable(self.states, self.description, self.parents, self.table,
-                        self.positive, self.kind)
+                        self.positive, self.kind, self.compact)
 
 
 def require(nodes: Mapping[str, Variable], variable: str, context: str = "") -> Variable:

@@ -67,6 +67,10 @@ class CompiledNetwork:
         variable → the state index it is observed at in every question; such variables
         are not in ``variables`` (they are the factor nodes by which a Markov network is
         answered as a Bayesian network, see :mod:`bbn.model.markov`).
+    auxiliary : frozenset, optional
+        variables the view adds to answer a compact table (the chain of a noisy-OR, see
+        :mod:`bbn.model.canonical`): in ``variables``, never asked about, left out of
+        every answer that lists all variables.
 
     Examples
     --------
@@ -88,6 +92,7 @@ class CompiledNetwork:
     zero_free: Mapping[str, bool]
     gaussian: Mapping[str, GaussianLeaf]
     constraints: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    auxiliary: frozenset = frozenset()
 
     def table(self, variable: str) -> np.ndarray:
         """The table of a discrete variable; ModelError when the model has none yet."""
@@ -108,7 +113,8 @@ class CompiledNetwork:
 
         return CompiledNetwork(self.revision, kept, only(self.states),
                                only(self.parents), only(self.cardinality), self.tables,
-                               self.zero_free, MappingProxyType({}), self.constraints)
+                               self.zero_free, MappingProxyType({}), self.constraints,
+                               self.auxiliary)
 
 
 def missing_table(variable: str) -> ModelError:
