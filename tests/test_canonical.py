@@ -229,3 +229,35 @@ def test_written_to_a_format_without_compact_tables(tmp_path):
     bbn.save(net, path)
     back = bbn.load(path)
     np.testing.assert_allclose(back.cpt_array("Y"), net.cpt_array("Y"), atol=1e-6)
+
+
+_BN_TEXT = """
+variable A { F, T }
+variable B { F, T }
+variable G { lo, mid, hi }
+variable Y { F, T }
+variable M { 0, 1, 2 }
+variable L { F, T }
+P(A) = 0.3, 0.7
+P(B) = 0.5, 0.5
+P(G) = 0.2, 0.3, 0.5
+P(Y | A, B) noisy-or { A: 0.9; B: 0.8; leak: 0.05 }
+P(M | A, G) noisy-max { A: 0.1, 0.6, 0.3; G: 0.5, 0.5, 0.0, 0.2, 0.3, 0.5; leak: 0.8, 0.15, 0.05 }
+P(L | A, G) logistic { A: 1.5; G: -0.5; bias: 0.2 }
+"""
+
+
+def test_bn_language_reads_and_writes_compact_tables():
+    net = bbn.loads(_BN_TEXT, "bn")
+    assert [net.canonical(v).kind for v in ("Y", "M", "L")] == ["noisy-or", "noisy-max",
+                                                               "logistic"]
+    assert net.cpt_array("Y")[1, 1, 1] == pytest.approx(1 - 0.95 * 0.1 * 0.2)
+    assert net.cpt_array("M")[1, 2].tolist() == pytest.approx(  # P(M ≤ m) = L · C_A · C_G
+        np.diff([0, 0.8 * 0.1 * 0.2, 0.95 * 0.7 * 0.5, 1.0]))
+    assert net.cpt_array("L")[1, 2, 1] == pytest.approx(1 / (1 + math.exp(-(0.2 + 1.5 - 1.0))))
+    text = bbn.dumps(net, "bn")
+    assert "P(Y | A, B) noisy-or {" in text and "leak: 0.8, 0.15, 0.05" in text
+    back = bbn.loads(text, "bn")
+    assert back == net and back.canonical("M").same_as(net.canonical("M"))
+    with pytest.raises(bbn.ParseError, match=r":11:32: 'b' in the noisy-or.*did you mean 'B'"):
+        bbn.loads(_BN_TEXT.replace("B: 0.8; leak", "b: 0.8; leak"), "bn")

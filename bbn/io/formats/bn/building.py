@@ -27,6 +27,7 @@ from bbn.io.formats.bn.statements import (
     number_positions,
     number_strings,
 )
+from bbn.io.formats.bn.compact import set_compact
 from bbn.io.formats.bn.writing import family_header
 from bbn.model.network import Network
 
@@ -50,6 +51,8 @@ def fast_network(statements: list, builder: LocatedBuilder) -> Network:
             if s.variable.value in parents:
                 raise Retry
             parents[s.variable.value] = [p.value for p in s.parents]
+            if s.compact is not None:  # compact tables: built one at a time
+                raise Retry
             if s.numbers is not None or s.rows is not None:
                 tables[s.variable.value] = s
     net = Network.assemble(names[0] if names else name_from_source(builder.source), states,
@@ -118,6 +121,9 @@ class LocatedBuilder:
         for table in tables.values():
             if table.numbers is None and table.rows is None:
                 continue  # structure only
+            if table.compact is not None:
+                set_compact(net, table, self.report)
+                continue
             array = self.table_array(net, table)
             if array is not None:
                 try:
