@@ -17,6 +17,7 @@ import numpy as np
 from bbn.core.errors import ModelError, suggest
 from bbn.core.tables import bad_rows, normalized, row_tolerance
 from bbn.io.formats._text import Retry, check_table, name_from_source
+from bbn.io.formats.bn.compact import set_compact
 from bbn.io.formats.bn.statements import (
     NetworkName,
     Numbers,
@@ -27,7 +28,6 @@ from bbn.io.formats.bn.statements import (
     number_positions,
     number_strings,
 )
-from bbn.io.formats.bn.compact import set_compact
 from bbn.io.formats.bn.writing import family_header
 from bbn.model.network import Network
 

@@ -27,6 +27,7 @@ from bbn.io.formats._runs import run_token
 from bbn.io.formats._text import error_at
 from bbn.io.formats.bn.lexicon import NAME, NORMAL_RE, NUMBER, PLAIN, PLAIN_RE, QUOTED, QUOTED_RE
 from bbn.io.formats.bn.statements import (
+    COMPACT_KINDS,
     Name,
     NetworkName,
     Numbers,
@@ -35,7 +36,6 @@ from bbn.io.formats.bn.statements import (
     Rows,
     Statements,
     Table,
-    COMPACT_KINDS,
     Variable,
     inside,
     numbers_at,
