@@ -42,11 +42,11 @@ from bbn.model.canonical import chained_view
 from bbn.model.compact_tables import CompactTables
 from bbn.model.conditional_tables import ConditionalTables
 from bbn.model.dag import DAG, assembled
-from bbn.model.gaussian_leaves import GaussianLeaves
+from bbn.model.gaussian_leaves import GaussianLeaves, gaussian_leaf
 from bbn.model.markov import MarkovNetwork
 from bbn.model.variables import PackedTables, Variable, require, unpacked
 from bbn.questions import dispatch
-from bbn.views.compiled import CompiledNetwork, GaussianLeaf
+from bbn.views.compiled import CompiledNetwork
 from bbn.views.factor_graph import FactorGraph
 
 __all__ = ["Network", "PackedTables"]
@@ -304,9 +304,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables):
                 cardinality[v] = len(node.states)
                 table = node.table
                 if node.kind:
-                    gaussian[v] = (GaussianLeaf(node.parents, None, None) if table is None
-                                   else GaussianLeaf(node.parents, table[..., 0],
-                                                     table[..., 1]))
+                    gaussian[v] = gaussian_leaf(self._nodes, node)
                 else:
                     tables[v] = table
                     zero_free[v] = node.positive

@@ -31,8 +31,9 @@ bbn`` does not load the approximate engines). A new kind of question — an inte
 >>> net = bbn.load("models/chair.bn")
 >>> round(ask(net, "P(C=T | A=T)"), 6), round(ask(net, "P(C=T | A=T)", "lbp"), 6)
 (0.886749, 0.886749)
->>> sorted(KINDS)
-['H', 'I', 'IND', 'LOG', 'LOG_P', 'LOG_Z', 'MAP', 'MPE', 'P', 'POSTERIORS', 'PROBABILITY']
+>>> sorted(KINDS)  # doctest: +NORMALIZE_WHITESPACE
+['CONTINUOUS', 'CONTINUOUS_POSTERIORS', 'H', 'I', 'IND', 'LOG', 'LOG_P', 'LOG_Z', 'MAP',
+ 'MPE', 'P', 'POSTERIORS', 'PROBABILITY']
 """
 
 from __future__ import annotations
@@ -85,12 +86,13 @@ class Answering:
     True
     """
 
-    __slots__ = ("view", "_engine", "graph")
+    __slots__ = ("view", "_engine", "graph", "continuous")
 
     def __init__(self, view: CompiledNetwork) -> None:
         self.view = view
         self._engine: Engine | None = None
         self.graph: FactorGraph | None = None
+        self.continuous = None  # bbn.questions.continuous_answers keeps its engine here
 
     @property
     def engine(self) -> Engine:
@@ -261,6 +263,8 @@ KINDS: dict[str, Kind] = {
     "IND": Kind("bbn.questions.d_separation:answer_independence"),
     "H": Kind("bbn.questions.information:answer_entropy"),
     "I": Kind("bbn.questions.information:answer_information"),
+    "CONTINUOUS": Kind("bbn.questions.continuous_answers:answer_continuous"),
+    "CONTINUOUS_POSTERIORS": Kind("bbn.questions.continuous_answers:answer_continuous_posteriors"),
 }
 
 

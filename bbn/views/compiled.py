@@ -30,13 +30,17 @@ from bbn.core.errors import ModelError
 
 
 class GaussianLeaf(NamedTuple):
-    """A continuous leaf: p(x | pa) = N(x; mean[pa], variance[pa]), one normal per
-    configuration of its discrete ``parents`` (``mean`` and ``variance`` have shape
-    ``(|P1|, ..., |Pk|)``, None until they are set)."""
+    """A continuous variable: p(x | d, y) = N(x; mean[d] + Σ_i weights[d, i] y_i,
+    variance[d]), one normal per configuration d of its discrete ``parents`` (``mean``
+    and ``variance`` have shape ``(|P1|, ..., |Pk|)``, None until they are set), linear
+    in its ``continuous`` parents y (``weights`` of shape ``(|P1|, ..., |Pk|, m)``; None
+    without continuous parents). Without continuous parents and children it is a leaf."""
 
     parents: tuple[str, ...]
     mean: np.ndarray | None
     variance: np.ndarray | None
+    continuous: tuple[str, ...] = ()
+    weights: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
