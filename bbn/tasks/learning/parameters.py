@@ -33,6 +33,7 @@ from bbn.tasks.learning.estimators import (
 from bbn.tasks.learning.gaussian import check_ddof, epsilon_from_moments, gaussian_from_moments
 from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.policies import MISSING_POLICIES
+from bbn.tasks.learning.regression import Gram, fit_regression
 from bbn.tasks.learning.statistics import table_statistics
 
 
@@ -127,6 +128,13 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     if statistics.moments:
         epsilon, floor = epsilon_from_moments(statistics.columns, var_smoothing)
         for v, moments in statistics.moments.items():
+            if type(moments) is Gram:  # continuous parents: least squares
+                discrete = [net.cardinality(p) for p in net.parents(v) if not net.is_gaussian(p)]
+                mean, variance, b = fit_regression(moments, ddof, v, epsilon)
+                continuous = [p for p in net.parents(v) if net.is_gaussian(p)]
+                learned.set_gaussian(v, mean.reshape(discrete), variance.reshape(discrete), {
+                    p: b[:, i].reshape(discrete) for i, p in enumerate(continuous)})
+                continue
             mean, variance = gaussian_from_moments(
                 moments, [net.cardinality(p) for p in net.parents(v)], ddof=ddof,
                 epsilon=epsilon, floor=floor, name=v)

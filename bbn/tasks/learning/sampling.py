@@ -134,13 +134,16 @@ def _rows(net: Network, n: int, rng: np.random.Generator) -> pd.DataFrame:
                      "bbn.set_memory_limit(bytes)")
     drawn: dict[str, np.ndarray] = {}
     for v in net.topological_order():
-        parents = net.parents(v)
+        parents = [p for p in net.parents(v) if not net.is_gaussian(p)]
         cards = [net.cardinality(p) for p in parents]
         index = (mixed_radix([drawn[p] for p in parents], cards) if parents
                  else np.zeros(n, dtype=np.int64))
-        if net.is_gaussian(v):
+        if net.is_gaussian(v):  # μ(d) + Σ b_i(d) y_i: continuous parents drawn before
             mean, variance = net.gaussian_parameters(v)
-            drawn[v] = rng.normal(mean.ravel()[index], np.sqrt(variance.ravel()[index]))
+            location = mean.ravel()[index]
+            for p, b in net.gaussian_weights(v).items():
+                location = location + b.ravel()[index] * drawn[p]
+            drawn[v] = rng.normal(location, np.sqrt(variance.ravel()[index]))
         else:
             drawn[v] = draw_states(net.cpt_array(v).reshape(-1, net.cardinality(v)), index, rng)
     columns = {}
