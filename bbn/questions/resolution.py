@@ -199,7 +199,7 @@ def check_targets(network: CompiledNetwork, variables: Sequence[str],
     check_variables(network, variables)
     if not continuous:
         check_discrete(network, variables)
-    if len(variables) + batched > MAX_AXES:
+    if len(variables) + batched > MAX_AXES and not (continuous and network.gaussian):
         raise QueryError(f"a joint posterior of {len(variables)} variables needs an array of "
                          f"{len(variables) + batched} axes, numpy's limit is {MAX_AXES}: ask "
                          "for fewer variables at once")

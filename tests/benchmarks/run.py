@@ -24,6 +24,7 @@ from tests.benchmarks import (  # noqa: E402
     all_posteriors,
     approximate,
     batch,
+    continuous,
     explorer,
     independence,
     learning,
@@ -42,7 +43,7 @@ from tests.benchmarks.models import CACHE, NETWORKS  # noqa: E402
 WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5": learning,
              "6": naive_bayes, "7": startup, "8": structure, "9": explorer,
              "10": independence, "11": trees, "12": approximate,
-             "13": uai, "14": scale}
+             "13": uai, "14": scale, "15": continuous}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],

@@ -111,16 +111,25 @@ class LinearGaussian:
             for j, p in enumerate(leaf.continuous):
                 coefficients[:, i, self.index[p]] = self._on_grid(leaf.weights[..., j],
                                                                   leaf.parents)
-        # X = A (c + ε), A = (I − B)⁻¹ (unit lower triangular: a solve per configuration)
-        a = np.linalg.solve(np.eye(n)[None] - coefficients, np.broadcast_to(np.eye(n),
-                                                                             (k, n, n)))
+        # X = A (c + ε), A = (I − B)⁻¹, row by row in topological order (forward
+        # substitution: A_i = e_i + Σ_j B_ij A_j over the parents j of i). Elementwise
+        # numpy, not LAPACK: a multi-threaded solve of 100 × 100 took 0.45 s on a loaded
+        # machine where this takes 2 ms.
+        a = np.zeros((k, n, n))
+        for i in range(n):
+            a[:, i, i] = 1.0
+            parents = np.flatnonzero(coefficients[:, i, :].any(axis=0))
+            if len(parents):
+                a[:, i, :] += (coefficients[:, i, parents, None] * a[:, parents, :]).sum(axis=1)
         self.means = np.einsum("kij,kj->ki", a, intercept)
-        self.covariances = np.einsum("kij,kj,klj->kil", a, noise, a)
+        self.covariances = np.einsum("kij,klj->kil", a * noise[:, None, :], a)
 
     def _on_grid(self, array: np.ndarray, parents: Sequence[str]) -> np.ndarray:
         """A parameter over some discrete parents, repeated over every configuration of
         :attr:`discrete` (flat, the last parent fastest)."""
         array = np.asarray(array, dtype=float)
+        if not self.discrete:
+            return array.reshape(1)
         axes = [self.discrete.index(p) for p in parents]
         expanded = np.transpose(array, np.argsort(axes)) if axes else array
         shape = [1] * len(self.discrete)
