@@ -64,6 +64,7 @@ _LAZY = {
     "ImportanceSampling": "bbn.engines.approximate",
     "Gibbs": "bbn.engines.approximate",
     "ConvergenceWarning": "bbn.engines.approximate",
+    "Normal": "bbn.core.normals",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }
