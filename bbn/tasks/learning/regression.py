@@ -11,10 +11,11 @@ other statistics (:mod:`bbn.tasks.learning.statistics`).
 
 >>> import numpy as np
 >>> y = np.array([0.0, 1.0, 2.0, 3.0])
->>> gram = Gram.of(np.zeros(4, dtype=np.int64), np.column_stack([np.ones(4), y, 1 + 2 * y]), 1)
+>>> x = 1 + 2 * y + np.array([0.1, -0.1, -0.1, 0.1])   # the noise is orthogonal to (1, y)
+>>> gram = Gram.of(np.zeros(4, dtype=np.int64), np.column_stack([np.ones(4), y, x]), 1)
 >>> mean, variance, weights = fit_regression(gram, ddof=0, name="x")
->>> mean.round(6).tolist(), weights.round(6).tolist()
-([1.0], [[2.0]])
+>>> mean.round(6).tolist(), weights.round(6).tolist(), variance.round(6).tolist()
+([1.0], [[2.0]], [0.01])
 """
 
 from __future__ import annotations
