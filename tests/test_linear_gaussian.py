@@ -242,3 +242,21 @@ def test_pure_discrete_evidence_on_a_linear_network_sums_out_the_gaussians():
     b = 0.7 * (0.1 * 0.1 + 0.3 * 0.5 + 0.6 * 0.8)   # P(C = b, W = T)
     assert net.posterior("C", {"W": "T"}).values.tolist() == pytest.approx(
         [a / (a + b), b / (a + b)], rel=1e-12)
+
+
+def test_bn_language_linear_means_round_trip_and_info(tmp_path):
+    net = _clg_network()
+    text = bbn.dumps(net)
+    assert "  lo: N(1.0 + 0.5*x, 0.5)" in text and "P(z | y, x) = N(0.3 + -0.7*y + 0.2*x, 0.4)" in text
+    back = bbn.loads(text)
+    assert back == net
+    assert back.posterior("x", {"z": 0.5}).mean == pytest.approx(
+        net.posterior("x", {"z": 0.5}).mean, rel=1e-12)
+    with pytest.raises(bbn.ParseError, match=r"'q' in the mean of 'z' is not one of its "
+                                             r"continuous parents \['y', 'x'\]"):
+        bbn.loads(text.replace("0.2*x", "0.2*q"))
+    assert net.gaussian_text("y") == ["S=lo: N(1 + 0.5·x, 0.5)", "S=mid: N(0 + 1·x, 1)",
+                                      "S=hi: N(-1 + 2·x, 2)"]
+    # (μ, σ², a weight per continuous parent) per discrete configuration: x 2·2, y 3·3,
+    # z 4·1; the tables of C, S, W: 1 + 2·2 + 1·3
+    assert net.free_parameters() == 4 + 9 + 4 + 1 + 4 + 3

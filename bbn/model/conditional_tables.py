@@ -239,7 +239,8 @@ class ConditionalTables:
     def free_parameters(self) -> int:
         """Σ_i (|Xi| − 1) · Π_{P ∈ parents(Xi)} |P|: the numbers the network stores.
 
-        A Gaussian variable stores two (μ, σ²) per parent configuration.
+        A Gaussian variable stores μ, σ² and one weight per continuous parent, per
+        configuration of its discrete parents.
 
         Returns
         -------
@@ -251,9 +252,16 @@ class ConditionalTables:
         >>> bbn.load("models/chair.bn").free_parameters()
         10
         """
-        return sum((2 if self.is_gaussian(v) else self.cardinality(v) - 1)
-                   * int(np.prod([self.cardinality(p) for p in self.parents(v)]))
-                   for v in self.variables)
+        def stored(v: str) -> int:
+            parents = self.parents(v)
+            if self.is_gaussian(v):
+                continuous = sum(self.is_gaussian(p) for p in parents)
+                return (2 + continuous) * int(np.prod([self.cardinality(p) for p in parents
+                                                       if not self.is_gaussian(p)]))
+            return (self.cardinality(v) - 1) * int(np.prod([self.cardinality(p)
+                                                            for p in parents]))
+
+        return sum(stored(v) for v in self.variables)
 
     def joint_parameters(self) -> int:
         """Π_i |Xi| − 1: the numbers a full joint table over all variables needs.

@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -159,6 +160,42 @@ class GaussianLeaves:
         self._nodes[variable].table = gaussian_table(self._nodes, variable, mean, variance,
                                                      weights)
         self._changed()
+
+    def gaussian_text(self, variable: str) -> list[str]:
+        """The regression of a Gaussian variable as text, one line per configuration of
+        its discrete parents: ``S=lo: N(1 + 2·x − 0.5·w, 0.5)`` (what ``bbn info`` and
+        ``bbn render --tables`` show).
+
+        Parameters
+        ----------
+        variable : str
+            A Gaussian variable with parameters.
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+        >>> net.add_gaussian_variable("y", ["x"], mean=1.0, variance=0.5, weights={"x": -2.0})
+        >>> net.gaussian_text("y")
+        ['N(1 − 2·x, 0.5)']
+        """
+        mean, variance = (a.reshape(-1) for a in self.gaussian_parameters(variable))
+        weights = {y: b.reshape(-1) for y, b in self.gaussian_weights(variable).items()}
+        discrete = [p for p in self._nodes[variable].parents if not self._nodes[p].kind]
+        keys = itertools.product(*(self._nodes[p].states for p in discrete))
+        lines = []
+        for k, key in enumerate(keys):
+            terms = "".join(f" {'−' if b[k] < 0 else '+'} {abs(float(b[k])):.6g}·{y}"
+                            for y, b in weights.items())
+            text = f"N({float(mean[k]):.6g}{terms}, {float(variance[k]):.6g})"
+            given = ", ".join(f"{p}={s}" for p, s in zip(discrete, key))
+            lines.append(f"{given}: {text}" if given else text)
+        return lines
 
     def gaussian_weights(self, variable: str) -> dict[str, np.ndarray]:
         """``{continuous parent: b(d)}`` of a Gaussian variable, each of shape

@@ -18,6 +18,7 @@ from bbn.core.errors import ModelError, suggest
 from bbn.core.tables import bad_rows, normalized, row_tolerance
 from bbn.io.formats._text import Retry, check_table, name_from_source
 from bbn.io.formats.bn.compact import set_compact
+from bbn.io.formats.bn.linear import is_linear, set_linear
 from bbn.io.formats.bn.statements import (
     NetworkName,
     Numbers,
@@ -123,6 +124,9 @@ class LocatedBuilder:
                 continue  # structure only
             if table.compact is not None:
                 set_compact(net, table, self.report)
+                continue
+            if is_linear(net, table):
+                set_linear(net, table, self.report)
                 continue
             array = self.table_array(net, table)
             if array is not None:
