@@ -84,3 +84,12 @@ def test_too_few_rows_for_a_regression_are_refused():
                          "w": [1.0, 2.0, 0.0, 1.0], "y": [1.0, 2.0, 3.0, 5.0]})
     with pytest.raises(bbn.DataError, match="'y' has 1 row"):
         bbn.learn(_structure(), data)
+
+
+def test_em_with_continuous_parents_is_refused_with_the_way_out():
+    data = bbn.sample(_network(), 200, seed=6)
+    data.loc[3, "y"] = np.nan
+    with pytest.raises(bbn.ModelError, match="EM does not learn Gaussians with continuous "
+                                             "parents yet \\('y'\\).*missing='drop'"):
+        bbn.learn(_structure(), data, missing="em")
+    assert bbn.learn(_structure(), data, missing="drop").gaussian_weights("y")

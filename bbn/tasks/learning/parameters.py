@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bbn.core.errors import DataError
+from bbn.core.errors import DataError, ModelError
 from bbn.io.chunks import source_name
 from bbn.model.network import Network
 from bbn.tasks.learning.counting import check_family_sizes
@@ -114,6 +114,11 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)
     check_family_sizes(net)
     if missing == "em":
+        linear = [v for v in net.variables if net.is_gaussian(v)
+                  and any(net.is_gaussian(p) for p in net.parents(v))]
+        if linear:
+            raise ModelError(f"EM does not learn Gaussians with continuous parents yet "
+                             f"({linear[0]!r}); learn from complete rows (missing='drop')")
         return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                   seed=seed, ddof=ddof, var_smoothing=var_smoothing,
                   chunksize=chunksize).network
