@@ -261,3 +261,45 @@ def test_bn_language_reads_and_writes_compact_tables():
     assert back == net and back.canonical("M").same_as(net.canonical("M"))
     with pytest.raises(bbn.ParseError, match=r":11:32: 'b' in the noisy-or.*did you mean 'B'"):
         bbn.loads(_BN_TEXT.replace("B: 0.8; leak", "b: 0.8; leak"), "bn")
+
+
+def _log_likelihood(weights, leak, causes, on):
+    """Σ_rows log P(y | u) of a noisy-OR, row by row (the oracle of the EM tests)."""
+    total = 0.0
+    for u, y in zip(causes, on):
+        p_on = _noisy_or_by_definition(weights, leak, u)
+        total += math.log(p_on if y else 1.0 - p_on)
+    return total
+
+
+def test_em_learns_noisy_tables_and_keeps_them_compact():
+    net = bbn.Network()
+    _causes(net, ["A", "B", "C"], [0.3, 0.4, 0.2])
+    truth = {"A": 0.9, "B": 0.6, "C": 0.3}
+    net.add_noisy_or("Y", ["A", "B", "C"], truth, leak=0.05)
+    net.add_noisy_and("Z", ["A", "B"], {"A": 0.7, "B": 0.5}, leak=0.1)
+    data = bbn.sample(net, 20000, seed=8)
+    learned = bbn.learn(net, data)
+    y, z = learned.canonical("Y"), learned.canonical("Z")
+    assert (y.kind, z.kind) == ("noisy-or", "noisy-and")
+    assert list(y.weights) == pytest.approx([0.9, 0.6, 0.3], abs=0.03)
+    assert y.bias == pytest.approx(0.05, abs=0.01)
+    assert list(z.weights) == pytest.approx([0.7, 0.5], abs=0.03)
+    assert z.bias == pytest.approx(0.1, abs=0.02)
+    # EM climbs to a maximum: the sample is at least as likely under the estimates
+    causes = (data[["A", "B", "C"]] == "T").to_numpy()
+    on = (data["Y"] == "T").to_numpy()
+    assert _log_likelihood(y.weights, y.bias, causes, on) >= _log_likelihood(
+        [0.9, 0.6, 0.3], 0.05, causes, on)
+
+
+def test_em_on_forty_causes_needs_no_full_table():
+    net = bbn.Network()
+    names = [f"U{i}" for i in range(40)]
+    _causes(net, names, [0.03] * 40)
+    net.add_noisy_or("Y", names, {u: 0.8 for u in names}, leak=0.02)
+    data = bbn.sample(net, 3000, seed=9)  # drawn contribution by contribution
+    learned = bbn.learn(net, data)
+    assert learned.canonical("Y").kind == "noisy-or"
+    assert learned.canonical("Y").bias == pytest.approx(0.02, abs=0.015)
+    assert np.mean(learned.canonical("Y").weights) == pytest.approx(0.8, abs=0.05)

@@ -29,6 +29,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from bbn.core.draws import draw_states
 from bbn.core.errors import ModelError
 from bbn.core.memory import check_allocation
 from bbn.views.compiled import CompiledNetwork
@@ -232,6 +233,25 @@ def full_table(spec: Canonical, what: str = "the canonical table") -> np.ndarray
     return _from_cumulative(cumulative.reshape(
         tuple(len(c) for c in spec.contributions) + (states,)) if n else cumulative,
         spec.combine)
+
+
+def draw(spec: Canonical, parents: Sequence[np.ndarray], rng: np.random.Generator
+         ) -> np.ndarray:
+    """States of a noisy-MAX or -MIN variable for N rows, the parents' state codes
+    given: each contribution drawn from its row, then combined (max or min), so no full
+    table is made.
+
+    >>> rng = np.random.default_rng(0)
+    >>> spec = noisy_or((2, 2, 2), [1.0, 0.0])
+    >>> draw(spec, [np.array([1, 0, 0]), np.array([0, 1, 0])], rng).tolist()
+    [1, 0, 0]
+    """
+    rows = len(parents[0]) if parents else 0
+    combined = draw_states(spec.leak[None], np.zeros(rows, dtype=np.int64), rng)
+    pick = np.maximum if spec.combine == "max" else np.minimum
+    for contribution, codes in zip(spec.contributions, parents):
+        combined = pick(combined, draw_states(contribution, codes, rng))
+    return combined
 
 
 def chain_tables(spec: Canonical) -> list[np.ndarray]:

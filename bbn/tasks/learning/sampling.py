@@ -23,6 +23,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
+import bbn.model.canonical as canonical
 from bbn.core.codes import mixed_radix
 from bbn.core.draws import draw_states
 from bbn.core.errors import DataError, ModelError
@@ -135,6 +136,10 @@ def _rows(net: Network, n: int, rng: np.random.Generator) -> pd.DataFrame:
     drawn: dict[str, np.ndarray] = {}
     for v in net.topological_order():
         parents = [p for p in net.parents(v) if not net.is_gaussian(p)]
+        spec = net.canonical(v)
+        if spec is not None and spec.chainable and parents:  # no full table, no row index
+            drawn[v] = canonical.draw(spec, [drawn[p] for p in parents], rng)
+            continue
         cards = [net.cardinality(p) for p in parents]
         index = (mixed_radix([drawn[p] for p in parents], cards) if parents
                  else np.zeros(n, dtype=np.int64))
