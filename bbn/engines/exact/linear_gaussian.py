@@ -121,6 +121,7 @@ class LinearGaussian:
             parents = np.flatnonzero(coefficients[:, i, :].any(axis=0))
             if len(parents):
                 a[:, i, :] += (coefficients[:, i, parents, None] * a[:, parents, :]).sum(axis=1)
+        self._kept: dict[tuple, tuple] = {}  # conditioning matrices per question shape
         self.means = np.einsum("kij,kj->ki", a, intercept)
         self.covariances = np.einsum("kij,klj->kil", a * noise[:, None, :], a)
 
@@ -192,16 +193,14 @@ class LinearGaussian:
                              f"{continuous} are continuous")
         discrete_targets = [] if continuous else list(targets)
         log_w = self._log_weights(engine, discrete_targets, evidence)
-        observed = [self.index[v] for v in evidence.values]
+        observed = tuple(self.index[v] for v in evidence.values)
+        t = tuple(self.index[v] for v in continuous)
         x = np.array(list(evidence.values.values()), dtype=float)
-        means, covariances = self.means, self.covariances
+        means = self.means
         if observed:
-            s_ee = covariances[:, observed][:, :, observed]
-            chol = np.linalg.cholesky(s_ee)
+            precision, log_det, gain, conditional = self._conditioning(observed, t)
             diff = x[None] - means[:, observed]
-            z = np.linalg.solve(chol, diff[..., None])[..., 0]
-            log_det = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
-            log_w = log_w - 0.5 * ((z ** 2).sum(axis=1) + log_det
+            log_w = log_w - 0.5 * (np.einsum("ke,kef,kf->k", diff, precision, diff) + log_det
                                    + len(observed) * math.log(2 * math.pi))
         top = np.max(log_w) if log_w.size else -np.inf
         if not np.isfinite(top):
@@ -212,16 +211,33 @@ class LinearGaussian:
             return table / table.sum()
         weights = weights / weights.sum()
         kept = np.flatnonzero(weights > 0)
-        t = [self.index[v] for v in continuous]
-        m, s = means[kept][:, t], covariances[kept][:, t][:, :, t]
-        if observed:
-            s_te = covariances[kept][:, t][:, :, observed]
-            s_ee = covariances[kept][:, observed][:, :, observed]
-            gain = np.linalg.solve(s_ee, np.swapaxes(s_te, 1, 2))          # Σ_EE⁻¹ Σ_ET
-            m = m + np.einsum("kte,ke->kt", s_te, np.linalg.solve(
-                s_ee, (x[None] - means[kept][:, observed])[..., None])[..., 0])
-            s = s - np.einsum("kte,keu->ktu", s_te, gain)
-        return Normal(continuous, weights[kept], m, s)
+        if not observed:
+            return Normal(continuous, weights[kept], means[kept][:, t],
+                          self.covariances[kept][:, t][:, :, t])
+        m = means[kept][:, t] + np.einsum("kte,ke->kt", gain[kept], diff[kept])
+        return Normal(continuous, weights[kept], m, conditional[kept])
+
+    def _conditioning(self, observed: tuple, targets: tuple) -> tuple:
+        """What conditioning on the variables ``observed`` needs whatever their values,
+        kept per (observed, targets): Σ_EE⁻¹, log det Σ_EE, the gain Σ_TE Σ_EE⁻¹ and
+        Σ_T|E, per configuration. Later questions of the same shape are a few products."""
+        key = (observed, targets)
+        found = self._kept.get(key)
+        if found is None:
+            covariances = self.covariances
+            s_ee = covariances[:, observed][:, :, observed]
+            chol = np.linalg.cholesky(s_ee)
+            log_det = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+            precision = np.linalg.inv(s_ee)
+            s_te = covariances[:, targets][:, :, observed]
+            gain = np.einsum("kte,kef->ktf", s_te, precision)
+            conditional = (covariances[:, targets][:, :, targets]
+                           - np.einsum("kte,kue->ktu", gain, s_te))
+            found = (precision, log_det, gain, conditional)
+            if len(self._kept) >= 64:  # a bound on what is kept
+                self._kept.clear()
+            self._kept[key] = found
+        return found
 
 
 def continuous_findings(network: CompiledNetwork, values: Mapping[str, float]) -> None:
