@@ -93,3 +93,25 @@ def test_em_with_continuous_parents_is_refused_with_the_way_out():
                                              "parents yet \\('y'\\).*missing='drop'"):
         bbn.learn(_structure(), data, missing="em")
     assert bbn.learn(_structure(), data, missing="drop").gaussian_weights("y")
+
+
+def test_gaussian_bic_equals_the_residuals_and_prefers_the_true_structure():
+    data = bbn.sample(_network(), 4000, seed=7)
+    terms = bbn.structure_score(_structure(), data, "bic", per_variable=True)
+    log_l = 0.0
+    for c in ("a", "b"):  # y | x, w at each C: least squares residuals, σ̂² = RSS / n
+        rows = data[data["C"] == c]
+        design = np.column_stack([np.ones(len(rows)), rows["x"], rows["w"]])
+        fitted, *_ = np.linalg.lstsq(design, rows["y"].to_numpy(), rcond=None)
+        residual = rows["y"].to_numpy() - design @ fitted
+        variance = residual @ residual / len(rows)
+        log_l += -0.5 * len(rows) * (np.log(2 * np.pi * variance) + 1)
+    assert terms["y"] == pytest.approx(log_l - 0.5 * (2 + 2) * 2 * np.log(4000), rel=1e-9)
+    empty = bbn.Network()
+    empty.add_variable("C", ["a", "b"])
+    for v in ("x", "w", "y"):
+        empty.add_gaussian_variable(v)
+    assert bbn.structure_score(_structure(), data, "bic") > bbn.structure_score(empty, data,
+                                                                                "bic")
+    with pytest.raises(bbn.ModelError, match="scored by loglik, bic, aic, not 'bdeu'"):
+        bbn.structure_score(_structure(), data, "bdeu")

@@ -56,6 +56,42 @@ class Gram(NamedTuple):
         return Gram(self.matrix + other.matrix)
 
 
+def gaussian_log_likelihood(statistic, name: str) -> tuple[float, int]:
+    """(max log-likelihood, free parameters) of a Gaussian given its parents, from its
+    statistics (:class:`~bbn.tasks.learning.gaussian.Moments` without continuous parents,
+    :class:`Gram` with them): per configuration d with n_d rows and residual sum of
+    squares RSS_d, σ̂² = RSS_d / n_d and
+
+        log L = Σ_d −n_d/2 · (log(2π σ̂²_d) + 1),    k = (2 + m) · q
+
+    >>> y = np.array([0.0, 1.0, 2.0, 3.0])
+    >>> x = 1 + 2 * y + np.array([0.1, -0.1, -0.1, 0.1])
+    >>> gram = Gram.of(np.zeros(4, dtype=np.int64), np.column_stack([np.ones(4), y, x]), 1)
+    >>> log_l, k = gaussian_log_likelihood(gram, "x")
+    >>> round(log_l, 6), k                       # −2 (log(2π · 0.01) + 1)
+    (3.534586, 3)
+    """
+    if type(statistic) is Gram:
+        g = statistic.matrix
+        m = g.shape[1] - 2
+        n = g[:, 0, 0]
+        seen = n > m
+        coefficients = np.zeros((len(n), m + 1))
+        coefficients[seen] = np.linalg.solve(g[seen, :m + 1, :m + 1],
+                                             g[seen, :m + 1, m + 1:])[..., 0]
+        rss = g[:, m + 1, m + 1] - np.einsum("ki,ki->k", coefficients, g[:, :m + 1, m + 1])
+        k = (2 + m) * len(n)
+    else:
+        n, rss, k = statistic.n, statistic.m2, 2 * len(statistic.n)
+        seen = n > 0
+    rss = np.maximum(rss, 0.0)
+    if np.any(seen & (rss <= 0)):
+        raise DataError(f"the Gaussian {name!r} has zero residual variance at a "
+                        "configuration: its likelihood is unbounded")
+    variance = rss[seen] / n[seen]
+    return float(np.sum(-0.5 * n[seen] * (np.log(2 * np.pi * variance) + 1.0))), int(k)
+
+
 def fit_regression(gram: Gram, ddof: int, name: str, epsilon: float = 0.0
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(μ(d), σ²(d), b(d)) by least squares, shapes (q,), (q,), (q, m); DataError for a
