@@ -485,6 +485,8 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables):
         that shape, one batched elimination per partition, ``docs/scale.md``); a row
         with impossible evidence raises ImpossibleEvidenceError, or with
         ``impossible="nan"`` is NaN (a warning counts such rows). See :meth:`bbn.Engine.posterior`.
+        Continuous (Gaussian) variables answer a :class:`bbn.Normal` (a normal or a mixture:
+        mean, variance, covariance, components, pdf, cdf; ``docs/continuous.md``).
 
         Parameters
         ----------
