@@ -303,3 +303,18 @@ def test_em_on_forty_causes_needs_no_full_table():
     assert learned.canonical("Y").kind == "noisy-or"
     assert learned.canonical("Y").bias == pytest.approx(0.02, abs=0.015)
     assert np.mean(learned.canonical("Y").weights) == pytest.approx(0.8, abs=0.05)
+
+
+def test_approximate_answers_leave_the_chain_out():
+    net = bbn.Network()
+    names = [f"U{i}" for i in range(12)]
+    _causes(net, names, [0.1] * 12)
+    net.add_noisy_or("Y", names, {u: 0.5 for u in names}, leak=0.01)
+    assert len(net.compiled().auxiliary) == 11  # 2^13 entries: answered through the chain
+    marginals = net.posteriors({"Y": "T"}, method="lbp")
+    assert set(marginals) == {*names, "Y"}  # no Y~1, Y~2...
+    # a polytree: loopy BP is exact; P(Y = F | U0 = T) = 0.99 · 0.5 · 0.95^11
+    expected = 0.1 * (1 - 0.99 * 0.5 * 0.95 ** 11) / (1 - 0.99 * 0.95 ** 12)
+    assert marginals["U0"].values[1] == pytest.approx(expected, rel=1e-6)
+    with pytest.raises(bbn.QueryError, match="use the exact MPE"):
+        net.mpe({"Y": "T"}, method="lbp")
