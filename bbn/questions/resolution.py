@@ -106,7 +106,8 @@ _CONTINUOUS = {
                "form, which bbn does not have; a Gaussian child may have it as a parent"),
     "table": ("{v!r} is continuous (Gaussian) and has no probability table; see "
               "gaussian_parameters"),
-    "subject": "{v!r} is continuous: it can be evidence ({v}=3.2), not the subject of a query",
+    "subject": ("{v!r} is continuous: it can be evidence ({v}=3.2), or asked about without "
+                "a state (P({v} | ...), one case at a time), not given a state to assign"),
     "number": "{v!r} is continuous: its evidence must be a number, got {value!r}",
     "discrete evidence": ("{v!r} is continuous: evidence on it weighs posterior queries "
                           "(P(X | {v}=3.2)); probabilities of evidence, MAP and MPE take "
@@ -126,8 +127,8 @@ def continuous_error(variable: str, use: str, value: object = None) -> QueryErro
     "subject", "number" (``value``: what was given), "discrete evidence", "batch",
     "target" and "all posteriors").
 
-    >>> str(continuous_error("x", "subject"))
-    "'x' is continuous: it can be evidence (x=3.2), not the subject of a query"
+    >>> str(continuous_error("x", "subject"))  # doctest: +ELLIPSIS
+    "'x' is continuous: it can be evidence (x=3.2), or asked about without a state ..."
     """
     error = ModelError if use in ("parent", "table") else QueryError
     return error(_CONTINUOUS[use].format(v=variable, value=value))
