@@ -74,6 +74,7 @@ _LAZY = {
     "soft_likelihoods": "bbn.questions.dispatch",
     "effect": "bbn.tasks.effect",
     "NotIdentifiable": "bbn.questions.identification",
+    "Normal": "bbn.core.normals",
     # functions over a network (the old Network methods are deprecated aliases of them)
     **FUNCTIONS,
 }

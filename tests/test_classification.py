@@ -155,8 +155,11 @@ def test_posterior_given_a_continuous_value():
     assert colour["red"] == pytest.approx(result["apple"] * 0.7 + result["apricot"] * 0.2)
     far = net.posterior(["kind"], {"weight": 1e6}).to_dict()  # densities underflow; logs don't
     assert far["apple"] == pytest.approx(1.0)
-    with pytest.raises(QueryError, match="continuous"):
-        net.posterior(["weight"], {})
+    prior = net.posterior(["weight"], {})  # a continuous question: the mixture
+    assert prior.components.weights.tolist() == pytest.approx([0.3, 0.7])
+    assert prior.mean == pytest.approx(0.3 * 150 + 0.7 * 40)
+    assert prior.variance == pytest.approx(0.3 * (400 + 150 ** 2) + 0.7 * (100 + 40 ** 2)
+                                           - (0.3 * 150 + 0.7 * 40) ** 2)
 
 
 def test_query_string_with_a_continuous_value():
@@ -166,8 +169,10 @@ def test_query_string_with_a_continuous_value():
         gaussian_network().posterior(["kind"], {"weight": 60.0}))
     with pytest.raises(bbn.QueryError, match="must be a number"):
         gaussian_network().query("P(kind | weight=heavy)")
+    apple = gaussian_network().query("P(weight | kind=apple)")
+    assert (apple.mean, apple.variance) == pytest.approx((150.0, 400.0))
     with pytest.raises(bbn.QueryError, match="continuous"):
-        gaussian_network().query("P(weight | kind=apple)")
+        gaussian_network().query("P(weight=3 | kind=apple)")
 
 
 def test_predict_with_gaussian_columns_equals_per_row_posteriors():

@@ -127,5 +127,7 @@ def test_bad_questions_are_clear_errors():
         structure_score(net, pd.DataFrame({"A": ["T", "maybe"], "B": ["T", "F"]}))
     gaussian = two("A", "B")
     gaussian.add_gaussian_variable("x", ["A"])
-    with pytest.raises(ModelError, match="'x' is continuous"):
+    with pytest.raises(ModelError, match="'x' is continuous"):  # K2, BDeu: discrete only
+        structure_score(gaussian, ROWS.assign(x=1.0), "k2")
+    with pytest.raises(DataError, match="'x' has zero residual variance"):  # BIC: unbounded
         structure_score(gaussian, ROWS.assign(x=1.0))

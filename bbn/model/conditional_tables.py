@@ -19,6 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from bbn.core.factor import Factor
+from bbn.model.canonical import full_table as compact_in_full
 from bbn.model.variables import (
     PackedTables,
     Variable,
@@ -88,6 +89,7 @@ class ConditionalTables:
         array, positive = checked_table(self._nodes, variable, table, normalize)
         node = self._nodes[variable]
         node.table = array
+        node.compact = None  # a full table replaces a compact one
         # Inference may drop d-separated tables only when they cannot make P(e) zero.
         node.positive = positive
         self._changed()
@@ -147,7 +149,8 @@ class ConditionalTables:
         >>> net.has_cpt("A")
         False
         """
-        return self._require(variable).table is not None
+        node = self._require(variable)
+        return node.table is not None or node.compact is not None
 
     def cpt_array(self, variable: str) -> np.ndarray:
         """The raw table, shape ``(|P1|, ..., |Pk|, |X|)``, read-only.
@@ -177,6 +180,8 @@ class ConditionalTables:
             raise continuous_error(variable, "table")
         table = node.table
         if table is None:
+            if node.compact is not None:  # a large compact table, made in full on demand
+                return compact_in_full(node.compact, f"the full table of {variable!r}")
             raise missing_table(variable)
         return table
 
@@ -205,7 +210,8 @@ class ConditionalTables:
     @property
     def is_complete(self) -> bool:
         """True when every variable has a table (structure-only models are not)."""
-        return all(node.table is not None for node in self._nodes.values())
+        return all(node.table is not None or node.compact is not None
+                   for node in self._nodes.values())
 
     def validate(self) -> list[str]:
         """Every problem of the model, as messages; empty when it is a valid network.
@@ -224,7 +230,7 @@ class ConditionalTables:
         """
         problems = []
         for v, node in self._nodes.items():
-            if node.table is None:
+            if node.table is None and node.compact is None:
                 problems.append(f"variable {v!r} has no table")
             elif not node.kind:  # Gaussian ones are checked when set
                 problems.extend(table_problems(self._nodes, v, node.table))
@@ -233,7 +239,8 @@ class ConditionalTables:
     def free_parameters(self) -> int:
         """Σ_i (|Xi| − 1) · Π_{P ∈ parents(Xi)} |P|: the numbers the network stores.
 
-        A Gaussian variable stores two (μ, σ²) per parent configuration.
+        A Gaussian variable stores μ, σ² and one weight per continuous parent, per
+        configuration of its discrete parents.
 
         Returns
         -------
@@ -245,9 +252,16 @@ class ConditionalTables:
         >>> bbn.load("models/chair.bn").free_parameters()
         10
         """
-        return sum((2 if self.is_gaussian(v) else self.cardinality(v) - 1)
-                   * int(np.prod([self.cardinality(p) for p in self.parents(v)]))
-                   for v in self.variables)
+        def stored(v: str) -> int:
+            parents = self.parents(v)
+            if self.is_gaussian(v):
+                continuous = sum(self.is_gaussian(p) for p in parents)
+                return (2 + continuous) * int(np.prod([self.cardinality(p) for p in parents
+                                                       if not self.is_gaussian(p)]))
+            return (self.cardinality(v) - 1) * int(np.prod([self.cardinality(p)
+                                                            for p in parents]))
+
+        return sum(stored(v) for v in self.variables)
 
     def joint_parameters(self) -> int:
         """Π_i |Xi| − 1: the numbers a full joint table over all variables needs.

@@ -226,7 +226,7 @@ class DAG:
         node = self._require(variable)
         parents = tuple(str(p) for p in parents)
         for p in parents:
-            if self._require(p, f" (named as a parent of {variable!r})").kind:
+            if self._require(p, f" (named as a parent of {variable!r})").kind and not node.kind:
                 raise continuous_error(p, "parent", variable)
         if len(set(parents)) != len(parents):
             raise ModelError(f"variable {variable!r} lists a parent twice: {list(parents)}")
@@ -241,7 +241,7 @@ class DAG:
         for p in parents:
             children[p][variable] = None
         node.parents = parents
-        node.table = None
+        node.table = node.compact = None
         self._changed()
 
     def add_edge(self, parent: str, child: str) -> None:

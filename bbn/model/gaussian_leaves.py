@@ -18,12 +18,26 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from bbn.core.errors import ModelError
 from bbn.model.variables import Variable, gaussian_table
+from bbn.views.compiled import GaussianLeaf
+
+
+def gaussian_leaf(nodes: Mapping[str, Variable], node: Variable) -> GaussianLeaf:
+    """The compiled view's record of a Gaussian variable: its discrete parents (the axes
+    of the mean and variance), continuous parents and their weights."""
+    table = node.table
+    discrete = tuple(p for p in node.parents if not nodes[p].kind)
+    continuous = tuple(p for p in node.parents if nodes[p].kind)
+    if table is None:
+        return GaussianLeaf(discrete, None, None, continuous, None)
+    return GaussianLeaf(discrete, table[..., 0], table[..., 1], continuous,
+                        table[..., 2:] if continuous else None)
 
 
 class GaussianLeaves:
@@ -39,31 +53,37 @@ class GaussianLeaves:
     _nodes: dict[str, Variable]
 
     def add_gaussian_variable(self, name: str, parents: Sequence[str] = (), mean=None,
-                              variance=None, description: str | None = None) -> None:
-        """Add a continuous variable with a Gaussian density given its discrete parents:
+                              variance=None, description: str | None = None,
+                              weights: Mapping[str, object] | None = None) -> None:
+        """Add a continuous variable, conditional linear Gaussian given its parents:
 
-            p(x | pa) = exp(−(x − μ(pa))² / (2σ²(pa))) / sqrt(2π σ²(pa))
+            x | d, y ~ N(μ(d) + Σ_i b_i(d) · y_i, σ²(d))
 
-        ``mean`` and ``variance`` hold one number per parent configuration, shape
-        ``(|P1|, ..., |Pk|)`` (a number for a root). Such a variable has no states and is
-        always a leaf; observing it contributes the likelihood factor over its parents
-        (:mod:`bbn.engines.exact.continuous`). The node's ``table`` stores ``[μ, σ²]`` rows.
+        d: the configuration of its discrete parents, y: its continuous parents (other
+        Gaussian variables). ``mean`` and ``variance`` hold one number per configuration
+        of the discrete parents, shape ``(|D1|, ..., |Dk|)`` (a number without discrete
+        parents); ``weights={y_i: b_i}`` one number, or one per configuration. A discrete
+        variable cannot have a continuous parent. The node's ``table`` stores
+        ``[μ, σ², b_1, ...]`` rows. Questions about it are answered exactly
+        (:mod:`bbn.engines.exact.linear_gaussian`): a :class:`bbn.core.normals.Normal`.
 
         Parameters
         ----------
         name : str
             The new variable's name.
         parents : sequence of str, optional
-            Its discrete parents.
+            Its parents, discrete and continuous.
         mean, variance : array_like, optional
-            μ(pa) and σ²(pa), one number per parent configuration (see :meth:`set_gaussian`).
+            μ(d) and σ²(d), one number per discrete configuration (see :meth:`set_gaussian`).
         description : str, optional
             A free-text description.
+        weights : mapping, optional
+            ``{continuous parent: b}``, every continuous parent.
 
         Raises
         ------
         ModelError
-            For a duplicate name, a Gaussian parent, or bad means or variances.
+            For a duplicate name, or bad means, variances or weights.
 
         Examples
         --------
@@ -71,11 +91,14 @@ class GaussianLeaves:
         >>> net = bbn.Network()
         >>> net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
         >>> net.add_gaussian_variable("x", ["C"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+        >>> net.add_gaussian_variable("y", ["x"], mean=1.0, variance=0.5, weights={"x": 2.0})
+        >>> net.posterior("y").mean                    # 1 + 2 · E[x] = 1 + 2 · 1
+        3.0
         """
         name = self._new_name(name)
         def fill() -> None:
             if mean is not None or variance is not None:
-                self.set_gaussian(name, mean, variance)
+                self.set_gaussian(name, mean, variance, weights)
 
         self._add_node(name, (), description, parents, fill, kind="gaussian")
 
@@ -102,15 +125,19 @@ class GaussianLeaves:
         """
         return self._require(variable).kind == "gaussian"
 
-    def set_gaussian(self, variable: str, mean, variance) -> None:
-        """Set μ(pa) and σ²(pa) of a Gaussian variable (variances must be > 0).
+    def set_gaussian(self, variable: str, mean, variance,
+                     weights: Mapping[str, object] | None = None) -> None:
+        """Set μ(d), σ²(d) (> 0) and the weights b_i(d) of the continuous parents of a
+        Gaussian variable.
 
         Parameters
         ----------
         variable : str
             A Gaussian variable.
         mean, variance : array_like
-            One number per parent configuration, shape ``(|P1|, ..., |Pk|)``.
+            One number per discrete parent configuration, shape ``(|D1|, ..., |Dk|)``.
+        weights : mapping, optional
+            ``{continuous parent: b}`` (a number, or one per discrete configuration).
 
         Raises
         ------
@@ -130,8 +157,72 @@ class GaussianLeaves:
         """
         if not self.is_gaussian(variable):
             raise ModelError(f"{variable!r} is discrete; set_gaussian is for Gaussian variables")
-        self._nodes[variable].table = gaussian_table(self._nodes, variable, mean, variance)
+        self._nodes[variable].table = gaussian_table(self._nodes, variable, mean, variance,
+                                                     weights)
         self._changed()
+
+    def gaussian_text(self, variable: str) -> list[str]:
+        """The regression of a Gaussian variable as text, one line per configuration of
+        its discrete parents: ``S=lo: N(1 + 2·x − 0.5·w, 0.5)`` (what ``bbn info`` and
+        ``bbn render --tables`` show).
+
+        Parameters
+        ----------
+        variable : str
+            A Gaussian variable with parameters.
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+        >>> net.add_gaussian_variable("y", ["x"], mean=1.0, variance=0.5, weights={"x": -2.0})
+        >>> net.gaussian_text("y")
+        ['N(1 − 2·x, 0.5)']
+        """
+        mean, variance = (a.reshape(-1) for a in self.gaussian_parameters(variable))
+        weights = {y: b.reshape(-1) for y, b in self.gaussian_weights(variable).items()}
+        discrete = [p for p in self._nodes[variable].parents if not self._nodes[p].kind]
+        keys = itertools.product(*(self._nodes[p].states for p in discrete))
+        lines = []
+        for k, key in enumerate(keys):
+            terms = "".join(f" {'−' if b[k] < 0 else '+'} {abs(float(b[k])):.6g}·{y}"
+                            for y, b in weights.items())
+            text = f"N({float(mean[k]):.6g}{terms}, {float(variance[k]):.6g})"
+            given = ", ".join(f"{p}={s}" for p, s in zip(discrete, key))
+            lines.append(f"{given}: {text}" if given else text)
+        return lines
+
+    def gaussian_weights(self, variable: str) -> dict[str, np.ndarray]:
+        """``{continuous parent: b(d)}`` of a Gaussian variable, each of shape
+        ``(|D1|, ..., |Dk|)`` (empty without continuous parents).
+
+        Parameters
+        ----------
+        variable : str
+            A Gaussian variable.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+        >>> net.add_gaussian_variable("y", ["x"], mean=1.0, variance=0.5, weights={"x": 2.0})
+        >>> {k: v.tolist() for k, v in net.gaussian_weights("y").items()}
+        {'x': 2.0}
+        """
+        self.gaussian_parameters(variable)  # the checks
+        table = self._nodes[variable].table
+        continuous = [p for p in self._nodes[variable].parents if self._nodes[p].kind]
+        return {p: table[..., 2 + i] for i, p in enumerate(continuous)}
 
     def gaussian_parameters(self, variable: str) -> tuple[np.ndarray, np.ndarray]:
         """(μ, σ²) of a Gaussian variable, each of shape ``(|P1|, ..., |Pk|)``.

@@ -39,19 +39,21 @@ from bbn.core.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_EN
     ROW_SUM_TOLERANCE,
 )
 from bbn.engines.exact.engine import Engine
+from bbn.model.canonical import chained_view
+from bbn.model.compact_tables import CompactTables
 from bbn.model.conditional_tables import ConditionalTables
 from bbn.model.dag import DAG, assembled
-from bbn.model.gaussian_leaves import GaussianLeaves
+from bbn.model.gaussian_leaves import GaussianLeaves, gaussian_leaf
 from bbn.model.markov import MarkovNetwork
 from bbn.model.variables import PackedTables, Variable, require, unpacked
 from bbn.questions import dispatch
-from bbn.views.compiled import CompiledNetwork, GaussianLeaf
+from bbn.views.compiled import CompiledNetwork
 from bbn.views.factor_graph import FactorGraph
 
 __all__ = ["Network", "PackedTables"]
 
 
-class Network(DAG, ConditionalTables, GaussianLeaves):
+class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables):
     """A discrete Bayesian network.
 
     Variables keep the order in which they were added (``variables``), parents keep the
@@ -295,6 +297,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         compiled = self._compiled
         if compiled is None:
             states, parents, cardinality, tables, zero_free, gaussian = {}, {}, {}, {}, {}, {}
+            compact = {}
             # one pass over the node attributes: a lookup per variable costs more
             for v, node in self._nodes.items():
                 states[v] = node.states
@@ -302,15 +305,18 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
                 cardinality[v] = len(node.states)
                 table = node.table
                 if node.kind:
-                    gaussian[v] = (GaussianLeaf(node.parents, None, None) if table is None
-                                   else GaussianLeaf(node.parents, table[..., 0],
-                                                     table[..., 1]))
+                    gaussian[v] = gaussian_leaf(self._nodes, node)
                 else:
                     tables[v] = table
                     zero_free[v] = node.positive
-            compiled = self._compiled = CompiledNetwork(
+                    if node.compact is not None:
+                        compact[v] = node.compact
+            compiled = CompiledNetwork(
                 self._revision, tuple(self._nodes), *map(MappingProxyType, (
                     states, parents, cardinality, tables, zero_free, gaussian)))
+            if compact:  # large noisy tables: answered through their chains
+                compiled = chained_view(compiled, compact)
+            self._compiled = compiled
         return compiled
 
     @property
@@ -480,6 +486,8 @@ class Network(DAG, ConditionalTables, GaussianLeaves):
         that shape, one batched elimination per partition, ``docs/scale.md``); a row
         with impossible evidence raises ImpossibleEvidenceError, or with
         ``impossible="nan"`` is NaN (a warning counts such rows). See :meth:`bbn.Engine.posterior`.
+        Continuous (Gaussian) variables answer a :class:`bbn.Normal` (a normal or a mixture:
+        mean, variance, covariance, components, pdf, cdf; ``docs/continuous.md``).
 
         Parameters
         ----------

@@ -52,6 +52,8 @@ class Variable:
         d-separates it).
     kind : str or None
         None for a discrete variable, ``"gaussian"`` for a continuous leaf.
+    compact : Canonical or None
+        A compact table (:mod:`bbn.model.canonical`: noisy-OR, logistic...), or None.
 
     Examples
     --------
@@ -65,6 +67,7 @@ class Variable:
     table: np.ndarray | None = None
     positive: bool = False
     kind: str | None = None
+    compact: object | None = None
 
     def attributes(self) -> dict:
         """The record as a dict (``kind`` only for a Gaussian): a graph node's data."""
@@ -83,7 +86,7 @@ class Variable:
         ('yes', 'no')
         """
         return Variable(self.states, self.description, self.parents, self.table,
-                        self.positive, self.kind)
+                        self.positive, self.kind, self.compact)
 
 
 def require(nodes: Mapping[str, Variable], variable: str, context: str = "") -> Variable:
@@ -231,27 +234,42 @@ def table_problems(nodes: Mapping[str, Variable], variable: str, array: np.ndarr
 
 
 def gaussian_table(nodes: Mapping[str, Variable], variable: str, mean,
-                   variance) -> np.ndarray:
-    """μ(pa) and σ²(pa) of a Gaussian leaf as one read-only ``[μ, σ²]`` array of shape
-    ``(|P1|, ..., |Pk|, 2)``; ModelError for a wrong size, a non-finite mean or a
-    variance that is not > 0.
+                   variance, weights: Mapping[str, object] | None = None) -> np.ndarray:
+    """μ(d), σ²(d) and the weights b_i(d) of its continuous parents, for a Gaussian
+    x | pa ~ N(μ(d) + Σ_i b_i(d) y_i, σ²(d)), as one read-only ``[μ, σ², b_1, ...]``
+    array of shape ``(|D1|, ..., |Dk|, 2 + m)`` (D: the discrete parents, m continuous
+    ones); ModelError for a wrong size, a non-finite number or a variance not > 0.
 
     >>> nodes = {"x": Variable((), kind="gaussian")}
     >>> gaussian_table(nodes, "x", 1.0, 4.0).tolist()
     [1.0, 4.0]
     """
     node = require(nodes, variable)
-    shape = tuple(len(nodes[p].states) for p in node.parents)
+    discrete = [p for p in node.parents if not nodes[p].kind]
+    continuous = [p for p in node.parents if nodes[p].kind]
+    shape = tuple(len(nodes[p].states) for p in discrete)
+    weights = dict(weights or {})
+    unknown = [p for p in weights if p not in continuous]
+    if unknown:
+        raise ModelError(f"the weights of {variable!r} name {unknown}, not continuous "
+                         f"parents of it ({continuous}){suggest(str(unknown[0]), continuous)}")
+    missing = [p for p in continuous if p not in weights]
+    if missing:
+        raise ModelError(f"the Gaussian {variable!r} needs a weight for its continuous "
+                         f"parent(s) {missing}: weights={{parent: b}}")
     arrays = []
-    for label, values in (("mean", mean), ("variance", variance)):
+    labelled = [("mean", mean), ("variance", variance)] + [
+        (f"weight of {p!r}", weights[p]) for p in continuous]
+    for label, values in labelled:
         array = np.asarray(values, dtype=float)
+        if array.size == 1 and label.startswith("weight"):
+            array = np.full(shape, float(array.reshape(-1)[0]))  # one b for every d
         if array.size != int(np.prod(shape)):
             raise ModelError(f"the {label} of {variable!r} needs {int(np.prod(shape))} "
                              "number(s), one per configuration of "
-                             f"{list(node.parents)}, got {array.size}")
+                             f"{discrete}, got {array.size}")
         arrays.append(array.reshape(shape))
-    if not (np.all(np.isfinite(arrays[0])) and np.all(np.isfinite(arrays[1]))
-            and np.all(arrays[1] > 0)):
+    if not (all(np.all(np.isfinite(a)) for a in arrays) and np.all(arrays[1] > 0)):
         raise ModelError(f"the Gaussian {variable!r} needs finite means and variances > 0")
     table = np.stack(arrays, axis=-1)
     table.setflags(write=False)

@@ -32,8 +32,8 @@ bbn`` does not load the approximate engines). A new kind of question — an inte
 >>> round(ask(net, "P(C=T | A=T)"), 6), round(ask(net, "P(C=T | A=T)", "lbp"), 6)
 (0.886749, 0.886749)
 >>> sorted(KINDS)  # doctest: +NORMALIZE_WHITESPACE
-['EU', 'EVPI', 'H', 'I', 'IND', 'LOG', 'LOG_P', 'LOG_Z', 'MAP', 'MEU', 'MPE', 'P',
- 'POSTERIORS', 'PROBABILITY']
+['CONTINUOUS', 'CONTINUOUS_POSTERIORS', 'EU', 'EVPI', 'H', 'I', 'IND', 'LOG', 'LOG_P',
+  'LOG_Z', 'MAP', 'MEU', 'MPE', 'P', 'POSTERIORS', 'PROBABILITY']
 """
 
 from __future__ import annotations
@@ -88,13 +88,14 @@ class Answering:
     True
     """
 
-    __slots__ = ("view", "_engine", "graph", "derived")
+    __slots__ = ("view", "_engine", "graph", "derived", "continuous")
 
     def __init__(self, view: CompiledNetwork) -> None:
         self.view = view
         self._engine: Engine | None = None
         self.graph: FactorGraph | None = None
         self.derived: dict | None = None  # the views of interventions... (uncertain.py)
+        self.continuous = None  # bbn.questions.continuous_answers keeps its engine here
 
     @property
     def engine(self) -> Engine:
@@ -272,6 +273,8 @@ KINDS: dict[str, Kind] = {
     "MEU": Kind("bbn.questions.expected_utility:answer_meu"),
     "EU": Kind("bbn.questions.expected_utility:answer_eu"),
     "EVPI": Kind("bbn.questions.expected_utility:answer_evpi"),
+    "CONTINUOUS": Kind("bbn.questions.continuous_answers:answer_continuous"),
+    "CONTINUOUS_POSTERIORS": Kind("bbn.questions.continuous_answers:answer_continuous_posteriors"),
 }
 
 

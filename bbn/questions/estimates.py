@@ -156,9 +156,10 @@ def posteriors(graph: FactorGraph, question: Question, method) -> dict[str, Esti
     """``{variable: Estimate}`` for every variable, from one run (see :func:`marginals`)."""
     result = marginals(graph, question, method)
     errors, states = result.standard_errors, question.network.states
+    hidden = question.network.auxiliary  # a compact table's chain: not the model's
     return {v: Estimate((v,), {v: states[v]}, p, None if errors is None else errors[v],
                         result.report)
-            for v, p in result.probabilities.items()}
+            for v, p in result.probabilities.items() if v not in hidden}
 
 
 def posterior(graph: FactorGraph, question: Question, method):
@@ -328,6 +329,9 @@ def mpe_estimate(graph: FactorGraph, question: Question, method) -> MapEstimate:
     >>> bbn.load("models/chair.bn").mpe({"A": "T"}, method="gibbs")[0]
     {'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}
     """
+    if question.network.auxiliary:  # its search would maximise over the chain's variables
+        raise QueryError("the approximate MPE does not take a network whose compact tables "
+                         "are answered through chains (a large noisy-OR); use the exact MPE")
     settings = approximate_method(method)
     indices = coded_evidence(graph, question)
     log_z = None

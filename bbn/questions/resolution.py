@@ -104,11 +104,13 @@ class Question(NamedTuple):
 #: What a continuous variable cannot be, and what to say (the one place for these messages;
 #: "parent" and "table" are mistakes in building a model, the others in asking questions).
 _CONTINUOUS = {
-    "parent": ("{v!r} is continuous (Gaussian) and cannot be a parent of {value!r}: "
-               "continuous variables are leaves"),
+    "parent": ("{v!r} is continuous (Gaussian) and cannot be a parent of {value!r}: a "
+               "discrete variable with continuous parents needs a logistic or softmax "
+               "form, which bbn does not have; a Gaussian child may have it as a parent"),
     "table": ("{v!r} is continuous (Gaussian) and has no probability table; see "
               "gaussian_parameters"),
-    "subject": "{v!r} is continuous: it can be evidence ({v}=3.2), not the subject of a query",
+    "subject": ("{v!r} is continuous: it can be evidence ({v}=3.2), or asked about without "
+                "a state (P({v} | ...), one case at a time), not given a state to assign"),
     "number": "{v!r} is continuous: its evidence must be a number, got {value!r}",
     "discrete evidence": ("{v!r} is continuous: evidence on it weighs posterior queries "
                           "(P(X | {v}=3.2)); probabilities of evidence, MAP and MPE take "
@@ -128,8 +130,8 @@ def continuous_error(variable: str, use: str, value: object = None) -> QueryErro
     "subject", "number" (``value``: what was given), "discrete evidence", "batch",
     "target" and "all posteriors").
 
-    >>> str(continuous_error("x", "subject"))
-    "'x' is continuous: it can be evidence (x=3.2), not the subject of a query"
+    >>> str(continuous_error("x", "subject"))  # doctest: +ELLIPSIS
+    "'x' is continuous: it can be evidence (x=3.2), or asked about without a state ..."
     """
     error = ModelError if use in ("parent", "table") else QueryError
     return error(_CONTINUOUS[use].format(v=variable, value=value))
@@ -195,27 +197,44 @@ MAX_AXES = 64
 
 
 def check_targets(network: CompiledNetwork, variables: Sequence[str],
-                  batched: bool = False) -> None:
-    """Query variables: known, discrete, and few enough for numpy's axes."""
+                  batched: bool = False, continuous: bool = False) -> None:
+    """Query variables: known, discrete (unless ``continuous``), and few enough for
+    numpy's axes."""
     check_variables(network, variables)
-    check_discrete(network, variables)
-    if len(variables) + batched > MAX_AXES:
+    if not continuous:
+        check_discrete(network, variables)
+    if len(variables) + batched > MAX_AXES and not (continuous and network.gaussian):
         raise QueryError(f"a joint posterior of {len(variables)} variables needs an array of "
                          f"{len(variables) + batched} axes, numpy's limit is {MAX_AXES}: ask "
                          "for fewer variables at once")
 
 
 def resolve_targets(network: CompiledNetwork, variables: Sequence[str] | str,
-                    batched: bool = False) -> list[str]:
+                    batched: bool = False, continuous: bool = False) -> list[str]:
     """The variables of a posterior, checked: at least one, none twice, and
-    :func:`check_targets`."""
+    :func:`check_targets` (continuous ones allowed with ``continuous``)."""
     variables = [variables] if isinstance(variables, str) else list(variables)
     if not variables:
         raise QueryError("a posterior needs at least one query variable")
     if len(set(variables)) != len(variables):
         raise QueryError(f"a query variable is named twice: {variables}")
-    check_targets(network, variables, batched)
+    check_targets(network, variables, batched, continuous)
     return variables
+
+
+def continuous_kind(network: CompiledNetwork, kind: str, targets: Sequence[str],
+                    evidence: Evidence | Cases) -> str:
+    """``"P"`` → ``"CONTINUOUS"`` (``"POSTERIORS"`` → ``"CONTINUOUS_POSTERIORS"``) when
+    the answer needs the continuous engine: a continuous target, or a finding on a
+    Gaussian with continuous parents (:mod:`bbn.questions.continuous_answers`). Findings
+    on Gaussians without continuous parents keep the discrete engine's weighting (the
+    unobserved Gaussians sum out)."""
+    if kind not in ("P", "POSTERIORS") or not network.gaussian or type(evidence) is Cases:
+        return kind
+    linear = any(network.gaussian[v].continuous for v in evidence.values)
+    if linear or any(v in network.gaussian for v in targets):
+        return "CONTINUOUS" if kind == "P" else "CONTINUOUS_POSTERIORS"
+    return kind
 
 
 def resolve_evidence(network: CompiledNetwork, evidence: Mapping | None,
@@ -330,7 +349,7 @@ def _written(network: CompiledNetwork, asked: Asked) -> Question:
     repeated = sorted({v for v in names if names.count(v) > 1})
     if query.kind in EXPLAINED_KINDS:
         return _written_explained(network, query, targets, repeated)
-    check_discrete(network, targets)
+    check_discrete(network, [v for v, s in query.targets if s is not None or query.kind != "P"])
     assigned = {v: evidence_value(network, v, s) for v, s in query.targets if s is not None}
     states, values = dict(network.constraints), {}
     for v, s in query.evidence:
@@ -344,8 +363,10 @@ def _written(network: CompiledNetwork, asked: Asked) -> Question:
         raise QueryError(f"variable(s) {repeated} named more than once in {query.text()}")
     if query.kind == "MAP" and assigned:
         raise QueryError("MAP takes variables without states, as in MAP(C, S | A=T)")
-    return Question(asked.kind, tuple(v for v, s in query.targets if s is None), assigned,
-                    Evidence(states, values, query.evidence_dict), network)
+    free = tuple(v for v, s in query.targets if s is None)
+    evidence = Evidence(states, values, query.evidence_dict)
+    kind = continuous_kind(network, asked.kind, free, evidence) if not assigned else asked.kind
+    return Question(kind, free, assigned, evidence, network)
 
 
 def _written_explained(network: CompiledNetwork, query: Query, targets: list[str],
@@ -377,8 +398,11 @@ def _variables(network: CompiledNetwork, asked: Asked) -> Question:
         evidence = resolve_evidence(network, asked.evidence, numbers=False)
         check_discrete(network, variables)
         return Question(asked.kind, tuple(variables), {}, evidence, network)
-    variables = resolve_targets(network, asked.targets, batched=asked.batch)
-    return Question(asked.kind, tuple(variables), {}, _evidence(network, asked), network)
+    variables = resolve_targets(network, asked.targets, batched=asked.batch,
+                                continuous=asked.kind == "P" and not asked.batch)
+    evidence = _evidence(network, asked)
+    return Question(continuous_kind(network, asked.kind, variables, evidence),
+                    tuple(variables), {}, evidence, network)
 
 
 def _assignment(network: CompiledNetwork, asked: Asked) -> Question:
@@ -391,7 +415,9 @@ def _assignment(network: CompiledNetwork, asked: Asked) -> Question:
 def _evidence_only(network: CompiledNetwork, asked: Asked) -> Question:
     """``posteriors``, ``mpe``, ``log_probability``, ``log_partition``: evidence only
     (numbers on Gaussian leaves for posteriors alone)."""
-    return Question(asked.kind, (), {}, _evidence(network, asked), network)
+    evidence = _evidence(network, asked)
+    return Question(continuous_kind(network, asked.kind, (), evidence), (), {}, evidence,
+                    network)
 
 
 def _evidence(network: CompiledNetwork, asked: Asked) -> Evidence | Cases:

@@ -30,13 +30,17 @@ from bbn.core.errors import ModelError
 
 
 class GaussianLeaf(NamedTuple):
-    """A continuous leaf: p(x | pa) = N(x; mean[pa], variance[pa]), one normal per
-    configuration of its discrete ``parents`` (``mean`` and ``variance`` have shape
-    ``(|P1|, ..., |Pk|)``, None until they are set)."""
+    """A continuous variable: p(x | d, y) = N(x; mean[d] + Σ_i weights[d, i] y_i,
+    variance[d]), one normal per configuration d of its discrete ``parents`` (``mean``
+    and ``variance`` have shape ``(|P1|, ..., |Pk|)``, None until they are set), linear
+    in its ``continuous`` parents y (``weights`` of shape ``(|P1|, ..., |Pk|, m)``; None
+    without continuous parents). Without continuous parents and children it is a leaf."""
 
     parents: tuple[str, ...]
     mean: np.ndarray | None
     variance: np.ndarray | None
+    continuous: tuple[str, ...] = ()
+    weights: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -67,6 +71,10 @@ class CompiledNetwork:
         variable → the state index it is observed at in every question; such variables
         are not in ``variables`` (they are the factor nodes by which a Markov network is
         answered as a Bayesian network, see :mod:`bbn.model.markov`).
+    auxiliary : frozenset, optional
+        variables the view adds to answer a compact table (the chain of a noisy-OR, see
+        :mod:`bbn.model.canonical`): in ``variables``, never asked about, left out of
+        every answer that lists all variables.
 
     Examples
     --------
@@ -88,6 +96,7 @@ class CompiledNetwork:
     zero_free: Mapping[str, bool]
     gaussian: Mapping[str, GaussianLeaf]
     constraints: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    auxiliary: frozenset = frozenset()
 
     def table(self, variable: str) -> np.ndarray:
         """The table of a discrete variable; ModelError when the model has none yet."""
@@ -108,7 +117,8 @@ class CompiledNetwork:
 
         return CompiledNetwork(self.revision, kept, only(self.states),
                                only(self.parents), only(self.cardinality), self.tables,
-                               self.zero_free, MappingProxyType({}), self.constraints)
+                               self.zero_free, MappingProxyType({}), self.constraints,
+                               self.auxiliary)
 
 
 def missing_table(variable: str) -> ModelError:

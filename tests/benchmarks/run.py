@@ -24,6 +24,7 @@ from tests.benchmarks import (  # noqa: E402
     all_posteriors,
     approximate,
     batch,
+    continuous,
     decisions,
     em_learning,
     explorer,
@@ -47,7 +48,7 @@ WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5":
              "6": naive_bayes, "7": startup, "8": structure, "9": explorer,
              "10": independence, "11": trees, "12": approximate,
              "13": uai, "14": scale, "15": em_learning, "16": sequences,
-             "17": decisions, "18": uncertain}
+             "17": decisions, "18": uncertain, "19": continuous}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],

@@ -30,8 +30,13 @@ def run(args: argparse.Namespace) -> int:
           f"{len(net.arcs())} arcs")
     rows = [("variable", "states", "parents")]
     for v in net.variables:
-        rows.append((v, ", ".join(net.states(v)), ", ".join(net.parents(v)) or "-"))
+        rows.append((v, ", ".join(net.states(v)) or "gaussian", ", ".join(net.parents(v)) or "-"))
     _print_table(rows)
+    for v in net.variables:  # the Gaussians with continuous parents: their regression
+        if net.is_gaussian(v) and net.has_cpt(v) and net.gaussian_weights(v):
+            print(f"{v} | {', '.join(net.parents(v))}:")
+            for line in net.gaussian_text(v):
+                print(f"  {line}")
     print(f"free parameters: {net.free_parameters()} "
           f"(the full joint table needs {net.joint_parameters()})")
     if not net.is_complete:

@@ -251,6 +251,8 @@ def _node_attributes(net: Network, v: str, observed: str | None, tables: bool,
                               penwidth="2")
         return attributes
     table = bars = None
+    if tables and net.is_gaussian(v) and net.has_cpt(v):  # its regression, as text
+        description = "\n".join(filter(None, [description, *net.gaussian_text(v)]))
     if tables and not net.is_gaussian(v):
         parents = net.parents(v)
         table = labels.cpt_table(v, net.states(v), parents, [net.states(p) for p in parents],

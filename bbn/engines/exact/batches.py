@@ -205,5 +205,8 @@ class CaseBatches:
         >>> engine.marginals_of_cases({"A": np.array([0, -1])})["C"].round(6).tolist()
         [[0.886749, 0.113251], [0.8, 0.2]]
         """
-        return _trees("marginals_of_cases")(self.discrete._tree_source(), codes, row_names,
-                                            cases, impossible)
+        result = _trees("marginals_of_cases")(self.discrete._tree_source(), codes, row_names,
+                                              cases, impossible)
+        for v in self.network.auxiliary:  # a compact table's chain: not the model's
+            del result[v]
+        return result

@@ -435,7 +435,10 @@ class Engine(CaseBatches):
         if network.gaussian:  # continuous leaves weigh the discrete answer: one query each
             return {v: self.posterior([v], evidence) for v in network.variables
                     if v not in network.gaussian}
-        return _trees("posteriors_one")(self._tree_source(), evidence.states, evidence.given)
+        result = _trees("posteriors_one")(self._tree_source(), evidence.states, evidence.given)
+        for v in network.auxiliary:  # a compact table's chain: not the model's variables
+            del result[v]
+        return result
 
     def probability(self, assigned: Mapping[str, int],
                     evidence: Evidence = NO_EVIDENCE) -> float:
@@ -599,8 +602,9 @@ class Engine(CaseBatches):
         ([('B', 'T'), ('C', 'T')], 0.479404)
         """
         network = self.network
-        return self.map([v for v in network.variables
-                         if v not in evidence.states and v not in network.gaussian], evidence)
+        return self.map([v for v in network.variables if v not in evidence.states
+                         and v not in network.gaussian and v not in network.auxiliary],
+                        evidence)
 
     # ---------------------------------------------------------- internals
     def _weighted_posterior(self, variables: list[str], evidence: Evidence) -> Factor:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bbn.core.errors import DataError
+from bbn.core.errors import DataError, ModelError
 from bbn.core.progress import Progress
 from bbn.io.chunks import source_name
 from bbn.model.network import Network
@@ -33,7 +33,9 @@ from bbn.tasks.learning.estimators import (
 )
 from bbn.tasks.learning.gaussian import check_ddof, epsilon_from_moments, gaussian_from_moments
 from bbn.tasks.learning.missing import em
+from bbn.tasks.learning.noisy_em import learn_noisy, noisy_variables, without_parents
 from bbn.tasks.learning.policies import MISSING_POLICIES
+from bbn.tasks.learning.regression import Gram, fit_regression
 from bbn.tasks.learning.statistics import table_statistics
 
 
@@ -117,22 +119,40 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     if missing not in MISSING_POLICIES:
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
     ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)
-    check_family_sizes(net)
+    noisy = noisy_variables(net)  # learned by EM below, kept compact
+    counted = without_parents(net, noisy) if noisy else net
+    check_family_sizes(counted)
     if missing == "em":
+        linear = [v for v in net.variables if net.is_gaussian(v)
+                  and any(net.is_gaussian(p) for p in net.parents(v))]
+        if linear:
+            raise ModelError(f"EM does not learn Gaussians with continuous parents yet "
+                             f"({linear[0]!r}); learn from complete rows (missing='drop')")
         return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                   seed=seed, ddof=ddof, var_smoothing=var_smoothing,
                   chunksize=chunksize, progress=progress).network
-    statistics = table_statistics(net, data, columns=columns, missing=missing,
+    statistics = table_statistics(counted, data, columns=columns, missing=missing,
                                   chunksize=chunksize, progress=progress)
     if statistics.rows == 0:
         raise DataError(f"{source_name(data)}: no rows to learn from"
                         + (" (every row has a missing value)" if statistics.dropped else ""))
     learned = net.copy()
     for v, counts in statistics.counts.items():
-        learned.set_cpt(v, table_from_counts(net, v, counts, estimator))
+        if v not in noisy:
+            learned.set_cpt(v, table_from_counts(net, v, counts, estimator))
+    if noisy:
+        learn_noisy(net, data, noisy, columns=columns, chunksize=chunksize, missing=missing,
+                    learned=learned)
     if statistics.moments:
         epsilon, floor = epsilon_from_moments(statistics.columns, var_smoothing)
         for v, moments in statistics.moments.items():
+            if type(moments) is Gram:  # continuous parents: least squares
+                discrete = [net.cardinality(p) for p in net.parents(v) if not net.is_gaussian(p)]
+                mean, variance, b = fit_regression(moments, ddof, v, epsilon)
+                continuous = [p for p in net.parents(v) if net.is_gaussian(p)]
+                learned.set_gaussian(v, mean.reshape(discrete), variance.reshape(discrete), {
+                    p: b[:, i].reshape(discrete) for i, p in enumerate(continuous)})
+                continue
             mean, variance = gaussian_from_moments(
                 moments, [net.cardinality(p) for p in net.parents(v)], ddof=ddof,
                 epsilon=epsilon, floor=floor, name=v)

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
+import bbn.model.canonical as canonical
 from bbn.core.codes import mixed_radix
 from bbn.core.draws import draw_states
 from bbn.core.errors import DataError, ModelError
@@ -138,13 +139,20 @@ def _rows(net: Network, n: int, rng: np.random.Generator) -> pd.DataFrame:
                      "bbn.set_memory_limit(bytes)")
     drawn: dict[str, np.ndarray] = {}
     for v in net.topological_order():
-        parents = net.parents(v)
+        parents = [p for p in net.parents(v) if not net.is_gaussian(p)]
+        spec = net.canonical(v)
+        if spec is not None and spec.chainable and parents:  # no full table, no row index
+            drawn[v] = canonical.draw(spec, [drawn[p] for p in parents], rng)
+            continue
         cards = [net.cardinality(p) for p in parents]
         index = (mixed_radix([drawn[p] for p in parents], cards) if parents
                  else np.zeros(n, dtype=np.int64))
-        if net.is_gaussian(v):
+        if net.is_gaussian(v):  # μ(d) + Σ b_i(d) y_i: continuous parents drawn before
             mean, variance = net.gaussian_parameters(v)
-            drawn[v] = rng.normal(mean.ravel()[index], np.sqrt(variance.ravel()[index]))
+            location = mean.ravel()[index]
+            for p, b in net.gaussian_weights(v).items():
+                location = location + b.ravel()[index] * drawn[p]
+            drawn[v] = rng.normal(location, np.sqrt(variance.ravel()[index]))
         else:
             drawn[v] = draw_states(net.cpt_array(v).reshape(-1, net.cardinality(v)), index, rng)
     columns = {}

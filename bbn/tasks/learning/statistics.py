@@ -36,6 +36,7 @@ from bbn.model.network import Network
 from bbn.questions.partitions import is_dask, sum_over_partitions
 from bbn.tasks.learning.counting import family_counts
 from bbn.tasks.learning.gaussian import Moments
+from bbn.tasks.learning.regression import Gram
 
 
 @dataclass
@@ -47,7 +48,8 @@ class TableStatistics:
     counts : dict
         ``{discrete variable: n(pa, x)}``, shaped by its family's cardinalities.
     moments : dict
-        ``{Gaussian variable: Moments}`` per parent configuration.
+        ``{Gaussian variable: Moments}`` per parent configuration (for a Gaussian with
+        continuous parents, its :class:`~bbn.tasks.learning.regression.Gram` matrices).
     columns : Moments or None
         The moments of each Gaussian column over the rows counted (for ε).
     rows, dropped : int
@@ -165,11 +167,15 @@ def chunk_statistics(net: Network, frame: pd.DataFrame, source: str = "data",
         counts[v] = family_counts([codes[:, position[u]] for u in family],
                                   [net.cardinality(u) for u in family])
     for j, v in enumerate(continuous):
-        parents = net.parents(v)
+        parents = [p for p in net.parents(v) if p in position]  # the discrete ones
         cards = [net.cardinality(p) for p in parents]
         index = (mixed_radix([codes[:, position[p]] for p in parents], cards) if parents
                  else np.zeros(len(codes), dtype=np.int64))
-        moments[v] = Moments.of(index, values[:, j], int(np.prod(cards)) if cards else 1)
+        q = int(np.prod(cards)) if cards else 1
+        regressors = [continuous.index(p) for p in net.parents(v) if p not in position]
+        moments[v] = (Moments.of(index, values[:, j], q) if not regressors else Gram.of(
+            index, np.column_stack([np.ones(len(values)), values[:, regressors],
+                                    values[:, j]]), q))
     column_moments = None
     if continuous:  # one configuration per column: the columns side by side
         rows, width = values.shape

@@ -37,6 +37,7 @@ from bbn.core.errors import DataError, ModelError, suggest
 from bbn.io.chunks import source_name
 from bbn.model.network import Network
 from bbn.tasks.learning.counting import check_family_sizes
+from bbn.tasks.learning.regression import gaussian_log_likelihood
 from bbn.tasks.learning.statistics import table_statistics
 
 #: The scores :func:`structure_score` knows, by name.
@@ -117,6 +118,27 @@ def family_score(counts: np.ndarray, score: str = "bic", rows: int | None = None
                      f"{suggest(str(score), SCORES)}")
 
 
+#: The scores a Gaussian family has (a likelihood; no Dirichlet prior).
+GAUSSIAN_SCORES = ("loglik", "bic", "aic")
+
+
+def gaussian_score(statistic, score: str, rows: int, name: str) -> float:
+    """A Gaussian family's term: log L − (k/2) log N (BIC), log L − k (AIC) or log L,
+    from :func:`bbn.tasks.learning.regression.gaussian_log_likelihood`.
+
+    >>> from bbn.tasks.learning.gaussian import Moments
+    >>> m = Moments.of(np.zeros(4, dtype=np.int64), np.array([0.0, 1.0, 2.0, 3.0]), 1)
+    >>> round(gaussian_score(m, "bic", 4, "x"), 6)   # −2 (log(2π · 1.25) + 1) − log 4
+    -7.508336
+    """
+    log_l, k = gaussian_log_likelihood(statistic, name)
+    if score == "bic":
+        return log_l - 0.5 * k * math.log(rows)
+    if score == "aic":
+        return log_l - k
+    return log_l
+
+
 def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
                     columns=None, per_variable: bool = False,
                     chunksize: int | None = None) -> float | Mapping[str, float]:
@@ -152,7 +174,9 @@ def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
     Raises
     ------
     ModelError
-        For an unknown score, ``ess`` ≤ 0, or a continuous (Gaussian) variable.
+        For an unknown score, ``ess`` ≤ 0, or a continuous (Gaussian) variable scored by
+        K2 or BDeu (Gaussian families take the log-likelihood, BIC and AIC: the Gaussian
+        BIC of conditional linear Gaussians, :func:`gaussian_score`).
     DataError
         For a missing column, a value that is no state, a missing value, or no rows.
 
@@ -174,9 +198,9 @@ def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
                          f"{suggest(str(score), SCORES)}")
     check_ess(ess)
     continuous = [v for v in net.variables if net.is_gaussian(v)]
-    if continuous:
-        raise ModelError(f"{continuous[0]!r} is continuous (Gaussian): structure scores "
-                         "are for discrete variables")
+    if continuous and score not in GAUSSIAN_SCORES:
+        raise ModelError(f"{continuous[0]!r} is continuous (Gaussian): its family is scored "
+                         f"by {', '.join(GAUSSIAN_SCORES)}, not {score!r}")
     variables = list(net.variables)
     check_family_sizes(net)
     statistics = table_statistics(net, data, columns=columns, chunksize=chunksize,
@@ -185,5 +209,7 @@ def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
     if not statistics.rows:
         raise DataError(f"{source_name(data)}: no rows to learn a structure from or score")
     terms = {v: family_score(statistics.counts[v], score, rows=statistics.rows, ess=ess)
+             if v in statistics.counts else
+             gaussian_score(statistics.moments[v], score, statistics.rows, v)
              for v in variables}
     return terms if per_variable else math.fsum(terms.values())

@@ -17,6 +17,8 @@ import numpy as np
 from bbn.core.errors import ModelError, suggest
 from bbn.core.tables import bad_rows, normalized, row_tolerance
 from bbn.io.formats._text import Retry, check_table, name_from_source
+from bbn.io.formats.bn.compact import set_compact
+from bbn.io.formats.bn.linear import is_linear, set_linear
 from bbn.io.formats.bn.statements import (
     Decision,
     NetworkName,
@@ -55,6 +57,8 @@ def fast_network(statements: list, builder: LocatedBuilder) -> Network:
             if s.variable.value in parents:
                 raise Retry
             parents[s.variable.value] = [p.value for p in s.parents]
+            if s.compact is not None:  # compact tables: built one at a time
+                raise Retry
             if s.numbers is not None or s.rows is not None:
                 tables[s.variable.value] = s
     net = Network.assemble(names[0] if names else name_from_source(builder.source), states,
@@ -127,6 +131,12 @@ class LocatedBuilder:
         for table in tables.values():
             if table.numbers is None and table.rows is None:
                 continue  # structure only
+            if table.compact is not None:
+                set_compact(net, table, self.report)
+                continue
+            if is_linear(net, table):
+                set_linear(net, table, self.report)
+                continue
             array = self.table_array(net, table)
             if array is not None:
                 try:

@@ -27,6 +27,7 @@ from bbn.io.formats._runs import run_token
 from bbn.io.formats._text import error_at
 from bbn.io.formats.bn.lexicon import NAME, NORMAL_RE, NUMBER, PLAIN, PLAIN_RE, QUOTED, QUOTED_RE
 from bbn.io.formats.bn.statements import (
+    COMPACT_KINDS,
     Decision,
     Name,
     NetworkName,
@@ -149,7 +150,9 @@ def _grammar(context: dict) -> pp.ParserElement:
     rows = open_rows - body - close_rows
     flat = pp.Suppress("=") - numbers_token("the probabilities of <var> after '=' (or "
                                             "N(mean, variance) for a Gaussian)")
-    table = header + pp.Opt(rows | flat)
+    compact = named(pp.MatchFirst([keyword(k) for k in COMPACT_KINDS]), "a compact table")
+    compact.set_parse_action(lambda s, loc, t: Name(t[0], loc))
+    table = header + pp.Opt(compact - rows | rows | flat)
     table.set_parse_action(_table_from_tokens)
 
     # decision NAME[(known, ...)] ["description"] { option, ... }
@@ -237,7 +240,9 @@ def _number_block() -> type:
 
 
 def _table_from_tokens(tokens) -> Table:
-    table = Table(tokens[0], tokens[1], list(tokens[2]))
+    tokens = list(tokens)
+    compact = tokens.pop(3) if len(tokens) == 6 else None  # P(X | ...) noisy-or { rows }
+    table = Table(tokens[0], tokens[1], list(tokens[2]), compact=compact)
     if len(tokens) == 4:          # P(X) = numbers
         table.numbers = tokens[3]
     elif len(tokens) == 5:        # P(X | ...) { rows }, and where its '}' is

@@ -32,9 +32,14 @@ NUMBERS = f"{NUMBER}(?:{WS},{WS}{NUMBER})*"
 KEY = f"{NAME}(?:{WS},{WS}{NAME})*"
 
 
+#: a Gaussian's mean, linear in its continuous parents: ``1.5 + 2.0*x - 0.3*"y 2"``
+LINEAR = f"{NUMBER}(?:{WS}[+-]{WS}{NUMBER}{WS}\\*{WS}{NAME})*"
+
+
 def normal(group: str) -> str:
-    """N(mean, variance), the two numbers in group ``group``: a Gaussian's parameters."""
-    return f"N{WS}\\({WS}(?P<{group}>{NUMBER}{WS},{WS}{NUMBER}){WS}\\)"
+    """N(mean, variance) in group ``group``: a Gaussian's parameters (the mean may be
+    linear in continuous parents, :data:`LINEAR`)."""
+    return f"N{WS}\\({WS}(?P<{group}>{LINEAR}{WS},{WS}{NUMBER}){WS}\\)"
 
 
 #: a row whose numbers end in a stray ',' is left to the token grammar, to report it

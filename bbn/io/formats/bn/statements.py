@@ -83,6 +83,7 @@ class Table:
     numbers: Numbers | None = None  # P(X | ...) = p, p, ...
     rows: list[Row] | None = None   # P(X | ...) { key: p, p ... }
     end: int = 0                     # where its '}' is (a missing row is reported there)
+    compact: Name | None = None      # P(X | ...) noisy-or { parent: p ... leak: q }
 
 
 @dataclass
@@ -214,6 +215,9 @@ _NETWORK_RE = re.compile(f"network{_END_OF_WORD}{WS}(?P<name>{NAME}){WS}")
 _VARIABLE_RE = re.compile(
     f"variable{_END_OF_WORD}{WS}(?P<name>{NAME}){WS}(?:(?P<description>{QUOTED}){WS})?"
     f"(?:\\{{{WS}(?P<states>{KEY}){WS}\\}}|(?P<gaussian>gaussian{_END_OF_WORD})){WS}")
+#: The compact tables a family may be written as (rows keyed by parent names).
+COMPACT_KINDS = ("noisy-or", "noisy-and", "noisy-max", "logistic")
+_COMPACT_RE = re.compile(f"(?P<kind>{'|'.join(COMPACT_KINDS)}){_END_OF_WORD}{WS}")
 _HEADER_RE = re.compile(
     f"P{_END_OF_WORD}{WS}\\({WS}(?P<name>{NAME}){WS}"
     f"(?:\\|{WS}(?P<parents>{KEY}){WS})?\\){WS}")
@@ -244,7 +248,15 @@ def _statement_at(text: str, loc: int) -> tuple[int, object] | None:
         statement = Table(loc, scan_key(match.group("name"), match.start("name"))[0],
                            [] if parents is None else scan_key(parents, match.start("parents")))
         end = match.end()
+        compact = _COMPACT_RE.match(text, end)
+        if compact is not None:
+            if parents is None or not text.startswith("{", compact.end()):
+                return None  # the grammar reports it
+            statement.compact = Name(compact.group("kind"), compact.start())
+            end = compact.end()
         if text.startswith("=", end):
+            if compact is not None:
+                return None
             start = WS_RE.match(text, end + 1).end()
             normal = NORMAL_RE.match(text, start)
             found = (numbers_at(text, start) if normal is None else

@@ -17,7 +17,9 @@ import itertools
 
 import numpy as np
 
+from bbn.io.formats.bn.compact import compact_lines
 from bbn.io.formats.bn.lexicon import quote, quote_description
+from bbn.io.formats.bn.linear import linear_lines
 from bbn.model.network import Network
 
 
@@ -106,6 +108,9 @@ def family_header(net: Network, variable: str) -> str:
 def _table_lines(net: Network, variable: str) -> list[str]:
     header = family_header(net, variable)
     parents = net.parents(variable)
+    compact = compact_lines(net, variable, header) or linear_lines(net, variable, header)
+    if compact is not None:
+        return compact
     if net.is_gaussian(variable):
         array = np.stack(net.gaussian_parameters(variable), axis=-1)
         cells = np.array([f"N({mean!r}, {variance!r})" for mean, variance
