@@ -33,13 +33,13 @@ from types import MappingProxyType
 import numpy as np
 
 from bbn.core.errors import ModelError
-from bbn.core.lazy import reference
 from bbn.core.tables import (  # noqa: F401  (ROW_SUM_TOLERANCE, ROUNDING_PER_ENTRY: re-exported)
     ROUNDING_PER_ENTRY,
     ROW_SUM_TOLERANCE,
 )
 from bbn.engines.exact.engine import Engine
 from bbn.model.canonical import chained_view
+from bbn.model.causal_questions import CausalQuestions
 from bbn.model.compact_tables import CompactTables
 from bbn.model.conditional_tables import ConditionalTables
 from bbn.model.dag import DAG, assembled
@@ -53,7 +53,7 @@ from bbn.views.factor_graph import FactorGraph
 __all__ = ["Network", "PackedTables"]
 
 
-class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables):
+class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuestions):
     """A discrete Bayesian network.
 
     Variables keep the order in which they were added (``variables``), parents keep the
@@ -673,88 +673,6 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables):
         ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
         """
         return dispatch.mpe(self, evidence, method, do, soft)
-
-    # ------------------------------------------------------------- causes
-    def counterfactual(self, variables: Sequence[str] | str, do: Mapping[str, str],
-                       evidence: Mapping[str, str] | None = None, method="exact"):
-        """P(Y_{X=x} | evidence): ``variables`` had ``do`` been set, given the factual
-        ``evidence``, by the twin network of a structural causal model (``docs/causal.md``;
-        in the query language ``P(Y_{X=x} | X=x', Y=y')``).
-
-        Parameters
-        ----------
-        variables : str or sequence of str
-        do, evidence : dict
-            The intervention ``{X: x}`` of the counterfactual world; the factual findings.
-        method : str or method value, default "exact"
-
-        Returns
-        -------
-        Factor
-
-        Examples
-        --------
-        >>> import bbn
-        >>> net = bbn.Network("switch")
-        >>> net.add_variable("U", ["off", "on"], table=[0.4, 0.6])
-        >>> net.add_variable("Y", ["0", "1"], parents=["U"], table=[[1, 0], [0, 1]])
-        >>> net.counterfactual("Y", do={"U": "off"}, evidence={"Y": "1"}).values.tolist()
-        [1.0, 0.0]
-        """
-        return dispatch.counterfactual(self, variables, do, evidence, method)
-
-    def adjustment_sets(self, treatment: str, outcome: str,
-                        observed: Sequence[str] | None = None):
-        """The minimal back-door sets of the effect of ``treatment`` on ``outcome`` among
-        the ``observed`` variables, and the minimal front-door sets when there is no back
-        door (see :func:`bbn.questions.adjustment.adjustment_sets`).
-
-        Parameters
-        ----------
-        treatment, outcome : str
-        observed : sequence of str, optional
-            The measured variables (all by default).
-
-        Returns
-        -------
-        Adjustment
-
-        Examples
-        --------
-        >>> import bbn
-        >>> bbn.load("models/chair.bn").adjustment_sets("W", "A").backdoor
-        (('B',), ('C',))
-        """
-        return reference("bbn.questions.adjustment:adjustment_sets")(self, treatment, outcome,
-                                                                    observed)
-
-    def identify(self, outcome: Sequence[str] | str, do: Sequence[str] | str,
-                 observed: Sequence[str] | None = None):
-        """P(outcome | do(X)) as a formula over the ``observed`` variables' distribution (the
-        ID algorithm on the latent projection), or ``NotIdentifiable`` naming the
-        confounding (see :func:`bbn.questions.identification.identify`).
-
-        Parameters
-        ----------
-        outcome : str or sequence of str
-        do : str or sequence of str
-            The treatment X.
-        observed : sequence of str, optional
-            The measured variables (all by default); the others are latent.
-
-        Returns
-        -------
-        Formula
-            Printable; ``evaluate(network or joint Factor)`` gives P(Y | do(X)).
-
-        Examples
-        --------
-        >>> import bbn
-        >>> print(bbn.load("models/chair.bn").identify("A", do="C", observed=["C", "A"]))
-        P(A | do(C)) = P(A | C)
-        """
-        return reference("bbn.questions.identification:identify")(self, outcome, do, observed)
-
 
     # ------------------------------------------------------------- comparing
     def copy(self) -> Network:
