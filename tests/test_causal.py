@@ -298,3 +298,20 @@ def test_explain_and_render_an_intervention():
     source = bbn.render(net, do="T=A", posteriors=True).source
     assert 'Size -> T [arrowhead=tee color="#b0b0b0" style=dashed]' in source
     assert "do(T=A)" in source and "0.8325" in source
+
+
+def test_interventions_on_a_chained_noisy_or_match_its_full_table():
+    # A noisy-OR too large for a full table is answered through a chain of small ones; a
+    # do() question builds its own view from the network's and keeps the chain hidden.
+    causes = [f"A{i}" for i in range(11)]
+    compact, full = bbn.Network(), bbn.Network()
+    for i, a in enumerate(causes):
+        for net in (compact, full):
+            net.add_variable(a, ["F", "T"], table=[0.9 - 0.05 * i, 0.1 + 0.05 * i])
+    compact.add_noisy_or("Y", causes, {a: 0.3 + 0.05 * i for i, a in enumerate(causes)},
+                         leak=0.02)
+    full.add_variable("Y", ["F", "T"], parents=causes, table=compact.cpt_array("Y"))
+    for do in ({"A3": "T"}, {"A0": "F", "A7": "T"}):
+        np.testing.assert_allclose(compact.posterior("Y", {"A1": "T"}, do=do).values,
+                                   full.posterior("Y", {"A1": "T"}, do=do).values, atol=1e-12)
+        assert set(compact.posteriors({"Y": "T"}, do=do)) == set(full.variables)

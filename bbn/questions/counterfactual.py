@@ -95,7 +95,7 @@ def twin_view(view: CompiledNetwork, world: dict[str, int]
     variables = (*view.variables, *names.values())
     twin_network = CompiledNetwork(view.revision, variables, frozen(states), frozen(parents),
                                    frozen(cardinality), frozen(tables), frozen(zero_free),
-                                   view.gaussian, view.constraints)
+                                   view.gaussian, view.constraints, view.auxiliary)
     return twin_network, names
 
 

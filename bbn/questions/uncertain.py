@@ -130,7 +130,8 @@ def derived_view(base: CompiledNetwork, cut: dict[str, np.ndarray],
         variables.append(name)
         virtual[v] = name
     view = CompiledNetwork(base.revision, tuple(variables), *map(MappingProxyType, (
-        states, parents, cardinality, tables, zero_free)), base.gaussian, base.constraints)
+        states, parents, cardinality, tables, zero_free)), base.gaussian, base.constraints,
+        base.auxiliary)
     return view, virtual
 
 

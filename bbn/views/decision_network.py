@@ -80,8 +80,8 @@ class DecisionNetwork(CompiledNetwork):
             tables[d], zero_free[d] = table, True
         return cls(view.revision, view.variables, view.states, parents,
                    view.cardinality, MappingProxyType(tables), MappingProxyType(zero_free),
-                   view.gaussian, view.constraints, decisions,
-                   MappingProxyType(dict(utilities)))
+                   view.gaussian, view.constraints, auxiliary=view.auxiliary,
+                   decisions=decisions, utilities=MappingProxyType(dict(utilities)))
 
 
 def temporal_order(variables: Sequence[str], parents: Mapping[str, Sequence[str]],
