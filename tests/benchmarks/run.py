@@ -35,6 +35,7 @@ from tests.benchmarks import (  # noqa: E402
     structure,
     trees,
     uai,
+    uai_auto,
 )
 from tests.benchmarks.harness import Settings, load_average, machine, seconds  # noqa: E402
 from tests.benchmarks.models import CACHE, NETWORKS  # noqa: E402
@@ -42,7 +43,7 @@ from tests.benchmarks.models import CACHE, NETWORKS  # noqa: E402
 WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5": learning,
              "6": naive_bayes, "7": startup, "8": structure, "9": explorer,
              "10": independence, "11": trees, "12": approximate,
-             "13": uai, "14": scale}
+             "13": uai, "14": scale, "15": uai_auto}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],
@@ -53,7 +54,8 @@ QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"
                   "8": ["alarm"],
                   "9": ["alarm"],
                   "10": ["alarm", "child"],
-                  "13": ["Grids_12", "Promedus_14"]}
+                  "13": ["Grids_12", "Promedus_14"],
+                  "15": ["Grids_12", "Segmentation_11"]}
 
 
 def main(argv: list[str] | None = None) -> int:
