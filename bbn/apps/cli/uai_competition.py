@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import add_method_arguments, add_model_argument, method_of, read_model
@@ -39,13 +40,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_method_arguments(parser, auto=True)
 
 
+#: The share of the time budget left after reading the model that answering may take:
+#: the rest covers starting Python and writing the result.
+ANSWER_SHARE = 0.9
+
+
 def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     net = read_model(args)
     evidence = read_evidence(read_text(args.evid), net, args.evid) if args.evid else {}
     if str(args.method).strip().lower() == AUTO:
         budget = DEFAULT_BUDGET if args.time_budget is None else args.time_budget
+        budget = ANSWER_SHARE * max(budget - (time.perf_counter() - started), 0.0)
+        def best_so_far(found) -> None:  # written before exact inference is tried
+            if args.output:
+                write_atomically(args.output, result_text(args.task, found.answer) + "\n")
+
         found = answer_auto(net, args.task, evidence, budget,
-                            seed=0 if args.seed is None else args.seed)
+                            seed=0 if args.seed is None else args.seed, on_answer=best_so_far)
         answer = found.answer
         if found.method != "exact":
             print(f"bbn uai: answered by {found.method} in {found.seconds:.1f} s "
