@@ -70,7 +70,7 @@ def test_approximate_when_exact_would_take_longer_than_the_budget():
     net = chain()
     exact = answer_task(net, "MAR", {"D": "y"}).marginals
     found = answer_auto(net, "MAR", {"D": "y"}, time_budget=1e-9)
-    assert found.method == "lbp" and "over the budget of 1e-09 s" in found.why
+    assert found.method == "lbp" and "budget of 1e-09 s" in found.why
     for v in net.variables:
         np.testing.assert_allclose(found.answer.marginals[v], exact[v], atol=1e-9)
 
@@ -126,7 +126,7 @@ def test_the_command_says_which_method_answered(tmp_path, capsys, chair_file):
     assert main(["uai", str(chair_file), "--task", "MAR", "--time-budget", "1e-9"]) == 0
     captured = capsys.readouterr()
     assert captured.err.startswith("bbn uai: answered by lbp in ")
-    assert "over the budget of 0 s" in captured.err  # 1e-9 s, less the reading
+    assert "budget of 0 s" in captured.err  # 1e-9 s, less the reading
     assert captured.out.startswith("MAR\n5 2 0.8 0.2")  # the roots' priors: exact in BP
     assert main(["uai", str(chair_file), "--task", "MAR"]) == 0
     assert capsys.readouterr().err == ""  # exact: nothing to say

@@ -4,11 +4,12 @@ approximate answer found in time (``bbn uai``'s default, ``--method auto``).
     1. the tables' zeros propagated (generalised arc consistency): a domain that empties
        proves the evidence impossible (exit 1); states ruled out are zeroed for what follows
     2. exact inference, when its memory fits the limit and its work, estimated from the
-       junction tree's cliques at SECONDS_PER_ENTRY × the machine's load, fits the budget
+       junction tree's cliques at SECONDS_PER_ENTRY × the machine's load, fits a quarter
+       of the budget
     3. otherwise loopy belief propagation (damped) on the pruned model; when its messages
        give no answer, Gibbs sampling on it for the time left (MAR); for PR an approximate
        log Z(e) (the Bethe estimate, or importance sampling's for a Bayesian network)
-    4. when exact inference fits the memory but was only estimated too slow, it is tried
+    4. when exact inference fits the memory but was estimated too slow, it is tried
        for the time left in a forked child process, killed at the deadline: its answer
        replaces the approximate one if it comes in time
 
@@ -64,13 +65,22 @@ TREE_OVER_LIMIT = 4
 #: answer, takes the rest.
 LBP_SHARE = 2 / 3
 
+#: Exact inference runs in this process (no deadline) only when estimated to take at
+#: most this share of the budget; otherwise the approximate answer comes first and exact
+#: inference is tried for the time left in a child process killed at the deadline.
+IN_PROCESS_SHARE = 0.25
+
+#: How much slower a computation runs per unit of :func:`machine_load`, as its power:
+#: linkage_16 took 18 s at a load of 1 per core and 48 s at 4.5 (4.5^0.65 = 2.7).
+LOAD_EXPONENT = 2 / 3
+
 #: How the reason starts when exact inference is only estimated too slow.
 SLOW = "exact inference would take"
 
 #: Seconds per entry of a junction tree's cliques that the exact answer of every marginal
 #: takes on an idle core (measured at a load of 1–2 on 2 cores: linkage_14, 8e8 entries,
-#: 23 s; linkage_16, 4.2e8, 18 s), scaled by :func:`machine_load` for the estimate before
-#: starting (linkage_16 took 48 s at a load of 4.5 per core).
+#: 23 s; linkage_16, 4.2e8, 18 s), scaled by :func:`machine_load` ** LOAD_EXPONENT for
+#: the estimate before starting.
 SECONDS_PER_ENTRY = 4e-8
 
 
@@ -218,9 +228,11 @@ def _exact_child(net: Network | MarkovNetwork, task: str, evidence: Mapping[str,
 
 def _exact_out_of_reach(net: Network | MarkovNetwork, evidence: Mapping[str, str],
                         time_budget: float) -> str:
-    """Why exact inference is not tried ('' when it is): the junction tree kept for this
-    evidence, planned without allocating, would take longer than the budget at
-    SECONDS_PER_ENTRY of its cliques × the machine's load, or its peak exceeds
+    """Why exact inference is not tried first, in this process ('' when it is): the
+    junction tree kept for this evidence, planned without allocating, would take longer
+    than IN_PROCESS_SHARE of the budget at SECONDS_PER_ENTRY of its cliques × the
+    machine's load ** LOAD_EXPONENT (then it is tried after the approximate answer, for
+    the time left, in a child process), or its peak exceeds
     TREE_OVER_LIMIT × the memory limit. A tree nearer the limit is left to the exact
     answer's own fallbacks (a tree for the question alone, messages only), which refuse
     before allocating."""
@@ -236,11 +248,11 @@ def _exact_out_of_reach(net: Network | MarkovNetwork, evidence: Mapping[str, str
         if needed > TREE_OVER_LIMIT * get_memory_limit():
             return str(refused).split(";")[0]
         return ""
-    seconds = SECONDS_PER_ENTRY * tree.total_entries * machine_load()
-    if seconds > time_budget:
+    seconds = SECONDS_PER_ENTRY * tree.total_entries * machine_load() ** LOAD_EXPONENT
+    if seconds > IN_PROCESS_SHARE * time_budget:
         return (f"{SLOW} about {seconds:.0f} s ({tree.total_entries:.1e} "
-                f"entries in its cliques, on this machine's load), over the budget of "
-                f"{time_budget:g} s")
+                f"entries in its cliques, on this machine's load), over a quarter of the "
+                f"budget of {time_budget:g} s")
     return ""
 
 
