@@ -16,6 +16,7 @@ from bbn.core.errors import (
     ImpossibleEvidenceError,
     MemoryLimitError,
     ModelError,
+    NoAnswerError,
     NoMatchingSampleError,
     ParseError,
     ParseErrors,
@@ -82,7 +83,7 @@ _LAZY = {
 __all__ = [
     "BBNError", "DataError", "Engine", "Factor", "FormatError", "ImpossibleEvidenceError",
     "MarkovNetwork", "MemoryLimitError", "ModelError", "Network", "NoMatchingSampleError",
-    "ParseError", "ParseErrors", "QueryError",
+    "NoAnswerError", "ParseError", "ParseErrors", "QueryError",
     "dumps", "get_memory_limit", "load", "loads", "save", "set_memory_limit", *_LAZY,
 ]
 

@@ -16,6 +16,7 @@ database and caches in the system's temporary folder (``bbn-hypothesis``).
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -30,6 +31,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "bbn-hypothesis")
+
+# the tests were written for a memory limit of 1 GiB, whatever the machine has (the
+# default is half the memory available: tests/test_memory_default.py); children inherit it
+os.environ["BBN_MEMORY_LIMIT"] = "1GiB"
+set_memory_limit(1 << 30)
 
 
 

@@ -225,12 +225,13 @@ def test_impossible_evidence_raises(both_ways):
 def test_memory_limit_refuses_a_large_clique(memory_limit):
     """Six 4-state parents of W, married by W's table: the largest clique has 4^7 entries."""
     net = wide_network()
-    # the clique's potential, then its belief and the sums taken from it: 3 · 4^7 entries
-    memory_limit(3 * 4 ** 7 * 8 - 1)
+    # the clique's potential, made its belief in place (no evidence), and the sums taken
+    # from it (under 4^7 together): 2 · 4^7 entries
+    memory_limit(2 * 4 ** 7 * 8 - 1)
     with pytest.raises(bbn.MemoryLimitError, match=r"induced width 6, largest table 128\.0 "
-                                                   r"KiB.* needs 384\.0 KiB"):
+                                                   r"KiB.* needs 256\.0 KiB"):
         net.posteriors()
-    memory_limit(3 * 4 ** 7 * 8)
+    memory_limit(2 * 4 ** 7 * 8)
     result = net.posteriors()
     np.testing.assert_allclose(result["P3"].values, [0.1, 0.2, 0.3, 0.4], rtol=0, atol=EXACT)
 

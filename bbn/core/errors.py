@@ -329,7 +329,21 @@ def suggest(name: str, choices: Iterable[str]) -> str:
     return " (did you mean " + " or ".join(repr(lowered[m]) for m in matches) + "?)"
 
 
-class NoMatchingSampleError(BBNError, ValueError):
+class NoAnswerError(BBNError, ValueError):
+    """An approximate method stopped without an answer it can stand by: loopy belief
+    propagation's messages left a variable no state (underflow, or no convergence), a
+    sampler drew no sample of positive weight. Not a proof that the evidence is
+    impossible — only exact inference or propagating the tables' zeros proves that
+    (:class:`ImpossibleEvidenceError`); exact inference or another method may answer.
+
+    Examples
+    --------
+    >>> issubclass(NoMatchingSampleError, NoAnswerError)
+    True
+    """
+
+
+class NoMatchingSampleError(NoAnswerError):
     """A sampler drew no sample consistent with the evidence (every weight was 0).
 
     The evidence may be possible but too unlikely for the sample budget; exact inference,

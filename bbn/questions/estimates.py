@@ -50,7 +50,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bbn.core.errors import ImpossibleEvidenceError, QueryError
+from bbn.core.errors import NoAnswerError, QueryError
 from bbn.core.factor import Factor
 from bbn.engines.approximate.bethe_map import bethe_map
 from bbn.engines.approximate.factor_beliefs import factor_belief
@@ -357,8 +357,8 @@ def mpe_estimate(graph: FactorGraph, question: Question, method) -> MapEstimate:
 
 def log_partition(graph: FactorGraph, question: Question, method) -> float:
     """An estimate of log Z(e) of the factor graph (a Bayesian network: log P(e)), natural
-    log, from a method that gives one (ImpossibleEvidenceError when it is 0; QueryError
-    when the method gives none).
+    log, from a method that gives one (NoAnswerError when the estimate is 0, which proves
+    nothing; QueryError when the method gives none).
 
     Examples
     --------
@@ -370,8 +370,10 @@ def log_partition(graph: FactorGraph, question: Question, method) -> float:
     result = marginals(graph, question, method)
     if result.log_partition is None:
         raise QueryError(f"method {result.report.method!r} gives no estimate of Z(e)")
-    if result.log_partition == -math.inf:
-        raise ImpossibleEvidenceError(dict(question.evidence.given))
+    if result.log_partition == -math.inf:  # an estimate of 0 proves nothing
+        raise NoAnswerError(f"method {result.report.method!r} estimated Z(e) = 0 (its "
+                            "numbers underflowed, or it found no weight); this does not "
+                            "show the evidence impossible; answer exactly or otherwise")
     return result.log_partition
 
 

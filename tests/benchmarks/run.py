@@ -39,6 +39,7 @@ from tests.benchmarks import (  # noqa: E402
     structure,
     trees,
     uai,
+    uai_auto,
     uncertain,
 )
 from tests.benchmarks.harness import Settings, load_average, machine, seconds  # noqa: E402
@@ -48,7 +49,7 @@ WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5":
              "6": naive_bayes, "7": startup, "8": structure, "9": explorer,
              "10": independence, "11": trees, "12": approximate,
              "13": uai, "14": scale, "15": em_learning, "16": sequences,
-             "17": decisions, "18": uncertain, "19": continuous}
+             "17": decisions, "18": uncertain, "19": continuous, "20": uai_auto}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],
@@ -60,7 +61,8 @@ QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"
                   "9": ["alarm"],
                   "10": ["alarm", "child"],
                   "13": ["Grids_12", "Promedus_14"],
-                  "15": ["alarm"]}
+                  "15": ["alarm"],
+                  "20": ["Grids_12", "Segmentation_11"]}
 
 
 def main(argv: list[str] | None = None) -> int:

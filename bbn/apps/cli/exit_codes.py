@@ -1,8 +1,9 @@
 """The exit codes of every ``bbn`` command.
 
-0 success; 1 a well-formed question that cannot be answered (impossible evidence, and
-only that); 2 everything else that is wrong with the input: bad usage, an unreadable or
-invalid model or data file, a malformed query, a model too large for the memory limit;
+0 success; 1 a well-formed question that cannot be answered (impossible evidence, or
+an approximate method that found no answer, and only that); 2 everything else that is
+wrong with the input: bad usage, an unreadable or invalid model or data file, a
+malformed query, a model too large for the memory limit;
 130 on Ctrl-C (128 + SIGINT, as a shell reports it).
 
 >>> EXIT_OK, EXIT_UNANSWERABLE, EXIT_BAD_INPUT, EXIT_INTERRUPTED

@@ -34,7 +34,7 @@ from bbn.apps.cli.exit_codes import (
     EXIT_UNANSWERABLE,
 )
 from bbn.apps.cli.options import add_normalize_argument
-from bbn.core.errors import BBNError, ImpossibleEvidenceError, suggest
+from bbn.core.errors import BBNError, ImpossibleEvidenceError, NoAnswerError, suggest
 
 #: name → (one-line help, the module that adds its arguments and runs it), in the order
 #: ``bbn --help`` lists them
@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     try:
         return args.run(args)
-    except ImpossibleEvidenceError as error:
+    except (ImpossibleEvidenceError, NoAnswerError) as error:  # no answer: exit 1
         print(f"bbn {args.command}: {error}", file=sys.stderr)
         return EXIT_UNANSWERABLE
     except BBNError as error:

@@ -49,16 +49,23 @@ def read_model(args: argparse.Namespace, path: str | None = None) -> Network | M
     return load(args.model if path is None else path, normalize=args.normalize)
 
 
-def add_method_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--method`` and the approximate methods' settings (see docs/approximate.md)."""
-    parser.add_argument("--method", default="exact",
-                        help="exact (the default), or approximately: lbp (loopy belief "
-                        "propagation), lw (likelihood weighting), is (importance sampling), "
-                        "gibbs")
+def add_method_arguments(parser: argparse.ArgumentParser, auto: bool = False) -> None:
+    """``--method`` and the approximate methods' settings (see docs/approximate.md);
+    ``auto``: the default method is ``auto`` (``bbn uai``: exact where it fits, else
+    approximate within ``--time-budget``)."""
+    methods = ("lbp (loopy belief propagation), lw (likelihood weighting), is (importance "
+               "sampling), gibbs")
+    parser.add_argument("--method", default="auto" if auto else "exact",
+                        help=(f"auto (the default: exact where it fits the memory limit and "
+                              f"--time-budget, else approximate within it), exact, {methods}"
+                              if auto else f"exact (the default), or approximately: {methods}"))
     parser.add_argument("--samples", type=int, help="samples an approximate sampler draws")
     parser.add_argument("--seed", type=int, help="the seed of an approximate sampler")
     parser.add_argument("--time-budget", type=float, metavar="SECONDS",
-                        help="stop an approximate method after this many seconds")
+                        help=("the whole answer's seconds with auto (default 60); with an "
+                              "approximate method, stop it after this many seconds"
+                              if auto else "stop an approximate method after this many "
+                              "seconds"))
 
 
 def method_of(args: argparse.Namespace) -> object:

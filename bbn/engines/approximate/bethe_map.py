@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bbn.core.errors import ImpossibleEvidenceError
+from bbn.core.errors import ImpossibleEvidenceError, NoAnswerError
 from bbn.engines.approximate.clamping import check_evidence
 from bbn.engines.approximate.lbp import ConvergenceWarning, LoopyBP, propagate
 from bbn.engines.approximate.result import RunReport
@@ -126,7 +126,7 @@ def bethe_map(graph: FactorGraph, evidence: Mapping[int, int], variables: Sequen
                 warnings.simplefilter("always", ConvergenceWarning)
                 try:
                     scores[states] = propagate(graph, clamped, settings).log_partition
-                except ImpossibleEvidenceError:
+                except (ImpossibleEvidenceError, NoAnswerError):  # a candidate out
                     scores[states] = -math.inf
             unsettled += any(issubclass(w.category, ConvergenceWarning) for w in caught)
         return scores[states]

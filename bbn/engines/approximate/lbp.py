@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bbn.core.errors import ImpossibleEvidenceError
+from bbn.core.errors import NoAnswerError
 from bbn.core.memory import check_allocation
-from bbn.engines.approximate.clamping import ReducedFactors, check_evidence, named, reduce_factors
+from bbn.engines.approximate.clamping import ReducedFactors, check_evidence, reduce_factors
 from bbn.engines.approximate.messages import (
     MessageLayout,
     exclusive_products,
@@ -48,6 +48,7 @@ from bbn.engines.approximate.messages import (
 )
 from bbn.engines.approximate.result import Marginals, RunReport
 from bbn.engines.approximate.settings import check_count, check_fraction, check_seconds
+from bbn.engines.approximate.supports import supported_states
 from bbn.views.factor_graph import FactorGraph
 
 
@@ -142,7 +143,12 @@ class LoopyBP:
         Raises
         ------
         ImpossibleEvidenceError
-            When the evidence zeroes a factor, or the messages find it impossible.
+            When the evidence zeroes a factor, or the messages leave a variable no state
+            and propagating the tables' zeros proves it (:mod:`~bbn.engines.approximate.
+            supports`).
+        NoAnswerError
+            When the messages leave a variable no state (underflow or no convergence:
+            not a proof that the evidence is impossible).
 
         Examples
         --------
@@ -174,7 +180,7 @@ def propagate(graph: FactorGraph, evidence: Mapping[int, int], settings: LoopyBP
 
     Raises
     ------
-    ImpossibleEvidenceError
+    ImpossibleEvidenceError, NoAnswerError
         As :meth:`LoopyBP.run`.
 
     Examples
@@ -315,10 +321,13 @@ def _beliefs(graph: FactorGraph, evidence: Mapping[int, int], layout: MessageLay
             start = layout.key_offset[position[v]]
             own = logs[start:start + cardinality[v]]
             top = own.max()
-            if top == -np.inf:
-                raise ImpossibleEvidenceError(named(graph, evidence), "impossible evidence: "
-                                              "loopy belief propagation found no state of "
-                                              f"{graph.variables[v]!r} consistent with it")
+            if top == -np.inf:  # the zeros prove it impossible, or no answer
+                supported_states(graph, evidence)  # ImpossibleEvidenceError: a proof
+                raise NoAnswerError("loopy belief propagation gave no answer: its messages "
+                                    f"left no state of {graph.variables[v]!r} (they "
+                                    "underflowed or did not converge); this does not show "
+                                    "the evidence impossible; answer exactly, or with "
+                                    "method='gibbs'")
             product = np.exp(own - top)
             total = float(product.sum())
             beliefs.append(product / total)

@@ -185,12 +185,20 @@ def tree_cost(total: int, dirty: int, largest: int, width: int) -> Cost:
     a call's potentials of the ``dirty`` cliques, plus one belief and its sums at a time
     (2 × ``largest``)::
 
-        peak = total + N · (dirty + 2 · largest)      (munin1: 1.9e8 + 2 · 7.8e7 entries, 2.8 GB)
+        peak = total + N · (dirty + 2 · largest)
+
+    A tree without evidence (no dirty clique) is solved once while compiling, each
+    potential turned into its belief in place and its sums taken (smaller than the
+    clique): then the peak is total + largest. Measured (peak RSS over the RSS before,
+    all posteriors without evidence): munin1 1.97e8 entries estimated, 1881 MiB used
+    (1.08×); barley 1.03×, mildew 1.29×, water 1.27× (they were 1.40, 1.31, 1.70, 1.69).
 
     >>> tree_cost(100, 10, 40, 3).entries(cases=2)
     280
+    >>> tree_cost(100, 0, 40, 3).entries()
+    140
     """
-    return Cost(total, dirty + 2 * largest, largest, width)
+    return Cost(total, dirty + (2 if dirty else 1) * largest, largest, width)
 
 
 
