@@ -564,7 +564,11 @@ def numeric_column(values: pd.Series, name: str, source: str = "data") -> np.nda
 def states_from_values(values: pd.Series) -> tuple[str, ...]:
     """The distinct non-missing values of a column as state names, sorted.
 
-    Numbers sort numerically (``2`` before ``10``), everything else as text.
+    Numbers sort numerically (``2`` before ``10``), everything else as text. Missing are
+    NaN, None and blank cells only: with no states declared, a text such as ``None``,
+    ``NA`` or ``?`` is what the data says, a state (insurance's ``ThisCarDam`` has a
+    state ``None``). Where states are declared, a cell whose text is a state is that
+    state and the other texts of ``MISSING_TEXT`` are missing.
 
     Parameters
     ----------
@@ -579,10 +583,12 @@ def states_from_values(values: pd.Series) -> tuple[str, ...]:
     --------
     >>> states_from_values(pd.Series([10, 2, None, 2.0]))
     ('2', '10')
+    >>> states_from_values(pd.Series(["None", "Mild", "", None]))
+    ('Mild', 'None')
     """
     uniques = pd.unique(values.dropna())
     texts = {state_texts(v)[0] for v in uniques if not is_missing(v)}
-    texts -= {t for t in texts if t.strip() in MISSING_TEXT}
+    texts -= {t for t in texts if not t.strip()}  # blank: missing; "NA", "None": states
     try:
         return tuple(sorted(texts, key=float))
     except ValueError:
