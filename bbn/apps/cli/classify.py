@@ -43,6 +43,7 @@ from bbn.tasks.classification.prediction import (
     posterior_table,
     prediction_chunks,
 )
+from bbn.tasks.learning.discretisation import discretiser_for
 from bbn.tasks.learning.policies import UNSEEN_POLICIES
 
 
@@ -61,6 +62,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help="CSV file for the predictions (default stdout)")
     parser.add_argument("--chunksize", type=int, help="rows read, predicted and written at a "
                         "time (default: from the memory limit)")
+    parser.add_argument("--discretize", action="store_true",
+                        help="numbers in DATA fall into the intervals that are the model's "
+                        "states ([4.3, 5.1], (5.1, 5.8]..., as bbn structure --discretize "
+                        "writes them)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,7 +115,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _network_chunks(net, args: argparse.Namespace, rule: str):
     """(frame, source, posterior, decided state indices) for each chunk of the data."""
+    cutter = discretiser_for(True, None, states=net) if args.discretize else None
     for frame, source in prediction_chunks(net, args.data, chunksize=args.chunksize):
+        if cutter is not None:
+            frame = cutter.transform(frame)
         posterior = posterior_table(net, frame, args.target, source=source,
                                     unseen=args.unseen).to_numpy()
         yield frame, source, posterior, decide_rows(net, posterior, args.target, rule,

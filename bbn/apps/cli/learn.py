@@ -17,6 +17,7 @@ import warnings
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import read_model
 from bbn.io.formats import dumps, save
+from bbn.tasks.learning.discretisation import discretiser_for
 from bbn.tasks.learning.estimators import ESTIMATORS, as_estimator
 from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.parameters import learn
@@ -45,6 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="EM stops when the log-likelihood improves by less than tol·|ℓ|")
     parser.add_argument("--chunksize", type=int, help="rows read at a time (default: from "
                         "the memory limit); the tables do not depend on it")
+    parser.add_argument("--discretize", nargs="?", const=True, metavar="METHOD[:BINS]",
+                        help="cut numeric columns into intervals first: alone, at the "
+                        "intervals that are the model's states ([4.3, 5.1], (5.1, 5.8]...); "
+                        "or fitted by quantile, uniform, kmeans (e.g. quantile:4); the data "
+                        "is then read whole")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if args.missing == "em":
-            result = em(net, args.data, estimator, tol=args.tol, max_iter=args.max_iter,
+            data = args.data if not args.discretize else discretiser_for(
+                args.discretize, args.data, states=net).transform(args.data)
+            result = em(net, data, estimator, tol=args.tol, max_iter=args.max_iter,
                         chunksize=args.chunksize)
             learned = result.network
             state = "converged" if result.converged else "stopped at the iteration cap"
@@ -61,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{result.log_likelihood[-1]:.6f}", file=sys.stderr)
         else:
             learned = learn(net, args.data, estimator, missing=args.missing,
-                            chunksize=args.chunksize)
+                            chunksize=args.chunksize, discretize=args.discretize)
     for warning in caught:
         print(f"bbn learn: warning: {warning.message}", file=sys.stderr)
     if args.output is None:

@@ -14,14 +14,15 @@ import argparse
 import sys
 
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.apps.cli.options import add_model_argument, count, read_model
 from bbn.io.formats import atomic_writer
 from bbn.tasks.learning.sampling import sample_chunks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser, "model file with every table given")
-    parser.add_argument("-n", "--rows", type=int, required=True, help="rows to draw")
+    parser.add_argument("-n", "--rows", type=count, required=True,
+                        help="rows to draw (1000000 or 1e6)")
     parser.add_argument("-o", "--output", help="CSV file to write (.gz: gzipped), chunk by "
                         "chunk; without it the rows are printed")
     parser.add_argument("--seed", type=int, help="makes the draw reproducible (for a given "

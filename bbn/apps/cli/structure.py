@@ -66,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a missing value is an error (default), or each family is "
                         "counted on the rows that have its values (drop)")
     parser.add_argument("--seed", type=int, default=0, help="seeds a search's random choices")
+    parser.add_argument("--discretize", metavar="METHOD[:BINS]",
+                        help="cut numeric columns into intervals first: quantile, uniform, "
+                        "kmeans or mdlp (with --target), e.g. quantile:4 (default 5 bins)")
     parser.add_argument("--estimator", choices=ESTIMATORS, default="mle",
                         help="how the tables are learned: mle (default), m-estimate (--m), "
                         "laplace (--lambda) or bayes (BDeu, --ess)")
@@ -96,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 forbidden=args.forbid, tiers=tiers, max_parents=args.max_parents,
                 start=start, target=args.target, missing=args.missing, ess=args.ess,
                 alpha=args.alpha, test=args.test, seed=args.seed, progress=progress,
-                **options)
+                discretize=args.discretize, **options)
         finally:
             if progress is not None:
                 progress.clear()
@@ -111,7 +114,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}", file=summary)
     score = learned.score_
     if score is None and args.missing == "error":  # a method without a score: the summary's
-        score = structure_score(learned, args.data, args.score, ess=args.ess)
+        data = args.data if learned.discretiser_ is None else \
+            learned.discretiser_.transform(args.data)
+        score = structure_score(learned, data, args.score, ess=args.ess)
     for line in summary_lines(learned, args.score, score):
         print(line, file=summary)
     return EXIT_OK

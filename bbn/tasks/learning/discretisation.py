@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from bbn.core.data import is_missing, named_columns, read_data, states_from_values
+from bbn.core.data import is_missing, read_data, states_from_values
 from bbn.core.errors import DataError, suggest
 
 #: The methods that choose cut points.
@@ -287,11 +287,17 @@ def parse_option(text) -> tuple[str, int]:
                         f"{method}:4") from None
 
 
-def discretiser_for(option, data, target: str | None = None) -> Discretiser:
-    """The discretiser an option names: a fitted :class:`Discretiser` as it is, or a
-    method (``"quantile"``, ``"kmeans:4"``, ``("uniform", 3)``) fitted on ``data``."""
+def discretiser_for(option, data, target: str | None = None, states=None) -> Discretiser:
+    """The discretiser an option names: a fitted :class:`Discretiser` as it is; ``True``:
+    the intervals that are the states of ``states`` (a network); or a method
+    (``"quantile"``, ``"kmeans:4"``, ``("uniform", 3)``) fitted on ``data``."""
     if isinstance(option, Discretiser):
         return option
+    if option is True:
+        if states is None:
+            raise DataError("discretize=True cuts at a network's interval states; give a "
+                            "method (discretize='quantile') where there is no network")
+        return Discretiser.from_states({v: states.states(v) for v in states.variables})
     method, bins = (option[0], int(option[1])) if isinstance(option, tuple) \
         else parse_option(option)
     return discretize(data, method, bins, target=target)

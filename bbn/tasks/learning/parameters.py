@@ -25,7 +25,7 @@ from bbn.core.errors import DataError
 from bbn.io.chunks import source_name
 from bbn.model.network import Network
 from bbn.tasks.learning.counting import check_family_sizes
-from bbn.tasks.learning.discretisation import Discretiser, discretiser_for
+from bbn.tasks.learning.discretisation import discretiser_for
 from bbn.tasks.learning.estimators import (
     Estimator,
     estimator_from_arguments,
@@ -118,8 +118,7 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     estimator = estimator_from_arguments("bbn.learn", estimator, m=m, prior=prior,
                                          alpha=alpha, ess=ess)
     if discretize is not None and discretize is not False:
-        cutter = (Discretiser.from_states({v: net.states(v) for v in net.variables})
-                  if discretize is True else discretiser_for(discretize, data))
+        cutter = discretiser_for(discretize, data, states=net)
         data, columns = cutter.transform(data, columns), None
     if missing not in MISSING_POLICIES:
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
