@@ -38,10 +38,11 @@ def method_comparisons(tree: ast.AST) -> list[int]:
 
 
 #: Where ``method`` is not a question's method: the approximate engines' own table of
-#: method names and values, and the structure-learning algorithm (``bbn structure
-#: --method``, ``learn_structure(method=...)``).
+#: method names and values, the structure-learning algorithm (``bbn structure
+#: --method``, ``learn_structure(method=...)``) and the discretisation's
+#: (``bbn.discretize(frame, method="mdlp")``).
 OTHER_METHODS = ("bbn/engines/approximate/methods.py", "bbn/tasks/structure/structure_learning.py",
-                 "bbn/apps/cli/structure.py")
+                 "bbn/apps/cli/structure.py", "bbn/tasks/learning/discretisation.py")
 
 
 def test_only_dispatch_switches_on_the_method():

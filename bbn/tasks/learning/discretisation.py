@@ -71,6 +71,21 @@ class Discretiser:
     Build one with :func:`discretize`, or from a network's interval states with
     :meth:`from_states`.
 
+    Parameters
+    ----------
+    method : str
+        How the cuts were chosen.
+    bins : int
+        The intervals asked for per column.
+    target : str or None
+        The class column of a supervised method.
+    cuts : mapping of str to sequence of float
+        The interior cut points of every column to cut, increasing.
+    bounds : mapping of str to (float, float)
+        The training minimum and maximum of those columns.
+    states : mapping of str to sequence of str, optional
+        The states of the columns left uncut.
+
     Attributes
     ----------
     method : str
