@@ -116,3 +116,33 @@ def test_an_all_missing_column_is_a_data_error_naming_it():
 def test_dir_lists_the_lazy_names():
     names = dir(bbn)
     assert {"learn", "NaiveBayes", "render", "discretize", "Network"} <= set(names)
+
+
+def test_sep_reads_and_writes_other_delimiters(chair_file, tmp_path, capsys):
+    semicolons, commas = tmp_path / "rows.csv", tmp_path / "commas.csv"
+    assert main(["sample", str(chair_file), "-n", "400", "--seed", "4", "--sep", ";",
+                 "-o", str(semicolons)]) == 0
+    assert main(["sample", str(chair_file), "-n", "400", "--seed", "4", "-o",
+                 str(commas)]) == 0
+    assert semicolons.read_text().replace(";", ",") == commas.read_text()
+    capsys.readouterr()
+    for command in (["learn", str(chair_file)], ["learn", str(chair_file), "--missing", "em"]):
+        assert main([*command, str(semicolons), "--sep", "semicolon", "-o",
+                     str(tmp_path / "a.bn")]) == 0
+        assert main([*command, str(commas), "-o", str(tmp_path / "b.bn")]) == 0
+        assert bbn.load(tmp_path / "a.bn") == bbn.load(tmp_path / "b.bn")
+    tabs = tmp_path / "rows.tsv"
+    tabs.write_text(commas.read_text().replace(",", "\t"))
+    assert main(["structure", str(tabs), "--sep", "tab", "--method", "tree", "-o",
+                 str(tmp_path / "t.bn")]) == 0
+    assert main(["structure", str(commas), "--method", "tree", "-o",
+                 str(tmp_path / "c.bn")]) == 0
+    assert bbn.load(tmp_path / "t.bn") == bbn.load(tmp_path / "c.bn")
+    capsys.readouterr()
+    assert main(["classify", str(tmp_path / "a.bn"), str(semicolons), "--sep", ";",
+                 "--target", "C"]) == 0
+    by_semicolon = capsys.readouterr()
+    assert main(["classify", str(tmp_path / "a.bn"), str(commas), "--target", "C"]) == 0
+    assert capsys.readouterr() == by_semicolon
+    with pytest.raises(SystemExit):
+        main(["learn", str(chair_file), str(semicolons), "--sep", ";;"])

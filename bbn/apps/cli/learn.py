@@ -14,6 +14,7 @@ import argparse
 import sys
 import warnings
 
+from bbn.apps.cli.delimited import add_sep_argument, delimited
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import read_model
 from bbn.io.formats import dumps, save
@@ -46,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="EM stops when the log-likelihood improves by less than tol·|ℓ|")
     parser.add_argument("--chunksize", type=int, help="rows read at a time (default: from "
                         "the memory limit); the tables do not depend on it")
+    add_sep_argument(parser)
     parser.add_argument("--discretize", nargs="?", const=True, metavar="METHOD[:BINS]",
                         help="cut numeric columns into intervals first: alone, at the "
                         "intervals that are the model's states ([4.3, 5.1], (5.1, 5.8]...); "
@@ -56,11 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     net = read_model(args, args.structure)
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.alpha, ess=args.ess)
+    data = delimited(args.data, args.sep, args.chunksize, in_blocks=not args.discretize)
+    if args.discretize:
+        data = discretiser_for(args.discretize, data, states=net).transform(data)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if args.missing == "em":
-            data = args.data if not args.discretize else discretiser_for(
-                args.discretize, args.data, states=net).transform(args.data)
             result = em(net, data, estimator, tol=args.tol, max_iter=args.max_iter,
                         chunksize=args.chunksize)
             learned = result.network
@@ -68,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"EM: {result.iterations} iteration(s), {state}, log-likelihood "
                   f"{result.log_likelihood[-1]:.6f}", file=sys.stderr)
         else:
-            learned = learn(net, args.data, estimator, missing=args.missing,
-                            chunksize=args.chunksize, discretize=args.discretize)
+            learned = learn(net, data, estimator, missing=args.missing,
+                            chunksize=args.chunksize)
     for warning in caught:
         print(f"bbn learn: warning: {warning.message}", file=sys.stderr)
     if args.output is None:

@@ -488,7 +488,7 @@ def many_values_message(columns: Sequence[str], source: str = "data") -> str:
     return (f"{source}: numeric column{'s' if len(columns) > 1 else ''} {named} "
             f"{'have' if len(columns) > 1 else 'has'} more than {MANY_VALUES} distinct "
             "values, each read as a state; cut them into intervals first: "
-            "discretize='quantile' (CLI: --discretize quantile) or bbn.discretize(frame)")
+            "discretize='quantile' or bbn.discretize(frame)")
 
 
 def _texts(values: pd.Series) -> list:
