@@ -167,3 +167,11 @@ def test_naive_bayes_discretize_cuts_at_fit_and_predict(iris, method):
     assert model.score(X, y) > 0.9
     as_array = bbn.NaiveBayes(discretize=method).fit(X.to_numpy(), y.to_numpy())
     np.testing.assert_allclose(as_array.predict_proba(X.to_numpy()), model.predict_proba(X))
+
+
+def test_naive_bayes_discretize_refuses_a_dask_collection():
+    dd = pytest.importorskip("dask.dataframe")
+    X = dd.from_pandas(pd.DataFrame({"a": [1.0, 2.5, 3.5, 4.0]}), npartitions=2)
+    y = dd.from_pandas(pd.Series(["u", "v", "u", "v"]), npartitions=2)
+    with pytest.raises(DataError, match="discretize= cuts rows held in memory"):
+        bbn.NaiveBayes(discretize="uniform").fit(X, y)

@@ -33,12 +33,12 @@ ROUNDING_PER_ENTRY = 5e-7
 
 
 def plain(number: float) -> str:
-    """A sum as messages show it: 12 significant digits, no float noise.
+    """A sum as messages show it: rounded to 12 significant digits, so no float noise.
 
-    >>> plain(0.1 + 0.2), plain(1.0000001), plain(2.0)
-    ('0.3', '1.0000001', '2')
+    >>> plain(0.1 + 0.2), plain(1.0000001), plain(0.0), plain(1e-15)
+    ('0.3', '1.0000001', '0.0', '1e-15')
     """
-    return f"{float(number):.12g}"
+    return repr(float(f"{float(number):.12g}"))
 
 
 def row_tolerance(width: int | np.ndarray) -> float | np.ndarray:

@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
             p for p in rest.validate() if "no table" in p]
         for problem in problems:
             print(f"{args.model}: {problem}", file=sys.stderr)
-        print(f"{args.model}: {count + len(problems)} problem(s)", file=sys.stderr)
+        if problems:
+            print(f"{args.model}: {count + len(problems)} problem(s)", file=sys.stderr)
         return EXIT_BAD_INPUT
     problems = [] if isinstance(net, MarkovNetwork) else net.validate()  # checked on reading
     if problems:

@@ -176,9 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
-    if not argv:  # bare `bbn`: the commands
-        parser.print_help()
-        return EXIT_BAD_INPUT
+    if not argv:  # bare `bbn`: a usage error that lists the commands
+        parser.print_help(sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -267,9 +267,9 @@ class LikelihoodClassifier(Classifier):
         (['x', 'y'], [[0.667, 0.333], [0.25, 0.75]])
         """
         estimator = self._settings()
+        X = self._prepared(X, y, refit=True)
         if is_dask(X):
             return self._fit_partitions(X, y, sample_weight, estimator)
-        X = self._prepared(X, y, refit=True)
         inputs = Inputs.of(X)
         inputs.require_data()
         labels = check_labels(y, inputs.n_rows)

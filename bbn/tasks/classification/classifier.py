@@ -37,6 +37,7 @@ from bbn.core.data import read_data, state_texts, states_from_values
 from bbn.core.errors import DataError, suggest
 from bbn.core.lazy import lazy_attributes
 from bbn.model.network import Network
+from bbn.questions.partitions import is_dask
 from bbn.tasks.classification.base import WORD_KINDS, LikelihoodClassifier
 from bbn.tasks.classification.bernoulli import BernoulliLikelihood
 from bbn.tasks.classification.categorical import CategoricalLikelihood
@@ -344,6 +345,10 @@ class NaiveBayes(LikelihoodClassifier):
         if self.discretize is None:
             vars(self).pop("discretiser_", None)
             return X
+        if is_dask(X):
+            raise DataError("discretize= cuts rows held in memory, not a Dask collection: "
+                            "fit bbn.discretize on a sample, transform each partition "
+                            "(map_partitions) and fit on that")
         named = isinstance(X, pd.DataFrame)
         frame = X if named else pd.DataFrame(as_array(X))
         if not named:
