@@ -20,20 +20,31 @@ _ASSIGNMENT = re.compile(r"\b([a-z][a-z_]*)=(?:'([^']*)'|\"([^\"]*)\"|([\w.:-]+)
 
 
 def cli_advice(message: str, options: Iterable[str]) -> str:
-    """``message`` with ``name='value'`` written ``--name value`` where ``--name`` (its
-    underscores as dashes) is one of ``options``; other assignments as they are.
+    """``message`` with ``name='value'`` written ``--name value`` (``name=True``:
+    ``--name``) where ``--name`` (its underscores as dashes) is one of ``options``; other
+    assignments as they are; a note that repeats the option for the command line
+    (``(--normalize on the command line)``, ``(CLI: --target)``) dropped.
 
     >>> cli_advice("pass unseen='ignore' or max_iter=5", ["--max-iter"])
     "pass unseen='ignore' or --max-iter 5"
+    >>> cli_advice("pass normalize=True (--normalize on the command line)", ["--normalize"])
+    'pass --normalize'
     """
     known = set(options)
 
     def option(match: re.Match) -> str:
         name = "--" + match[1].replace("_", "-")
         value = next(v for v in match.groups()[1:] if v is not None)
-        return f"{name} {value}" if name in known else match[0]
+        if name not in known or value == "False":
+            return match[0]
+        return name if value == "True" else f"{name} {value}"
 
-    return _ASSIGNMENT.sub(option, message)
+    text = _ASSIGNMENT.sub(option, message)
+    return _CLI_NOTE.sub("", text)
+
+
+#: A library message's note for command-line users, redundant once the advice is options.
+_CLI_NOTE = re.compile(r" \((?:--[\w-]+ on the command line|CLI: [^)]*)\)")
 
 
 def quiet_stdout() -> None:

@@ -256,16 +256,17 @@ def discretize(data, method: str = "quantile", bins: int = DEFAULT_BINS,
             raise DataError(f"{source}: no column {unknown[0]!r} to discretise"
                             f"{suggest(str(unknown[0]), list(frame.columns))}")
     labels = None
-    if target is not None:
-        labels = pd.factorize(frame[target].map(lambda v: None if is_missing(v) else str(v)),
-                              use_na_sentinel=True)[0]
+    if method == "mdlp":  # class codes: each distinct value named once (1 and "1" are one)
+        codes, uniques = pd.factorize(frame[target], use_na_sentinel=True)
+        names = pd.factorize(np.array([str(u) for u in uniques] + [""], dtype=object))[0]
+        labels = np.where(codes >= 0, names[codes], -1)
     cuts, bounds, states = {}, {}, {}
     for name in frame.columns:
         if name == target:
             continue
         numbers = _numbers(frame[name], name, source, quiet=columns is None)
         chosen = name in columns if columns is not None else (
-            numbers is not None and len(np.unique(numbers[~np.isnan(numbers)])) > bins)
+            numbers is not None and len(pd.unique(numbers[~np.isnan(numbers)])) > bins)
         if not chosen:
             states[name] = states_from_values(frame[name])
             continue
@@ -507,7 +508,8 @@ def _numbers(values: pd.Series, name: str, source: str, quiet: bool = False):
             return None
         raise DataError(f"{source}: column {name!r} holds booleans, not numbers to cut")
     text = values.astype(object)
-    blank = text.map(lambda v: is_missing(v) or (isinstance(v, str) and not v.strip()))
+    blank = text.isna() | (text.str.strip() == "") if pd.api.types.infer_dtype(
+        text, skipna=True) == "string" else text.isna()
     numbers = pd.to_numeric(text.where(~blank, None), errors="coerce")
     bad = numbers.isna() & ~blank
     if bad.any():
