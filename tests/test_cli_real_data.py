@@ -83,6 +83,17 @@ def test_check_reports_every_problem_without_float_noise(tmp_path, capsys):
     assert "variable 'C' has no table" in err and "2 problem(s)" in err
 
 
+def test_a_bif_tables_message_gives_the_option_and_no_float_noise(tmp_path, capsys):
+    path = tmp_path / "bad.bif"
+    path.write_text("network bad {\n}\nvariable A {\n  type discrete [ 2 ] { T, F };\n}\n"
+                    "probability ( A ) {\n  table 0.1, 0.2;\n}\n")
+    assert main(["check", str(path)]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith("P(A) sums to 0.3, not 1 (tolerance 2e-06); pass --normalize to "
+                          "rescale rows"), first
+    assert main(["check", str(path), "--normalize"]) == 0
+
+
 def test_rows_as_1e6_and_bare_bbn(chair_file, capsys):
     assert main(["sample", str(chair_file), "-n", "1e1", "--seed", "1"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 11

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bbn.apps.cli.advice import cli_advice
 from bbn.apps.cli.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from bbn.apps.cli.options import add_model_argument, read_model
 from bbn.core.errors import BBNError, ParseError
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         net = read_model(args)
     except ParseError as error:  # tables refused as read: then the rest of the model
-        print(f"bbn check: {error}", file=sys.stderr)
+        print(f"bbn check: {cli_advice(str(error), ['--normalize'])}", file=sys.stderr)
         count = len(getattr(error, "errors", ())) or 1
         try:  # rows rescaled, so what else is wrong (a variable without a table) shows
             rest = load(args.model, normalize=True)
