@@ -94,6 +94,18 @@ def test_a_bif_tables_message_gives_the_option_and_no_float_noise(tmp_path, caps
     assert main(["check", str(path), "--normalize"]) == 0
 
 
+def test_check_reports_every_bad_table_of_a_bif_file(tmp_path, capsys):
+    path = tmp_path / "bad.bif"
+    path.write_text("network bad {\n}\nvariable A {\n  type discrete [ 2 ] { T, F };\n}\n"
+                    "variable B {\n  type discrete [ 2 ] { T, F };\n}\n"
+                    "probability ( A ) {\n  table 0.1, 0.2;\n}\n"
+                    "probability ( B | A ) {\n  (T) 0.5, 0.5;\n  (F) 1.2, -0.2;\n}\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:9:15: P(A) sums to 0.3, not 1" in err
+    assert f"{path}:12:15: P(B | A=F) has a negative entry -0.2 for state 'F'" in err
+
+
 def test_rows_as_1e6_and_bare_bbn(chair_file, capsys):
     assert main(["sample", str(chair_file), "-n", "1e1", "--seed", "1"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 11

@@ -59,7 +59,7 @@ from typing import NamedTuple
 import numpy as np
 import pyparsing as pp
 
-from bbn.core.errors import BBNError, FormatError, suggest
+from bbn.core.errors import BBNError, FormatError, ParseErrors, suggest
 from bbn.core.memory import check_allocation
 from bbn.io.formats._runs import run_token
 from bbn.io.formats._text import (
@@ -429,6 +429,7 @@ def _located_network(name: str, blocks: list, text: str, source: str, normalize:
             definitions[p.child] = p
     states = {v: net.states(v) for v in net.variables}
     row_keys = _RowKeys(bare=False)
+    refused: list[tuple[int, str]] = []  # tables that are no distributions: every one
     for p in _parents_first(definitions):
         try:
             net.set_parents(p.child, p.parents)
@@ -439,7 +440,10 @@ def _located_network(name: str, blocks: list, text: str, source: str, normalize:
             try:
                 net.set_cpt(p.child, table, normalize=normalize)
             except BBNError as error:
-                fail(p.child.loc, str(error))
+                refused.append((p.child.loc, str(error)))
+    if refused:
+        errors = [error_at(text, source, loc, message) for loc, message in sorted(refused)]
+        raise errors[0] if len(errors) == 1 else ParseErrors(errors)
     return net
 
 
