@@ -106,6 +106,20 @@ def test_check_reports_every_bad_table_of_a_bif_file(tmp_path, capsys):
     assert f"{path}:12:15: P(B | A=F) has a negative entry -0.2 for state 'F'" in err
 
 
+def test_check_reports_every_bad_table_of_an_xmlbif_file(tmp_path, capsys):
+    net = bbn.Network("x")
+    net.add_variable("A", ["T", "F"], table=[0.5, 0.5])
+    net.add_variable("B", ["T", "F"], parents=["A"], table=[[0.5, 0.5], [0.5, 0.5]])
+    text = bbn.dumps(net, format="xmlbif").split("<TABLE>")
+    path = tmp_path / "bad.xml"
+    path.write_text(f"{text[0]}<TABLE>0.1 0.2</TABLE>{text[1].split('</TABLE>', 1)[1]}"
+                    f"<TABLE>1.2 -0.2 0.5 0.5</TABLE>{text[2].split('</TABLE>', 1)[1]}")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "<DEFINITION> for 'A': P(A) sums to 0.3, not 1" in err
+    assert "<DEFINITION> for 'B': P(B | A=T) has a negative entry -0.2 for state 'F'" in err
+
+
 def test_rows_as_1e6_and_bare_bbn(chair_file, capsys):
     assert main(["sample", str(chair_file), "-n", "1e1", "--seed", "1"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 11
