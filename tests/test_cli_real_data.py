@@ -185,3 +185,7 @@ def test_sep_reads_and_writes_other_delimiters(chair_file, tmp_path, capsys):
     assert capsys.readouterr() == by_semicolon
     with pytest.raises(SystemExit):
         main(["learn", str(chair_file), str(semicolons), "--sep", ";;"])
+    capsys.readouterr()
+    assert main(["learn", str(chair_file), str(semicolons)]) == 2  # without --sep
+    assert capsys.readouterr().err.rstrip().endswith(
+        "(the cells look separated by ';': --sep ;)")

@@ -175,7 +175,21 @@ def require_columns(frame: pd.DataFrame, variables: Sequence[str], source: str =
     for v in variables:
         if v not in present:
             raise DataError(f"{source}: no column for variable {v!r}"
-                            f"{suggest(v, present)}; columns are {list(frame.columns)}")
+                            f"{suggest(v, present)}; columns are {list(frame.columns)}"
+                            f"{_delimiter_hint(frame.columns)}")
+
+
+def _delimiter_hint(columns) -> str:
+    """A note when the one column's name looks like a header split by another delimiter.
+
+    >>> _delimiter_hint(["A;B;C"])
+    " (the cells look separated by ';': sep=';')"
+    """
+    if len(columns) == 1:
+        for sep in (";", "\t", "|"):
+            if sep in str(columns[0]):
+                return f" (the cells look separated by {sep!r}: sep={sep!r})"
+    return ""
 
 
 def state_texts(value) -> tuple[str, ...]:
