@@ -58,8 +58,9 @@ def _options(sep: str) -> dict:
                 skipinitialspace=True)
 
 
-def whole(path: str, sep: str) -> pd.DataFrame:
-    """The file as one DataFrame of text (columns named as written).
+def whole(path: str, sep: str, rows: int | None = None) -> pd.DataFrame:
+    """The file (its first ``rows`` rows) as one DataFrame of text, columns named as
+    written.
 
     Raises
     ------
@@ -67,7 +68,7 @@ def whole(path: str, sep: str) -> pd.DataFrame:
         For a file that is absent or no delimited text.
     """
     try:
-        frame = pd.read_csv(path, **_options(sep))
+        frame = pd.read_csv(path, nrows=rows, **_options(sep))
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, pd.errors.ParserError,
@@ -100,13 +101,7 @@ class Blocks:
 
 def whole_header(path: str, sep: str) -> list[str]:
     """The column names of the file's first line."""
-    try:
-        return [str(c).strip() for c in pd.read_csv(path, nrows=0, **_options(sep)).columns]
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError,
-            pd.errors.EmptyDataError) as error:
-        raise DataError(f"{path}: cannot read with delimiter {sep!r}: {error}") from None
+    return list(whole(path, sep, rows=0).columns)
 
 
 def delimited(path: str, sep: str, chunksize: int | None = None, in_blocks: bool = True):
