@@ -120,6 +120,19 @@ def test_check_reports_every_bad_table_of_an_xmlbif_file(tmp_path, capsys):
     assert "<DEFINITION> for 'B': P(B | A=T) has a negative entry -0.2 for state 'F'" in err
 
 
+def test_check_reports_every_bad_table_of_a_hugin_file(tmp_path, capsys):
+    net = bbn.Network("x")
+    net.add_variable("A", ["T", "F"], table=[0.5, 0.5])
+    net.add_variable("B", ["T", "F"], parents=["A"], table=[[0.5, 0.5], [0.5, 0.5]])
+    text = bbn.dumps(net, format="hugin")
+    path = tmp_path / "bad.net"
+    path.write_text(text.replace("data = (0.5 0.5);", "data = (0.1 0.2);").replace(
+        "(0.5 0.5));", "(1.2 -0.2));"))
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "P(A) sums to 0.3, not 1" in err and "P(B | A=F) has a negative entry -0.2" in err
+
+
 def test_rows_as_1e6_and_bare_bbn(chair_file, capsys):
     assert main(["sample", str(chair_file), "-n", "1e1", "--seed", "1"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 11
