@@ -133,6 +133,16 @@ def test_check_reports_every_bad_table_of_a_hugin_file(tmp_path, capsys):
     assert "P(A) sums to 0.3, not 1" in err and "P(B | A=F) has a negative entry -0.2" in err
 
 
+def test_check_reports_every_bad_table_of_a_uai_file(tmp_path, capsys):
+    path = tmp_path / "bad.uai"
+    path.write_text("BAYES\n2\n2 2\n2\n1 0\n2 0 1\n\n2\n 0.1 0.2\n\n4\n 0.5 0.5\n"
+                    " 1.2 -0.2\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:8:1: table 0: P(X0) sums to 0.3, not 1" in err
+    assert f"{path}:11:1: table 1: P(X1 | X0=1) has a negative entry -0.2" in err
+
+
 def test_rows_as_1e6_and_bare_bbn(chair_file, capsys):
     assert main(["sample", str(chair_file), "-n", "1e1", "--seed", "1"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 11
