@@ -175,3 +175,15 @@ def test_naive_bayes_discretize_refuses_a_dask_collection():
     y = dd.from_pandas(pd.Series(["u", "v", "u", "v"]), npartitions=2)
     with pytest.raises(DataError, match="discretize= cuts rows held in memory"):
         bbn.NaiveBayes(discretize="uniform").fit(X, y)
+
+
+def test_a_transformed_frame_keeps_the_interval_order_everywhere(iris):
+    cut = bbn.discretize(iris, "quantile", bins=3).transform(iris)
+    states = ("[4.3, 5.4]", "(5.4, 6.3]", "(6.3, 7.9]")
+    assert tuple(cut["sepal length (cm)"].cat.categories) == states
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ManyValuesWarning: the numbers are intervals
+        learned = bbn.learn_structure(cut, method="tree")
+    assert learned.states("sepal length (cm)") == states
+    model = bbn.NaiveBayes().fit(cut.drop(columns="target"), cut["target"])
+    assert model.network_.states("sepal length (cm)") == states

@@ -578,7 +578,9 @@ def numeric_column(values: pd.Series, name: str, source: str = "data") -> np.nda
 def states_from_values(values: pd.Series) -> tuple[str, ...]:
     """The distinct non-missing values of a column as state names, sorted.
 
-    Numbers sort numerically (``2`` before ``10``), everything else as text. Missing are
+    Numbers sort numerically (``2`` before ``10``), everything else as text; an ordered
+    categorical (``bbn.discretize``'s intervals) gives its categories in order, used or
+    not. Missing are
     NaN, None and blank cells only: with no states declared, a text such as ``None``,
     ``NA`` or ``?`` is what the data says, a state (insurance's ``ThisCarDam`` has a
     state ``None``). Where states are declared, a cell whose text is a state is that
@@ -599,7 +601,12 @@ def states_from_values(values: pd.Series) -> tuple[str, ...]:
     ('2', '10')
     >>> states_from_values(pd.Series(["None", "Mild", "", None]))
     ('Mild', 'None')
+    >>> states_from_values(pd.Series(pd.Categorical(["(1, 2]"], ["[0, 1]", "(1, 2]"], True)))
+    ('[0, 1]', '(1, 2]')
     """
+    if isinstance(values.dtype, pd.CategoricalDtype) and values.cat.ordered:
+        named = (state_texts(c)[0] for c in values.cat.categories)  # intervals, in order
+        return tuple(t for t in named if t.strip())
     uniques = pd.unique(values.dropna())
     texts = {state_texts(v)[0] for v in uniques if not is_missing(v)}
     texts -= {t for t in texts if not t.strip()}  # blank: missing; "NA", "None": states
