@@ -43,6 +43,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "learn": "bbn.tasks.learning",
     "sample": "bbn.tasks.learning",
+    "discretize": "bbn.tasks.learning",
+    "Discretiser": "bbn.tasks.learning",
     "MLE": "bbn.tasks.learning",
     "Laplace": "bbn.tasks.learning",
     "MEstimate": "bbn.tasks.learning",
@@ -89,3 +91,13 @@ __all__ = [
 
 
 __getattr__ = lazy_attributes("bbn", _LAZY)
+
+
+def __dir__() -> list[str]:
+    """The module's names and the lazy ones (``dir(bbn)`` lists ``learn``, ``NaiveBayes``).
+
+    >>> import bbn
+    >>> "NaiveBayes" in dir(bbn) and "load" in dir(bbn)
+    True
+    """
+    return sorted(set(globals()) | set(_LAZY))

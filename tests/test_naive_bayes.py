@@ -483,8 +483,10 @@ def test_integer_column_names_in_fit_and_predict():
     named = bbn.NaiveBayes().fit(X.rename(columns=str), y)
     assert model.network_.variables == ("class", "0", "1", "2")
     np.testing.assert_array_equal(model.predict_proba(X), named.predict_proba(X))
-    # every training value is its own state: each row's values point to its own class
-    assert model.score(X, y) == 1.0 and model.n_features_in_ == 3
+    # numbers that are no small set of whole numbers are Gaussian features by default
+    assert set(model.feature_kinds_.values()) == {"gaussian"} and model.n_features_in_ == 3
+    gaussian = bbn.NaiveBayes(features="gaussian").fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(X), gaussian.predict_proba(X))
     assert not hasattr(model, "feature_names_in_")  # as scikit-learn: names not all text
     assert named.feature_names_in_.tolist() == ["0", "1", "2"]
     assert not hasattr(named.fit(X, y), "feature_names_in_")  # refitted: none any more

@@ -39,10 +39,12 @@ def method_comparisons(tree: ast.AST) -> list[int]:
 
 #: Where ``method`` is not a question's method: the approximate engines' own table of
 #: method names and values, the structure-learning algorithm (``bbn structure
-#: --method``, ``learn_structure(method=...)``), and ``bbn uai --method auto`` (a strategy
+#: --method``, ``learn_structure(method=...)``), the discretisation's
+#: (``bbn.discretize(frame, method="mdlp")``), and ``bbn uai --method auto`` (a strategy
 #: over methods, bbn.tasks.anytime, not a method dispatch answers).
 OTHER_METHODS = ("bbn/engines/approximate/methods.py", "bbn/tasks/structure/structure_learning.py",
-                 "bbn/apps/cli/structure.py", "bbn/apps/cli/uai_competition.py")
+                 "bbn/apps/cli/structure.py", "bbn/apps/cli/uai_competition.py",
+                 "bbn/tasks/learning/discretisation.py")
 
 
 def test_only_dispatch_switches_on_the_method():

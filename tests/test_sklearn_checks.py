@@ -17,28 +17,19 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import bbn  # noqa: E402
 
-#: Checks that feed continuous numbers to a categorical feature without the categorical
-#: tag's rounding, then predict values that no training row had (unseen="error").
-_UNSEEN = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "categorical features: the rows left out by zero weights are not repeated, so "
-        "their values are no states of the repeated fit, which refuses them at predict "
-        "(unseen='error')",
-    "check_classifiers_one_label_sample_weights":
-        "categorical features: predicts on fresh continuous values, none of them a state "
-        "seen in training (unseen='error' refuses them)",
-}
+#: A bootstrap sample of N weighted rows is not one of the repeated rows.
+_BOOTSTRAP = ("a bootstrap sample of N weighted rows is not one of the repeated rows "
+              "(scikit-learn's BaggingClassifier fails this check too)")
 #: Boosting is AdaBoost.M1 (the course's): it stops with an error when the first member's
 #: weighted error is 1/2 or more, as on scikit-learn's random 3-class sparse data.
 _M1 = ("AdaBoost.M1 refuses a first member with weighted error ε ≥ 1/2, and the labels of "
        "this check are random over 3 classes")
 INAPPLICABLE = {
-    "NaiveBayes": _UNSEEN,
-    "Boosting": {**_UNSEEN, "check_estimator_sparse_tag": _M1,
-                 "check_estimator_sparse_array": _M1, "check_estimator_sparse_matrix": _M1},
-    "Bagging": {**_UNSEEN, "check_sample_weight_equivalence_on_sparse_data":
-                "a bootstrap sample of N weighted rows is not one of the repeated rows "
-                "(scikit-learn's BaggingClassifier fails this check too)"},
+    "NaiveBayes": {},
+    "Boosting": {"check_estimator_sparse_tag": _M1, "check_estimator_sparse_array": _M1,
+                 "check_estimator_sparse_matrix": _M1},
+    "Bagging": {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP,
+                "check_sample_weight_equivalence_on_sparse_data": _BOOTSTRAP},
 }
 
 ESTIMATORS = [
@@ -60,7 +51,7 @@ ESTIMATORS = [
 def _expected_failures(estimator) -> dict[str, str]:
     kind = getattr(estimator, "features", None)
     if kind is not None or isinstance(estimator, bbn.DecisionTree):
-        return {}  # only categorical features meet unseen values; trees stop at the node
+        return {}
     return INAPPLICABLE[type(estimator).__name__]
 
 

@@ -175,7 +175,21 @@ def require_columns(frame: pd.DataFrame, variables: Sequence[str], source: str =
     for v in variables:
         if v not in present:
             raise DataError(f"{source}: no column for variable {v!r}"
-                            f"{suggest(v, present)}; columns are {list(frame.columns)}")
+                            f"{suggest(v, present)}; columns are {list(frame.columns)}"
+                            f"{_delimiter_hint(frame.columns)}")
+
+
+def _delimiter_hint(columns) -> str:
+    """A note when the one column's name looks like a header split by another delimiter.
+
+    >>> _delimiter_hint(["A;B;C"])
+    " (the cells look separated by ';': sep=';')"
+    """
+    if len(columns) == 1:
+        for sep in (";", "\t", "|"):
+            if sep in str(columns[0]):
+                return f" (the cells look separated by {sep!r}: sep={sep!r})"
+    return ""
 
 
 def state_texts(value) -> tuple[str, ...]:
@@ -564,7 +578,13 @@ def numeric_column(values: pd.Series, name: str, source: str = "data") -> np.nda
 def states_from_values(values: pd.Series) -> tuple[str, ...]:
     """The distinct non-missing values of a column as state names, sorted.
 
-    Numbers sort numerically (``2`` before ``10``), everything else as text.
+    Numbers sort numerically (``2`` before ``10``), everything else as text; an ordered
+    categorical (``bbn.discretize``'s intervals) gives its categories in order, used or
+    not. Missing are
+    NaN, None and blank cells only: with no states declared, a text such as ``None``,
+    ``NA`` or ``?`` is what the data says, a state (insurance's ``ThisCarDam`` has a
+    state ``None``). Where states are declared, a cell whose text is a state is that
+    state and the other texts of ``MISSING_TEXT`` are missing.
 
     Parameters
     ----------
@@ -579,10 +599,17 @@ def states_from_values(values: pd.Series) -> tuple[str, ...]:
     --------
     >>> states_from_values(pd.Series([10, 2, None, 2.0]))
     ('2', '10')
+    >>> states_from_values(pd.Series(["None", "Mild", "", None]))
+    ('Mild', 'None')
+    >>> states_from_values(pd.Series(pd.Categorical(["(1, 2]"], ["[0, 1]", "(1, 2]"], True)))
+    ('[0, 1]', '(1, 2]')
     """
+    if isinstance(values.dtype, pd.CategoricalDtype) and values.cat.ordered:
+        named = (state_texts(c)[0] for c in values.cat.categories)  # intervals, in order
+        return tuple(t for t in named if t.strip())
     uniques = pd.unique(values.dropna())
     texts = {state_texts(v)[0] for v in uniques if not is_missing(v)}
-    texts -= {t for t in texts if t.strip() in MISSING_TEXT}
+    texts -= {t for t in texts if not t.strip()}  # blank: missing; "NA", "None": states
     try:
         return tuple(sorted(texts, key=float))
     except ValueError:

@@ -32,6 +32,15 @@ ROW_SUM_TOLERANCE = 1e-6
 ROUNDING_PER_ENTRY = 5e-7
 
 
+def plain(number: float) -> str:
+    """A sum as messages show it: rounded to 12 significant digits, so no float noise.
+
+    >>> plain(0.1 + 0.2), plain(1.0000001), plain(0.0), plain(1e-15)
+    ('0.3', '1.0000001', '0.0', '1e-15')
+    """
+    return repr(float(f"{float(number):.12g}"))
+
+
 def row_tolerance(width: int | np.ndarray) -> float | np.ndarray:
     """How far from 1 the sum of a row of ``width`` probabilities may be:
     ``1e-6 + width × 5e-7``.

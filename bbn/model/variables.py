@@ -29,7 +29,7 @@ import numpy as np
 
 from bbn.core.errors import ModelError, suggest
 from bbn.core.factor import Factor
-from bbn.core.tables import bad_rows, check_packed, normalized, row_tolerance, valid_minimum
+from bbn.core.tables import bad_rows, check_packed, normalized, plain, row_tolerance, valid_minimum
 
 
 @dataclass(slots=True)
@@ -222,7 +222,7 @@ def table_problems(nodes: Mapping[str, Variable], variable: str, array: np.ndarr
     off = [b for b in bad if b.sum_off]
     tolerance = row_tolerance(array.shape[-1])
     for b in off[:5]:
-        where = f"{configuration_text(nodes, variable, b.row)} sums to {b.total!r}"
+        where = f"{configuration_text(nodes, variable, b.row)} sums to {plain(b.total)}"
         problems.append(f"{where}: only a row with a positive sum can be normalised"
                         if normalize else
                         f"{where}, not 1 (tolerance {tolerance:.2g}); pass normalize=True "

@@ -12,8 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bbn.apps.cli.advice import cli_advice
 from bbn.apps.cli.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.core.errors import BBNError, ParseError
+from bbn.io.formats import load
 from bbn.model.markov import MarkovNetwork
 
 
@@ -22,7 +25,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    net = read_model(args)
+    try:
+        net = read_model(args)
+    except ParseError as error:  # tables refused as read: then the rest of the model
+        print(f"bbn check: {cli_advice(str(error), ['--normalize'])}", file=sys.stderr)
+        count = len(getattr(error, "errors", ())) or 1
+        try:  # rows rescaled, so what else is wrong (a variable without a table) shows
+            rest = load(args.model, normalize=True)
+        except BBNError:
+            rest = None
+        problems = [] if rest is None or isinstance(rest, MarkovNetwork) else [
+            p for p in rest.validate() if "no table" in p]
+        for problem in problems:
+            print(f"{args.model}: {problem}", file=sys.stderr)
+        if problems:
+            print(f"{args.model}: {count + len(problems)} problem(s)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     problems = [] if isinstance(net, MarkovNetwork) else net.validate()  # checked on reading
     if problems:
         for problem in problems:

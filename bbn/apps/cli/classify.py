@@ -30,6 +30,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from bbn.apps.cli.delimited import add_sep_argument, delimited
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import read_model
 from bbn.apps.cli.saved_tree import is_tree_file, tree_posteriors
@@ -44,6 +45,7 @@ from bbn.tasks.classification.prediction import (
     posterior_table,
     prediction_chunks,
 )
+from bbn.tasks.learning.discretisation import discretiser_for
 from bbn.tasks.learning.policies import UNSEEN_POLICIES
 
 
@@ -62,6 +64,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help="CSV file for the predictions (default stdout)")
     parser.add_argument("--chunksize", type=int, help="rows read, predicted and written at a "
                         "time (default: from the memory limit)")
+    add_sep_argument(parser)
+    parser.add_argument("--discretize", action="store_true",
+                        help="numbers in DATA fall into the intervals that are the model's "
+                        "states ([4.3, 5.1], (5.1, 5.8]..., as bbn structure --discretize "
+                        "writes them)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         if rule == "ml":
             raise DataError("--decision ml needs P(x | class), which a decision tree does "
                             "not give; use map or risk")
-        frame, source = read_data(args.data)
+        frame, source = read_data(delimited(args.data, args.sep, in_blocks=False))
         states, posterior = tree_posteriors(args.model, frame, args.target)
         chosen = decide(posterior, rule, loss=None if args.loss is None
                         else loss_matrix(args.loss, states))
@@ -116,7 +123,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _network_chunks(net, args: argparse.Namespace, rule: str):
     """(frame, source, posterior, decided state indices) for each chunk of the data."""
-    for frame, source in prediction_chunks(net, args.data, chunksize=args.chunksize):
+    cutter = discretiser_for(True, None, states=net) if args.discretize else None
+    data = delimited(args.data, args.sep, args.chunksize)
+    for frame, source in prediction_chunks(net, data, chunksize=args.chunksize):
+        if cutter is not None:
+            frame = cutter.transform(frame)
         posterior = posterior_table(net, frame, args.target, source=source,
                                     unseen=args.unseen).to_numpy()
         yield frame, source, posterior, decide_rows(net, posterior, args.target, rule,

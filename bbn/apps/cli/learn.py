@@ -14,10 +14,12 @@ import argparse
 import sys
 import warnings
 
+from bbn.apps.cli.delimited import add_sep_argument, delimited
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import read_model
 from bbn.core.progress import on_terminal
 from bbn.io.formats import dumps, save
+from bbn.tasks.learning.discretisation import discretiser_for
 from bbn.tasks.learning.estimators import ESTIMATORS, as_estimator
 from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.parameters import learn
@@ -46,20 +48,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="EM stops when the log-likelihood improves by less than tol·|ℓ|")
     parser.add_argument("--chunksize", type=int, help="rows read at a time (default: from "
                         "the memory limit); the tables do not depend on it")
+    add_sep_argument(parser)
+    parser.add_argument("--discretize", nargs="?", const=True, metavar="METHOD[:BINS]",
+                        help="cut numeric columns into intervals first: alone, at the "
+                        "intervals that are the model's states ([4.3, 5.1], (5.1, 5.8]...); "
+                        "or fitted by quantile, uniform, kmeans (e.g. quantile:4); the data "
+                        "is then read whole")
 
 
 def run(args: argparse.Namespace) -> int:
     net = read_model(args, args.structure)
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.alpha, ess=args.ess)
+    data = delimited(args.data, args.sep, args.chunksize, in_blocks=not args.discretize)
+    if args.discretize:
+        data = discretiser_for(args.discretize, data, states=net).transform(data)
     progress = on_terminal("bbn learn: ")   # a bar on a terminal, else silent
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             if args.missing == "em":
-                result = em(net, args.data, estimator, tol=args.tol, max_iter=args.max_iter,
+                result = em(net, data, estimator, tol=args.tol, max_iter=args.max_iter,
                             chunksize=args.chunksize, progress=progress)
             else:
-                learned = learn(net, args.data, estimator, missing=args.missing,
+                learned = learn(net, data, estimator, missing=args.missing,
                                 chunksize=args.chunksize, progress=progress)
         finally:
             if progress is not None:

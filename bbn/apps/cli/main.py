@@ -28,8 +28,10 @@ import re
 import sys
 from collections.abc import Sequence
 
+from bbn.apps.cli.advice import cli_advice, quiet_stdout
 from bbn.apps.cli.exit_codes import (
     EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_UNANSWERABLE,
 )
@@ -179,15 +181,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(argv).parse_args(argv)
+    parser = build_parser(argv)
+    if not argv:  # bare `bbn`: a usage error that lists the commands
+        parser.print_help(sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT)
+    args = parser.parse_args(argv)
     try:
         return args.run(args)
     except (ImpossibleEvidenceError, NoAnswerError) as error:  # no answer: exit 1
         print(f"bbn {args.command}: {error}", file=sys.stderr)
         return EXIT_UNANSWERABLE
     except BBNError as error:
-        print(f"bbn {args.command}: {error}", file=sys.stderr)
+        print(f"bbn {args.command}: {cli_advice(str(error), parser._options())}",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `bbn sample ... | head`: the reader has what it wanted
+        quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except OSError as error:  # a file the system refuses: no such file, permission, a folder
         where = f"{error.filename}: " if error.filename is not None else ""
         print(f"bbn {args.command}: {where}{error.strerror or error}", file=sys.stderr)

@@ -49,6 +49,21 @@ def read_model(args: argparse.Namespace, path: str | None = None) -> Network | M
     return load(args.model if path is None else path, normalize=args.normalize)
 
 
+def count(text: str) -> int:
+    """A number of rows as the command line takes it: ``1000000``, ``1e6``, ``1_000_000``.
+
+    >>> count("1e6"), count("250")
+    (1000000, 250)
+    """
+    try:
+        value = float(text) if any(c in text for c in ".eE") else int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if isinstance(value, float) and not value.is_integer():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    return int(value)
+
+
 def add_method_arguments(parser: argparse.ArgumentParser, auto: bool = False) -> None:
     """``--method`` and the approximate methods' settings (see docs/approximate.md);
     ``auto``: the default method is ``auto`` (``bbn uai``: exact where it fits, else
@@ -82,5 +97,5 @@ def method_of(args: argparse.Namespace) -> object:
     return dispatch.method_from_options(args.method, **settings)
 
 
-__all__ = ["add_method_arguments", "add_model_argument", "add_normalize_argument",
+__all__ = ["add_method_arguments", "count", "add_model_argument", "add_normalize_argument",
            "method_of", "read_model"]

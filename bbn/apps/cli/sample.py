@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bbn.apps.cli.delimited import add_sep_argument
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.apps.cli.options import add_model_argument, count, read_model
 from bbn.core.progress import on_terminal
 from bbn.io.formats import atomic_writer
 from bbn.tasks.learning.sampling import sample_chunks
@@ -22,11 +23,14 @@ from bbn.tasks.learning.sampling import sample_chunks
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser, "model file with every table given")
-    parser.add_argument("-n", "--rows", type=int, required=True, help="rows to draw")
+    parser.add_argument("-n", "--rows", type=count, required=True,
+                        help="rows to draw (1000000 or 1e6)")
     parser.add_argument("-o", "--output", help="CSV file to write (.gz: gzipped), chunk by "
                         "chunk; without it the rows are printed")
     parser.add_argument("--seed", type=int, help="makes the draw reproducible (for a given "
                         "--chunksize)")
+    add_sep_argument(parser, "the delimiter written between cells: one character, or "
+                     "tab, semicolon, space, pipe (default ',')")
     parser.add_argument("--chunksize", type=int, default=100_000,
                         help="rows drawn and written at a time (default 100000)")
 
@@ -46,20 +50,20 @@ def _write(net, args: argparse.Namespace, rows) -> int:
     """Write the chunks of ``rows`` to standard output or, whole or not at all, the file."""
     if args.output is None:
         for start, chunk in enumerate(rows):
-            sys.stdout.write(csv_text(chunk, header=start == 0).decode("utf-8"))
+            sys.stdout.write(csv_text(chunk, header=start == 0, sep=args.sep).decode("utf-8"))
         return EXIT_OK
     with atomic_writer(args.output) as file:
         written = 0
         for chunk in rows:
-            file.write(csv_text(chunk, header=written == 0))
+            file.write(csv_text(chunk, header=written == 0, sep=args.sep))
             written += len(chunk)
         if not written:  # no rows: the header alone
-            file.write((",".join(net.variables) + "\n").encode("utf-8"))
+            file.write((args.sep.join(net.variables) + "\n").encode("utf-8"))
     print(f"wrote {args.output} ({args.rows} rows of {len(net.variables)} variables)")
     return EXIT_OK
 
 
-def csv_text(frame, header: bool) -> bytes:
+def csv_text(frame, header: bool, sep: str = ",") -> bytes:
     """``frame.to_csv(index=False)`` as UTF-8 bytes; with pyarrow, when every column is
     categorical and no state needs quoting, written by pyarrow's CSV writer instead:
     the same text, 7.5× faster (alarm, 100,000 rows: 0.34 s against 2.6 s).
@@ -68,25 +72,25 @@ def csv_text(frame, header: bool) -> bytes:
     >>> csv_text(pd.DataFrame({"A": pd.Categorical(["T", "F"])}), header=True)
     b'A\\nT\\nF\\n'
     """
-    head = frame.iloc[:0].to_csv(index=False).encode("utf-8") if header else b""
-    if not len(frame) or not _plain_states(frame):
-        return head + frame.to_csv(index=False, header=False).encode("utf-8")
+    head = frame.iloc[:0].to_csv(index=False, sep=sep).encode("utf-8") if header else b""
+    if not len(frame) or not _plain_states(frame, sep):
+        return head + frame.to_csv(index=False, header=False, sep=sep).encode("utf-8")
     try:
         import pyarrow as pa  # here: optional (bbn[parquet]), the fast writer
         import pyarrow.csv
     except ImportError:
-        return head + frame.to_csv(index=False, header=False).encode("utf-8")
+        return head + frame.to_csv(index=False, header=False, sep=sep).encode("utf-8")
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = pa.table({name: table[name].cast(pa.string()) for name in table.column_names})
     sink = pa.BufferOutputStream()
-    pyarrow.csv.write_csv(table, sink, pyarrow.csv.WriteOptions(include_header=False,
-                                                                quoting_style="none"))
+    pyarrow.csv.write_csv(table, sink, pyarrow.csv.WriteOptions(
+        include_header=False, quoting_style="none", delimiter=sep))
     return head + sink.getvalue().to_pybytes()
 
 
-def _plain_states(frame) -> bool:
+def _plain_states(frame, sep: str = ",") -> bool:
     """Every column categorical, and no state empty or needing quotes in CSV."""
-    special = set(',"\r\n')
+    special = set(f'{sep}"\r\n')
     return all(str(frame[c].dtype) == "category" and all(
         isinstance(s, str) and s and not special & set(s) for s in frame[c].cat.categories)
         for c in frame.columns)

@@ -24,6 +24,8 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from bbn.apps.cli.advice import cli_advice
+from bbn.apps.cli.delimited import add_sep_argument, delimited, whole_header
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import read_model
 from bbn.core.errors import DataError, suggest
@@ -67,6 +69,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a missing value is an error (default), or each family is "
                         "counted on the rows that have its values (drop)")
     parser.add_argument("--seed", type=int, default=0, help="seeds a search's random choices")
+    add_sep_argument(parser)
+    parser.add_argument("--discretize", metavar="METHOD[:BINS]",
+                        help="cut numeric columns into intervals first: quantile, uniform, "
+                        "kmeans or mdlp (with --target), e.g. quantile:4 (default 5 bins)")
     parser.add_argument("--estimator", choices=ESTIMATORS, default="mle",
                         help="how the tables are learned: mle (default), m-estimate (--m), "
                         "laplace (--lambda) or bayes (BDeu, --ess)")
@@ -79,7 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.laplace, ess=args.ess)
-    tiers = None if args.tiers is None else read_tiers(args.tiers, _header(args.data))
+    data = delimited(args.data, args.sep, in_blocks=False)
+    header = _header(args.data) if args.sep == "," else whole_header(args.data, args.sep)
+    tiers = None if args.tiers is None else read_tiers(args.tiers, header)
     start = None if args.start is None else read_model(args, args.start)
     options = {name: value for name, value in (("root", args.root),
                                                 ("max_condition", args.max_condition))
@@ -93,16 +101,17 @@ def run(args: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         try:
             learned = learn_structure(
-                args.data, score=args.score, estimator=estimator, required=args.require,
+                data, score=args.score, estimator=estimator, required=args.require,
                 forbidden=args.forbid, tiers=tiers, max_parents=args.max_parents,
                 start=start, target=args.target, missing=args.missing, ess=args.ess,
                 alpha=args.alpha, test=args.test, seed=args.seed, progress=progress,
-                **options)
+                discretize=args.discretize, **options)
         finally:
             if progress is not None:
                 progress.close()
     for warning in caught:
-        print(f"bbn structure: warning: {warning.message}", file=sys.stderr)
+        print(f"bbn structure: warning: {cli_advice(str(warning.message), ('--discretize',))}",
+              file=sys.stderr)
     summary = sys.stdout
     if args.output is None:
         print(dumps(learned), end="")
@@ -112,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}", file=summary)
     score = learned.score_
     if score is None and args.missing == "error":  # a method without a score: the summary's
-        score = structure_score(learned, args.data, args.score, ess=args.ess)
+        if learned.discretiser_ is not None:
+            data = learned.discretiser_.transform(data)
+        score = structure_score(learned, data, args.score, ess=args.ess)
     for line in summary_lines(learned, args.score, score):
         print(line, file=summary)
     return EXIT_OK

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 
+from bbn.apps.cli.delimited import add_sep_argument, delimited
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.saved_tree import is_tree_file
 from bbn.apps.rendering import render
@@ -50,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--validation-fraction", type=float, default=0.25,
                         help="rows held out for --prune validation (default 0.25)")
     parser.add_argument("--seed", type=int, help="seeds the held-out rows")
+    add_sep_argument(parser)
     parser.add_argument("--missing", choices=TREE_MISSING_POLICIES, default="error",
                         help="a missing value: an error (default), or the row stops at the "
                              "node testing it")
@@ -61,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    frame, source = read_data(args.data)
+    frame, source = read_data(delimited(args.data, args.sep, in_blocks=False))
     if args.target not in frame.columns:
         raise DataError(f"{source}: no column {args.target!r} to predict"
                         f"{suggest(args.target, map(str, frame.columns))}")

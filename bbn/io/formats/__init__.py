@@ -345,7 +345,7 @@ def atomic_writer(path: str | os.PathLike) -> Iterator[BinaryIO]:
     try:
         with os.fdopen(handle, "wb") as raw:
             if path.name.lower().endswith(".gz"):
-                with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
+                with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=6) as zipped:
                     yield zipped
             else:
                 yield raw

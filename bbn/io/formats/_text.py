@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bbn.core.errors import BBNError, MemoryLimitError, ParseError
+from bbn.core.errors import BBNError, MemoryLimitError, ParseError, ParseErrors
 from bbn.core.memory import check_allocation
 
 if TYPE_CHECKING:
@@ -158,6 +158,39 @@ def check_size(entries: int, what: str, text: str, source: str, offset: int,
         where = error_at(text, source, offset, "")
         raise MemoryLimitError(f"{where.source}:{where.line}:{where.column}: {error} "
                                "(the file declares it; nothing was allocated)") from None
+
+
+def after_refused(refused: list[ParseError], fail):
+    """``fail(at, message)`` raising, with its located problem, the tables refused before
+    it (``refused``, in file order), so a reader that goes on past a table that is no
+    distribution still reports every problem it met.
+
+    >>> def fail(at, message):
+    ...     raise ParseError(message, "m.bif", at, 1)
+    >>> try:
+    ...     after_refused([ParseError("P(A) sums to 0.3", "m.bif", 2, 1)], fail)(9, "late")
+    ... except ParseErrors as both:
+    ...     print(both)
+    m.bif:2:1: P(A) sums to 0.3
+    m.bif:9:1: late
+    """
+    def failing(at, message: str):
+        try:
+            fail(at, message)
+        except ParseError as error:
+            raise (ParseErrors(in_file_order([*refused, error])) if refused
+                   else error) from None
+
+    return failing
+
+
+def in_file_order(errors: list[ParseError]) -> list[ParseError]:
+    """``errors`` sorted by line, then column.
+
+    >>> [e.line for e in in_file_order([ParseError("b", "f", 9, 1), ParseError("a", "f", 2, 5)])]
+    [2, 9]
+    """
+    return sorted(errors, key=lambda e: (e.line or 0, e.column or 0))
 
 
 def error_at(text: str, source: str, offset: int, message: str) -> ParseError:

@@ -59,7 +59,7 @@ from typing import NamedTuple
 import numpy as np
 import pyparsing as pp
 
-from bbn.core.errors import BBNError, FormatError, suggest
+from bbn.core.errors import BBNError, FormatError, ParseError, ParseErrors, suggest
 from bbn.core.memory import check_allocation
 from bbn.io.formats._runs import run_token
 from bbn.io.formats._text import (
@@ -68,11 +68,13 @@ from bbn.io.formats._text import (
     NUMBER,
     Located,
     Retry,
+    after_refused,
     blank_comments,
     check_table,
     error_at,
     expected,
     fast_or_located,
+    in_file_order,
     located,
     number_texts,
     plain_line_ends,
@@ -429,6 +431,8 @@ def _located_network(name: str, blocks: list, text: str, source: str, normalize:
             definitions[p.child] = p
     states = {v: net.states(v) for v in net.variables}
     row_keys = _RowKeys(bare=False)
+    refused: list[ParseError] = []  # tables that are no distributions: every one
+    fail = after_refused(refused, fail)  # a later problem is raised with them
     for p in _parents_first(definitions):
         try:
             net.set_parents(p.child, p.parents)
@@ -439,7 +443,9 @@ def _located_network(name: str, blocks: list, text: str, source: str, normalize:
             try:
                 net.set_cpt(p.child, table, normalize=normalize)
             except BBNError as error:
-                fail(p.child.loc, str(error))
+                refused.append(error_at(text, source, p.child.loc, str(error)))
+    if refused:
+        raise refused[0] if len(refused) == 1 else ParseErrors(in_file_order(refused))
     return net
 
 

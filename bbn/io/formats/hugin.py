@@ -57,17 +57,19 @@ from typing import NamedTuple
 import numpy as np
 import pyparsing as pp
 
-from bbn.core.errors import BBNError, FormatError, suggest
+from bbn.core.errors import BBNError, FormatError, ParseError, ParseErrors, suggest
 from bbn.io.formats._runs import run_token
 from bbn.io.formats._text import (
     MAX_PARENTS,
     Located,
     Retry,
+    after_refused,
     blank_comments,
     check_table,
     error_at,
     expected,
     fast_or_located,
+    in_file_order,
     is_number,
     located,
     name_from_source,
@@ -337,15 +339,26 @@ def _located_network(name: str, blocks: list[_Block], fail, check, normalize: bo
         except BBNError as error:
             fail(v.loc, str(error))
     defined: dict[str, int] = {}
+    refused: list[ParseError] = []  # tables that are no distributions: every one
+
+    def refuse(loc: int, message: str) -> None:
+        try:
+            fail(loc, message)
+        except ParseError as problem:
+            refused.append(problem)
+
+    later = after_refused(refused, fail)  # a later problem is raised with them
     for b in blocks:
         if b.kind == "potential" and b.head[0] in utilities:
-            _define_utility(net, b, utilities, defined, fail)
+            _define_utility(net, b, utilities, defined, later)
         elif b.kind == "potential":
-            _define(net, b, defined, fail, check, normalize)
+            _define(net, b, defined, later, check, normalize, refuse)
     for u, b in utilities.items():
         if u not in defined:
-            fail(b.loc, f"utility {u!r} has no potential (potential ({u} | ...) "
-                        "{ data = ...; })")
+            later(b.loc, f"utility {u!r} has no potential (potential ({u} | ...) "
+                         "{ data = ...; })")
+    if refused:
+        raise refused[0] if len(refused) == 1 else ParseErrors(in_file_order(refused))
     return net
 
 
@@ -379,7 +392,7 @@ def _define_utility(net: InfluenceDiagram, b: _Block, utilities: dict, defined: 
 
 
 def _define(net: Network, b: _Block, defined: dict[str, int], fail, check,
-            normalize: bool) -> None:
+            normalize: bool, refuse) -> None:
     if len(b.head) != 1:
         fail(b.head[1].loc, "a potential with several head variables is not a conditional "
                             "probability table of one node; not supported")
@@ -410,7 +423,7 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail, check,
     try:
         net.set_cpt(child, values, normalize=normalize)
     except BBNError as error:
-        fail(b.where["data"], str(error))
+        refuse(b.where["data"], str(error))
 
 
 def _numbers(value, where: int, fail) -> list[str]:

@@ -47,7 +47,7 @@ from graphlib import CycleError, TopologicalSorter
 
 import numpy as np
 
-from bbn.core.errors import BBNError, FormatError, ParseError, clip
+from bbn.core.errors import BBNError, FormatError, ParseError, ParseErrors, clip
 from bbn.core.tables import is_valid
 from bbn.io.formats._text import (
     MAX_PARENTS,
@@ -58,6 +58,7 @@ from bbn.io.formats._text import (
     error_at,
     fast_or_located,
     floats,
+    in_file_order,
     is_integer,
     is_number,
     name_from_source,
@@ -349,17 +350,25 @@ def _located_network(name: str, tokens: _Tokens, cards: list[int], scopes: list[
             net.set_parents(f"X{child}", [f"X{p}" for p in scope[:-1]])
         except BBNError as error:
             raise tokens.error(starts[t], str(error), found=False) from None
-    for t, scope in enumerate(scopes):
-        expected = math.prod(cards[v] for v in scope)
-        at = tokens.next
-        tokens.integer(f"the number of entries of table {t}", expected, expected)
-        values = tokens.numbers(expected, f"table {t}")
-        if pyagrum:
-            values = _from_pyagrum(values, scope, cards)
-        try:
-            net.set_cpt(f"X{scope[-1]}", values, normalize=normalize)
-        except BBNError as error:
-            raise tokens.error(at, f"table {t}: {error}", found=False) from None
+    refused: list[ParseError] = []  # tables that are no distributions: every one
+    try:
+        for t, scope in enumerate(scopes):
+            expected = math.prod(cards[v] for v in scope)
+            at = tokens.next
+            tokens.integer(f"the number of entries of table {t}", expected, expected)
+            values = tokens.numbers(expected, f"table {t}")
+            if pyagrum:
+                values = _from_pyagrum(values, scope, cards)
+            try:
+                net.set_cpt(f"X{scope[-1]}", values, normalize=normalize)
+            except BBNError as error:
+                refused.append(tokens.error(at, f"table {t}: {error}", found=False))
+    except ParseError as error:  # a later problem: raised with the tables refused before it
+        if refused:
+            raise ParseErrors(in_file_order([*refused, error])) from None
+        raise
+    if refused:
+        raise refused[0] if len(refused) == 1 else ParseErrors(refused)
     return net
 
 

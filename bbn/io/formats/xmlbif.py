@@ -43,14 +43,16 @@ import re
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
-from bbn.core.errors import BBNError, FormatError, ParseError, suggest
+from bbn.core.errors import BBNError, FormatError, ParseError, ParseErrors, suggest
 from bbn.io.formats._text import (
     MAX_PARENTS,
     Retry,
+    after_refused,
     check_table,
     error_at,
     fast_or_located,
     floats,
+    in_file_order,
     is_number,
     number_texts,
     plain_line_ends,
@@ -179,6 +181,8 @@ def _located_network(name: str, network: ET.Element, fail, check, normalize: boo
         except BBNError as error:
             fail(element, f"{where}: {error}")
     defined: set[str] = set()
+    refused: list[ParseError] = []  # tables that are no distributions: every one
+    located, fail = fail, after_refused(refused, fail)
     definitions = network.findall("DEFINITION") + network.findall("PROBABILITY")
     for i, element in enumerate(definitions, 1):
         child = _text(element, "FOR")
@@ -222,11 +226,16 @@ def _located_network(name: str, network: ET.Element, fail, check, normalize: boo
                             f"number {bad!r}")
         try:
             net.set_cpt(child, values, normalize=normalize)
-        except BBNError as error:
-            fail(element, f"{where}: {error}")
+        except BBNError as error:  # every such table is reported, in file order
+            try:
+                located(element, f"{where}: {error}")
+            except ParseError as problem:
+                refused.append(problem)
     for u in utilities:
         if u not in defined:
             fail(network, f"utility {u!r} has no <DEFINITION> (its <TABLE> of values)")
+    if refused:
+        raise refused[0] if len(refused) == 1 else ParseErrors(in_file_order(refused))
     return net
 
 

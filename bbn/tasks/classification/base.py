@@ -225,6 +225,10 @@ class LikelihoodClassifier(Classifier):
     def _network_name(self) -> str:
         return "naive Bayes"
 
+    def _prepared(self, X, y=None, refit: bool = False):
+        """X as the likelihoods read it (:class:`NaiveBayes` cuts numeric columns)."""
+        return X
+
     def fit(self, X, y, sample_weight=None) -> LikelihoodClassifier:
         """Learn P(class) and P(feature | class) for every feature from rows X, labels y.
 
@@ -264,6 +268,7 @@ class LikelihoodClassifier(Classifier):
         (['x', 'y'], [[0.667, 0.333], [0.25, 0.75]])
         """
         estimator = self._settings()
+        X = self._prepared(X, y, refit=True)
         if is_dask(X):
             return self._fit_partitions(X, y, sample_weight, estimator)
         inputs = Inputs.of(X)
@@ -324,6 +329,7 @@ class LikelihoodClassifier(Classifier):
         [[0.667, 0.333], [0.25, 0.75]]
         """
         estimator = self._settings()
+        X = self._prepared(X, y, refit=not hasattr(self, "_counts"))
         inputs = Inputs.of(X)
         inputs.require_data()
         labels = check_labels(y, inputs.n_rows)
@@ -485,7 +491,7 @@ class LikelihoodClassifier(Classifier):
         """log P(c), Σ_parts log P(x_part | c) (rows, classes), and X read as Inputs:
         X checked once against the columns ``fit`` saw."""
         kinds = self.feature_kinds_
-        inputs = Inputs.of(X)
+        inputs = Inputs.of(self._prepared(X))
         if inputs.one_d and any(kind != "text" for kind in kinds.values()):
             raise DataError(one_d_message(f"the model was fitted on {self.n_features_in_} "
                                           "features, not texts"))

@@ -75,6 +75,9 @@ class CategoricalLikelihood(Likelihood):
             given = declared.get(column) if isinstance(declared, Mapping) else declared
             states[column] = (states_from_values(inputs.column(column)) if given is None
                               else tuple(state_texts(s)[0] for s in given))
+            if not states[column]:
+                raise DataError(f"X: column {column!r} has no value in any row (every cell "
+                                "missing): drop the column or declare its states")
         return cls(columns, states)
 
     def codes(self, inputs: Inputs, unknown: str, hint: str = "") -> dict[str, np.ndarray]:

@@ -37,14 +37,24 @@ from bbn.core.data import read_data, state_texts, states_from_values
 from bbn.core.errors import DataError, suggest
 from bbn.core.lazy import lazy_attributes
 from bbn.model.network import Network
+from bbn.questions.partitions import is_dask
 from bbn.tasks.classification.base import WORD_KINDS, LikelihoodClassifier
 from bbn.tasks.classification.bernoulli import BernoulliLikelihood
 from bbn.tasks.classification.categorical import CategoricalLikelihood
 from bbn.tasks.classification.decisions import check_rule
 from bbn.tasks.classification.gaussian_features import GaussianLikelihood
-from bbn.tasks.classification.inputs import KINDS, WORD, Inputs, check_sample_weight, feature_kinds
+from bbn.tasks.classification.inputs import (
+    KINDS,
+    WORD,
+    Inputs,
+    as_array,
+    check_sample_weight,
+    feature_kinds,
+    generated_names,
+)
 from bbn.tasks.classification.likelihood import Likelihood
 from bbn.tasks.classification.multinomial import WordLikelihood
+from bbn.tasks.learning.discretisation import discretiser_for, parse_option
 from bbn.tasks.learning.estimators import Estimator, estimator_from_arguments
 from bbn.tasks.learning.gaussian import check_ddof
 from bbn.tasks.learning.parameters import learn
@@ -151,7 +161,9 @@ class NaiveBayes(LikelihoodClassifier):
     Parameters
     ----------
     features : None, str, mapping or list, default None
-        The kind of every feature: None (all ``categorical``; raw texts → ``text``; a
+        The kind of every feature: None (by its values: numbers ``gaussian``, unless
+        they are at most 20 distinct whole numbers, and all else ``categorical``, see
+        :func:`~bbn.tasks.classification.inputs.default_kind`; raw texts → ``text``; a
         sparse matrix → ``multinomial``), one kind for all, ``{column: kind}`` (others
         categorical) or a list with one kind per column. Kinds: ``KINDS``.
     estimator : Estimator or str, default "laplace"
@@ -195,6 +207,11 @@ class NaiveBayes(LikelihoodClassifier):
         feature as parents: P(c | x) ∝ P(c) Π_i P(xi | c, x_pa(i)). A missing value is
         summed out (exact, as the network's inference); Gaussian and word features stay
         children of the class only.
+    discretize : str or Discretiser, optional
+        Numeric columns cut into intervals (categorical features) before anything else:
+        a method of :func:`bbn.discretize` (``"quantile"``, ``"kmeans:4"``, ``"mdlp"``
+        supervised by the labels) fitted by ``fit``, or a fitted discretiser; the cuts
+        are ``discretiser_`` and apply to the rows predicted.
     m, prior, alpha, ess : optional, keyword only
         Deprecated (FutureWarning at ``fit``): the settings of a named estimator; give
         the estimator as a value instead (``estimator=bbn.MEstimate(m=2)``).
@@ -225,8 +242,8 @@ class NaiveBayes(LikelihoodClassifier):
                  class_prior=None, ddof: int = 1, var_smoothing: float = 0.0,
                  binarize: float = 0.0, unseen: str = "error", decision: str = "map",
                  loss=None, class_variable: str | None = None,
-                 token_pattern: str | None = None, structure: str = "naive", *,
-                 m: float | None = None,
+                 token_pattern: str | None = None, structure: str = "naive",
+                 discretize=None, *, m: float | None = None,
                  prior: Mapping | None = None, alpha: float | None = None,
                  ess: float | None = None):
         self.features = features
@@ -242,6 +259,7 @@ class NaiveBayes(LikelihoodClassifier):
         self.class_variable = class_variable
         self.token_pattern = token_pattern
         self.structure = structure
+        self.discretize = discretize
         self.m = m
         self.prior = prior
         self.alpha = alpha
@@ -299,7 +317,7 @@ class NaiveBayes(LikelihoodClassifier):
         discrete: list[CategoricalLikelihood] = []
         if columns["categorical"]:
             discrete.append(CategoricalLikelihood.declared(columns["categorical"], inputs,
-                                                           self.states))
+                                                           self._declared_states()))
         if columns["bernoulli"]:
             discrete.append(BernoulliLikelihood(columns["bernoulli"], self.binarize))
         parts: list[Likelihood] = list(discrete)
@@ -313,6 +331,37 @@ class NaiveBayes(LikelihoodClassifier):
             parts.append(WordLikelihood(columns["text"], columns["multinomial"],
                                         self.token_pattern))
         return parts
+
+    def _declared_states(self):
+        """``states``, with the intervals of the cut columns (in order) added."""
+        cutter = getattr(self, "discretiser_", None)
+        if cutter is None or (self.states is not None and not isinstance(self.states, Mapping)):
+            return self.states
+        return {**{c: cutter.states[c] for c in cutter.cuts},
+                **{str(c): s for c, s in (self.states or {}).items()}}
+
+    def _prepared(self, X, y=None, refit: bool = False):
+        """X with its numeric columns cut (``discretize``); the cuts fitted when ``refit``."""
+        if self.discretize is None:
+            vars(self).pop("discretiser_", None)
+            return X
+        if is_dask(X):
+            raise DataError("discretize= cuts rows held in memory, not a Dask collection: "
+                            "fit bbn.discretize on a sample, transform each partition "
+                            "(map_partitions) and fit on that")
+        named = isinstance(X, pd.DataFrame)
+        frame = X if named else pd.DataFrame(as_array(X))
+        if not named:
+            frame.columns = generated_names(frame.shape[1])
+        if refit or getattr(self, "discretiser_", None) is None:
+            option, target = self.discretize, None
+            if isinstance(option, str) and parse_option(option)[0] == "mdlp":
+                target = "\0class"
+                frame = frame.assign(**{target: np.ravel(np.asarray(y, dtype=object))})
+            self.discretiser_ = discretiser_for(option, frame, target)
+            frame = frame.drop(columns=[c for c in (target,) if c is not None])
+        cut = self.discretiser_.transform(frame)
+        return cut if named else cut.to_numpy(dtype=object)
 
     @property
     def vocabulary_(self) -> tuple[str, ...]:

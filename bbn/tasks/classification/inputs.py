@@ -203,9 +203,10 @@ def feature_kinds(features, inputs: Inputs) -> dict[str, str]:
         if inputs.one_d and pd.api.types.infer_dtype(inputs.frame[WORD], skipna=True) not in (
                 "string", "empty"):
             raise DataError(one_d_message("but not texts (for a bag of words)"))
-        default = ("multinomial" if inputs.matrix is not None else
-                   "text" if inputs.one_d else "categorical")
-        kinds = dict.fromkeys(names, default)
+        if inputs.matrix is not None or inputs.one_d:
+            kinds = dict.fromkeys(names, "multinomial" if inputs.matrix is not None else "text")
+        else:
+            kinds = {c: default_kind(inputs.column(c)) for c in names}
     elif isinstance(features, str):
         kinds = dict.fromkeys(names, features)
     elif isinstance(features, Mapping):
@@ -230,6 +231,43 @@ def feature_kinds(features, inputs: Inputs) -> dict[str, str]:
                         "features: a sparse matrix X holds word counts, so its features must "
                         "be multinomial")
     return kinds
+
+
+#: A column of whole numbers with at most this many distinct values (codes, counts, a
+#: scale of 1 to 5, pixel levels) is categorical by default; other numbers are Gaussian.
+CATEGORIES_UP_TO = 20
+
+
+def default_kind(column: pd.Series) -> str:
+    """A column's kind when ``features`` does not say: ``"gaussian"`` for numbers (also
+    written as texts, ``"5.1"``) unless they are whole numbers with at most
+    ``CATEGORIES_UP_TO`` distinct values; ``"categorical"`` for anything else (texts,
+    booleans, a column with no value).
+
+    >>> default_kind(pd.Series([4.3, 5.1, 5.8])), default_kind(pd.Series([0, 1, 1]))
+    ('gaussian', 'categorical')
+    >>> default_kind(pd.Series(["5.1", "6.2", None])), default_kind(pd.Series(["a", 1.5]))
+    ('gaussian', 'categorical')
+    """
+    if column.dtype.kind in "iuf":
+        values = column.to_numpy(dtype=float)
+    elif column.dtype.kind == "O" or isinstance(column.dtype, pd.StringDtype):
+        if pd.api.types.infer_dtype(column, skipna=True) not in (
+                "integer", "floating", "mixed-integer-float", "decimal", "string"):
+            return "categorical"
+        texts = column.astype(object)
+        absent = texts.isna() | texts.map(lambda v: isinstance(v, str) and not v.strip())
+        values = pd.to_numeric(texts.where(~absent, None), errors="coerce").to_numpy(float)
+        if np.isnan(values[~absent.to_numpy()]).any():  # some text is no number
+            return "categorical"
+    else:
+        return "categorical"
+    values = values[~np.isnan(values)]
+    if not len(values) or not np.isfinite(values).all():
+        return "categorical"
+    if np.array_equal(values, np.floor(values)) and len(np.unique(values)) <= CATEGORIES_UP_TO:
+        return "categorical"
+    return "gaussian"
 
 
 def one_d_message(why: str) -> str:

@@ -4,6 +4,8 @@
   (:class:`MLE`, :class:`MEstimate`, :class:`Laplace`, :class:`BDeu`, or its name), with
   missing values refused, dropped, or handled by EM;
 * :func:`em` — expectation–maximisation with its log-likelihood trace;
+* :func:`discretize` — cut points for numeric columns (equal width, equal frequency,
+  k-means, MDLP), a :class:`Discretiser` reusable on new data;
 * :func:`sample` — forward sampling, ``n`` rows as a DataFrame; :func:`sample_chunks`
   the same a chunk at a time (for files larger than memory).
 
@@ -20,6 +22,8 @@ _NAMES = {
     "learn_dynamic": "bbn.tasks.learning.dynamic_learning",
     "sample": "bbn.tasks.learning.sampling",
     "sample_chunks": "bbn.tasks.learning.sampling",
+    "discretize": "bbn.tasks.learning.discretisation",
+    "Discretiser": "bbn.tasks.learning.discretisation",
     "em": "bbn.tasks.learning.missing",
     "EMResult": "bbn.tasks.learning.convergence",
     "ESTIMATORS": "bbn.tasks.learning.estimators",

@@ -26,6 +26,7 @@ from bbn.core.progress import Progress
 from bbn.io.chunks import source_name
 from bbn.model.network import Network
 from bbn.tasks.learning.counting import check_family_sizes
+from bbn.tasks.learning.discretisation import discretiser_for
 from bbn.tasks.learning.estimators import (
     Estimator,
     estimator_from_arguments,
@@ -44,7 +45,7 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
           tol: float = 1e-6, max_iter: int = 100, seed: int | None = 0,
           m: float | None = None, prior: Mapping | None = None, alpha: float | None = None,
           ess: float | None = None, chunksize: int | None = None,
-          progress: Progress = None) -> Network:
+          progress: Progress = None, discretize=None) -> Network:
     """A copy of ``net`` whose tables are estimated from ``data``.
 
     Parameters
@@ -89,6 +90,13 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     m, prior, alpha, ess
         Deprecated (FutureWarning): the settings of a named estimator; give the
         estimator as a value instead (``estimator=Laplace(alpha=0.5)``).
+    discretize : True, str or Discretiser, optional
+        Numeric columns cut into intervals first (:mod:`bbn.tasks.learning.discretisation`;
+        the data is then read whole): ``True`` cuts them at the intervals that are
+        ``net``'s states (``[4.3, 5.1]``, ``(5.1, 5.8]``...); a fitted
+        :class:`~bbn.tasks.learning.discretisation.Discretiser` applies its cuts; a method
+        (``"quantile"``, ``"kmeans:4"``) fits one on ``data``, whose intervals must then be
+        the states of ``net``.
 
     Returns
     -------
@@ -116,6 +124,9 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     """
     estimator = estimator_from_arguments("bbn.learn", estimator, m=m, prior=prior,
                                          alpha=alpha, ess=ess)
+    if discretize is not None and discretize is not False:
+        cutter = discretiser_for(discretize, data, states=net)
+        data, columns = cutter.transform(data, columns), None
     if missing not in MISSING_POLICIES:
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
     ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)

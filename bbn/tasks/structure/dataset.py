@@ -24,6 +24,7 @@ on different rows, as in bnlearn's and Tetrad's "available case analysis").
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -35,6 +36,11 @@ from bbn.core.data import MISSING, complete_codes, encode, read_data, states_fro
 from bbn.core.errors import DataError, ModelError, suggest
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
 from bbn.tasks.learning.counting import family_counts
+from bbn.tasks.learning.discretisation import (
+    ManyValuesWarning,
+    many_values_message,
+    numeric_categories,
+)
 
 #: What a missing value does: stop with a DataError, or drop the row from each family
 #: that needs the value.
@@ -219,6 +225,10 @@ def read_coded(data, *, states: Mapping[str, Sequence[str]] | None = None,
         raise DataError(f"{source}: no columns to learn a structure from")
     names = tuple(tuple(states[v]) if states and v in states else states_from_values(frame[v])
                   for v in variables)
+    many = numeric_categories({v: s for v, s in zip(variables, names)
+                               if not (states and v in states)})
+    if many:
+        warnings.warn(many_values_message(many, source), ManyValuesWarning, stacklevel=3)
     if missing == "error":
         codes = complete_codes(frame, variables, names, source)
     else:

@@ -36,6 +36,8 @@ class LearnedNetwork(Network):
         returns, e.g. PC's); the network orients them one consistent way.
     statistics_ : dict
         The work done: iterations, tests, families scored, moves skipped by reason.
+    discretiser_ : Discretiser or None
+        The cuts of ``discretize=``, to cut new data the same way.
 
     Examples
     --------
@@ -50,6 +52,7 @@ class LearnedNetwork(Network):
         self.score_: float | None = None
         self.undirected_edges_: list[tuple[str, str]] = []
         self.statistics_: dict = {}
+        self.discretiser_ = None
 
     def record(self, method: str, score: float | None, undirected_edges,
                statistics: Mapping) -> LearnedNetwork:
@@ -74,5 +77,6 @@ class LearnedNetwork(Network):
             parents={v: self.parents(v) for v in self.variables},
             tables={v: self.cpt_array(v) for v in self.variables if self.has_cpt(v)},
             descriptions={v: self.description(v) for v in self.variables})
+        other.discretiser_ = self.discretiser_
         return other.record(self.method_, self.score_, self.undirected_edges_,
                             self.statistics_)

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from bbn.core.data import read_data
 from bbn.core.errors import ModelError, suggest
 from bbn.core.progress import Progress, reporter
 from bbn.model.network import Network
 from bbn.tasks.learning.counting import check_family_sizes
+from bbn.tasks.learning.discretisation import discretiser_for
 from bbn.tasks.learning.estimators import Estimator, as_estimator, table_from_counts
 from bbn.tasks.structure.chow_liu_trees import tree_method
 from bbn.tasks.structure.dataset import CodedData, read_coded
@@ -58,7 +60,7 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
                     target: str | None = None, missing: str = "error", ess: float = 1.0,
                     alpha: float = 0.05, test: str = "g2", seed: int = 0,
                     progress: Progress = None, name: str = "learned",
-                    **options) -> LearnedNetwork:
+                    discretize=None, **options) -> LearnedNetwork:
     """Learn a Bayesian network's structure and tables from discrete data.
 
     Parameters
@@ -101,6 +103,12 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
         a long search; True: a line on a terminal. Silent by default.
     name : str, default "learned"
         The network's name.
+    discretize : str or Discretiser, optional
+        Numeric columns cut into intervals first: a method (``"quantile"``,
+        ``"uniform"``, ``"kmeans"``, ``"mdlp"`` with ``target``; ``"kmeans:4"`` for 4
+        intervals) fitted on ``data``, or a fitted
+        :class:`~bbn.tasks.learning.discretisation.Discretiser`; kept as
+        ``discretiser_`` to cut new data the same way.
     **options
         Method-specific options (e.g. ``root=`` for ``"tree"``).
 
@@ -139,6 +147,12 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise ModelError(f"alpha (the tests' level) must be a number in (0, 1), got {alpha!r}")
     estimator = as_estimator(estimator)
+    cutter = None
+    if discretize is not None:
+        cutter = discretiser_for(discretize, data if columns is None else
+                                 read_data(data, columns)[0], target=target)
+        data, columns = cutter.transform(data, columns), None
+        states = {**{c: s for c, s in cutter.states.items() if c != target}, **(states or {})}
     coded = read_coded(data, states=states, columns=columns, missing=missing)
     knowledge = Knowledge.build(coded.variables, required, forbidden, tiers, max_parents)
     settings = Settings(score=score, ess=float(ess), alpha=float(alpha), test=test,
@@ -147,10 +161,12 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
                         progress=reporter(progress), options=dict(options))
     found = METHODS[method](coded, knowledge, settings)
     knowledge.check_dag(found.parents, f"the structure found by {method!r}")
-    return _network(coded, found, estimator, name).record(
+    learned = _network(coded, found, estimator, name).record(
         method, found.score,
         [(coded.variables[i], coded.variables[j]) for i, j in sorted(found.undirected)],
         found.statistics)
+    learned.discretiser_ = cutter
+    return learned
 
 
 def chow_liu(data, root: str | None = None, *, states: Mapping[str, Sequence[str]] | None = None,

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from bbn.core.errors import ModelError, suggest
-from bbn.core.tables import bad_rows, normalized, row_tolerance
+from bbn.core.tables import bad_rows, normalized, plain, row_tolerance
 from bbn.io.formats._text import Retry, check_table, name_from_source
 from bbn.io.formats.bn.compact import set_compact
 from bbn.io.formats.bn.linear import is_linear, set_linear
@@ -437,10 +437,10 @@ class LocatedBuilder:
                 kind = "negative" if row.reason == "negative" else "not a finite number"
                 self.report(f"{text} in {where} is {kind}", loc)
             elif row.reason == "zero sum":
-                self.report(f"{where} sums to {row.total!r}: only a row with a "
+                self.report(f"{where} sums to {plain(row.total)}: only a row with a "
                             "positive sum can be normalised", numbers[first][1])
             else:
-                self.report(f"{where} sums to {row.total!r}, not 1 (tolerance "
+                self.report(f"{where} sums to {plain(row.total)}, not 1 (tolerance "
                             f"{row_tolerance(array.shape[1]):.2g})", numbers[first][1])
         if self.normalize and not bad:
             array[...] = normalized(array)
