@@ -19,8 +19,6 @@ from pathlib import Path
 import pytest
 from test_notebook_displays import tables
 
-import bbn
-
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "first-hour.ipynb"
 NEEDED = ("nbclient", "nbformat", "ipykernel", "matplotlib")
@@ -37,8 +35,6 @@ def _needs(condition: bool, reason: str) -> None:
 def executed():
     missing = [m for m in NEEDED if importlib.util.find_spec(m) is None]
     _needs(bool(missing), f"{', '.join(missing)} not installed (pip install {' '.join(NEEDED)})")
-    if not hasattr(bbn, "discretize"):
-        pytest.skip("waiting for bbn.discretize (the realdata branch)")
     import nbclient
     import nbformat
 
