@@ -38,6 +38,7 @@ bbn`` does not load the approximate engines). A new kind of question — an inte
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -71,6 +72,10 @@ EXACT = "exact"
 # model's method ← its caller.
 _STACKLEVEL = 7
 
+# The models' ``_answering`` slots and the answerings' engines and graphs are filled by
+# whichever thread asks first; this lock guards the filling only (never a question).
+_FILLING = threading.Lock()
+
 
 # ----------------------------------------------------------------- per revision
 class Answering:
@@ -97,7 +102,10 @@ class Answering:
         """The exact engine of the view (built once)."""
         engine = self._engine
         if engine is None:
-            engine = self._engine = Engine(self.view)
+            with _FILLING:
+                engine = self._engine
+                if engine is None:
+                    engine = self._engine = Engine(self.view)
         return engine
 
 
@@ -108,7 +116,10 @@ def answering(model: Model, view: CompiledNetwork | None = None) -> Answering:
         view = model.compiled()
     found = model._answering
     if found is None or found.view is not view:
-        found = model._answering = Answering(view)
+        with _FILLING:
+            found = model._answering
+            if found is None or found.view is not view:
+                found = model._answering = Answering(view)
     return found
 
 
@@ -139,9 +150,12 @@ def factor_graph(model: Model) -> FactorGraph:
     found = answering(model)
     if found.graph is None:
         factors = getattr(model, "factors", None)
-        found.graph = (FactorGraph.from_compiled(found.view) if factors is None else
-                       FactorGraph.from_factors(model.variables, {
-                           v: model.states(v) for v in model.variables}, factors))
+        graph = (FactorGraph.from_compiled(found.view) if factors is None else
+                 FactorGraph.from_factors(model.variables, {
+                     v: model.states(v) for v in model.variables}, factors))
+        with _FILLING:  # made outside the lock; the first one made is kept
+            if found.graph is None:
+                found.graph = graph
     return found.graph
 
 
