@@ -75,7 +75,23 @@ def check() -> None:
     """
     limit = _LIMIT.get()
     if limit is not None and time.monotonic() >= limit[0]:
-        raise TimeLimitError(f"{limit[2]} took longer than the limit of {limit[1]:g} s")
+        raise exceeded()
+
+
+def exceeded(detail: str = "") -> TimeLimitError:
+    """The error of this context's limit, ``detail`` added in parentheses (for work
+    stopped by other means than :func:`check`: a subprocess killed at :func:`remaining`).
+
+    Examples
+    --------
+    >>> with time_limit(2.0, "drawing"):
+    ...     print(exceeded("dot was stopped"))
+    drawing took longer than the limit of 2 s (dot was stopped)
+    """
+    limit = _LIMIT.get()
+    what, seconds = ("the work", 0.0) if limit is None else (limit[2], limit[1])
+    return TimeLimitError(f"{what} took longer than the limit of {seconds:g} s"
+                          + (f" ({detail})" if detail else ""))
 
 
 def remaining() -> float | None:

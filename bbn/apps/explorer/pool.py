@@ -1,20 +1,22 @@
 """An HTTP server that stays up for everyone when some clients misbehave: a fixed pool of
-workers, connections that wait for their next request without holding a worker, and
-time limits on idle and slow clients.
+workers, requests read ahead without holding a worker, and time limits on idle and slow
+clients.
 
-    accept ──▶ waiting (a selector; idle ones closed after IDLE_SECONDS, the oldest
-                │        dropped beyond MAX_WAITING)
-                ▼ readable
+    accept ──▶ waiting (one thread, a selector, non-blocking reads): the request's head,
+                │        then its body (at most body_limit bytes) read ahead; idle
+                │        connections closed after IDLE_SECONDS, requests slower than
+                │        REQUEST_SECONDS (+ the body at BODY_RATE) told 408, the oldest
+                │        connections dropped beyond MAX_WAITING
+                ▼ whole
              the queue (at most QUEUE requests; beyond, 503 at once)
                 ▼
-             a worker: one request, its head and body within REQUEST_SECONDS
-                │        (408 beyond), the reply; a kept-alive connection goes back
-                └──────▶ to waiting
+             a worker: the reply; a kept-alive connection goes back to waiting
 
-So 300 idle connections cost 300 file descriptors and no thread; a client sending one
-byte a second holds one worker for at most ``REQUEST_SECONDS``; requests beyond what the
-workers and the queue hold are told 503 rather than left hanging. The listening backlog
-is ``BACKLOG``.
+So 300 idle connections cost 300 file descriptors and no thread, and a client sending
+one byte a second holds no worker at all: a worker only ever answers a request that has
+arrived whole. Requests beyond what the workers and the queue hold are told 503 rather
+than left hanging; requests read ahead hold at most ``READ_AHEAD`` bytes in all. The
+listening backlog is ``BACKLOG``.
 
 >>> PooledHTTPServer.workers, PooledHTTPServer.request_queue_size
 (16, 256)
@@ -26,6 +28,7 @@ import collections
 import io
 import json
 import queue
+import re
 import selectors
 import socket
 import threading
@@ -48,6 +51,24 @@ MAX_WAITING = 512
 BACKLOG = 256
 #: Bytes a request's head (its line and headers) may have; 431 beyond.
 HEAD_LIMIT = 64 * 2**10
+#: Bytes of requests read ahead and waiting, all connections together; 503 beyond.
+READ_AHEAD = 128 * 2**20
+
+
+def _head_end(data: bytearray) -> int | None:
+    """Where a request's head ends (after its blank line), None while it has not."""
+    ends = [i + len(mark) for mark in (b"\r\n\r\n", b"\n\n") if (i := data.find(mark)) >= 0]
+    return min(ends) if ends else None
+
+
+_CONTENT_LENGTH = re.compile(rb"\ncontent-length:[ \t]*(\d{1,20})[ \t]*\r?\n", re.IGNORECASE)
+
+
+def _content_length(head: bytes) -> int:
+    """The body's length a head declares, 0 when it declares none or a bad one (the
+    handler reads the head again and refuses a bad one)."""
+    found = _CONTENT_LENGTH.findall(head)
+    return int(found[0]) if len(found) == 1 else 0
 
 
 def body_seconds(length: int) -> float:
@@ -148,6 +169,8 @@ class PooledHandler(BaseHTTPRequestHandler):
                    explain: str | None = None) -> None:
         """The standard library's errors (a malformed request line or header) as JSON."""
         self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # a garbled request line: still a status
+            self.request_version = self.protocol_version
         try:
             reason = self.responses[code][0]
         except KeyError:
@@ -198,16 +221,18 @@ class PooledHTTPServer(HTTPServer):
     """
 
     workers = WORKERS
+    body_limit = 16 * 2**20  # bodies read ahead up to this; larger ones are refused
     request_queue_size = BACKLOG
     idle_seconds = IDLE_SECONDS
     max_waiting = MAX_WAITING
 
     def __init__(self, address: tuple[str, int], handler: type[PooledHandler]) -> None:
         self._queue: queue.Queue = queue.Queue(QUEUE)
-        # the watcher's own: connection → (when it started waiting or its head began,
-        # the head's bytes so far), in order of arrival
-        self._waiting: collections.OrderedDict[socket.socket, tuple[float, bytes]] = \
-            collections.OrderedDict()
+        # the watcher's own: connection → [since: when it started waiting or its request
+        # began, the request's bytes so far, need: their number once the head tells it,
+        # the deadline], in order of arrival; and the bytes they hold in all
+        self._waiting: collections.OrderedDict[socket.socket, list] = collections.OrderedDict()
+        self._ahead = 0
         self._returned: list[socket.socket] = []  # handed back by workers and accept
         self._lock = threading.Lock()
         self._selector = selectors.DefaultSelector()
@@ -255,7 +280,7 @@ class PooledHTTPServer(HTTPServer):
                 except (OSError, ValueError):
                     self.shutdown_request(connection)
                     continue
-                waiting[connection] = (now, b"")
+                waiting[connection] = [now, bytearray(), None, now + self.idle_seconds]
             while len(waiting) > self.max_waiting:
                 self._drop(next(iter(waiting)))
             if now - scanned > 0.25:
@@ -276,50 +301,77 @@ class PooledHTTPServer(HTTPServer):
                     self._read_ahead(key.fileobj)
 
     def _expire(self, now: float) -> None:
-        """Close the connections idle too long; 408 to those whose head is too slow."""
-        for connection, (since, head) in list(self._waiting.items()):
-            if head and now - since >= REQUEST_SECONDS:
-                _reply(connection, "408 Request Timeout", "the request's head took "
-                       f"longer than {REQUEST_SECONDS:g} s to arrive", wait=0)
-                self._drop(connection)
-            elif not head and now - since >= self.idle_seconds:
+        """Close the connections idle too long; 408 to those whose request is too slow."""
+        for connection, (since, data, _, deadline) in list(self._waiting.items()):
+            if data and now >= deadline:
+                self._refuse(connection, "408 Request Timeout",
+                             f"the request took longer than {deadline - since:.3g} s to "
+                             "arrive (its head, then the body at 64 KiB/s)")
+            elif not data and now - since >= self.idle_seconds:
                 self._drop(connection)
 
     def _read_ahead(self, connection: socket.socket) -> None:
-        """What has arrived of a waiting connection's head; queued once complete."""
-        since, head = self._waiting[connection]
+        """What has arrived of a waiting connection's request: its head, then a body of
+        at most ``body_limit`` bytes; queued once whole."""
+        arriving = self._waiting[connection]
+        since, data, need, _ = arriving
+        want = HEAD_LIMIT + 4 - len(data) if need is None else min(need - len(data), 1 << 20)
         try:
-            data = connection.recv(HEAD_LIMIT + 4 - len(head))
+            chunk = connection.recv(max(want, 1))
         except BlockingIOError:
             return
         except OSError:
-            data = b""
-        if not data:  # closed by the client
-            self._drop(connection)
-            return
-        if not head:  # the head's time runs from its first byte
-            since = time.monotonic()
-        head += data
-        if b"\r\n\r\n" not in head and b"\n\n" not in head:
-            if len(head) > HEAD_LIMIT:
-                _reply(connection, "431 Request Header Fields Too Large",
-                       f"the request's head is longer than {HEAD_LIMIT} bytes", wait=0)
-                self._drop(connection)
+            chunk = b""
+        if not chunk:  # the client closed (its side: it may still read a reply)
+            if need is not None:
+                end = _head_end(data)
+                self._refuse(connection, "400 Bad Request", f"the body ended after "
+                             f"{len(data) - end} of {need - end} bytes")
+            elif data:
+                self._refuse(connection, "400 Bad Request", "the request ended in its head")
             else:
-                self._waiting[connection] = (since, head)
+                self._drop(connection)
             return
-        self._selector.unregister(connection)
-        del self._waiting[connection]
+        if self._ahead + len(chunk) > READ_AHEAD:
+            self._refuse(connection, "503 Service Unavailable",
+                         "the server is busy: try again in a moment")
+            return
+        now = time.monotonic()
+        if not data:  # a request's time runs from its first byte
+            arriving[0], arriving[3] = now, now + REQUEST_SECONDS
+        data += chunk
+        self._ahead += len(chunk)
+        if need is None:
+            end = _head_end(data)
+            if end is None:
+                if len(data) > HEAD_LIMIT:
+                    self._refuse(connection, "431 Request Header Fields Too Large",
+                                 f"the request's head is longer than {HEAD_LIMIT} bytes")
+                return
+            length = _content_length(data[:end])
+            need = arriving[2] = end + (length if length <= self.body_limit else 0)
+            arriving[3] = max(arriving[3], now + body_seconds(need - end))
+        if len(data) < need:
+            return
+        self._forget(connection)
         try:
-            self._queue.put_nowait((connection, head))
+            self._queue.put_nowait((connection, bytes(data)))
         except queue.Full:
             _reply(connection, "503 Service Unavailable",
                    "the server is busy: try again in a moment", wait=0)
             self.shutdown_request(connection)
 
-    def _drop(self, connection: socket.socket) -> None:
+    def _refuse(self, connection: socket.socket, status: str, message: str) -> None:
+        _reply(connection, status, message, wait=0)
+        self._drop(connection)
+
+    def _forget(self, connection: socket.socket) -> None:
+        """No longer waiting: unwatched, its bytes no longer counted."""
         self._selector.unregister(connection)
-        del self._waiting[connection]
+        self._ahead -= len(self._waiting.pop(connection)[1])
+
+    def _drop(self, connection: socket.socket) -> None:
+        self._forget(connection)
         self.shutdown_request(connection)
 
     # ------------------------------------------------------------ working

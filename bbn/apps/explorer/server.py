@@ -200,6 +200,7 @@ class ExplorerHTTPServer(PooledHTTPServer):
         host = address[0]
         if ":" in host:
             self.address_family = socket.AF_INET6
+        self.body_limit = max(app.settings.upload_limit, app.settings.query_limit)
         super().__init__(address, Handler)
         self.app, self.verbose, self.loopback = app, verbose, is_loopback(host)
 
