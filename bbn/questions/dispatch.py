@@ -169,12 +169,15 @@ class Kind(NamedTuple):
     whose evidence is a batch of cases (:class:`~bbn.questions.resolution.Cases`), None
     when the kind takes no batch;
     ``approximate`` is a lazy reference ``"module:function"`` to ``function(graph,
-    question, method)``, None when the kind has no approximate answer.
+    question, method)``, None when the kind has no approximate answer; ``structural``
+    marks a kind answered from the graph alone (d-separation): no numbers, so every
+    method gets the exact answer.
     """
 
     exact: Callable | str
     batch: Callable | None = None
     approximate: str | None = None
+    structural: bool = False
 
 
 def _probability_or_posterior(answering: Answering, question: Question, model, **options):
@@ -272,7 +275,7 @@ KINDS: dict[str, Kind] = {
     "LOG": Kind(_log),
     "LOG_P": Kind(_log_probability),
     "LOG_Z": Kind(_log_partition, None, "bbn.questions.estimates:log_partition"),
-    "IND": Kind("bbn.questions.d_separation:answer_independence"),
+    "IND": Kind("bbn.questions.d_separation:answer_independence", structural=True),
     "H": Kind("bbn.questions.information:answer_entropy"),
     "I": Kind("bbn.questions.information:answer_information"),
 }
@@ -324,7 +327,7 @@ def answer(model: Model, question: Question, method=EXACT, **options):
     if how is None:
         raise QueryError(f"no answer for questions of kind {question.kind!r}")
     batch = type(question.evidence) is Cases
-    if method == EXACT:
+    if method == EXACT or how.structural:
         if batch:
             if how.batch is None:
                 raise QueryError(f"{question.kind} questions take one case, not a batch")
