@@ -12,9 +12,8 @@ import json
 
 import pytest
 
-import bbn
 from bbn.apps.cli.main import main
-from bbn.core.errors import BBNError, QueryError
+from bbn.core.errors import QueryError
 from bbn.engines.approximate.gibbs import Gibbs
 from bbn.questions.dispatch import method_from_options
 

@@ -75,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=str(ROOT / "models" / "chair.bn"))
     options = parser.parse_args(argv)
-    process = subprocess.Popen([sys.executable, "-c", "import sys; from bbn.apps.cli.main import main; sys.exit(main())",
-                                "serve", options.model, "--port",
-                                "0"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    command = "import sys; from bbn.apps.cli.main import main; sys.exit(main())"
+    process = subprocess.Popen([sys.executable, "-c", command, "serve", options.model,
+                                "--port", "0"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         line = process.stdout.readline()
         port = int(line.rsplit(":", 1)[1].split("/")[0])
