@@ -15,7 +15,7 @@ import sys
 import warnings
 
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import read_model
+from bbn.apps.cli.options import read_model, refuse_overwriting
 from bbn.io.formats import dumps, save
 from bbn.tasks.learning.estimators import ESTIMATORS, as_estimator
 from bbn.tasks.learning.missing import em
@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, data=args.data)  # the model may be updated in place
     net = read_model(args, args.structure)
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.alpha, ess=args.ess)
     with warnings.catch_warnings(record=True) as caught:

@@ -173,7 +173,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(argv).parse_args(argv)
+    try:  # Ctrl-C while the command's modules load: 130 too
+        args = build_parser(argv).parse_args(argv)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
     try:
         return args.run(args)
     except ImpossibleEvidenceError as error:

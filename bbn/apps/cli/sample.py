@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.apps.cli.options import add_model_argument, read_model, refuse_overwriting
 from bbn.io.formats import atomic_writer
 from bbn.tasks.learning.sampling import sample_chunks
 
@@ -31,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, model=args.model)
     net = read_model(args)
     rows = sample_chunks(net, args.rows, seed=args.seed, chunksize=args.chunksize)
     if args.output is None:

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Sequence
 
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import read_model
+from bbn.apps.cli.options import read_model, refuse_overwriting
 from bbn.core.errors import DataError, suggest
 from bbn.io.formats import dumps, save
 from bbn.tasks.learning.estimators import ESTIMATORS, as_estimator
@@ -77,6 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, data=args.data, tiers=args.tiers)
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.laplace, ess=args.ess)
     tiers = None if args.tiers is None else read_tiers(args.tiers, _header(args.data))
     start = None if args.start is None else read_model(args, args.start)
