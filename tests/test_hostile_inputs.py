@@ -13,7 +13,6 @@ import json
 import pytest
 
 import bbn
-
 from bbn.apps.cli.main import main
 from bbn.core.errors import QueryError
 from bbn.engines.approximate.gibbs import Gibbs
