@@ -6,7 +6,6 @@
 :func:`read_model` loads the model a command names, honouring ``--normalize``.
 
 >>> import argparse
-import os
 >>> parser = argparse.ArgumentParser()
 >>> add_model_argument(parser); add_normalize_argument(parser); add_method_arguments(parser)
 >>> args = parser.parse_args(["models/chair.bn"])
