@@ -92,3 +92,12 @@ def test_once_a_failed_make_is_tried_again():
             once.get(store, "k", fail)
     assert len(calls) == 2 and store == {}
     assert once.get(store, "k", lambda: 3) == 3
+
+
+def test_a_network_with_filled_caches_pickles_with_cloudpickle(chair):
+    # what Dask does to a function that closes over a model: its locks must not stop it
+    cloudpickle = pytest.importorskip("cloudpickle")
+    chair.posterior("C", {"A": "T"})  # the engine and a plan made (Once: a lock inside)
+    twin = cloudpickle.loads(cloudpickle.dumps(chair))
+    assert twin.posterior("C", {"A": "T"}).values.round(6).tolist() == [0.886749, 0.113251]
+    assert cloudpickle.loads(cloudpickle.dumps(Once())).get({}, 1, lambda: 2) == 2

@@ -49,6 +49,11 @@ class Once:
         self.lock = threading.Lock()
         self._making: dict[tuple[int, object], threading.Event] = {}
 
+    def __reduce__(self) -> tuple:
+        """A copy (pickled, deep-copied) is a fresh one: a lock is not copied, and no
+        value is being made in the copy."""
+        return (Once, ())
+
     def get(self, store: MutableMapping, key: object, make: Callable[[], T]) -> T:
         """``store[key]``, made by ``make()`` (outside the lock) if absent.
 
