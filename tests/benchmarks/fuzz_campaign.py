@@ -77,9 +77,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _first_failure(output: str) -> str:
     """The assertion or exception and the falsifying example from pytest's report."""
-    keep = [line for line in output.splitlines() if line.startswith("E ")
-            or "Falsifying" in line or line.strip().startswith("Draw ")]
-    return "\n".join(keep[:20])
+    lines = output.splitlines()
+    keep = [line for line in lines if line.startswith("E ") or "Falsifying" in line
+            or line.strip().startswith("Draw ")]
+    return "\n".join(keep[:20] or lines[-30:])
 
 
 if __name__ == "__main__":
