@@ -262,3 +262,15 @@ def test_the_console_script_turns_ctrl_c_into_130(monkeypatch):
     with pytest.raises(SystemExit) as exited:
         console.run()
     assert exited.value.code == 130
+
+
+def test_an_approximate_probability_carries_its_standard_error(chair, chair_file, capsys):
+    method = method_from_options("lw", samples=4000, seed=484, time_budget=None)
+    p = chair.query("P(S=T | C=F, B=T)", method=method)
+    exact = chair.query("P(S=T | C=F, B=T)")  # 0.647482 (brute force: 0.6474820143884893)
+    assert isinstance(p, float) and p.report.method == "lw"
+    assert abs(p - exact) <= 3 * p.standard_error  # the estimate says how far it may be
+    assert main(["query", str(chair_file), "P(S=T | C=F, B=T)", "--method", "lw", "--seed",
+                 "484", "--samples", "4000"]) == 0
+    assert capsys.readouterr().out == (f"P(S=T | C=F, B=T) = {p:.6f} (lw, standard error "
+                                       f"{p.standard_error:.6f})\n")
