@@ -22,6 +22,7 @@ quickly rather than allocated.
 from __future__ import annotations
 
 import contextlib
+import copy
 import gzip
 import io
 import json
@@ -456,7 +457,9 @@ def mutated_tree(draw) -> dict:
             parent = parent[key]
         edit = draw(st.sampled_from(["set", "delete", "copy"]))
         if edit == "set":
-            parent[place[-1]] = draw(st.sampled_from(TREE_VALUES) | st.integers())
+            # a copy: a list or dict of TREE_VALUES put in as it is would be changed by the
+            # next edit, and the strategy would draw differently the next time
+            parent[place[-1]] = copy.deepcopy(draw(st.sampled_from(TREE_VALUES) | st.integers()))
         elif edit == "delete":
             del parent[place[-1]]
         elif isinstance(parent, list):
