@@ -22,8 +22,10 @@ quickly rather than allocated.
 from __future__ import annotations
 
 import contextlib
+import copy
 import gzip
 import io
+import json
 import os
 import subprocess
 import sys
@@ -331,3 +333,231 @@ def test_every_seed_reads_back():
         for text in texts:
             assert isinstance(bbn.loads(text, format=fmt), bbn.Network)
     assert np.all([len(net.variables) > 0 for net in NETWORKS])
+
+
+# ------------------------------------------------ every query form × every method
+FORMS = ("P({t})", "P({t} | {e})", "P({t}={s} | {e})", "P({t}, {u} | {e})",
+         "MAP({t}, {u} | {e})", "MPE({e})", "{t} _|_ {u} | {z}", "H({t} | {e})",
+         "I({t}; {u} | {e})")
+QUERY_METHODS = ("exact", "lbp", "lw", "is", "gibbs")
+
+
+def _entropy(p: np.ndarray) -> float:
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum())
+
+
+@FUZZ
+@given(data=st.data())
+def test_every_query_form_by_every_method_is_right_or_refused(data):
+    """On chair, whose factor graph is a tree (loopy BP is exact there): the exact answer
+    equals the brute-force one; an approximate one is within 8 standard errors (+0.02)
+    of it, or a BBNError; the forms a method does not estimate are refused (H, I) or
+    answered from the graph alone (independence) — never silently wrong."""
+    from brute_force import BruteForce
+
+    from bbn.questions.dispatch import method_from_options
+
+    net = NETWORKS[0]
+    names = list(net.variables)
+    t, u = data.draw(st.permutations(names))[:2]
+    others = [v for v in names if v not in (t, u)]
+    given_ = data.draw(st.lists(st.sampled_from(others), unique=True, max_size=3))
+    evidence = {v: data.draw(st.sampled_from(net.states(v))) for v in given_}
+    s = data.draw(st.sampled_from(net.states(t)))
+    form = data.draw(st.sampled_from(FORMS))
+    text = form.format(t=t, u=u, s=s, z=", ".join(given_),
+                       e=", ".join(f"{v}={x}" for v, x in evidence.items()))
+    text = text.replace(" | )", ")").replace("( | ", "(").rstrip(" |")
+    if "{e}" not in form:
+        evidence = {}
+    name = data.draw(st.sampled_from(QUERY_METHODS))
+    seed = data.draw(st.integers(0, 2**16))
+    method = (name if name in ("exact", "lbp") else
+              method_from_options(name, samples=4000, seed=seed, time_budget=None))
+    oracle = BruteForce(net)
+    exact = net.query(text)
+    try:
+        got = net.query(text, method=method)
+    except BBNError:
+        assert name != "exact"
+        return
+    kind = text.split("(")[0] if "_|_" not in text else "IND"
+    assert kind not in ("H", "I") or name == "exact", f"{text} by {name}: no refusal"
+    if kind == "IND":
+        assert bool(got) == bool(exact) and got.to_text() == exact.to_text()
+    elif kind == "P" and "=" in text.split("|")[0]:
+        truth = oracle.probability({t: s}, evidence)
+        value = float(got.values[0]) if hasattr(got, "values") else float(got)
+        _close(value, truth, getattr(got, "standard_error", None), name, text)
+    elif kind == "P":
+        targets = [t] if form.startswith("P({t})") or form == "P({t} | {e})" else [t, u]
+        truth = oracle.posterior(targets, evidence)
+        _close(got.values, truth, getattr(got, "standard_error", None), name, text)
+    elif kind in ("MAP", "MPE"):
+        assignment, p = got
+        truth = oracle.probability(assignment, evidence)
+        _close(p, truth, getattr(got, "standard_error", None), name, text)
+        if name == "exact":
+            assert p == pytest.approx(exact[1], rel=1e-9)
+    elif kind == "H":
+        assert got == pytest.approx(_entropy(oracle.posterior([t], evidence)), abs=1e-9)
+    elif kind == "I":
+        joint = oracle.posterior([t, u], evidence)
+        mutual = (_entropy(joint.sum(axis=1)) + _entropy(joint.sum(axis=0))
+                  - _entropy(joint.ravel()))
+        assert got == pytest.approx(mutual, abs=1e-9)
+
+
+def _close(value, truth, standard_error, method: str, text: str) -> None:
+    value, truth = np.asarray(value, dtype=float), np.asarray(truth, dtype=float)
+    if method in ("exact", "lbp"):
+        assert np.allclose(value, truth, atol=1e-6), (text, method, value, truth)
+    else:
+        se = 0.0 if standard_error is None else np.asarray(standard_error, dtype=float)
+        assert (np.abs(value - truth) <= 8 * se + 0.03).all(), (text, method, value, truth)
+
+
+# ------------------------------------------------------------ decision-tree JSON
+def _tree_seeds() -> list[dict]:
+    frame = pd.read_csv(ROOT / "models" / "tennis.csv")
+    categorical = bbn.DecisionTree().fit(frame.drop(columns=["play"]), frame["play"])
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(60, 2))
+    numeric = bbn.DecisionTree(split="binary").fit(pd.DataFrame(x, columns=["u", "v"]),
+                                                   np.where(x.sum(axis=1) > 0, "a", "b"))
+    from bbn.tasks.trees.files import tree_json
+
+    return [json.loads(tree_json(categorical)), json.loads(tree_json(numeric))]
+
+
+TREE_VALUES = [None, True, False, 0, 1, -1, 2, 7, 10**30, -(10**30), 1.5, float("nan"),
+               float("inf"), "", "x", "categorical", "continuous", [], [0], [1, 2], [-1], {},
+               {"a": 1}, [[0]], 0.0, 3, "NaN", [0, 0], [1, 0]]
+
+
+def _places(document, prefix=()):
+    yield prefix
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield from _places(value, (*prefix, key))
+    elif isinstance(document, list):
+        for i, value in enumerate(document):
+            yield from _places(value, (*prefix, i))
+
+
+@st.composite
+def mutated_tree(draw) -> dict:
+    document = json.loads(json.dumps(draw(st.sampled_from(TREE_SEEDS))))
+    for _ in range(draw(st.integers(1, 3))):
+        places = list(_places(document))[1:]
+        place = draw(st.sampled_from(places))
+        parent = document
+        for key in place[:-1]:
+            parent = parent[key]
+        edit = draw(st.sampled_from(["set", "delete", "copy"]))
+        if edit == "set":
+            # a copy: a list or dict of TREE_VALUES put in as it is would be changed by the
+            # next edit, and the strategy would draw differently the next time
+            parent[place[-1]] = copy.deepcopy(draw(st.sampled_from(TREE_VALUES) | st.integers()))
+        elif edit == "delete":
+            del parent[place[-1]]
+        elif isinstance(parent, list):
+            parent.append(json.loads(json.dumps(parent[place[-1]])))
+        else:
+            parent[f"{place[-1]}_"] = parent[place[-1]]
+    return document
+
+
+TREE_SEEDS = _tree_seeds()
+
+
+@FUZZ
+@given(document=mutated_tree())
+def test_tree_files_fail_only_with_bbn_errors(document, tmp_path_factory):
+    path = tmp_path_factory.mktemp("tree") / "tree.json"
+    path.write_text(json.dumps(document))
+    try:
+        tree = bbn.load_tree(path)
+    except BBNError:
+        return
+    space = tree.feature_space_
+    rows = pd.DataFrame([[("sunny" if k == "categorical" else 0.3) for k in space.kinds],
+                         [("x" if k == "categorical" else -2.0) for k in space.kinds]],
+                        columns=list(space.names))
+    with contextlib.suppress(BBNError):
+        proba = tree.predict_proba(rows)
+        assert np.allclose(proba.sum(axis=1), 1.0)  # a tree read is a tree that predicts
+        tree.to_text()
+
+
+# ------------------------------------------------------------------ evidence files
+EVIDENCE_PIECES = ["0", "1", "2", "3", "4", "5", "-1", "--1", "²", "١", "1_0", "+1", "1.0",
+                   "99999999999999999999", " ", "\n", "\t", "\x0c", "", "x"]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(EVIDENCE_PIECES) | st.text(max_size=3), max_size=12))
+def test_evidence_files_fail_only_with_bbn_errors(pieces):
+    from bbn.tasks.competition import read_evidence
+
+    net = NETWORKS[0]
+    text = " ".join(pieces)
+    try:
+        evidence = read_evidence(text, net, "e.evid")
+    except BBNError:
+        return
+    numbers = [int(t) for t in text.split()]  # what was read was whole numbers only
+    if len(numbers) >= 2 and numbers[0] == 1 and len(numbers) == 2 + 2 * numbers[1]:
+        numbers = numbers[1:]
+    assert len(evidence) == numbers[0] if numbers else evidence == {}
+    for v, state in evidence.items():
+        assert state in net.states(v)
+
+
+# ----------------------------------------------------------------- CSV and Parquet
+@FUZZ
+@given(data=st.data())
+def test_a_header_shorter_than_its_rows_is_never_read(data, tmp_path_factory):
+    net = NETWORKS[0]
+    text = data.draw(csv_for(net))
+    lines = text.splitlines()
+    if len(lines) < 2:
+        return
+    header = lines[0].split(",")
+    drop = data.draw(st.integers(1, len(header)))
+    lines[0] = ",".join(header[drop:]) if drop < len(header) else "C"
+    if len(lines[0].split(",")) >= max(len(line.split(",")) for line in lines[1:]):
+        return  # no row longer than the header: not this case
+    path = tmp_path_factory.mktemp("csv") / "short.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+    with _fuzz_limit(), pytest.raises(BBNError):  # refused, whatever else is wrong
+        bbn.learn(net, path)
+
+
+PARQUET = None
+
+
+@FUZZ
+@given(data=st.data())
+def test_damaged_parquet_fails_only_with_bbn_errors(data, tmp_path_factory):
+    pytest.importorskip("pyarrow")
+    global PARQUET
+    if PARQUET is None:
+        buffer = io.BytesIO()
+        pd.read_csv(ROOT / "models" / "tennis.csv").to_parquet(buffer)
+        PARQUET = buffer.getvalue()
+    raw = bytearray(PARQUET)
+    for _ in range(data.draw(st.integers(1, 4))):
+        i = data.draw(st.integers(0, len(raw) - 1))
+        edit = data.draw(st.sampled_from(["byte", "delete", "insert"]))
+        if edit == "byte":
+            raw[i] = data.draw(st.integers(0, 255))
+        elif edit == "delete":
+            del raw[i:i + data.draw(st.integers(1, 64))]
+        else:
+            raw[i:i] = data.draw(st.binary(min_size=1, max_size=16))
+    path = tmp_path_factory.mktemp("pq") / "data.parquet"
+    path.write_bytes(bytes(raw))
+    with contextlib.suppress(BBNError):
+        bbn.learn(bbn.load(ROOT / "models" / "tennis.bn"), path)

@@ -20,6 +20,8 @@ NaN/None, and the texts in ``MISSING_TEXT`` unless the variable has a state of t
 
 from __future__ import annotations
 
+import csv
+import gzip
 import os
 import sys
 import warnings
@@ -121,8 +123,40 @@ def _read_csv(path, states: Mapping[str, Sequence[str]] | None) -> pd.DataFrame:
     except (OSError, UnicodeDecodeError, pd.errors.ParserError,
             pd.errors.EmptyDataError) as error:
         raise DataError(f"{path}: cannot read as CSV: {error}") from None
+    refuse_longer_rows(frame, path, len(header))
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
+
+
+def refuse_longer_rows(frame: pd.DataFrame, path, width: int) -> None:
+    """Refuse a CSV file with a row longer than its header, naming the first such line:
+    pandas reads the extra leading fields as the row labels (an *implicit index*), every
+    column shifted by one, which no later check would see.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        What ``pandas.read_csv`` read (without ``index_col``).
+    path : str or os.PathLike
+        The file.
+    width : int
+        The header's number of names.
+
+    Raises
+    ------
+    DataError
+        ``path:line: n fields, but the header names width columns``.
+    """
+    if isinstance(frame.index, pd.RangeIndex):
+        return
+    opener = gzip.open if str(path).lower().endswith(".gz") else open
+    with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as file:
+        reader = csv.reader(file, skipinitialspace=True)
+        for row in reader:
+            if len(row) > width:
+                raise DataError(f"{path}:{reader.line_num}: {len(row)} fields, but the header "
+                                f"names {width} columns (is a name missing from the header?)")
+    raise DataError(f"{path}: a row has more fields than the header's {width} names")
 
 
 def named_columns(frame: pd.DataFrame, source: str = "data") -> pd.DataFrame:

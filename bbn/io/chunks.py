@@ -29,8 +29,14 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from bbn.core.data import MISSING_TEXT, named_columns, read_data, refuse_duplicates
-from bbn.core.errors import DataError
+from bbn.core.data import (
+    MISSING_TEXT,
+    named_columns,
+    read_data,
+    refuse_duplicates,
+    refuse_longer_rows,
+)
+from bbn.core.errors import BBNError, DataError, clip
 from bbn.core.memory import get_memory_limit
 
 #: File name endings read as Parquet.
@@ -162,6 +168,7 @@ def _csv_chunks(path, columns, states, chunksize) -> Iterator[Chunk]:
                              dtype=dict(enumerate(dtypes)), **options)
         with reader:
             while (frame := _next_quietly(reader)) is not None:
+                refuse_longer_rows(frame, path, len(names))
                 unknown = [j for j, t in enumerate(dtypes) if t is not str
                            and (frame.iloc[:, j].cat.codes.to_numpy() < 0).any()]
                 if unknown:  # some cell is no state: re-read the chunk as text to quote it
@@ -192,14 +199,26 @@ def _parquet_chunks(path, columns, chunksize) -> Iterator[Chunk]:
         file = pq.ParquetFile(path)
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
-    except (OSError, ValueError) as error:
-        raise DataError(f"{path}: cannot read as Parquet: {error}") from None
-    size = chunksize or default_chunksize(len(file.schema_arrow.names))
+    except Exception as error:  # noqa: BLE001 - a damaged footer: pyarrow's own errors
+        raise DataError(f"{path}: cannot read as Parquet: {type(error).__name__}: "
+                        f"{clip(str(error), 200)}") from None
     first = 0
-    for batch in file.iter_batches(batch_size=size):
-        frame = named_columns(batch.to_pandas(), str(path))
-        if columns is not None:
-            frame, _ = read_data(frame, columns)
-        frame = frame.set_axis(pd.RangeIndex(first, first + len(frame)))
-        first += len(frame)
-        yield Chunk(frame, str(path))
+    # A damaged file fails anywhere: its footer, its schema's pandas metadata (JSON), a
+    # dictionary page, a batch; pyarrow and pandas raise what they meet. Only bbn's own
+    # errors (a column read_data refuses) pass through as they are.
+    try:
+        size = chunksize or default_chunksize(len(file.schema_arrow.names))
+        batches = file.iter_batches(batch_size=size)
+        while (batch := next(batches, None)) is not None:
+            batch.validate(full=True)  # text that is not UTF-8 fails here, not in pandas later
+            frame = named_columns(batch.to_pandas(), str(path))
+            if columns is not None:
+                frame, _ = read_data(frame, columns)
+            frame = frame.set_axis(pd.RangeIndex(first, first + len(frame)))
+            first += len(frame)
+            yield Chunk(frame, str(path))
+    except BBNError:
+        raise
+    except Exception as error:  # noqa: BLE001 - see above: a damaged file, told as such
+        raise DataError(f"{path}: cannot read as Parquet (damaged after row {first}?): "
+                        f"{type(error).__name__}: {clip(str(error), 200)}") from None

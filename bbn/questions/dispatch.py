@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -74,6 +75,10 @@ EXACT = "exact"
 # model's method ← its caller.
 _STACKLEVEL = 7
 
+# The models' ``_answering`` slots and the answerings' engines and graphs are filled by
+# whichever thread asks first; this lock guards the filling only (never a question).
+_FILLING = threading.Lock()
+
 
 # ----------------------------------------------------------------- per revision
 class Answering:
@@ -102,7 +107,10 @@ class Answering:
         """The exact engine of the view (built once)."""
         engine = self._engine
         if engine is None:
-            engine = self._engine = Engine(self.view)
+            with _FILLING:
+                engine = self._engine
+                if engine is None:
+                    engine = self._engine = Engine(self.view)
         return engine
 
 
@@ -113,7 +121,10 @@ def answering(model: Model, view: CompiledNetwork | None = None) -> Answering:
         view = model.compiled()
     found = model._answering
     if found is None or found.view is not view:
-        found = model._answering = Answering(view)
+        with _FILLING:
+            found = model._answering
+            if found is None or found.view is not view:
+                found = model._answering = Answering(view)
     return found
 
 
@@ -144,9 +155,12 @@ def factor_graph(model: Model) -> FactorGraph:
     found = answering(model)
     if found.graph is None:
         factors = getattr(model, "factors", None)
-        found.graph = (FactorGraph.from_compiled(found.view) if factors is None else
-                       FactorGraph.from_factors(model.variables, {
-                           v: model.states(v) for v in model.variables}, factors))
+        graph = (FactorGraph.from_compiled(found.view) if factors is None else
+                 FactorGraph.from_factors(model.variables, {
+                     v: model.states(v) for v in model.variables}, factors))
+        with _FILLING:  # made outside the lock; the first one made is kept
+            if found.graph is None:
+                found.graph = graph
     return found.graph
 
 
@@ -162,13 +176,16 @@ class Kind(NamedTuple):
     ``approximate`` is a lazy reference ``"module:function"`` to ``function(graph,
     question, method)``, None when the kind has no approximate answer; ``joint``: the
     exact answer is the joint of the free targets, into which likelihoods and soft
-    findings may be weighed (:mod:`bbn.questions.uncertain`).
+    findings may be weighed (:mod:`bbn.questions.uncertain`); ``structural`` marks a
+    kind answered from the graph alone (d-separation): no numbers, so every method
+    gets the exact answer.
     """
 
     exact: Callable | str
     batch: Callable | None = None
     approximate: str | None = None
     joint: bool = False
+    structural: bool = False
 
 
 def _probability_or_posterior(answering: Answering, question: Question, model, **options):
@@ -267,7 +284,7 @@ KINDS: dict[str, Kind] = {
     "LOG": Kind(_log),
     "LOG_P": Kind(_log_probability),
     "LOG_Z": Kind(_log_partition, None, "bbn.questions.estimates:log_partition"),
-    "IND": Kind("bbn.questions.d_separation:answer_independence"),
+    "IND": Kind("bbn.questions.d_separation:answer_independence", structural=True),
     "H": Kind("bbn.questions.information:answer_entropy"),
     "I": Kind("bbn.questions.information:answer_information"),
     "MEU": Kind("bbn.questions.expected_utility:answer_meu"),
@@ -324,7 +341,7 @@ def answer(model: Model, question: Question, method=EXACT, **options):
     if how is None:
         raise QueryError(f"no answer for questions of kind {question.kind!r}")
     batch = type(question.evidence) is Cases
-    if method == EXACT:
+    if method == EXACT or how.structural:
         if batch:
             if how.batch is None:
                 raise QueryError(f"{question.kind} questions take one case, not a batch")

@@ -113,6 +113,31 @@ class Estimate(Factor):
                           *(line.ljust(width) + "   " + e for line, e in zip(lines[1:], errors))])
 
 
+class EstimatedProbability(float):
+    """An approximate P(assignment | e): a float, with its standard error (None for a
+    method without one: loopy BP) and how the method ran (``report``), so that an
+    estimate is never shown as if it were exact.
+
+    Examples
+    --------
+    >>> p = EstimatedProbability(0.25, 0.01, RunReport("lw", samples=1000))
+    >>> p + 0.5, p.standard_error, p.report.method
+    (0.75, 0.01, 'lw')
+    """
+
+    standard_error: float | None
+    report: RunReport
+
+    def __new__(cls, value: float, standard_error: float | None,
+                report: RunReport) -> EstimatedProbability:
+        estimate = super().__new__(cls, value)
+        estimate.standard_error, estimate.report = standard_error, report
+        return estimate
+
+    def __reduce__(self) -> tuple:
+        return (EstimatedProbability, (float(self), self.standard_error, self.report))
+
+
 # ------------------------------------------------------------------ the evidence
 def coded_evidence(graph: FactorGraph, question: Question) -> dict[int, int]:
     """The question's discrete evidence as ``{variable index: state index}`` of ``graph``
@@ -177,7 +202,10 @@ def posterior(graph: FactorGraph, question: Question, method):
         if not assigned:
             return 1.0
         joint = _posterior(graph, question, list(assigned), method)
-        return float(joint.values[tuple(assigned.values())])
+        cell = tuple(assigned.values())
+        return EstimatedProbability(float(joint.values[cell]), None if joint.standard_error
+                                    is None else float(joint.standard_error[cell]),
+                                    joint.report)
     joint = _posterior(graph, question, [*free, *assigned], method)
     cell = (Ellipsis, *assigned.values())  # the assigned axes come last
     errors = None if joint.standard_error is None else joint.standard_error[cell]

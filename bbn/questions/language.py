@@ -42,7 +42,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from bbn.core.errors import ParseError, QueryError
+from bbn.core.errors import ParseError, QueryError, clip
 
 
 @functools.cache
@@ -81,6 +81,10 @@ _BARE_ITEM = re.compile(f"{_S}([^\\s,()|=\"']+){_S}(?:={_S}([^\\s,()|=\"']+){_S}
 _SHAPE = re.compile(f"{_S}(P|MAP|MPE|MEU|EU){_S}\\(([^()]*)\\){_S}", re.IGNORECASE)
 _INDEPENDENCE = re.compile(r"([^|]*?)(?:_\|_|⟂)([^|]*)(?:\|(.*))?", re.DOTALL)
 _INFORMATION = re.compile(f"{_S}([HI]){_S}\\(([^()]*)\\){_S}", re.DOTALL)
+
+#: Characters above which a query the scanner cannot read is not handed to the grammar,
+#: whose error recovery takes seconds on a 64 KiB text: the scanner locates the error.
+GRAMMAR_LIMIT = 8192
 
 #: The kinds answered by bbn.tasks.explain: independence, entropy, mutual information.
 EXPLAINED_KINDS = ("IND", "H", "I")
@@ -163,6 +167,8 @@ def _parse(which: str, text: str, source: str) -> dict:
         scanned = _scan_explained(text, source)  # bare names only: quoted ones are P(...)
     if scanned is not None:
         return scanned
+    if len(text) > GRAMMAR_LIMIT:
+        raise _long_query_error(text, which, source)
     grammars = _grammars()
     try:
         result = grammars[which].parse_string(text, parse_all=True)
@@ -171,6 +177,27 @@ def _parse(which: str, text: str, source: str) -> dict:
                          error.lineno, error.col, error.line) from None
     return {key: result[key] if key == "kind" else _items(result[key])
             for key in ("kind", "targets", "evidence") if key in result}
+
+
+def _long_query_error(text: str, which: str, source: str) -> ParseError:
+    """The error of a long text the scanner could not read, located by the scanner (the
+    grammar's error recovery costs seconds on tens of thousands of items)."""
+    shape = _SHAPE.fullmatch(text) if which == "query" else None
+    inner = (shape.start(2), shape[2]) if shape else (0, text) if which == "evidence" else None
+    limit = (f"; a query over {GRAMMAR_LIMIT} characters is read with bare names only "
+             "(no quotes)")
+    if inner is None:
+        return ParseError("malformed query: expected P(...), MAP(...), MPE(...), H(...), "
+                          f"I(...) or X _|_ Y{limit}", source, 1, 1, text)
+    offset, body = inner
+    for part in re.split(r"([,|])", body)[::2]:
+        if not _BARE_ITEM.fullmatch(part) and part.strip(" \t\r\n"):
+            column = offset + len(part) - len(part.lstrip(" \t\r\n")) + 1
+            return ParseError(f"malformed query: expected a variable or variable=state, found "
+                              f"{clip(part.strip(), 40)!r}{limit}", source, 1, column, text)
+        offset += len(part) + 1
+    return ParseError(f"malformed query: expected a variable{limit}", source, 1,
+                      min(offset, len(text)), text)
 
 
 def _expected(error) -> str:

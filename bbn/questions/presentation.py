@@ -60,6 +60,10 @@ def to_json(query: Query, result) -> dict:
         return {"query": query.text(), "assignment": assignment, "p": p, **details}
     if query.kind == "EU":  # an expected utility, not a probability
         return {"query": query.text(), "eu": float(result)}
+    report = getattr(result, "report", None)  # an approximate probability's
+    if report is not None:
+        return {"query": query.text(), "p": float(result),
+                "standard_error": result.standard_error, "method": report.method}
     return {"query": query.text(), "p": float(result)}
 
 
@@ -86,6 +90,11 @@ def to_text(query: Query, result, digits: int = 6) -> str:
         lines = [f"  {v.ljust(width)} = {s}" for v, s in assignment.items()]
         details = result.text_lines(digits) if hasattr(result, "text_lines") else []
         return "\n".join([query.text(), *lines, f"  probability {p:.{digits}f}", *details])
+    report = getattr(result, "report", None)  # an approximate probability's
+    if report is not None:
+        error = ("no standard error" if result.standard_error is None
+                 else f"standard error {result.standard_error:.{digits}f}")
+        return f"{query.text()} = {float(result):.{digits}f} ({report.method}, {error})"
     return f"{query.text()} = {float(result):.{digits}f}"
 
 

@@ -23,12 +23,13 @@ PR
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from bbn.core.errors import BBNError, DataError, MemoryLimitError, suggest
+from bbn.core.errors import BBNError, DataError, MemoryLimitError, clip, suggest
 from bbn.model.markov import MarkovNetwork
 from bbn.questions import dispatch
 from bbn.questions.resolution import resolve_evidence
@@ -56,6 +57,10 @@ class TaskAnswer(NamedTuple):
     assignment: dict[str, int] | None = None
 
 
+#: A token of an evidence file: ASCII digits, optionally signed (no "²", "--1", "1_0").
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
 def read_evidence(text: str, net: Network | MarkovNetwork,
                   source: str = "<evidence>") -> dict[str, str]:
     """A competition evidence file → ``{variable: state}`` of ``net``.
@@ -76,7 +81,8 @@ def read_evidence(text: str, net: Network | MarkovNetwork,
     Raises
     ------
     DataError
-        For a count that does not match, or an index out of range.
+        For a token that is not a whole number (at its line:column), a count that does not
+        match, an index out of range, a variable given twice.
 
     Examples
     --------
@@ -84,13 +90,14 @@ def read_evidence(text: str, net: Network | MarkovNetwork,
     >>> read_evidence("2  0 1  3 0", bbn.load("models/chair.bn"))
     {'C': 'F', 'B': 'T'}
     """
-    tokens = text.split()
-    try:
-        numbers = [int(t) for t in tokens]
-    except ValueError:
-        bad = next(t for t in tokens if not t.lstrip("-").isdigit())
-        raise DataError(f"{source}: expected whole numbers (count var state ...), "
-                        f"found {bad!r}") from None
+    numbers = []
+    for token in re.finditer(r"\S+", text):
+        if not _WHOLE.fullmatch(token[0]):
+            line = text.count("\n", 0, token.start()) + 1
+            column = token.start() - (text.rfind("\n", 0, token.start()) + 1) + 1
+            raise DataError(f"{source}:{line}:{column}: expected a whole number (count var "
+                            f"state ...), found {clip(token[0], 20)!r}")
+        numbers.append(int(token[0]))
     if not numbers:
         return {}
     if len(numbers) >= 2 and numbers[0] == 1 and len(numbers) == 2 + 2 * numbers[1]:
@@ -106,6 +113,9 @@ def read_evidence(text: str, net: Network | MarkovNetwork,
             raise DataError(f"{source}: variable index {variable} is out of range (the model "
                             f"has {len(variables)} variables, 0 to {len(variables) - 1})")
         name = variables[variable]
+        if name in evidence:
+            raise DataError(f"{source}: variable index {variable} ({name}) is given twice, "
+                            f"as state {net.states(name).index(evidence[name])} and {state}")
         states = net.states(name)
         if not 0 <= state < len(states):
             raise DataError(f"{source}: state index {state} of variable {variable} ({name}) is "

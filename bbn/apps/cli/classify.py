@@ -32,7 +32,7 @@ import pandas as pd
 
 from bbn.apps.cli.delimited import add_sep_argument, delimited
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import read_model
+from bbn.apps.cli.options import read_model, refuse_overwriting
 from bbn.apps.cli.saved_tree import is_tree_file, tree_posteriors
 from bbn.core.data import MISSING, encode_column, read_data
 from bbn.core.errors import DataError
@@ -72,6 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, model=args.model, data=args.data, loss=args.loss)
     rule = check_rule(args.decision or ("risk" if args.loss else "map"), args.loss)
     if is_tree_file(args.model):  # a decision tree saved by `bbn tree -o tree.json`
         if rule == "ml":

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import read_model
+from bbn.apps.cli.options import read_model, refuse_overwriting
 from bbn.io.formats import save
 
 
@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, input=args.input)
     save(read_model(args, args.input), args.output)
     print(f"wrote {args.output}")
     return EXIT_OK

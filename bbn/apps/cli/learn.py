@@ -16,7 +16,7 @@ import warnings
 
 from bbn.apps.cli.delimited import add_sep_argument, delimited
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import read_model
+from bbn.apps.cli.options import read_model, refuse_overwriting
 from bbn.core.progress import on_terminal
 from bbn.io.formats import dumps, save
 from bbn.tasks.learning.discretisation import discretiser_for
@@ -57,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, data=args.data)  # the model may be updated in place
     net = read_model(args, args.structure)
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.alpha, ess=args.ess)
     data = delimited(args.data, args.sep, args.chunksize, in_blocks=not args.discretize)

@@ -181,11 +181,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv)
-    if not argv:  # bare `bbn`: a usage error that lists the commands
-        parser.print_help(sys.stderr)
-        raise SystemExit(EXIT_BAD_INPUT)
-    args = parser.parse_args(argv)
+    try:  # Ctrl-C while the command's modules load: 130 too
+        parser = build_parser(argv)
+        if not argv:  # bare `bbn`: a usage error that lists the commands
+            parser.print_help(sys.stderr)
+            raise SystemExit(EXIT_BAD_INPUT)
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
     try:
         return args.run(args)
     except (ImpossibleEvidenceError, NoAnswerError) as error:  # no answer: exit 1

@@ -16,7 +16,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 
+from bbn.core.errors import BBNError
 from bbn.io.formats import load
 from bbn.model.markov import MarkovNetwork
 from bbn.model.network import Network
@@ -99,3 +101,42 @@ def method_of(args: argparse.Namespace) -> object:
 
 __all__ = ["add_method_arguments", "count", "add_model_argument", "add_normalize_argument",
            "method_of", "read_model"]
+
+
+def refuse_overwriting(output: str | None, **inputs: str | None) -> None:
+    """Refuse an output file that is one of the command's inputs (``bbn sample m.bn -o
+    m.bn`` would replace the model with rows), before anything is read or written.
+
+    Parameters
+    ----------
+    output : str or None
+        The ``-o`` file (None: standard output).
+    **inputs : str or None
+        The input files by role (``model=``, ``data=``...).
+
+    Raises
+    ------
+    BBNError
+        Naming the file and its role.
+
+    Examples
+    --------
+    >>> refuse_overwriting("rows.csv", model="models/chair.bn")
+    >>> refuse_overwriting("models/chair.bn", model="models/chair.bn")
+    Traceback (most recent call last):
+        ...
+    bbn.core.errors.BBNError: -o models/chair.bn is the model file read: writing it would ...
+    """
+    if output is None:
+        return
+    for role, path in inputs.items():
+        if path is not None and _same_file(output, path):
+            raise BBNError(f"-o {output} is the {role} file read: writing it would replace "
+                           "it; choose another output file")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one does not exist (yet): compare where they would be
+        return os.path.realpath(a) == os.path.realpath(b)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.apps.cli.options import add_model_argument, read_model, refuse_overwriting
 from bbn.apps.rendering import render
 from bbn.io.formats.bn.timeslices import load_dynamic
 
@@ -45,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, model=args.model, reference=args.compare)
     net = (load_dynamic(args.model, normalize=args.normalize).two_slice() if args.dynamic
            else read_model(args))
     reference = None if args.compare is None else read_model(args, args.compare)

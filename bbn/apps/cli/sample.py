@@ -15,7 +15,7 @@ import sys
 
 from bbn.apps.cli.delimited import add_sep_argument
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import add_model_argument, count, read_model
+from bbn.apps.cli.options import add_model_argument, count, read_model, refuse_overwriting
 from bbn.core.progress import on_terminal
 from bbn.io.formats import atomic_writer
 from bbn.tasks.learning.sampling import sample_chunks
@@ -36,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, model=args.model)
     net = read_model(args)
     progress = on_terminal("bbn sample: ")   # a bar on a terminal, else silent
     try:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from bbn.apps.cli.advice import cli_advice
 from bbn.apps.cli.delimited import add_sep_argument, delimited, whole_header
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import read_model
+from bbn.apps.cli.options import read_model, refuse_overwriting
 from bbn.core.errors import DataError, suggest
 from bbn.core.progress import on_terminal
 from bbn.io.formats import dumps, save
@@ -84,6 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, data=args.data, tiers=args.tiers)
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.laplace, ess=args.ess)
     data = delimited(args.data, args.sep, in_blocks=False)
     header = _header(args.data) if args.sep == "," else whole_header(args.data, args.sep)

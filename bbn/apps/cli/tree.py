@@ -18,6 +18,7 @@ import argparse
 
 from bbn.apps.cli.delimited import add_sep_argument, delimited
 from bbn.apps.cli.exit_codes import EXIT_OK
+from bbn.apps.cli.options import refuse_overwriting
 from bbn.apps.cli.saved_tree import is_tree_file
 from bbn.apps.rendering import render
 from bbn.core.data import MISSING_TEXT, location, read_data
@@ -63,6 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    for path in args.output:
+        refuse_overwriting(path, data=args.data)
     frame, source = read_data(delimited(args.data, args.sep, in_blocks=False))
     if args.target not in frame.columns:
         raise DataError(f"{source}: no column {args.target!r} to predict"

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from bbn.apps.rendering.layout import network_layout
 from bbn.apps.rendering.output import GraphvizMissingError
+from bbn.core.deadline import TimeLimitError, time_limit
 from bbn.core.errors import BBNError, DataError, ImpossibleEvidenceError, QueryError
 from bbn.io.formats import format_of, loads
 from bbn.model.network import Network
@@ -39,6 +40,9 @@ from bbn.questions.presentation import to_json, to_text
 UPLOAD_LIMIT = 16 * 2**20
 #: 64 KiB of query text: a query names at most every variable of a large network once.
 QUERY_LIMIT = 64 * 2**10
+#: Seconds Graphviz may take to lay a model out, and planning may take to answer on it
+#: (the elimination orders: a dense uploaded model could take minutes); 503 beyond.
+WORK_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,9 @@ class Settings:
         Bytes an uploaded model may have, compressed and uncompressed (413 beyond).
     query_limit : int
         Bytes a query may have.
+    work_seconds : float
+        Seconds the layout of a model, and the planning of one answer, may take (503
+        beyond, saying which).
 
     Examples
     --------
@@ -60,6 +67,7 @@ class Settings:
 
     upload_limit: int = UPLOAD_LIMIT
     query_limit: int = QUERY_LIMIT
+    work_seconds: float = WORK_SECONDS
 
 
 class TooLargeError(DataError):
@@ -122,7 +130,7 @@ def status_of(error: BBNError) -> int:
         return 422
     if isinstance(error, TooLargeError):
         return 413
-    if isinstance(error, GraphvizMissingError):  # the machine's fault, not the request's
+    if isinstance(error, (GraphvizMissingError, TimeLimitError)):  # not the request's fault
         return 503
     return 400
 
@@ -184,7 +192,7 @@ class Explorer:
                 if self._model is model:
                     revision = model.net.revision
                     self._model = Model(model.net, model.source,
-                                        network_layout(model.net).to_json(), revision)
+                                        self._layout(model.net), revision)
                 model = self._model
         net = model.net
         return {"name": net.name, "source": model.source,
@@ -195,6 +203,11 @@ class Explorer:
                                "decision": v in getattr(net, "decisions", ())}
                               for v in net.variables],
                 "layout": model.layout, "upload_limit": self.settings.upload_limit}
+
+    def _layout(self, net: Network) -> dict:
+        """Graphviz's layout of ``net`` as JSON, within the time limit."""
+        with time_limit(self.settings.work_seconds, f"laying out {net.name!r}"):
+            return network_layout(net).to_json()
 
     def posteriors(self, findings: Sequence[tuple[str, str]]) -> dict:
         """Every posterior given ``findings``, from one junction-tree propagation.
@@ -235,13 +248,14 @@ class Explorer:
                                  f" and {state!r}: one finding per variable")
             evidence[variable] = _weights(net, variable, state)
         start = time.perf_counter()
-        beliefs = net.posteriors(evidence)
-        discrete = all(v in net.variables and not net.is_gaussian(v) for v in evidence)
-        weighed = any(isinstance(s, dict) for s in evidence.values())
-        p_evidence = (math.exp(net.log_probability(evidence)) if weighed and discrete
-                      else net.probability(evidence) if evidence and discrete
-                      else 1.0 if discrete else None)
-        utilities = _expected_utilities(net, evidence)
+        with time_limit(self.settings.work_seconds, f"planning the answer on {net.name!r}"):
+            beliefs = net.posteriors(evidence)
+            discrete = all(v in net.variables and not net.is_gaussian(v) for v in evidence)
+            weighed = any(isinstance(s, dict) for s in evidence.values())
+            p_evidence = (math.exp(net.log_probability(evidence)) if weighed and discrete
+                          else net.probability(evidence) if evidence and discrete
+                          else 1.0 if discrete else None)
+            utilities = _expected_utilities(net, evidence)
         elapsed = (time.perf_counter() - start) * 1000
         return {"evidence": evidence, "p_evidence": p_evidence,
                 "posteriors": {v: dict(zip(factor.states[v], factor.values.tolist()))
@@ -280,7 +294,8 @@ class Explorer:
             raise TooLargeError(f"the query has more than {self.settings.query_limit} bytes")
         net = self.net
         parsed = parse_query(text.strip())
-        result = dispatch.ask(net, parsed)
+        with time_limit(self.settings.work_seconds, f"planning the answer on {net.name!r}"):
+            result = dispatch.ask(net, parsed)
         return {"query": parsed.text(), "text": to_text(parsed, result),
                 "json": to_json(parsed, result)}
 
@@ -334,7 +349,13 @@ class Explorer:
         net = loads(text, fmt, source=name)
         if net.name in ("", "network"):  # the format stores no name: the file names it
             net.name = name.split(".")[0]
-        self._model = Model(net, name)
+        # laid out before it is shown: a model Graphviz cannot lay out in time is refused
+        # (503, saying so) and the model on show stays
+        try:
+            layout = self._layout(net)
+        except TimeLimitError as error:
+            raise TimeLimitError(f"{name}: {error}; the model shown is unchanged") from None
+        self._model = Model(net, name, layout, net.revision)
         return self.model()
 
 

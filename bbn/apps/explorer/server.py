@@ -1,4 +1,5 @@
-"""The explorer over HTTP: the standard library's threading server, a JSON API, one page.
+"""The explorer over HTTP: a pooled server (:mod:`bbn.apps.explorer.pool`), a JSON API,
+one page.
 
 Routes (everything else is 404; no path is ever joined to a folder, so nothing outside
 the page's three files and the model on show can be served)::
@@ -9,10 +10,13 @@ the page's three files and the model on show can be served)::
     POST /api/query             body: query text → {"query", "text", "json"}
     POST /api/model             body: a model file, X-Filename: its name → the new model
 
-Errors are ``{"error": bbn's message}`` with 400 (bad input), 413 (too large) or 422
-(impossible evidence). POSTs need the header ``X-BBN: 1``: a page of another site cannot
-send it without the browser asking first, which this server never allows. When bound to
-loopback, a request naming another host is refused (DNS rebinding).
+Errors are ``{"error": bbn's message}`` with 400 (bad input: a Content-Length that is not
+one whole number included), 408 (a request too slow to arrive), 413 (too large), 422
+(impossible evidence), 431 (a head over 64 KiB) or 503 (the workers busy and their queue
+full; Graphviz's layout or the planning of an answer over ``Settings.work_seconds``).
+POSTs need the header ``X-BBN: 1``: a page of another site cannot send it without the
+browser asking first, which this server never allows. When bound to loopback, a request
+naming another host is refused (DNS rebinding).
 
 >>> is_loopback("127.0.0.1"), is_loopback("0.0.0.0")
 (True, False)
@@ -28,13 +32,13 @@ import threading
 import webbrowser
 from dataclasses import dataclass
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import bbn.apps.rendering.output as output
 from bbn.apps.explorer.app import Explorer, Settings, TooLargeError, status_of
-from bbn.core.errors import BBNError
+from bbn.apps.explorer.pool import PooledHandler, PooledHTTPServer
+from bbn.core.errors import BBNError, clip
 from bbn.model.network import Network
 
 #: route → (file of bbn/apps/explorer/static, content type)
@@ -84,7 +88,7 @@ def _static(name: str) -> bytes:
     return resources.files(__package__).joinpath("static", name).read_bytes()
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(PooledHandler):
     """One request: a route of the table above (``server.app`` is the Explorer)."""
 
     server: ExplorerHTTPServer
@@ -125,17 +129,29 @@ class Handler(BaseHTTPRequestHandler):
             return
         app = self.server.app
         limit = app.settings.upload_limit if path == "/api/model" else app.settings.query_limit
-        try:
-            length = int(self.headers.get("Content-Length", ""))
-        except ValueError:
+        given = self.headers.get_all("Content-Length") or []
+        if not given:
             self._error(HTTPStatus.LENGTH_REQUIRED, "a POST needs a Content-Length")
             return
+        text = given[0].strip()
+        if len(given) > 1 or not (text.isascii() and text.isdigit()):
+            self.close_connection = True  # where the body ends is unknown: nothing more read
+            self._error(HTTPStatus.BAD_REQUEST, "Content-Length must be one whole number of "
+                        f"bytes, not {', '.join(clip(g, 40) for g in given)!r}")
+            return
+        length = int(text) if len(text) <= 20 else limit + 1  # more digits: huge
         if length > limit:
             self.close_connection = True  # the body is left unread
             self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                         f"{length} bytes is more than the limit of {limit}")
             return
+        self.body_deadline(length)
         body = self.rfile.read(length)
+        if len(body) < length:  # the client closed before sending it all
+            self.close_connection = True
+            self._error(HTTPStatus.BAD_REQUEST, f"the body ended after {len(body)} of "
+                        f"{length} bytes")
+            return
         if path == "/api/query":
             self._answer(lambda: app.query(body.decode("utf-8", "replace")))
         else:
@@ -178,15 +194,14 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-class ExplorerHTTPServer(ThreadingHTTPServer):
-    """The standard library's threading server holding one :class:`Explorer`."""
-
-    daemon_threads = True
+class ExplorerHTTPServer(PooledHTTPServer):
+    """The pooled server (:mod:`bbn.apps.explorer.pool`) holding one :class:`Explorer`."""
 
     def __init__(self, address: tuple[str, int], app: Explorer, verbose: bool) -> None:
         host = address[0]
         if ":" in host:
             self.address_family = socket.AF_INET6
+        self.body_limit = max(app.settings.upload_limit, app.settings.query_limit)
         super().__init__(address, Handler)
         self.app, self.verbose, self.loopback = app, verbose, is_loopback(host)
 

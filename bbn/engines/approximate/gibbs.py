@@ -55,6 +55,7 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -101,8 +102,9 @@ class Gibbs(SamplerSettings):
     samples : int
         The budget of kept samples over all chains (sweeps after burn-in × chains).
     time_budget : float, optional
-        Seconds; checked after every sweep once burn-in is over and one sweep is kept
-        (the estimate needs one).
+        Seconds (``inf``: none); checked before every sweep of burn-in and after every
+        kept sweep. A budget spent in burn-in cuts it short; one sweep is kept all the
+        same (the estimate needs one) and ``report.stopped_by`` is ``"time"``.
     seed : int
         Seeds the random generator.
     chains : int
@@ -177,32 +179,45 @@ class Gibbs(SamplerSettings):
         self._check_memory(graph, per_chain, self.chains)
         block = max(self.chains, _BLOCK_ENTRIES // max(per_chain, 1))
         rng = np.random.default_rng(self.seed)
-        starts = _Starts(graph, evidence, self.seed)
+        # the starts' loopy BP: a quarter of the budget (the proposal gives it half of this)
+        starts = _Starts(graph, evidence, self.seed,
+                         None if self.time_budget is None or math.isinf(self.time_budget)
+                         else self.time_budget / 2)
         codes = starts.draw(self.chains, rng)
         # the first sweeps of burn-in tell whether the chains move (_kept_chains)
-        pilot = min(self.burn_in, _SHORT_RUN)
+        budget = math.inf if self.time_budget is None else self.time_budget
+
+        def out_of_time() -> bool:  # burn-in too stops at the budget (one sweep is kept)
+            return time.perf_counter() - start >= budget
+
+        pilot = 0
         pilot_moves = np.zeros(len(graph.variables), dtype=np.int64)
         pilot_start = time.perf_counter()
-        for _ in range(pilot):
+        while pilot < min(self.burn_in, _SHORT_RUN) and not out_of_time():
             _sweep(classes, codes, rng, pilot_moves, block=block)
+            pilot += 1
         # a joint question (watch) counts per chain of ``chains``: it keeps them
         most = (self.chains if watch is not None
                 else max(self.chains, _MOST_UPDATE_ENTRIES // max(per_chain, 1)))
-        if self.time_budget is not None and pilot:
+        if math.isfinite(budget) and pilot:
             # the added chains' burn-in may take half the time left, at the pilot's pace
             per_chain_sweep = (time.perf_counter() - pilot_start) / (pilot * self.chains)
-            left = self.time_budget - (time.perf_counter() - start)
-            most = min(most, self.chains + int(left / 2 / (pilot * per_chain_sweep)))
+            left = max(budget - (time.perf_counter() - start), 0.0)
+            most = min(most, self.chains + int(left / 2 / max(pilot * per_chain_sweep, 1e-12)))
         chains = self._kept_chains(graph, free, codes, pilot_moves, pilot, per_chain, most)
         if chains > self.chains:
             # they barely move: more chains, each a fresh start from the proposal burnt
             # in as long, say more than longer runs would (the rest of burn-in skipped)
             added = starts.draw(chains - self.chains, rng)
             for _ in range(pilot):
+                if out_of_time():
+                    break
                 _sweep(classes, added, rng, None, block=block)
             codes = np.hstack([codes, added])
         else:
             for _ in range(self.burn_in - pilot):
+                if out_of_time():
+                    break
                 _sweep(classes, codes, rng, None, block=block)
         sums = [np.zeros((len(c.variables), chains, c.rows.shape[1])) for c in classes]
         moves = np.zeros(len(graph.variables), dtype=np.int64)  # changes after burn-in
@@ -213,7 +228,7 @@ class Gibbs(SamplerSettings):
             kept += 1
             if watch is not None:
                 watch(codes[:-1])
-            if self.time_budget is not None and time.perf_counter() - start >= self.time_budget:
+            if out_of_time():
                 stopped_by = "time" if kept < sweeps_wanted else stopped_by
                 break
         per_variable = {int(v): total[i, :, :width] for colour, total in zip(classes, sums)
@@ -335,11 +350,13 @@ class _Starts:
     padding :func:`bbn.engines.approximate.colours.conditionals` reads): for a Bayesian network
     importance samples resampled by weight, otherwise uniform."""
 
-    def __init__(self, graph: FactorGraph, evidence: Mapping[int, int], seed: int) -> None:
+    def __init__(self, graph: FactorGraph, evidence: Mapping[int, int], seed: int,
+                 time_budget: float | None = None) -> None:
         self.graph, self.evidence = graph, evidence
         self.sampler = None
         if graph.is_bayesian:
-            proposal = ImportanceSampling(seed=seed).proposal(graph, evidence)
+            proposal = ImportanceSampling(seed=seed, time_budget=time_budget).proposal(
+                graph, evidence)
             self.sampler = ForwardSampler(graph, evidence, proposal)
 
     def draw(self, chains: int, rng: np.random.Generator) -> np.ndarray:

@@ -36,6 +36,7 @@ from bbn.core.errors import ImpossibleEvidenceError
 from bbn.core.factor import Factor
 from bbn.core.lazy import lazy_attributes
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
+from bbn.core.once import Once
 from bbn.engines.exact.batches import CaseBatches
 from bbn.engines.exact.elimination import (
     Cost,
@@ -104,6 +105,9 @@ class Engine(CaseBatches):
         # leaves (never ``self``: a reference to itself would keep a 180 MB junction tree
         # of link alive until the garbage collector's next pass)
         self._discrete: Engine | None = None
+        # the caches' bookkeeping, shared by threads: each value made once, by one thread,
+        # outside the lock (bbn.core.once)
+        self._once = Once()
 
     def __repr__(self) -> str:
         return (f"Engine(revision {self.network.revision}, {len(self.network.variables)} "
@@ -115,9 +119,8 @@ class Engine(CaseBatches):
         """The engine of the discrete part (itself when there are no Gaussian leaves)."""
         if not self.network.gaussian:
             return self
-        if self._discrete is None:
-            self._discrete = Engine(self.network.discrete_part())
-        return self._discrete
+        return self._once.attribute(self, "_discrete",
+                                    lambda: Engine(self.network.discrete_part()))
 
     def tables(self) -> Mapping[str, np.ndarray]:
         """Every table of the network (ModelError naming the first variable of a
@@ -139,10 +142,9 @@ class Engine(CaseBatches):
         >>> bbn.load("models/chair.bn").engine.tables()["A"].tolist()
         [[0.7, 0.3], [0.1, 0.9]]
         """
-        if self._tables is None:
-            network = self.network
-            self._tables = {v: network.table(v) for v in network.tables}
-        return self._tables
+        network = self.network
+        return self._once.attribute(self, "_tables",
+                                    lambda: {v: network.table(v) for v in network.tables})
 
     def plan(self, query: Sequence[str], observed: Sequence[str], batched: bool = False,
              maximize: Sequence[str] = (), prune: bool = True) -> Plan:
@@ -178,35 +180,38 @@ class Engine(CaseBatches):
         key = (tuple(query), tuple(sorted(observed)), batched, tuple(maximize), prune)
         plan = self._plans.get(key)
         if plan is None:
-            network = self.network
-            parents, cardinality, zero_free = self._plain_structure()
-            arguments = (parents, cardinality, query, key[1], batched, maximize,
-                         zero_free if prune else None)
-            plan = compile_plan(*arguments)
-            if plan.cost.entries() > SEARCH_AGAIN_ABOVE:
-                # Greedy min-fill on the pruned graph is sometimes far worse than the order
-                # searched for this evidence (Grids_15: width 20 against 29) or the
-                # junction tree's (Promedus_17: 26 against 28): try them too, the tree's
-                # only when the plan does not fit yet (Grids_15's tree order is searched
-                # for seconds in vain: its tree never fits in 1 GiB).
-                for searched in (lambda: self.evidence_order(key[1]), self.junction_order):
-                    other = compile_plan(*arguments, order=searched())
-                    if other.cost.entries() < plan.cost.entries():
-                        plan = other
-                    if fits(plan.cost):
-                        break
-            table = network.table  # a structure-only model fails here, naming the variable
-            plan.tables = [table(source.variable) for source in plan.sources]
-            self._plans[key] = plan
+            plan = self._once.get(self._plans, key, lambda: self._compile_plan(key))
+        return plan
+
+    def _compile_plan(self, key: tuple) -> Plan:
+        """The plan of one question shape (``key`` as :meth:`plan` makes it)."""
+        query, observed, batched, maximize, prune = key
+        network = self.network
+        parents, cardinality, zero_free = self._plain_structure()
+        arguments = (parents, cardinality, query, observed, batched, maximize,
+                     zero_free if prune else None)
+        plan = compile_plan(*arguments)
+        if plan.cost.entries() > SEARCH_AGAIN_ABOVE:
+            # Greedy min-fill on the pruned graph is sometimes far worse than the order
+            # searched for this evidence (Grids_15: width 20 against 29) or the
+            # junction tree's (Promedus_17: 26 against 28): try them too, the tree's
+            # only when the plan does not fit yet (Grids_15's tree order is searched
+            # for seconds in vain: its tree never fits in 1 GiB).
+            for searched in (lambda: self.evidence_order(observed), self.junction_order):
+                other = compile_plan(*arguments, order=searched())
+                if other.cost.entries() < plan.cost.entries():
+                    plan = other
+                if fits(plan.cost):
+                    break
+        table = network.table  # a structure-only model fails here, naming the variable
+        plan.tables = [table(source.variable) for source in plan.sources]
         return plan
 
     def _plain_structure(self) -> tuple[dict, dict, dict]:
         """Parents, cardinalities and zero-free flags as plain dicts (made once)."""
-        if self._structure is None:
-            network = self.network
-            self._structure = (dict(network.parents), dict(network.cardinality),
-                               dict(network.zero_free))
-        return self._structure
+        network = self.network
+        return self._once.attribute(self, "_structure", lambda: (
+            dict(network.parents), dict(network.cardinality), dict(network.zero_free)))
 
     def junction_tree(self, observed: Sequence[str]) -> JunctionTree:
         """The compiled junction tree for this set of observed variables.
@@ -236,26 +241,32 @@ class Engine(CaseBatches):
         >>> tree.width, engine.cached_trees
         (3, (('A',),))
         """
-        trees = self._trees
+        trees, lock = self._trees, self._once.lock
         key = tuple(sorted(observed))
-        tree = trees.get(key)
-        if tree is not None:
-            trees.move_to_end(key)
-            return tree
+        with lock:  # the order of use is bookkeeping too: threads share it
+            tree = trees.get(key)
+            if tree is not None:
+                trees.move_to_end(key)
+                return tree
 
         def room(cost: Cost) -> int:
             """Entries the cached trees keep once the oldest are dropped, as long as the
             new tree's peak and theirs would exceed the limit together."""
-            held = sum(t.cached_bytes for t in trees.values()) // ENTRY_BYTES
-            while trees and not fits(cost, held=held):
-                held -= trees.popitem(last=False)[1].cached_bytes // ENTRY_BYTES
-            return held
+            with lock:
+                held = sum(t.cached_bytes for t in trees.values()) // ENTRY_BYTES
+                while trees and not fits(cost, held=held):
+                    held -= trees.popitem(last=False)[1].cached_bytes // ENTRY_BYTES
+                return held
 
-        compile_tree = _trees("compile_tree")
-        tree = trees[key] = compile_tree(self.network, list(key), self.normalised_tables(),
-                                         self.junction_order, room)
-        while len(trees) > 1 and sum(t.cached_bytes for t in trees.values()) > get_memory_limit():
-            trees.popitem(last=False)
+        def compile_tree() -> JunctionTree:
+            return _trees("compile_tree")(self.network, list(key), self.normalised_tables(),
+                                          self.junction_order, room)
+
+        tree = self._once.get(trees, key, compile_tree)
+        with lock:
+            while (len(trees) > 1
+                   and sum(t.cached_bytes for t in trees.values()) > get_memory_limit()):
+                trees.popitem(last=False)
         return tree
 
     def _tree_source(self) -> TreeSource:
@@ -268,7 +279,8 @@ class Engine(CaseBatches):
     @property
     def cached_trees(self) -> tuple[tuple[str, ...], ...]:
         """The observed variables of each junction tree kept, least recently used first."""
-        return tuple(self._trees)
+        with self._once.lock:
+            return tuple(self._trees)
 
     def junction_order(self) -> list[str]:
         """The elimination order of the network without evidence (computed once; greedy,
@@ -285,11 +297,11 @@ class Engine(CaseBatches):
         >>> bbn.load("models/chair.bn").engine.junction_order()
         ['A', 'W', 'B', 'C', 'S']
         """
-        if self._junction_order is None:
+        def search() -> list[str]:
             parents, cardinality, _ = self._plain_structure()
-            self._junction_order = _trees("junction_order")(parents, cardinality,
-                                                            self.network.constraints)
-        return self._junction_order
+            return _trees("junction_order")(parents, cardinality, self.network.constraints)
+
+        return self._once.attribute(self, "_junction_order", search)
 
     def evidence_order(self, observed: Sequence[str]) -> list[str]:
         """The elimination order searched for the graph this evidence leaves (computed once
@@ -312,11 +324,11 @@ class Engine(CaseBatches):
         ['B', 'C', 'W']
         """
         key = tuple(sorted(observed))
-        order = self._evidence_orders.get(key)
-        if order is None:
+        def search() -> list[str]:
             parents, cardinality, _ = self._plain_structure()
-            order = self._evidence_orders[key] = evidence_order(parents, cardinality, key)
-        return order
+            return evidence_order(parents, cardinality, key)
+
+        return self._once.get(self._evidence_orders, key, search)
 
     def normalised_tables(self) -> dict:
         """``{variable: (table with rows scaled to sum to 1, raw row sums or None)}``,
@@ -333,9 +345,8 @@ class Engine(CaseBatches):
         >>> table.tolist(), sums
         ([[0.7, 0.3], [0.1, 0.9]], None)
         """
-        if self._normalised is None:
-            self._normalised = _trees("normalised_tables")(self.tables())
-        return self._normalised
+        return self._once.attribute(self, "_normalised",
+                                    lambda: _trees("normalised_tables")(self.tables()))
 
     def _logs(self, plan: Plan) -> list[np.ndarray]:
         """The logs of a plan's tables, each made once when first needed."""

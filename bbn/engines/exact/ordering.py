@@ -56,6 +56,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import bbn.core.deadline as deadline
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
 
 #: With at most this many variables left to order, a scan finds the best score faster
@@ -221,6 +222,7 @@ def elimination_order(graph: dict[str, set[str]], cardinality: Mapping[str, int]
         # the budget of the best order so far: a good find shortens the search
         if time.perf_counter() - start >= search.budget(best_cost):
             break
+        deadline.check()
         found = _shuffled_min_fill(original, cardinality, to_eliminate, names, seed,
                                    bound=best_cost.total)
         if found is not None and found[1].total < best_cost.total:
@@ -406,6 +408,7 @@ def _min_fill(graph, cardinality, to_eliminate, bound=None):
             fill //= 2
         return fill, prod(map(card, neighbours)) * card(v), v
 
+    limited = deadline.remaining() is not None  # a time limit holds (a server's request)
     current = {v: score(v) for v in to_eliminate}
     heap = list(current.values()) if len(current) > _SCAN else None
     if heap is not None:
@@ -424,6 +427,8 @@ def _min_fill(graph, cardinality, to_eliminate, bound=None):
                 heap = None
         v = entry[2]
         del current[v]
+        if limited:
+            deadline.check()
         order.append(v)
         total += entry[1]
         if entry[1] > largest:

@@ -18,12 +18,15 @@ file bbn writes goes through).
 from __future__ import annotations
 
 import contextlib
+import errno
+import glob
 import gzip
 import importlib
 import os
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -341,7 +344,12 @@ def atomic_writer(path: str | os.PathLike) -> Iterator[BinaryIO]:
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise FileNotFoundError(f"no folder {str(directory)!r} to write {path.name!r} in")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    _remove_stale_temporaries(directory, path.name)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                             dir=directory)
+    except OSError as error:
+        raise _naming(error, path) from None
     try:
         with os.fdopen(handle, "wb") as raw:
             if path.name.lower().endswith(".gz"):
@@ -349,11 +357,54 @@ def atomic_writer(path: str | os.PathLike) -> Iterator[BinaryIO]:
                     yield zipped
             else:
                 yield raw
+            raw.flush()
+            os.fsync(raw.fileno())  # on disk before the rename makes it the file
         os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError) and error.filename is None and error.errno in _FULL:
+            raise _naming(error, path) from None  # "No space left on device" names no file
         raise
+    _sync_folder(directory)
+
+
+#: The errors of a full or failing disk, which name no file.
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+#: A temporary file of an atomic write older than this (seconds) was left by a process
+#: killed while writing (SIGKILL, a power cut): the next write to its file removes it.
+STALE_TEMPORARY = 3600.0
+
+
+def _remove_stale_temporaries(directory: Path, name: str) -> None:
+    """Remove ``.NAME.*.tmp`` files of ``directory`` untouched for ``STALE_TEMPORARY``
+    seconds (a write in progress touches its file as it goes)."""
+    now = time.time()
+    try:
+        for stale in directory.glob(f".{glob.escape(name)}.*.tmp"):
+            with contextlib.suppress(OSError):  # gone already, or not ours to remove
+                if now - stale.lstat().st_mtime > STALE_TEMPORARY and stale.is_file():
+                    stale.unlink()
+    except OSError:
+        pass  # an unreadable folder: the write itself will say so
+
+
+def _naming(error: OSError, path: Path) -> OSError:
+    """``error`` naming the file being written (ENOSPC, EDQUOT... name none)."""
+    return OSError(error.errno, error.strerror or str(error), str(path))
+
+
+def _sync_folder(directory: Path) -> None:
+    """Flush the folder's entry of a renamed file to disk (POSIX; best effort)."""
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):
+        handle = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
 
 
 def _mode_for(path: Path) -> int:

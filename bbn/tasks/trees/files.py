@@ -39,6 +39,7 @@ from bbn.core.errors import DataError
 from bbn.io.formats import read_text, write_atomically
 from bbn.tasks.trees.features import FeatureSpace
 from bbn.tasks.trees.nodes import Node, Test, walk
+from bbn.tasks.trees.tree_schema import check_document
 
 FORMAT = "bbn decision tree"
 VERSION = 1
@@ -171,6 +172,7 @@ def read_tree(path: str | os.PathLike) -> SavedTree:
     if document.get("version") != VERSION:
         raise DataError(f"{path}: decision tree file version {document.get('version')!r}; "
                         f"this bbn reads version {VERSION}")
+    check_document(document, path)  # every field, and one tree: nothing below can crash
     try:
         features = document["features"]
         space = FeatureSpace(tuple(features["names"]), tuple(features["kinds"]),
