@@ -242,12 +242,17 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     text = plain_line_ends(text)
     if "%" in text or "//" in text:  # "//" to the end of a line: GeNIe's "///" headers
         text = blank_comments(text, _COMMENT)
+    deepest = _deepest(text)
+    if deepest[1] > MAX_NESTING:  # the grammar recurses per '(': refused before, whatever
+        # the interpreter's recursion limit (a library may have raised it)
+        raise error_at(text, source, deepest[0], "parentheses nested too deeply for this "
+                       f"reader (at most {MAX_NESTING} levels)")
     try:
         blocks = _grammar().parse_string(text, parse_all=True)
     except pp.ParseBaseException as error:
         raise error_at(text, source, error.loc, expected(error)) from None
     except RecursionError:  # the token-level grammar nests one call per '('
-        raise error_at(text, source, _deepest(text), "parentheses nested too deeply for "
+        raise error_at(text, source, deepest[0], "parentheses nested too deeply for "
                        "this reader") from None
 
     def fail(loc: int, message: str):
@@ -263,11 +268,23 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
                            lambda: _located_network(name, blocks, fail, check, normalize))
 
 
-def _deepest(text: str) -> int:
-    """The offset of the first '(' at the deepest nesting of ``text``."""
+#: Deepest nesting of parentheses a file may have: a table of a node with k parents nests
+#: k + 1 levels; the grammar recurses once per level.
+MAX_NESTING = 64
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """The offset of the first '(' at the deepest nesting of ``text``, and that depth.
+
+    >>> _deepest("a ((b) (c))")
+    (3, 2)
+    """
     raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    if not len(raw):
+        return 0, 0
     depth = np.cumsum(raw == ord("("), dtype=np.int64) - np.cumsum(raw == ord(")"))
-    return int(np.argmax(depth))
+    at = int(np.argmax(depth))
+    return at, int(depth[at])
 
 
 def _fast_network(name: str, blocks: list[_Block], normalize: bool) -> Network:
