@@ -274,3 +274,15 @@ def test_loopy_bp_map_warns_once_for_the_runs_that_did_not_converge():
     search = [str(w.message) for w in caught if "runs that scored the MAP search" in
               str(w.message)]
     assert len(search) == 1 and "stopped before its tolerance in" in search[0]
+
+
+def test_an_approximate_mpe_given_evidence_says_its_probability_is_an_estimate():
+    # P̂(x̂ | e) = φ(x̂, e) / Ẑ(e): exact numerator, estimated denominator, no standard
+    # error — printed as an estimate, never as if exact (chair: exact 0.485140).
+    net = bbn.load("models/chair.bn")
+    found = net.mpe({"W": "F", "B": "T"}, method=bbn.LikelihoodWeighting(samples=4000, seed=0))
+    exact_assignment, exact_p = net.mpe({"W": "F", "B": "T"})
+    assert found.assignment == exact_assignment and found.standard_error is None
+    assert found.estimated_z and abs(found.probability - exact_p) < 0.1
+    assert any("an estimate" in line for line in found.text_lines())
+    assert not net.mpe(method=bbn.LikelihoodWeighting(samples=2000, seed=0)).estimated_z

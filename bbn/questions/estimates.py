@@ -375,12 +375,14 @@ def mpe_estimate(graph: FactorGraph, question: Question, method) -> MapEstimate:
                          "(deterministic factors can trap it); use method='exact'")
     assignment = {v: graph.states[i][s] for i, (v, s) in
                   enumerate(zip(graph.variables, states.tolist())) if i not in indices}
-    if graph.is_bayesian and not indices:
+    exact_z = graph.is_bayesian and not indices
+    if exact_z:
         log_z = 0.0  # a Bayesian network's Z is 1
     elif log_z is None:
         log_z = (settings if isinstance(settings, LoopyBP) else LoopyBP()).run(
             graph, indices).log_partition
-    return MapEstimate(assignment, min(1.0, math.exp(score - log_z)), report=report)
+    return MapEstimate(assignment, min(1.0, math.exp(score - log_z)), report=report,
+                       estimated_z=not exact_z)
 
 
 def log_partition(graph: FactorGraph, question: Question, method) -> float:

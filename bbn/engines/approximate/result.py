@@ -117,6 +117,9 @@ class MapEstimate(tuple):
         not clearly ordered.
     report : RunReport
         How the method ran.
+    estimated_z : bool, default False
+        Whether ``probability`` divides an exact score by an *estimate* of Z(e) (an
+        approximate MPE given evidence): printed as such, since it has no standard error.
 
     Examples
     --------
@@ -135,8 +138,9 @@ class MapEstimate(tuple):
     def __new__(cls, assignment: dict[str, str], probability: float,
                 standard_error: float | None = None, runner_up: dict[str, str] | None = None,
                 runner_up_probability: float | None = None, margin: float | None = None,
-                report: RunReport | None = None) -> MapEstimate:
+                report: RunReport | None = None, estimated_z: bool = False) -> MapEstimate:
         found = super().__new__(cls, (assignment, probability))
+        found.estimated_z = estimated_z
         found.standard_error, found.runner_up = standard_error, runner_up
         found.runner_up_probability, found.margin = runner_up_probability, margin
         found.report = report if report is not None else RunReport("")
@@ -163,6 +167,9 @@ class MapEstimate(tuple):
         lines = []
         if self.standard_error is not None:
             lines.append(f"  standard error {self.standard_error:.{digits}f}")
+        elif self.estimated_z:
+            lines.append("  (an estimate: the assignment's exact weight over "
+                         f"{self.report.method}'s estimate of P(evidence); no standard error)")
         if self.runner_up is not None:
             shown = ", ".join(f"{v}={s}" for v, s in self.runner_up.items())
             line = f"  runner-up {shown}: {self.runner_up_probability:.{digits}f}"
@@ -178,4 +185,4 @@ class MapEstimate(tuple):
         return {"standard_error": self.standard_error, "runner_up": self.runner_up,
                 "runner_up_p": self.runner_up_probability,
                 "margin": None if self.margin in (None, float("inf")) else self.margin,
-                "method": self.report.method}
+                "method": self.report.method, "estimated_z": self.estimated_z}
