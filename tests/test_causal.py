@@ -315,3 +315,21 @@ def test_interventions_on_a_chained_noisy_or_match_its_full_table():
         np.testing.assert_allclose(compact.posterior("Y", {"A1": "T"}, do=do).values,
                                    full.posterior("Y", {"A1": "T"}, do=do).values, atol=1e-12)
         assert set(compact.posteriors({"Y": "T"}, do=do)) == set(full.variables)
+
+
+def test_names_that_look_like_do_or_a_world_are_names():
+    # Quoted names are set aside before do(...) and _{...} are read (hypothesis found a
+    # network with variables '_{a' and 'a}' whose query was read as a counterfactual).
+    from bbn.questions.language import Query
+
+    net = bbn.Network()
+    for name in ("_{a", "a}", "do(it)", "Y"):
+        net.add_variable(name, ["s0", "s1"], table=[0.3, 0.7])
+    net.set_parents("Y", ["_{a", "a}"])
+    net.set_cpt("Y", [[[0.9, 0.1], [0.6, 0.4]], [[0.5, 0.5], [0.2, 0.8]]])
+    evidence = {"_{a": "s0", "a}": "s1", "do(it)": "s1"}
+    text = Query("P", (("Y", None),), tuple(evidence.items())).text()
+    assert text == 'P(Y | "_{a"=s0, "a}"=s1, "do(it)"=s1)'
+    np.testing.assert_allclose(net.query(text).values, [0.6, 0.4], atol=1e-12)
+    np.testing.assert_allclose(net.query('P(Y | do("_{a"=s1), "a}"=s0)').values,
+                               [0.5, 0.5], atol=1e-12)

@@ -95,7 +95,7 @@ _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 def _quote(name: str) -> str:
     """A name as the query language writes it: bare when it can be, else quoted."""
-    if name and not any(c.isspace() or c in ",()|=\"'" for c in name):
+    if name and not any(c.isspace() or c in ",()|=\"'{}" for c in name):
         return name
     return '"' + "".join(_ESCAPES.get(c, c) for c in name) + '"'
 
@@ -280,14 +280,29 @@ _WORLD = re.compile(r"_\{([^{}]*=[^{}]*)\}")  # a name may hold braces: X_{1}
 def _interventions(text: str, source: str) -> tuple[str, tuple, tuple]:
     """``P(Y_{X=x} | do(Z=z), W=w)`` → ``("P(Y | W=w)", (("Z", "z"),), (("X", "x"),))``:
     the ``do(...)`` items of the evidence and the one intervention subscripting the
-    targets (every target in the same world), taken out of the text."""
+    targets (every target in the same world), taken out of the text. Quoted names are set
+    aside first, so a name such as ``"do(it)"`` or ``"_{a=b}"`` is never read as syntax.
+
+    >>> _interventions('P("_{a=b}" | do(X=x))', "<query>")
+    ('P("_{a=b}" )', (('X', 'x'),), ())
+    """
+    quoted: list[str] = []
+
+    def aside(match: re.Match) -> str:
+        quoted.append(match[0])
+        return f"\x00{len(quoted) - 1}\x00"
+
+    def back(part: str) -> str:
+        return _PLACEHOLDER.sub(lambda m: quoted[int(m[1])], part)
+
+    text = _QUOTED_NAME.sub(aside, text)
     do: list = []
     if not _DO.search(text) and not _WORLD.search(text):
-        return text, (), ()
+        return back(text), (), ()
     for match in _DO.finditer(text):
-        do += _parse("evidence", match[1], source)["evidence"]
+        do += _parse("evidence", back(match[1]), source)["evidence"]
     text = _DO.sub("", text)
-    worlds = {m[1].strip() for m in _WORLD.finditer(text)}
+    worlds = {back(m[1].strip()) for m in _WORLD.finditer(text)}
     if len(worlds) > 1:
         raise QueryError(f"every target of a counterfactual is in one world; got "
                          f"{' and '.join(sorted('_{' + w + '}' for w in worlds))}")
@@ -300,7 +315,13 @@ def _interventions(text: str, source: str) -> tuple[str, tuple, tuple]:
     for v, s in (*do, *world):
         if s is None:
             raise QueryError(f"an intervention sets a state, as in do({v}=x)")
-    return text, tuple(do), tuple(world)
+    return back(text), tuple(do), tuple(world)
+
+
+#: A quoted name of the query language ("..." or '...', backslash escapes), and the
+#: placeholder that stands for it while do(...) and _{...} are taken out.
+_QUOTED_NAME = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.DOTALL)
+_PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 
 
 def parse_evidence(text: str, source: str = "<evidence>", items: bool = False):
