@@ -122,7 +122,6 @@ class CountingPlan:
             self.likelihood_into[c].append((v, tuple(shape)))
         # Messages: the axes a child sums out, and the separator's shape in the parent.
         self.in_parent: list[tuple[int, ...]] = [()] * len(members)
-        self.parent_summed: list[tuple[int, ...]] = [()] * len(members)
         self.separator_size: list[int] = [1] * len(members)
         self.separator_axes: list[list[int]] = [[] for _ in members]
         for c, p in enumerate(parent):
@@ -135,8 +134,6 @@ class CountingPlan:
             self.separator_size[c] = math.prod(card[u] for u in separator)
             self.in_parent[c] = (-1,) + tuple(card[u] if u in separator else 1
                                               for u in members[p])
-            self.parent_summed[c] = tuple(1 + i for i, u in enumerate(members[p])
-                                          if u not in separator)
             self.separator_axes[c] = [0] + [1 + i for i, u in enumerate(members[p])
                                             if u in separator]
         self.entries_per_case = 2 * sum(self.sizes)
@@ -238,7 +235,7 @@ class CountingPlan:
                 if p >= 0:
                     # numpy's einsum sums scattered axes about twice as fast as sum()
                     separator = np.einsum(up[p], range(up[p].ndim), self.separator_axes[c]) \
-                        if self.parent_summed[c] else up[p]
+                        if len(self.separator_axes[c]) < up[p].ndim else up[p]
                     # Σ belief = the message's total before it was normalised: divide the
                     # (small) ratio by it rather than the belief by its sum.
                     ratio = np.where(messages[c] > 0, separator.reshape(n, -1)
