@@ -63,6 +63,40 @@ def test_the_dynamic_bn_language(tmp_path):
     assert bbn.load_dynamic("models/chair.bn").parents("A") == ("B",)
 
 
+def test_load_reads_the_dynamic_form(tmp_path, capsys):
+    path = tmp_path / "rain.bn"
+    path.write_text(DYNAMIC)
+    dbn = bbn.load(path)
+    assert isinstance(dbn, bbn.DynamicNetwork) and dbn.parents("Rain") == ("Rain[-1]",)
+    data = pd.DataFrame({"Umbrella": ["T", "T"]})
+    assert dbn.filter(data)[("Rain", "T")].tolist() == pytest.approx([0.818182, 0.883357],
+                                                                     abs=1e-6)
+    assert isinstance(bbn.loads(DYNAMIC), bbn.DynamicNetwork)
+    # a saved two-slice network and a plain one stay ordinary networks
+    assert type(bbn.load("models/umbrella.bn")) is bbn.Network
+    assert type(bbn.loads("variable A { a, b }  P(A) = 0.5, 0.5")) is bbn.Network
+    wrong = tmp_path / "wrong.bn"
+    wrong.write_text(DYNAMIC.replace("Rain[-1])", "Rian[-1])"))
+    with pytest.raises(bbn.ParseError, match=r"wrong.bn:5:10: unknown parent 'Rian' "
+                                             r"\(did you mean 'Rain'\?\)"):
+        bbn.load(wrong)
+    # the commands: a two-slice view where one makes sense, a clear refusal elsewhere
+    assert main(["info", str(path)]) == 0
+    assert "Rain[1]       T, F     Rain[0]" in capsys.readouterr().out
+    assert main(["check", str(path)]) == 0
+    assert "ok (4 variables, 3 arcs)" in capsys.readouterr().out
+    bif = tmp_path / "rain.bif"
+    assert main(["convert", str(path), str(bif)]) == 0 and "wrote" in capsys.readouterr().out
+    assert bbn.load_dynamic(bif).parents("Rain") == ("Rain[-1]",)
+    assert main(["render", str(path)]) == 0
+    assert '"Rain[0]" -> "Rain[1]"' in capsys.readouterr().out
+    for command in (["query", str(path), "P(Rain)"], ["sample", str(path), "-n", "2"]):
+        assert main(command) == 2
+        error = capsys.readouterr().err
+        assert f"bbn {command[0]}: {path} is a dynamic network" in error
+        assert "bbn filter, bbn viterbi or bbn classify --sequence-id" in error
+
+
 def test_errors():
     net = bbn.Network.assemble("n", {"A": ["a", "b"]}, tables={"A": [0.5, 0.5]})
     with pytest.raises(bbn.ModelError, match="neither slice convention"):

@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    net = read_model(args)
+    net = read_model(args, dynamic=True)
     if isinstance(net, MarkovNetwork):
         return _markov_info(net)
     print(f"network {net.name!r}: {len(net.variables)} variables, "
