@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    net = read_model(args, dynamic=True)
+    net = read_model(args, dynamic="two slices")
     if isinstance(net, MarkovNetwork):
         return _markov_info(net)
     print(f"network {net.name!r}: {len(net.variables)} variables, "

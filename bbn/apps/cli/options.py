@@ -39,12 +39,12 @@ def add_normalize_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def read_model(args: argparse.Namespace, path: str | None = None,
-               dynamic: bool = False) -> Network | MarkovNetwork:
+               dynamic: str = "refuse") -> Network | MarkovNetwork:
     """The model at ``path`` (default: ``args.model``), read with ``--normalize``.
 
-    A dynamic network (a ``.bn`` file with ``P(X | X[-1])``) is returned as its two-slice
-    network when the command takes one (``dynamic``: ``info``, ``check``, ``convert``,
-    ``render``), and refused with what to do instead by the others.
+    A dynamic network (a ``.bn`` file with ``P(X | X[-1])``) is refused with what to do
+    instead (``dynamic="refuse"``), returned as its two-slice network (``"two slices"``:
+    ``info``, ``check``, ``convert``, ``render``) or as it is (``"keep"``: ``classify``).
 
     Raises
     ------
@@ -56,9 +56,9 @@ def read_model(args: argparse.Namespace, path: str | None = None,
     """
     where = args.model if path is None else path
     net = load(where, normalize=args.normalize)
-    if isinstance(net, (Network, MarkovNetwork)):
+    if isinstance(net, (Network, MarkovNetwork)) or dynamic == "keep":
         return net
-    if dynamic:
+    if dynamic == "two slices":
         return net.two_slice()
     raise BBNError(f"{where} is a dynamic network (a parent in the slice before): bbn "
                    f"{getattr(args, 'command', 'this command')} takes an ordinary one. Ask "
