@@ -192,10 +192,15 @@ def most_probable(model, values, lengths=None):
         path, best = chains.viterbi(np.log(model.start), np.log(model.transition),
                                     *resolved.log_table(), resolved.batch)
     batch = resolved.batch
-    names = np.asarray(model.hidden_states, dtype=object)[path.T]       # (N, T), batch order
-    paths = [None] * len(batch.order)
-    for position, (sequence, length) in enumerate(zip(batch.order, batch.sorted_lengths)):
-        paths[sequence] = names[position, :length].tolist()
+    names = np.asarray(model.hidden_states, dtype=object)
+    if batch.ragged:
+        names = names[path.T]                                          # (N, T), batch order
+        paths = [None] * len(batch.order)
+        for position, (sequence, length) in enumerate(zip(batch.order,
+                                                           batch.sorted_lengths)):
+            paths[sequence] = names[position, :length].tolist()
+    else:                          # equal lengths: the batch order is the caller's
+        paths = names.take(path.T).tolist()
     scores = np.empty_like(best)
     scores[batch.order] = best
     if resolved.single:

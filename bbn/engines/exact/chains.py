@@ -67,13 +67,15 @@ class Batch:
         t = np.arange(steps)[:, None]
         self.rows = np.where(t < self.sorted_lengths, starts + t, -1)
         self.valid = self.rows >= 0
+        self.ragged = bool(steps) and bool(self.sorted_lengths[-1] < steps)
 
     def pad(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """``values`` given row by row for the concatenated sequences, as ``(T, N, ...)``
         with ``fill`` past each sequence's end."""
         check_allocation(self.rows.size * int(np.prod(values.shape[1:])), "a batch of sequences")
         out = np.take(values, np.maximum(self.rows, 0), axis=0)
-        out[~self.valid] = fill
+        if self.ragged:
+            out[~self.valid] = fill
         return out
 
     def unpad(self, values: np.ndarray) -> np.ndarray:
