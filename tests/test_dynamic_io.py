@@ -201,6 +201,10 @@ def test_classify_over_time(tmp_path, capsys):
     assert main(["classify", "models/chair.bn", str(data), "--target", "C",
                  "--sequence-id", "who"]) == 2
     assert "needs a dynamic network" in capsys.readouterr().err
+    tree = tmp_path / "tree.json"
+    tree.write_text("{}")
+    assert main(["classify", str(tree), str(data), "--target", "Rain", "--viterbi"]) == 2
+    assert "not a decision tree" in capsys.readouterr().err
 
 
 def test_command_errors(tmp_path, capsys):

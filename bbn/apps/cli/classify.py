@@ -80,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         if rule == "ml":
             raise DataError("--decision ml needs P(x | class), which a decision tree does "
                             "not give; use map or risk")
+        if classify_sequences.over_time(args, None):
+            raise DataError("--sequence-id, --smooth and --viterbi classify over time with "
+                            "a dynamic network, not a decision tree")
         frame, source = read_data(delimited(args.data, args.sep, in_blocks=False))
         states, posterior = tree_posteriors(args.model, frame, args.target)
         chosen = decide(posterior, rule, loss=None if args.loss is None
