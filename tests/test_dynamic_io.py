@@ -82,7 +82,9 @@ def test_load_reads_the_dynamic_form(tmp_path, capsys):
         bbn.load(wrong)
     # the commands: a two-slice view where one makes sense, a clear refusal elsewhere
     assert main(["info", str(path)]) == 0
-    assert "Rain[1]       T, F     Rain[0]" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert printed.startswith("dynamic network 'umbrella': 2 variables a slice")
+    assert "Rain[1]       T, F     Rain[0]" in printed
     assert main(["check", str(path)]) == 0
     assert "ok (4 variables, 3 arcs)" in capsys.readouterr().out
     bif = tmp_path / "rain.bif"

@@ -44,7 +44,7 @@ def read_model(args: argparse.Namespace, path: str | None = None,
 
     A dynamic network (a ``.bn`` file with ``P(X | X[-1])``) is refused with what to do
     instead (``dynamic="refuse"``), returned as its two-slice network (``"two slices"``:
-    ``info``, ``check``, ``convert``, ``render``) or as it is (``"keep"``: ``classify``).
+    ``check``, ``convert``, ``render``) or as it is (``"keep"``: ``classify``, ``info``).
 
     Raises
     ------
