@@ -63,6 +63,42 @@ def test_the_dynamic_bn_language(tmp_path):
     assert bbn.load_dynamic("models/chair.bn").parents("A") == ("B",)
 
 
+def test_load_reads_the_dynamic_form(tmp_path, capsys):
+    path = tmp_path / "rain.bn"
+    path.write_text(DYNAMIC)
+    dbn = bbn.load(path)
+    assert isinstance(dbn, bbn.DynamicNetwork) and dbn.parents("Rain") == ("Rain[-1]",)
+    data = pd.DataFrame({"Umbrella": ["T", "T"]})
+    assert dbn.filter(data)[("Rain", "T")].tolist() == pytest.approx([0.818182, 0.883357],
+                                                                     abs=1e-6)
+    assert isinstance(bbn.loads(DYNAMIC), bbn.DynamicNetwork)
+    # a saved two-slice network and a plain one stay ordinary networks
+    assert type(bbn.load("models/umbrella.bn")) is bbn.Network
+    assert type(bbn.loads("variable A { a, b }  P(A) = 0.5, 0.5")) is bbn.Network
+    wrong = tmp_path / "wrong.bn"
+    wrong.write_text(DYNAMIC.replace("Rain[-1])", "Rian[-1])"))
+    with pytest.raises(bbn.ParseError, match=r"wrong.bn:5:10: unknown parent 'Rian' "
+                                             r"\(did you mean 'Rain'\?\)"):
+        bbn.load(wrong)
+    # the commands: a two-slice view where one makes sense, a clear refusal elsewhere
+    assert main(["info", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("dynamic network 'umbrella': 2 variables a slice")
+    assert "Rain[1]       T, F     Rain[0]" in printed
+    assert main(["check", str(path)]) == 0
+    assert "ok (4 variables, 3 arcs)" in capsys.readouterr().out
+    bif = tmp_path / "rain.bif"
+    assert main(["convert", str(path), str(bif)]) == 0 and "wrote" in capsys.readouterr().out
+    assert bbn.load_dynamic(bif).parents("Rain") == ("Rain[-1]",)
+    assert main(["render", str(path)]) == 0
+    assert '"Rain[0]" -> "Rain[1]"' in capsys.readouterr().out
+    for command in (["query", str(path), "P(Rain)"], ["sample", str(path), "-n", "2"]):
+        assert main(command) == 2
+        error = capsys.readouterr().err
+        assert f"bbn {command[0]}: {path} is a dynamic network" in error
+        assert "bbn filter, bbn viterbi or bbn classify --sequence-id" in error
+
+
 def test_errors():
     net = bbn.Network.assemble("n", {"A": ["a", "b"]}, tables={"A": [0.5, 0.5]})
     with pytest.raises(bbn.ModelError, match="neither slice convention"):
@@ -121,6 +157,56 @@ def test_filter_and_viterbi_commands(tmp_path, capsys):
     states = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
     assert states["Rain"].tolist() == ["T", "T", "F", "T"]
     assert states["log_probability"][2] == pytest.approx(np.log(0.5 * 0.8), abs=1e-6)  # F, F
+
+
+def test_classify_over_time(tmp_path, capsys):
+    data = tmp_path / "days.csv"
+    pd.DataFrame({"who": ["x", "x", "y", "x", "y"], "Umbrella": ["T", "T", "F", "", "T"],
+                  "Rain": ["T", "T", "F", "F", "T"]}).to_csv(data, index=False)
+    out = tmp_path / "rain.csv"
+
+    def classify(*options):
+        assert main(["classify", "models/umbrella.bn", str(data), "--target", "Rain",
+                     "--sequence-id", "who", "-o", str(out), *options]) == 0
+        return pd.read_csv(out), capsys.readouterr().out
+
+    # filtering by hand: x: 0.818, 0.883, then predicted 0.883·0.7 + 0.117·0.3 = 0.653;
+    # y: 0.05 / 0.45 = 0.111, then (0.111·0.7 + 0.889·0.3)·0.9 normalised = 0.703
+    filtered, report = classify()
+    assert filtered.columns.tolist() == ["predicted", "who", "P(Rain=T)", "P(Rain=F)"]
+    assert filtered["P(Rain=T)"].tolist() == pytest.approx(
+        [0.818182, 0.883357, 0.111111, 0.653343, 0.702771], abs=1e-6)
+    assert filtered["predicted"].tolist() == ["T", "T", "F", "T", "T"]
+    assert "accuracy 0.800000 (4/5)" in report      # Rain is the truth, not a finding
+    smoothed, _ = classify("--smooth")
+    expected = umbrella().smooth(pd.read_csv(data).drop(columns="Rain"), sequence_id="who")
+    assert np.allclose(smoothed[["P(Rain=T)", "P(Rain=F)"]], expected["Rain"], atol=1e-9)
+    assert smoothed["P(Rain=T)"][2] == pytest.approx(0.173804, abs=1e-6)
+    # the most probable explanation: x is rain, rain, rain with the umbrella on day 3,
+    # 0.5·0.9 · 0.7·0.9 · 0.7·0.9 = 0.1786; y is dry then rain, 0.5·0.8 · 0.3·0.9 = 0.108
+    explained, _ = classify("--viterbi")
+    assert explained.columns.tolist() == ["predicted", "who", "log_probability"]
+    assert explained["predicted"].tolist() == ["T", "T", "F", "T", "T"]
+    assert explained["log_probability"].tolist() == pytest.approx(
+        np.log([0.178605, 0.178605, 0.108, 0.178605, 0.108]), abs=1e-6)
+    # a loss matrix: missing rain costs 10, so day 3 of y is called rain at P = 0.17
+    loss = tmp_path / "loss.csv"
+    loss.write_text("predicted,T,F\nT,0,1\nF,10,0\n")
+    risky, _ = classify("--smooth", "--loss", str(loss))
+    assert risky["predicted"].tolist() == ["T", "T", "T", "T", "T"]
+    for options, message in [(["--viterbi", "--loss", str(loss)], "no --loss or --decision"),
+                             (["--decision", "ml"], "use map or risk"),
+                             (["--chunksize", "2"], "sequences are read whole")]:
+        assert main(["classify", "models/umbrella.bn", str(data), "--target", "Rain",
+                     "--sequence-id", "who", *options]) == 2
+        assert message in capsys.readouterr().err
+    assert main(["classify", "models/chair.bn", str(data), "--target", "C",
+                 "--sequence-id", "who"]) == 2
+    assert "needs a dynamic network" in capsys.readouterr().err
+    tree = tmp_path / "tree.json"
+    tree.write_text("{}")
+    assert main(["classify", str(tree), str(data), "--target", "Rain", "--viterbi"]) == 2
+    assert "not a decision tree" in capsys.readouterr().err
 
 
 def test_command_errors(tmp_path, capsys):

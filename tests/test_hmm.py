@@ -4,6 +4,7 @@ the umbrella world (Russell & Norvig), long sequences, errors."""
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import numpy as np
@@ -96,6 +97,90 @@ def test_categorical_equals_hmmlearn(categorical):
     paths, bests = ours.viterbi(codes, lengths)
     assert [len(p) for p in paths] == lengths.tolist()
     assert bests[3] == pytest.approx(theirs.decode(x[starts[3]:starts[3] + 120])[0], abs=1e-9)
+
+
+def test_batched_viterbi_equals_hmmlearn_and_brute_force(hmm_module):
+    # 40 sequences of lengths 1…60 in one call, tables with zeros (log 0 = −inf): every
+    # path scores hmmlearn's best, is hmmlearn's, and is the one of a call per sequence
+    rng = np.random.default_rng(5)
+    k, m = 5, 4
+    start, transition, emission = random_tables(rng, k, m)
+    transition[0, 2] = transition[3, 1] = emission[1, 0] = 0.0
+    transition /= transition.sum(axis=1, keepdims=True)
+    emission /= emission.sum(axis=1, keepdims=True)
+    ours = bbn.HMM([f"s{i}" for i in range(k)], list("abcd"), start=start,
+                   transition=transition, emission=emission)
+    theirs = hmm_module.CategoricalHMM(n_components=k, init_params="")
+    theirs.startprob_, theirs.transmat_ = start, transition
+    theirs.emissionprob_, theirs.n_features = emission, m
+    lengths = rng.integers(1, 61, size=40)
+    codes = rng.integers(0, m, size=lengths.sum())
+    paths, bests = ours.viterbi(codes, lengths)
+    starts = np.cumsum(lengths) - lengths
+    same = 0
+    for i, (first, length) in enumerate(zip(starts, lengths, strict=True)):
+        piece = codes[first:first + length]
+        logprob, states = theirs.decode(piece[:, None])
+        found = [int(name[1:]) for name in paths[i]]
+        assert bests[i] == pytest.approx(logprob, abs=1e-9)
+        assert path_log_probability(ours, piece, found) == pytest.approx(logprob, abs=1e-9)
+        same += found == states.tolist()
+        assert ours.viterbi(piece) == (paths[i], pytest.approx(bests[i], abs=1e-12))
+    assert same >= 38   # the others tie exactly (hmmlearn breaks ties toward the last state)
+    # brute force over every path of four short sequences
+    short = np.array([6, 1, 4, 5])
+    codes = rng.integers(0, m, size=short.sum())
+    paths, bests = ours.viterbi(codes, short)
+    for i, (first, length) in enumerate(zip(np.cumsum(short) - short, short, strict=True)):
+        piece = codes[first:first + length]
+        with np.errstate(divide="ignore"):
+            scores = {path: path_log_probability(ours, piece, list(path))
+                      for path in itertools.product(range(k), repeat=int(length))}
+        best = max(scores.values())
+        assert bests[i] == pytest.approx(best, abs=1e-12)
+        assert scores[tuple(int(name[1:]) for name in paths[i])] == pytest.approx(best, abs=1e-12)
+
+
+
+def test_viterbi_in_blocks_on_threads_equals_one_block(monkeypatch):
+    # a batch cut into blocks of sequences, each block's forward pass on its own thread,
+    # gives the same paths and scores as the whole batch at once (ragged lengths cross
+    # the block edges)
+    import bbn.engines.exact.chains as chains
+
+    rng = np.random.default_rng(3)
+    k, m = 4, 3
+    start, transition, emission = random_tables(rng, k, m)
+    ours = bbn.HMM([f"s{i}" for i in range(k)], list("abc"), start=start,
+                   transition=transition, emission=emission)
+    lengths = rng.integers(1, 40, size=33)
+    codes = rng.integers(0, m, size=lengths.sum())
+    monkeypatch.setattr(chains, "PARALLEL_SCORES", 1 << 30)
+    whole = ours.viterbi(codes, lengths)
+    monkeypatch.setattr(chains, "PARALLEL_SCORES", 1)
+    monkeypatch.setattr(chains.os, "sched_getaffinity", lambda pid: set(range(3)),
+                        raising=False)
+    assert len(chains._column_blocks(33, k * k * 33)) == 3
+    blocks = ours.viterbi(codes, lengths)
+    assert blocks[0] == whole[0]
+    np.testing.assert_array_equal(blocks[1], whole[1])
+
+def test_batched_gaussian_viterbi_equals_hmmlearn(hmm_module):
+    rng = np.random.default_rng(11)
+    start, transition, _ = random_tables(rng, 3, 2)
+    means, variances = np.array([-2.0, 0.5, 3.0]), np.array([0.5, 1.0, 2.0])
+    ours = bbn.HMM(["a", "b", "c"], kind="gaussian", start=start, transition=transition,
+                   means=means, variances=variances)
+    theirs = hmm_module.GaussianHMM(n_components=3, covariance_type="diag", init_params="")
+    theirs.startprob_, theirs.transmat_ = start, transition
+    theirs.means_, theirs.covars_ = means[:, None], variances[:, None]
+    lengths = np.array([30, 1, 70, 12])
+    x = rng.normal(size=lengths.sum()) * 3
+    paths, bests = ours.viterbi(x, lengths)
+    for i, first in enumerate(np.cumsum(lengths) - lengths):
+        logprob, states = theirs.decode(x[first:first + lengths[i], None])
+        assert bests[i] == pytest.approx(logprob, abs=1e-9)
+        assert paths[i] == [ours.hidden_states[s] for s in states]
 
 
 def test_filter_is_the_smoothed_last_step(ours):

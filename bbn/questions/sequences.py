@@ -121,6 +121,16 @@ class Resolved:
         """log P(e_t | k) ``(K, T, N)``."""
         return self.model.log_emission(self.padded)
 
+    def log_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """log P(e | k) of the distinct observations ``(K, S)`` and the column of every
+        padded step ``(T, N)``: a categorical model's log emission table and the codes, or
+        one column per step of a Gaussian one."""
+        if self.categorical:
+            with np.errstate(divide="ignore"):
+                return np.log(self.model.emission), self.padded
+        log_b = self.log_likelihood()
+        return log_b.reshape(len(log_b), -1), np.arange(self.padded.size).reshape(self.padded.shape)
+
     def forward(self) -> chains.Forward:
         """The forward pass under the model's tables."""
         b, shift = self.likelihood()
@@ -180,10 +190,17 @@ def most_probable(model, values, lengths=None):
     resolved = Resolved(model, values, lengths)
     with np.errstate(divide="ignore"):
         path, best = chains.viterbi(np.log(model.start), np.log(model.transition),
-                                    resolved.log_likelihood(), resolved.batch)
+                                    *resolved.log_table(), resolved.batch)
     batch = resolved.batch
-    names = np.asarray(model.hidden_states, dtype=object)[batch.unpad(path)]
-    paths = [piece.tolist() for piece in np.split(names, np.cumsum(batch.lengths)[:-1])]
+    names = np.asarray(model.hidden_states, dtype=object)
+    if batch.ragged:
+        names = names[path.T]                                          # (N, T), batch order
+        paths = [None] * len(batch.order)
+        for position, (sequence, length) in enumerate(zip(batch.order,
+                                                           batch.sorted_lengths)):
+            paths[sequence] = names[position, :length].tolist()
+    else:                          # equal lengths: the batch order is the caller's
+        paths = names.take(path.T).tolist()
     scores = np.empty_like(best)
     scores[batch.order] = best
     if resolved.single:

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        net = read_model(args)
+        net = read_model(args, dynamic="two slices")
     except ParseError as error:  # tables refused as read: then the rest of the model
         print(f"bbn check: {cli_advice(str(error), ['--normalize'])}", file=sys.stderr)
         count = len(getattr(error, "errors", ())) or 1

@@ -30,6 +30,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+import bbn.apps.cli.classify_sequences as classify_sequences
 from bbn.apps.cli.delimited import add_sep_argument, delimited
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import read_model, refuse_overwriting
@@ -69,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="numbers in DATA fall into the intervals that are the model's "
                         "states ([4.3, 5.1], (5.1, 5.8]..., as bbn structure --discretize "
                         "writes them)")
+    classify_sequences.add_sequence_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,16 +80,22 @@ def run(args: argparse.Namespace) -> int:
         if rule == "ml":
             raise DataError("--decision ml needs P(x | class), which a decision tree does "
                             "not give; use map or risk")
+        if classify_sequences.over_time(args, None):
+            raise DataError("--sequence-id, --smooth and --viterbi classify over time with "
+                            "a dynamic network, not a decision tree")
         frame, source = read_data(delimited(args.data, args.sep, in_blocks=False))
         states, posterior = tree_posteriors(args.model, frame, args.target)
         chosen = decide(posterior, rule, loss=None if args.loss is None
                         else loss_matrix(args.loss, states))
-        decided = iter([(frame, source, posterior, chosen)])
+        decided = iter([(frame, source, _posterior_columns(posterior, states, args), chosen)])
     else:
-        net = read_model(args)
-        check_target(net, args.target)  # before reading the data
-        states = list(net.states(args.target))
-        decided = _network_chunks(net, args, rule)
+        net = read_model(args, dynamic="keep")
+        if classify_sequences.over_time(args, net):
+            states, decided = classify_sequences.sequence_predictions(net, args, rule)
+        else:
+            check_target(net, args.target)  # before reading the data
+            states = list(net.states(args.target))
+            decided = _network_chunks(net, args, rule)
     confusion = np.zeros((len(states), len(states)), dtype=np.int64)
     scored = written = 0
     progress = on_terminal("bbn classify: ")   # a bar on a terminal, else silent
@@ -96,10 +104,10 @@ def run(args: argparse.Namespace) -> int:
             stack.callback(progress.close)
         out = (stack.enter_context(atomic_writer(args.output)) if args.output
                else sys.stdout.buffer)
-        for frame, source, posterior, chosen in decided:
+        for frame, source, columns, chosen in decided:
             output = pd.DataFrame({"predicted": np.asarray(states, dtype=object)[chosen]})
-            for j, s in enumerate(states):
-                output[f"P({args.target}={s})"] = posterior[:, j]
+            for name, values in columns.items():
+                output[name] = values
             out.write(output.to_csv(index=False, float_format="%.10g",
                                     header=written == 0).encode("utf-8"))
             written += len(output)
@@ -123,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _network_chunks(net, args: argparse.Namespace, rule: str):
-    """(frame, source, posterior, decided state indices) for each chunk of the data."""
+    """(frame, source, output columns, decided state indices) for each chunk of the data."""
     cutter = discretiser_for(True, None, states=net) if args.discretize else None
     data = delimited(args.data, args.sep, args.chunksize)
     for frame, source in prediction_chunks(net, data, chunksize=args.chunksize):
@@ -131,8 +139,13 @@ def _network_chunks(net, args: argparse.Namespace, rule: str):
             frame = cutter.transform(frame)
         posterior = posterior_table(net, frame, args.target, source=source,
                                     unseen=args.unseen).to_numpy()
-        yield frame, source, posterior, decide_rows(net, posterior, args.target, rule,
-                                                    args.loss)
+        yield (frame, source, _posterior_columns(posterior, net.states(args.target), args),
+               decide_rows(net, posterior, args.target, rule, args.loss))
+
+
+def _posterior_columns(posterior: np.ndarray, states, args: argparse.Namespace) -> dict:
+    """The output's ``P(target=state)`` columns."""
+    return {f"P({args.target}={s})": posterior[:, j] for j, s in enumerate(states)}
 
 
 def _print_scores(counts: np.ndarray, states, stream) -> None:

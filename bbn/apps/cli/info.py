@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import add_model_argument, read_model
 from bbn.model.markov import MarkovNetwork
+from bbn.model.network import Network
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,9 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    net = read_model(args)
+    net = read_model(args, dynamic="keep")
     if isinstance(net, MarkovNetwork):
         return _markov_info(net)
+    if not isinstance(net, Network):  # a dynamic network: its two slices
+        print(f"dynamic network {net.name!r}: {len(net.variables)} variables a slice; "
+              "slices 0 and 1:")
+        net = net.two_slice()
     print(f"network {net.name!r}: {len(net.variables)} variables, "
           f"{len(net.arcs())} arcs")
     rows = [("variable", "states", "parents")]

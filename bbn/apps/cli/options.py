@@ -38,17 +38,32 @@ def add_normalize_argument(parser: argparse.ArgumentParser) -> None:
                              "(for files whose numbers were rounded)")
 
 
-def read_model(args: argparse.Namespace, path: str | None = None) -> Network | MarkovNetwork:
+def read_model(args: argparse.Namespace, path: str | None = None,
+               dynamic: str = "refuse") -> Network | MarkovNetwork:
     """The model at ``path`` (default: ``args.model``), read with ``--normalize``.
+
+    A dynamic network (a ``.bn`` file with ``P(X | X[-1])``) is refused with what to do
+    instead (``dynamic="refuse"``), returned as its two-slice network (``"two slices"``:
+    ``check``, ``convert``, ``render``) or as it is (``"keep"``: ``classify``, ``info``).
 
     Raises
     ------
     BBNError
-        A file that is no valid model (located at its line and column).
+        A file that is no valid model (located at its line and column), or a dynamic
+        network where the command needs an ordinary one.
     OSError
         A file the system cannot read.
     """
-    return load(args.model if path is None else path, normalize=args.normalize)
+    where = args.model if path is None else path
+    net = load(where, normalize=args.normalize)
+    if isinstance(net, (Network, MarkovNetwork)) or dynamic == "keep":
+        return net
+    if dynamic == "two slices":
+        return net.two_slice()
+    raise BBNError(f"{where} is a dynamic network (a parent in the slice before): bbn "
+                   f"{getattr(args, 'command', 'this command')} takes an ordinary one. Ask "
+                   "it with bbn filter, bbn viterbi or bbn classify --sequence-id; see it "
+                   "with bbn info or bbn render; write its two slices with bbn convert")
 
 
 def count(text: str) -> int:

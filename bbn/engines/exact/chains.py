@@ -23,6 +23,8 @@ array([0.883, 0.117])
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -67,13 +69,15 @@ class Batch:
         t = np.arange(steps)[:, None]
         self.rows = np.where(t < self.sorted_lengths, starts + t, -1)
         self.valid = self.rows >= 0
+        self.ragged = bool(steps) and bool(self.sorted_lengths[-1] < steps)
 
     def pad(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """``values`` given row by row for the concatenated sequences, as ``(T, N, ...)``
         with ``fill`` past each sequence's end."""
         check_allocation(self.rows.size * int(np.prod(values.shape[1:])), "a batch of sequences")
         out = np.take(values, np.maximum(self.rows, 0), axis=0)
-        out[~self.valid] = fill
+        if self.ragged:
+            out[~self.valid] = fill
         return out
 
     def unpad(self, values: np.ndarray) -> np.ndarray:
@@ -219,18 +223,31 @@ def predict(transition: np.ndarray, last: np.ndarray, horizon: int) -> np.ndarra
 
 
 def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray,
-            batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+            codes: np.ndarray, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
     """The most probable state sequence of every sequence and its log-probability
-    log P(x*_1:T, e_1:T), by max-product in log space. The forward pass keeps every δ_t
-    (no back-pointers); the way back takes argmax_i δ_{t-1}(i) + log A(i, x*_t), the
-    same sums, so the same choices.
+    log P(x*_1:T, e_1:T), by max-product in log space.
+
+        δ_t(j) = max_i δ_{t-1}(i) + log A(i, j) + log B(e_t | j)
+        x*_{t-1} = argmax_i δ_{t-1}(i) + log A(i, x*_t)
+
+    The forward pass keeps every δ_t, state-major ``(T, K, N)``: each step is one sum into
+    a preallocated ``(K, K, N)`` array (log A laid out once along the batch) and one
+    maximum over the previous state, for the whole batch. No back-pointers: the way back
+    takes the argmax above for the chosen states only (the same sums, so the same choices
+    as back-pointers, the first state on a tie), three operations per step for all
+    sequences at once. A large batch is cut into blocks of sequences, one per core, whose
+    forward passes run on threads (numpy releases the GIL inside each operation).
 
     Parameters
     ----------
     log_start, log_transition
         log π ``(K,)``, log A ``(K, K)``.
-    log_b : ndarray (K, T, N)
-        log P(e_t | X_t), batch order.
+    log_b : ndarray (K, S)
+        log P(e | X = k) of S distinct observations (a categorical model's log emission
+        table, or one column per step).
+    codes : ndarray (T, N) of int
+        The column of ``log_b`` observed at every step, batch order (any valid column past
+        an end).
     batch : Batch
 
     Returns
@@ -244,37 +261,80 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     --------
     >>> batch = Batch(np.array([3]))
     >>> log_a = np.log([[0.7, 0.3], [0.3, 0.7]])
-    >>> log_b = np.log([[0.9, 0.9, 0.1], [0.2, 0.2, 0.8]])[:, :, None]
-    >>> path, best = viterbi(np.log([0.5, 0.5]), log_a, log_b, batch)
-    >>> path[:, 0].tolist()
-    [0, 0, 1]
+    >>> log_b = np.log([[0.9, 0.1], [0.2, 0.8]])            # umbrella, no umbrella
+    >>> path, best = viterbi(np.log([0.5, 0.5]), log_a, log_b, np.array([[0], [0], [1]]), batch)
+    >>> path[:, 0].tolist(), round(float(np.exp(best[0])), 4)
+    ([0, 0, 1], 0.068)
     """
-    k, steps, n = log_b.shape
-    check_allocation(k * steps * n, "the Viterbi scores")
-    delta = np.empty((steps, n, k))               # sequence-major for the way back
-    previous = log_start[:, None] + log_b[:, 0]   # state-major for the way forward
-    delta[0] = previous.T
-    moves = log_transition[:, :, None]
-    scores = np.empty((k, k, n))
-    for t in range(1, steps):
-        m = batch.running[t]
-        np.add(previous[:, None, :m], moves, out=scores[:, :, :m])     # (i, j, m)
-        current = scores[:, :, :m].max(axis=0)
-        current += log_b[:, t, :m]
-        previous[:, :m] = current
-        delta[t, :m] = current.T
+    k = len(log_start)
+    steps, n = codes.shape
+    blocks = _column_blocks(n, k * k * n)
+    check_allocation(k * steps * n + k * k * n + k * n * len(blocks), "the Viterbi scores")
+    delta = np.empty((steps, k, n))
+    log_b.take(codes[0], axis=1, out=delta[0], mode="clip")
+    delta[0] += log_start[:, None]
+    moves = np.ascontiguousarray(log_transition.T)                            # [j, i]
+
+    def forward_block(first: int, last: int) -> None:
+        """δ of the sequences ``first:last`` (a block of columns) at every step."""
+        width = last - first
+        laid_out = np.broadcast_to(moves[:, :, None], (k, k, width)).copy()  # [j, i, n]
+        scores = np.empty((k, k, width))
+        emitted = np.empty((k, width))
+        for t in range(1, steps):
+            m = min(int(batch.running[t]), last) - first
+            if m <= 0:
+                break
+            here, before = delta[t, :, first:first + m], delta[t - 1, :, first:first + m]
+            np.add(laid_out[:, :, :m], before, out=scores[:, :, :m])
+            np.maximum.reduce(scores[:, :, :m], axis=1, out=here)
+            log_b.take(codes[t, first:first + m], axis=1, out=emitted[:, :m], mode="clip")
+            here += emitted[:, :m]
+
+    _in_parallel(forward_block, blocks)
     ends = batch.sorted_lengths - 1
-    final = delta[ends, np.arange(n)]
-    state = final.argmax(axis=1)
-    log_probability = final[np.arange(n), state]
-    path = np.zeros((steps, n), dtype=np.int64)
-    path[ends, np.arange(n)] = state
-    incoming = np.ascontiguousarray(log_transition.T)                   # [j, i]
+    columns = np.arange(n)
+    final = delta[ends, :, columns]                                            # (N, K)
+    path = np.zeros((steps, n), dtype=np.intp)
+    path[ends, columns] = final.argmax(axis=1)
+    log_probability = final[columns, path[ends, columns]]
+    incoming = moves
+    way_back = np.empty((n, k))
     for t in range(steps - 1, 0, -1):
         m = batch.running[t]
-        state[:m] = (delta[t - 1, :m] + incoming[state[:m]]).argmax(axis=1)
-        path[t - 1, :m] = state[:m]
+        rows = way_back[:m]
+        incoming.take(path[t, :m], axis=0, out=rows, mode="clip")
+        np.add(rows, delta[t - 1, :, :m].T, out=rows)
+        rows.argmax(axis=1, out=path[t - 1, :m])
     return path, log_probability
+
+
+#: Below this many scores per step (K·K·N) a second thread costs more than it saves.
+PARALLEL_SCORES = 1 << 16
+
+
+def _column_blocks(n: int, scores_per_step: int) -> list[tuple[int, int]]:
+    """Contiguous blocks of the batch's columns, one per core this process may use, when a
+    step is large enough to share; numpy releases the GIL inside each block's operations,
+    so the blocks run in parallel and no two write the same columns.
+
+    >>> _column_blocks(10, 4)
+    [(0, 10)]
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    parts = max(1, min(cores or 1, scores_per_step // PARALLEL_SCORES, n))
+    edges = np.linspace(0, n, parts + 1).astype(int)
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+
+
+def _in_parallel(work, blocks: list[tuple[int, int]]) -> None:
+    """``work(first, last)`` for every block, on threads when there are several."""
+    if len(blocks) == 1:
+        work(*blocks[0])
+        return
+    with ThreadPoolExecutor(max_workers=len(blocks)) as pool:
+        for done in [pool.submit(work, *block) for block in blocks]:
+            done.result()
 
 
 class Counts(NamedTuple):

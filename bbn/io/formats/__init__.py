@@ -110,6 +110,8 @@ def loads(text: str, format: str = "bn", source: str = "<string>",
     Returns
     -------
     Network
+        Or a :class:`bbn.DynamicNetwork` for ``.bn`` text in the dynamic form (a parent in
+        the slice before, ``P(Rain | Rain[-1])``).
 
     Raises
     ------
@@ -254,7 +256,9 @@ def load(path: str | os.PathLike, format: str | None = None,
     Returns
     -------
     Network
-        Named by the file when the format stores no name.
+        Named by the file when the format stores no name; a :class:`bbn.DynamicNetwork`
+        for a ``.bn`` file in the dynamic form (``P(Rain | Rain[-1])``, as
+        :func:`bbn.load_dynamic` reads it).
 
     Raises
     ------

@@ -23,7 +23,9 @@ The package holds, each in a module named for it:
 - ``grammar``: the pyparsing grammar, which the first statement that is not well formed
   sends the file to, and which says what is wrong where;
 - ``building``: the network from the statements, at once or with located mistakes;
-- ``writing``: the text of a network, which ``read`` turns back into an equal network.
+- ``writing``: the text of a network, which ``read`` turns back into an equal network;
+- ``lagged``: a dynamic network's statements (``P(Rain | Rain[-1])``) rewritten into
+  those of its two slices (``timeslices``: ``read_dynamic``, ``load_dynamic``).
 
 >>> net = read('variable R { yes, no }  P(R) = 0.2, 0.8', "<doc>")
 >>> net.states("R"), net.cpt_array("R").tolist()
@@ -34,7 +36,11 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import bbn.io.formats.bn.lagged as lagged
 from bbn.core.errors import ParseErrors
+from bbn.core.lazy import reference
 from bbn.io.formats._text import error_at, fast_or_located, plain_line_ends
 from bbn.io.formats.bn import grammar
 from bbn.io.formats.bn.building import LocatedBuilder, Problems, fast_network
@@ -43,11 +49,14 @@ from bbn.io.formats.bn.statements import WS_RE, Problem, statements_at
 from bbn.io.formats.bn.writing import write
 from bbn.model.network import Network
 
+if TYPE_CHECKING:
+    from bbn.model.dynamic import DynamicNetwork
+
 __all__ = ["quote", "read", "write"]
 
 
 def read(text: str, source: str = "<string>", normalize: bool = False,
-         rewrite=None) -> Network:
+         rewrite=None) -> Network | DynamicNetwork:
     """Parse a ``.bn`` model; errors raise :class:`bbn.ParseError` at ``source:line:col``.
     ``normalize`` rescales every row of every table to sum 1.
 
@@ -55,8 +64,10 @@ def read(text: str, source: str = "<string>", normalize: bool = False,
     collected, and several of them raise :class:`ParseErrors`, which lists them all.
 
     A file without a ``network`` statement is named after the file (``chair.bn`` →
-    ``chair``). ``rewrite``, if given, turns the statements read into the statements
-    built (the slices of a dynamic network: :mod:`bbn.io.formats.bn.timeslices`).
+    ``chair``). A text in the dynamic form (a parent in the slice before,
+    ``P(Rain | Rain[-1])``, or a slice-0 table ``P(Rain[0])``) gives a
+    :class:`bbn.DynamicNetwork` (:mod:`bbn.io.formats.bn.lagged`). ``rewrite``, if given,
+    turns the statements read into the statements built instead.
 
     Parameters, result and errors are those of :func:`bbn.io.formats.loads` (the
     reader behind it for this format).
@@ -69,6 +80,8 @@ def read(text: str, source: str = "<string>", normalize: bool = False,
     bbn.core.errors.ParseError: chair.bn:1:34: -0.5 in P(C) is negative...
     >>> read("variable C { T, F }  P(C) = 0.5, 0.5", "chair.bn").name
     'chair'
+    >>> type(read("variable C { T, F }  P(C[0]) = 0.5, 0.5  P(C | C[-1]) = 1, 0, 0, 1")).__name__
+    'DynamicNetwork'
     """
     text = plain_line_ends(text.removeprefix("\ufeff"))
     blanked = blank_comments(text)
@@ -76,12 +89,18 @@ def read(text: str, source: str = "<string>", normalize: bool = False,
         end, statements = statements_at(blanked, WS_RE.match(blanked).end())
         if end < len(blanked):  # not every statement well formed: the grammar says where
             statements = grammar.parse(blanked)
+        dynamic = rewrite is None and lagged.is_dynamic(statements)
+        if dynamic:
+            rewrite = lagged.two_slice_statements
         if rewrite is not None:
             statements = rewrite(statements)
         # on a mistake, build step by step, collecting every mistake
-        return fast_or_located(
+        net = fast_or_located(
             lambda: fast_network(statements, LocatedBuilder(text, source, normalize)),
             lambda: LocatedBuilder(text, source, normalize).build(statements))
+        if dynamic:  # loaded late: the dynamic model brings pandas
+            return reference("bbn.model.dynamic:DynamicNetwork").from_two_slice(net)
+        return net
     except grammar.errors() as error:
         raise grammar.syntax_error(error, text, blanked, source) from None
     except Problem as problem:
