@@ -214,3 +214,23 @@ def test_refusals(sampled, tmp_path):
     rows = pd.DataFrame({"id": ["s", "s", "r", "r"], "O": ["x", "x", "x", "y"]})
     with pytest.raises(bbn.DataError, match="probability 0 to sequence 'r'"):
         dynamic_em(zero, rows, sequence_id="id")
+
+
+def test_bbn_learn_with_sequences(sampled, tmp_path, capsys):
+    from bbn.apps.cli.main import main
+    data, model, out = tmp_path / "rows.csv", tmp_path / "hidden.bn", tmp_path / "out.bn"
+    sampled.to_csv(data, index=False)
+    bbn.save(hidden_dbn(seed=8).two_slice(), model)
+    assert main(["learn", str(model), str(data), "--sequence-id", "id", "--max-iter", "4",
+                 "--chunksize", "64", "-o", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "EM: 4 iteration(s), stopped at the iteration cap" in printed.err
+    learned = bbn.load_dynamic(out)
+    want = dynamic_em(bbn.load_dynamic(model), sampled, sequence_id="id", max_iter=4)
+    assert float(printed.err.split("log-likelihood ")[1]) == pytest.approx(
+        want.log_likelihood[-1], abs=1e-6)
+    for name in ("H[1]", "A[1]", "O[1]"):
+        assert np.abs(learned.two_slice().cpt_array(name)
+                      - want.network.two_slice().cpt_array(name)).max() < 1e-12
+    assert main(["learn", str(model), str(data), "--sequence-id", "ids"]) == 2
+    assert "did you mean 'id'" in capsys.readouterr().err
