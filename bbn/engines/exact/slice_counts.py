@@ -9,12 +9,14 @@ the interface algorithm (:mod:`bbn.engines.exact.frontier`).
 (S_t: every variable of slice t, I_t: the interface; α normalised filtered messages,
 β backward messages rescaled each step; Z_t makes each sequence's two-slice posterior
 sum to 1 and is read off the backward step: Z_t = Σ_I α_{t-1}(I) β̃_{t-1}(I), β̃ the
-backward message before it is rescaled.) The forward pass is the engine's; the backward
-pass here adds each step's counts as it goes — one loop over t, the sequences a batch
-axis summed inside each product, never a loop over sequences. On dense slice tables
-(:class:`bbn.engines.exact.slices.DenseFrontier`) a step adds one matrix product
-α_{t-1}ᵀ (Λ_t β_t / Z_t) to an (|I|, |S|) table, multiplied by M(I, S) once at the end;
-otherwise one ``einsum`` per family and step.
+backward message before it is rescaled.) The backward pass adds each step's counts as
+it goes — one loop over t, the sequences a batch axis summed inside each product, never
+a loop over sequences. On dense slice tables
+(:class:`bbn.engines.exact.slices.DenseFrontier`) every step is matrix products: the
+evidence of whole slices Λ_t(S) made once (:func:`prepare`, kept by EM between
+iterations), the interface read by a 0/1 projection P(S, I), and a step adds
+α_{t-1}ᵀ (Λ_t β_t / Z_t) to an (|I|, |S|) table multiplied by M(I, S) once at the end.
+Otherwise the forward pass is the engine's and a step is one ``einsum`` per family.
 
 >>> import bbn, numpy as np
 >>> from bbn.engines.exact.chains import Batch
@@ -32,10 +34,12 @@ otherwise one ``einsum`` per family and step.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
+from bbn.core.memory import check_allocation
 from bbn.engines.exact.chains import Batch
 from bbn.engines.exact.frontier import Frontier
 from bbn.engines.exact.slices import DenseFrontier
@@ -53,52 +57,115 @@ class SliceCounts(NamedTuple):
     log_likelihood: np.ndarray
 
 
-def expected_counts(engine: Frontier, evidence: list, batch: Batch) -> SliceCounts:
+class Prepared(NamedTuple):
+    """A batch's evidence made ready once for every iteration of EM: the λ_t(v) per
+    variable, and for dense slice tables their product over whole slices Λ_t(S)
+    ``(T, N, |S|)`` (None: no evidence at all, or not dense)."""
+
+    evidence: list
+    slices: np.ndarray | None
+
+
+def prepare(engine: Frontier, evidence: list, batch: Batch) -> Prepared:
+    """The evidence of ``batch`` as :func:`expected_counts` reads it, for any tables of
+    the same structure (what EM keeps between iterations).
+
+    Parameters
+    ----------
+    engine : Frontier or DenseFrontier
+    evidence : list
+        Per variable: ``(T, N, card)`` likelihoods in batch order, or None.
+    batch : Batch
+
+    Returns
+    -------
+    Prepared
+    """
+    if not isinstance(engine, DenseFrontier) or all(e is None for e in evidence):
+        return Prepared(evidence, None)
+    n = engine.n
+    check_allocation(batch.steps * len(batch.order) * math.prod(engine.cards),
+                     "the evidence of a batch over whole slices")
+    product = None
+    for v, lam in enumerate(evidence):
+        if lam is not None:
+            shape = [batch.steps, len(batch.order)] + [1] * n
+            shape[2 + v] = engine.cards[v]
+            product = lam.reshape(shape) if product is None else product * lam.reshape(shape)
+    product = np.broadcast_to(product, (batch.steps, len(batch.order)) + engine.cards)
+    return Prepared(evidence, product.reshape(batch.steps, len(batch.order), -1))
+
+
+def expected_counts(engine: Frontier, evidence: list | Prepared, batch: Batch) -> SliceCounts:
     """Every family's expected counts over the sequences of ``batch``.
 
     Parameters
     ----------
     engine : Frontier or DenseFrontier
         The interface engine of the two-slice view with the current tables.
-    evidence : list
+    evidence : list or Prepared
         Per variable: ``(T, N, card)`` likelihoods λ_t(v) in batch order (1 where
-        unobserved), or None where the variable is never observed.
+        unobserved), or None where the variable is never observed; or that evidence
+        made ready by :func:`prepare`.
     batch : Batch
 
     Returns
     -------
     SliceCounts
     """
-    alpha, log_likelihood = engine.forward(evidence, batch)
-    if not np.isfinite(log_likelihood).all():
-        return SliceCounts(None, None, log_likelihood)
+    if not isinstance(evidence, Prepared):
+        evidence = prepare(engine, evidence, batch)
     with np.errstate(invalid="ignore", divide="ignore"):
         if isinstance(engine, DenseFrontier):
-            initial, transition = _dense(engine, evidence, batch, alpha)
-        else:
-            initial, transition = _contracted(engine, evidence, batch, alpha)
-    return SliceCounts(initial, transition, log_likelihood)
+            return _dense(engine, evidence.slices, batch)
+        alpha, log_likelihood = engine.forward(evidence.evidence, batch)
+        if not np.isfinite(log_likelihood).all():
+            return SliceCounts(None, None, log_likelihood)
+        return SliceCounts(*_contracted(engine, evidence.evidence, batch, alpha),
+                           log_likelihood)
 
 
-def _dense(engine: DenseFrontier, evidence: list, batch: Batch, alpha: np.ndarray):
-    n, size = engine.n, len(batch.order)
+def _dense(engine: DenseFrontier, lam: np.ndarray | None, batch: Batch) -> SliceCounts:
+    """Forward, then backward with the counts, all by matrix products: Λ_t(S) given,
+    the interface of a slice read by a 0/1 projection P(S, I)."""
+    n, size, steps = engine.n, len(batch.order), batch.steps
     n_iface, n_slice = engine.step.shape
+    digits = np.unravel_index(np.arange(n_slice), engine.cards)
+    iface = np.ravel_multi_index([digits[i] for i in engine.interface], engine.iface_shape) \
+        if engine.interface else np.zeros(n_slice, dtype=np.int64)
+    project = np.zeros((n_slice, n_iface))
+    project[np.arange(n_slice), iface] = 1.0                        # P(S, I)
+    ones_slice, ones_iface = np.ones(n_slice), np.ones(n_iface)  # row sums as products: fast
+    alpha = np.empty((steps, size, n_iface))
+    log_c = np.zeros(size)
+    for t in range(steps):
+        m = batch.running[t]
+        joint = np.broadcast_to(engine.prior, (m, n_slice)) if t == 0 else \
+            alpha[t - 1, :m] @ engine.step
+        if lam is not None:
+            joint = joint * lam[t, :m]
+        c = joint @ ones_slice
+        log_c[:m] += np.log(c)
+        alpha[t, :m] = (joint / c[:, None]) @ project
+    if not np.isfinite(log_c).all():
+        return SliceCounts(None, None, log_c)
     beta = np.ones((size, n_iface))
     pairs = np.zeros((n_iface, n_slice))
-    for t in range(batch.steps - 1, 0, -1):
+    expand = np.ascontiguousarray(project.T)
+    for t in range(steps - 1, 0, -1):
         after = batch.running[t]
-        lam = engine._evidence(evidence, t, after)
-        ahead = engine._times_beta(np.ones((after, n_slice)) if lam is None else np.array(lam),
-                                   beta[:after])                     # Λ_t β_t (after, S)
-        before = alpha[t - 1, :after].reshape(after, n_iface)
+        ahead = beta[:after] @ expand                                # β_t over S
+        if lam is not None:
+            ahead *= lam[t, :after]                                  # Λ_t β_t (after, S)
+        before = alpha[t - 1, :after]
         values = ahead @ engine.step.T                                # β̃_{t-1} (after, I)
         z = np.einsum("ni,ni->n", before, values)
         pairs += before.T @ (ahead / z[:, None])
-        beta[:after] = values / values.sum(axis=1, keepdims=True)
-    lam = engine._evidence(evidence, 0, size)
-    first = np.broadcast_to(engine.prior, (size, n_slice))
-    first = engine._times_beta(first if lam is None else first * lam, beta)
-    first = (first / first.sum(axis=1, keepdims=True)).sum(axis=0)
+        beta[:after] = values / (values @ ones_iface)[:, None]
+    first = engine.prior * (beta @ expand)
+    if lam is not None:
+        first *= lam[0]
+    first = (1.0 / (first @ ones_slice)) @ first
     pairs *= engine.step
     slice0 = list(range(n))
     pair_axes = list(engine.interface) + [n + v for v in range(n)]
@@ -106,7 +173,7 @@ def _dense(engine: DenseFrontier, evidence: list, batch: Batch, alpha: np.ndarra
     first = first.reshape(engine.cards)
     initial = [np.einsum(first, slice0, list(engine.scopes[v])) for v in range(n)]
     transition = [np.einsum(pairs, pair_axes, list(engine.scopes[n + v])) for v in range(n)]
-    return initial, transition
+    return SliceCounts(initial, transition, log_c)
 
 
 def _contracted(engine: Frontier, evidence: list, batch: Batch, alpha: np.ndarray):

@@ -33,6 +33,8 @@ each iteration runs forward–backward batch by batch.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import bbn.model.dynamic as dynamic
@@ -42,7 +44,7 @@ from bbn.core.errors import DataError
 from bbn.core.memory import check_allocation, get_memory_limit
 from bbn.core.progress import Progress, report, reporter
 from bbn.engines.exact.chains import Batch
-from bbn.engines.exact.slice_counts import expected_counts
+from bbn.engines.exact.slice_counts import expected_counts, prepare
 from bbn.io.sequence_chunks import sequence_chunks
 from bbn.tasks.learning.convergence import EMResult, check_iteration, converged
 from bbn.tasks.learning.counting import check_family_sizes
@@ -145,8 +147,9 @@ def dynamic_em(dbn, data, estimator: Estimator | str = "mle", *,
 
 class _Sequences:
     """The sequences' state codes (read once), cut into batches of sequences sorted by
-    length; each batch's evidence kept when all of them fit a quarter of the memory
-    limit, else made again each iteration."""
+    length; each batch's evidence, made ready for the engine
+    (:func:`bbn.engines.exact.slice_counts.prepare`), kept when all of them fit a quarter
+    of the memory limit, else made again each iteration."""
 
     def __init__(self, dbn, data, sequence_id, chunksize) -> None:
         variables = list(dbn.variables)
@@ -173,10 +176,9 @@ class _Sequences:
         self.ids = ids
         self.complete = len(present) == len(variables) and not (self.codes == MISSING).any()
         self.batches = self._batches(dbn)
-        entries = sum(b.steps * len(b.order) * sum(self.cards) for b, _, _ in self.batches)
+        entries = sum(b.steps * len(b.order) * self.per_step for b, _, _ in self.batches)
         self.kept = entries * 8 <= get_memory_limit() // 4
-        self.evidence = [self._evidence(b, rows) for b, _, rows in self.batches] if self.kept \
-            else None
+        self.prepared: list = [None] * len(self.batches)
 
     def _batches(self, dbn) -> list:
         """Sequences sorted by length, longest first, in batches of at most
@@ -185,7 +187,8 @@ class _Sequences:
         two = dbn.two_slice()
         later = [dynamic.slice_name(v, 1) for v in dbn.variables]
         interface = {p for v in later for p in two.parents(v) if p not in later}
-        per_step = sum(self.cards) + 2 * int(np.prod([two.cardinality(p) for p in interface]))
+        self.per_step = per_step = (sum(self.cards) + 2 * math.prod(
+            two.cardinality(p) for p in interface) + math.prod(self.cards))
         order = np.argsort(-self.lengths, kind="stable")
         starts = np.cumsum(self.lengths) - self.lengths
         batches, lo = [], 0
@@ -210,8 +213,12 @@ class _Sequences:
         first = later = None
         total = 0.0
         for k, (batch, chosen, rows) in enumerate(self.batches):
-            evidence = self.evidence[k] if self.kept else self._evidence(batch, rows)
-            counts = expected_counts(engine, evidence, batch)
+            prepared = self.prepared[k]
+            if prepared is None:
+                prepared = prepare(engine, self._evidence(batch, rows), batch)
+                if self.kept:
+                    self.prepared[k] = prepared
+            counts = expected_counts(engine, prepared, batch)
             bad = np.flatnonzero(~np.isfinite(counts.log_likelihood))
             if len(bad):
                 which = self.ids[int(chosen[batch.order[bad[0]]])]
