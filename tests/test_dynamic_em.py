@@ -14,8 +14,9 @@ from brute_force import BruteForce
 
 import bbn
 import bbn.questions.findings as findings
+from bbn.engines.exact.chains import Batch
 from bbn.engines.exact.frontier import Frontier
-from bbn.engines.exact.slice_counts import expected_counts
+from bbn.engines.exact.slice_counts import expected_counts, prepare
 from bbn.engines.exact.slices import DenseFrontier
 from bbn.io.sequence_chunks import sequence_chunks
 from bbn.tasks.learning.sequence_em import dynamic_em
@@ -47,9 +48,12 @@ FINDINGS = pd.DataFrame({"id": [1, 1, 1, 2, 3, 3, 3, 3],
 @pytest.mark.parametrize("engine", [Frontier, DenseFrontier])
 def test_expected_counts_equal_brute_force(engine):
     dbn = hidden_dbn()
-    resolved = findings.Resolved(dbn, FINDINGS, "id")
-    counts = expected_counts(engine(dbn.two_slice().compiled()), resolved.evidence,
-                             resolved.batch)
+    rows, lengths, _ = findings.sequence_rows(FINDINGS, "id")
+    codes = np.column_stack([pd.Index(dbn.states(v)).get_indexer(FINDINGS[v])
+                             if v in FINDINGS else np.full(len(FINDINGS), -1)
+                             for v in dbn.variables])[rows]
+    batch, form = Batch(lengths), engine(dbn.two_slice().compiled())
+    counts = expected_counts(form, prepare(form, codes, batch), batch)
     first = [np.zeros_like(c) for c in counts.initial]
     later = [np.zeros_like(c) for c in counts.transition]
     log_likelihood = 0.0

@@ -72,9 +72,15 @@ class Resolved:
         codes = _codes(data, observed, [model.states(v) for v in observed])[self.rows]
         self.batch = batch = Batch(lengths)
         self.evidence: list = [None] * len(variables)
-        found = likelihoods(codes, [len(model.states(v)) for v in observed], batch)
-        for column, lam in zip(observed, found, strict=True):
-            self.evidence[variables.index(column)] = lam
+        for j, column in enumerate(observed):
+            code = codes[:, j]
+            if (code < 0).all():
+                continue
+            card = len(model.states(column))
+            lam = np.ones((len(code), card))
+            seen = code >= 0
+            lam[seen] = np.arange(card) == code[seen, None]
+            self.evidence[variables.index(column)] = batch.pad(lam, fill=1.0)
         self.index = data.index
         self.sorted = bool((self.rows == np.arange(len(self.rows))).all())
 
@@ -86,28 +92,6 @@ class Resolved:
         out = np.empty_like(rows)
         out[self.rows] = rows
         return out
-
-
-def likelihoods(codes: np.ndarray, cards: Sequence[int], batch: Batch) -> list:
-    """The evidence λ_t(v) of columns of state codes (−1: unobserved), rows of the
-    sequences concatenated: per column ``(T, N, card)`` in batch order (1 where unseen and
-    past an end), or None for a column with no finding.
-
-    >>> batch = Batch(np.array([2]))
-    >>> likelihoods(np.array([[1], [-1]]), [2], batch)[0][:, 0].tolist()
-    [[0.0, 1.0], [1.0, 1.0]]
-    """
-    found: list = []
-    for j, card in enumerate(cards):
-        code = codes[:, j]
-        if (code < 0).all():
-            found.append(None)
-            continue
-        lam = np.ones((len(code), card))
-        seen = code >= 0
-        lam[seen] = np.arange(card) == code[seen, None]
-        found.append(batch.pad(lam, fill=1.0))
-    return found
 
 
 def _codes(data: pd.DataFrame, columns: list[str], states: list) -> np.ndarray:

@@ -25,9 +25,9 @@ Otherwise the forward pass is the engine's and a step is one ``einsum`` per fami
 >>> dbn.add_variable("Rain", ["T", "F"], parents=["Rain[-1]"],
 ...                  table=[[0.7, 0.3], [0.3, 0.7]], initial=[0.5, 0.5])
 >>> dbn.add_variable("Umbrella", ["T", "F"], parents=["Rain"], table=[[0.9, 0.1], [0.2, 0.8]])
->>> seen = np.array([[[1.0, 0.0]], [[1.0, 0.0]]])            # (T, N, card): two umbrellas
->>> counts = expected_counts(Frontier(dbn.two_slice().compiled()), [None, seen],
-...                          Batch(np.array([2])))
+>>> engine, batch = Frontier(dbn.two_slice().compiled()), Batch(np.array([2]))
+>>> seen = np.array([[-1, 0], [-1, 0]])          # (steps, variables): rain unseen, umbrellas
+>>> counts = expected_counts(engine, prepare(engine, seen, batch), batch)
 >>> counts.initial[0].round(3).tolist()                         # P(Rain_0 | u_0, u_1)
 [0.883, 0.117]
 """
@@ -58,77 +58,98 @@ class SliceCounts(NamedTuple):
 
 
 class Prepared(NamedTuple):
-    """A batch's evidence made ready once for every iteration of EM: the λ_t(v) per
-    variable, and for dense slice tables their product over whole slices Λ_t(S)
-    ``(T, N, |S|)`` (None: no evidence at all, or not dense)."""
+    """A batch's findings made ready once for every iteration of EM: the likelihoods
+    λ_t(v) ``(T, N, card)`` per variable (None where never observed) for the einsum
+    form; for dense slice tables the codes ``(T, N, n)`` (−1: unobserved) of the
+    variables observed somewhere and, for each, its 0/1 rows over whole slices
+    ``(card + 1, |S|)`` (the last all ones), so that Λ_t(S) = Π_v rows_v[code_t(v)] is
+    gathered step by step."""
 
-    evidence: list
-    slices: np.ndarray | None
+    evidence: list | None
+    codes: np.ndarray | None
+    rows: list | None
 
 
-def prepare(engine: Frontier, evidence: list, batch: Batch) -> Prepared:
-    """The evidence of ``batch`` as :func:`expected_counts` reads it, for any tables of
-    the same structure (what EM keeps between iterations).
+def prepare(engine: Frontier, codes: np.ndarray, batch: Batch) -> Prepared:
+    """The findings of ``batch`` as :func:`expected_counts` reads them, for any tables of
+    the same structure (what EM keeps between iterations): each a gather from a small
+    table of 0/1 rows, λ(v) = [x = code] (all ones where unobserved).
 
     Parameters
     ----------
     engine : Frontier or DenseFrontier
-    evidence : list
-        Per variable: ``(T, N, card)`` likelihoods in batch order, or None.
+    codes : ndarray (L, n) of int
+        The state of every variable at every step (−1: unobserved), the sequences'
+        rows concatenated in the order of ``batch.lengths``.
     batch : Batch
 
     Returns
     -------
     Prepared
+
+    Examples
+    --------
+    >>> import bbn, numpy as np
+    >>> dbn = bbn.DynamicNetwork()
+    >>> dbn.add_variable("X", ["a", "b"], table=[0.5, 0.5])
+    >>> prepare(Frontier(dbn.two_slice().compiled()), np.array([[1], [-1]]),
+    ...         Batch(np.array([2]))).evidence[0][:, 0].tolist()
+    [[0.0, 1.0], [1.0, 1.0]]
     """
-    if not isinstance(engine, DenseFrontier) or all(e is None for e in evidence):
-        return Prepared(evidence, None)
-    n = engine.n
-    check_allocation(batch.steps * len(batch.order) * math.prod(engine.cards),
-                     "the evidence of a batch over whole slices")
-    product = None
-    for v, lam in enumerate(evidence):
-        if lam is not None:
-            shape = [batch.steps, len(batch.order)] + [1] * n
-            shape[2 + v] = engine.cards[v]
-            product = lam.reshape(shape) if product is None else product * lam.reshape(shape)
-    product = np.broadcast_to(product, (batch.steps, len(batch.order)) + engine.cards)
-    return Prepared(evidence, product.reshape(batch.steps, len(batch.order), -1))
+    padded = batch.pad(np.asarray(codes, dtype=np.int64), fill=-1)      # (T, N, n)
+    seen = [v for v in range(engine.n) if (padded[..., v] >= 0).any()]
+    if not isinstance(engine, DenseFrontier):
+        check_allocation(padded[..., 0].size * sum(engine.cards[v] for v in seen),
+                         "the evidence of a batch of sequences")
+        evidence: list = [None] * engine.n
+        for v in seen:
+            rows = np.vstack([np.eye(engine.cards[v]), np.ones(engine.cards[v])])
+            evidence[v] = rows[padded[..., v]]                        # −1: the last row
+        return Prepared(evidence, None, None)
+    digits = np.unravel_index(np.arange(math.prod(engine.cards)), engine.cards)
+    rows = [np.vstack([np.arange(engine.cards[v])[:, None] == digits[v],
+                       np.ones((1, len(digits[v])), dtype=bool)]).astype(float)
+            for v in seen]
+    return Prepared(None, np.ascontiguousarray(padded[..., seen]), rows)
 
 
-def expected_counts(engine: Frontier, evidence: list | Prepared, batch: Batch) -> SliceCounts:
+def expected_counts(engine: Frontier, prepared: Prepared, batch: Batch) -> SliceCounts:
     """Every family's expected counts over the sequences of ``batch``.
 
     Parameters
     ----------
     engine : Frontier or DenseFrontier
         The interface engine of the two-slice view with the current tables.
-    evidence : list or Prepared
-        Per variable: ``(T, N, card)`` likelihoods λ_t(v) in batch order (1 where
-        unobserved), or None where the variable is never observed; or that evidence
-        made ready by :func:`prepare`.
+    prepared : Prepared
+        The batch's findings, from :func:`prepare` (with an engine of the same form).
     batch : Batch
 
     Returns
     -------
     SliceCounts
     """
-    if not isinstance(evidence, Prepared):
-        evidence = prepare(engine, evidence, batch)
     with np.errstate(invalid="ignore", divide="ignore"):
         if isinstance(engine, DenseFrontier):
-            return _dense(engine, evidence.slices, batch)
-        alpha, log_likelihood = engine.forward(evidence.evidence, batch)
+            return _dense(engine, prepared, batch)
+        alpha, log_likelihood = engine.forward(prepared.evidence, batch)
         if not np.isfinite(log_likelihood).all():
             return SliceCounts(None, None, log_likelihood)
-        return SliceCounts(*_contracted(engine, evidence.evidence, batch, alpha),
+        return SliceCounts(*_contracted(engine, prepared.evidence, batch, alpha),
                            log_likelihood)
 
 
-def _dense(engine: DenseFrontier, lam: np.ndarray | None, batch: Batch) -> SliceCounts:
-    """Forward, then backward with the counts, all by matrix products: Λ_t(S) given,
-    the interface of a slice read by a 0/1 projection P(S, I)."""
+def _dense(engine: DenseFrontier, prepared: Prepared, batch: Batch) -> SliceCounts:
+    """Forward, then backward with the counts, all by matrix products: Λ_t(S) gathered
+    from the codes, the interface of a slice read by a 0/1 projection P(S, I)."""
     n, size, steps = engine.n, len(batch.order), batch.steps
+
+    def slices(t: int, m: int) -> np.ndarray | None:             # Λ_t(S) (m, |S|)
+        product = None
+        for k, rows in enumerate(prepared.rows):
+            factor = rows[prepared.codes[t, :m, k]]
+            product = factor if product is None else np.multiply(product, factor, out=product)
+        return product
+
     n_iface, n_slice = engine.step.shape
     digits = np.unravel_index(np.arange(n_slice), engine.cards)
     iface = np.ravel_multi_index([digits[i] for i in engine.interface], engine.iface_shape) \
@@ -142,8 +163,9 @@ def _dense(engine: DenseFrontier, lam: np.ndarray | None, batch: Batch) -> Slice
         m = batch.running[t]
         joint = np.broadcast_to(engine.prior, (m, n_slice)) if t == 0 else \
             alpha[t - 1, :m] @ engine.step
+        lam = slices(t, m)
         if lam is not None:
-            joint = joint * lam[t, :m]
+            joint = joint * lam
         c = joint @ ones_slice
         log_c[:m] += np.log(c)
         alpha[t, :m] = (joint / c[:, None]) @ project
@@ -155,16 +177,18 @@ def _dense(engine: DenseFrontier, lam: np.ndarray | None, batch: Batch) -> Slice
     for t in range(steps - 1, 0, -1):
         after = batch.running[t]
         ahead = beta[:after] @ expand                                # β_t over S
+        lam = slices(t, after)
         if lam is not None:
-            ahead *= lam[t, :after]                                  # Λ_t β_t (after, S)
+            ahead *= lam                                             # Λ_t β_t (after, S)
         before = alpha[t - 1, :after]
         values = ahead @ engine.step.T                                # β̃_{t-1} (after, I)
         z = np.einsum("ni,ni->n", before, values)
         pairs += before.T @ (ahead / z[:, None])
         beta[:after] = values / (values @ ones_iface)[:, None]
     first = engine.prior * (beta @ expand)
+    lam = slices(0, size)
     if lam is not None:
-        first *= lam[0]
+        first *= lam
     first = (1.0 / (first @ ones_slice)) @ first
     pairs *= engine.step
     slice0 = list(range(n))

@@ -41,7 +41,7 @@ import bbn.model.dynamic as dynamic
 import bbn.questions.findings as findings
 from bbn.core.data import MISSING, encode, require_columns
 from bbn.core.errors import DataError
-from bbn.core.memory import check_allocation, get_memory_limit
+from bbn.core.memory import ENTRY_BYTES, get_memory_limit
 from bbn.core.progress import Progress, report, reporter
 from bbn.engines.exact.chains import Batch
 from bbn.engines.exact.slice_counts import expected_counts, prepare
@@ -56,8 +56,10 @@ from bbn.tasks.learning.estimators import (
     warn_unseen,
 )
 
-#: entries of the forward messages and evidence of one batch of sequences, at most
-BATCH_ENTRIES = 1 << 22
+#: the share of the memory limit one batch of sequences takes (its evidence, forward and
+#: backward messages): batches are as large as that allows, so that each step's numpy
+#: operations serve many sequences
+BATCH_SHARE = 8
 
 
 def dynamic_em(dbn, data, estimator: Estimator | str = "mle", *,
@@ -176,36 +178,32 @@ class _Sequences:
         self.ids = ids
         self.complete = len(present) == len(variables) and not (self.codes == MISSING).any()
         self.batches = self._batches(dbn)
-        entries = sum(b.steps * len(b.order) * self.per_step for b, _, _ in self.batches)
-        self.kept = entries * 8 <= get_memory_limit() // 4
+        entries = sum(b.steps * len(b.order) * sum(self.cards) for b, _, _ in self.batches)
+        self.kept = entries * ENTRY_BYTES <= get_memory_limit() // 4
         self.prepared: list = [None] * len(self.batches)
 
     def _batches(self, dbn) -> list:
-        """Sequences sorted by length, longest first, in batches of at most
-        ``BATCH_ENTRIES`` (steps × sequences × entries per step: the evidence, the
-        forward and backward messages): ``(Batch, sequences, rows of the codes)``."""
+        """Sequences sorted by length, longest first, in batches of at most a
+        ``BATCH_SHARE``-th of the memory limit (steps × sequences × entries per step: the
+        evidence, the forward and backward messages): ``(Batch, sequences, rows of the
+        codes)``."""
         two = dbn.two_slice()
         later = [dynamic.slice_name(v, 1) for v in dbn.variables]
         interface = {p for v in later for p in two.parents(v) if p not in later}
-        self.per_step = per_step = (sum(self.cards) + 2 * math.prod(
-            two.cardinality(p) for p in interface) + math.prod(self.cards))
+        budget = get_memory_limit() // (BATCH_SHARE * ENTRY_BYTES)
+        per_step = sum(self.cards) + 2 * math.prod(two.cardinality(p) for p in interface)
         order = np.argsort(-self.lengths, kind="stable")
         starts = np.cumsum(self.lengths) - self.lengths
         batches, lo = [], 0
         while lo < len(order):
             steps = int(self.lengths[order[lo]])
-            hi = min(len(order), lo + max(1, BATCH_ENTRIES // (steps * per_step)))
+            hi = min(len(order), lo + max(1, budget // (steps * per_step)))
             chosen = order[lo:hi]
             lengths = self.lengths[chosen]
             offsets = np.repeat(starts[chosen] - (np.cumsum(lengths) - lengths), lengths)
             batches.append((Batch(lengths), chosen, offsets + np.arange(lengths.sum())))
             lo = hi
         return batches
-
-    def _evidence(self, batch, rows) -> list:
-        check_allocation(batch.steps * len(batch.order) * sum(self.cards),
-                         "the evidence of a batch of sequences")
-        return findings.likelihoods(self.codes[rows], self.cards, batch)
 
     def expected_counts(self, model):
         """Σ over the batches of every family's expected counts, and ℓ."""
@@ -215,7 +213,7 @@ class _Sequences:
         for k, (batch, chosen, rows) in enumerate(self.batches):
             prepared = self.prepared[k]
             if prepared is None:
-                prepared = prepare(engine, self._evidence(batch, rows), batch)
+                prepared = prepare(engine, self.codes[rows], batch)
                 if self.kept:
                     self.prepared[k] = prepared
             counts = expected_counts(engine, prepared, batch)
