@@ -44,6 +44,9 @@ from bbn.engines.exact.chains import Batch
 from bbn.engines.exact.frontier import Frontier
 from bbn.engines.exact.slices import DenseFrontier
 
+#: rows × slice entries at most of the table joining the observed variables' 0/1 rows
+JOINED_ROWS = 1 << 20
+
 
 class SliceCounts(NamedTuple):
     """Expected counts of a batch: ``initial[v]`` over slice 0's family of v, and
@@ -110,7 +113,18 @@ def prepare(engine: Frontier, codes: np.ndarray, batch: Batch) -> Prepared:
     rows = [np.vstack([np.arange(engine.cards[v])[:, None] == digits[v],
                        np.ones((1, len(digits[v])), dtype=bool)]).astype(float)
             for v in seen]
-    return Prepared(None, np.ascontiguousarray(padded[..., seen]), rows)
+    codes = padded[..., seen]
+    if rows and math.prod(len(r) for r in rows) * len(digits[0]) <= JOINED_ROWS:
+        # one table over every combination of the observed variables' codes: one gather
+        # a step
+        sizes = [len(r) for r in rows]
+        codes = np.ravel_multi_index(tuple(np.moveaxis(codes % np.array(sizes), -1, 0)),
+                                     sizes)[..., None]               # −1 → the ones row
+        joined = rows[0]
+        for r in rows[1:]:
+            joined = (joined[:, None, :] * r[None, :, :]).reshape(-1, joined.shape[1])
+        rows = [joined]
+    return Prepared(None, np.ascontiguousarray(codes), rows)
 
 
 def expected_counts(engine: Frontier, prepared: Prepared, batch: Batch) -> SliceCounts:
