@@ -187,10 +187,9 @@ def _dense(engine: DenseFrontier, prepared: Prepared, batch: Batch) -> SliceCoun
         return SliceCounts(None, None, log_c)
     beta = np.ones((size, n_iface))
     pairs = np.zeros((n_iface, n_slice))
-    expand = np.ascontiguousarray(project.T)
     for t in range(steps - 1, 0, -1):
         after = batch.running[t]
-        ahead = beta[:after] @ expand                                # β_t over S
+        ahead = np.take(beta[:after], iface, axis=1)                 # β_t over S
         lam = slices(t, after)
         if lam is not None:
             ahead *= lam                                             # Λ_t β_t (after, S)
@@ -199,7 +198,7 @@ def _dense(engine: DenseFrontier, prepared: Prepared, batch: Batch) -> SliceCoun
         z = np.einsum("ni,ni->n", before, values)
         pairs += before.T @ (ahead / z[:, None])
         beta[:after] = values / (values @ ones_iface)[:, None]
-    first = engine.prior * (beta @ expand)
+    first = engine.prior * np.take(beta, iface, axis=1)
     lam = slices(0, size)
     if lam is not None:
         first *= lam
