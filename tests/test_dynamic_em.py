@@ -238,3 +238,18 @@ def test_bbn_learn_with_sequences(sampled, tmp_path, capsys):
                       - want.network.two_slice().cpt_array(name)).max() < 1e-12
     assert main(["learn", str(model), str(data), "--sequence-id", "ids"]) == 2
     assert "did you mean 'id'" in capsys.readouterr().err
+
+
+def test_both_engine_forms_give_the_same_iterations(sampled, monkeypatch):
+    dbn = hidden_dbn(seed=8)
+    dense = dynamic_em(dbn, sampled, sequence_id="id", max_iter=4, tol=0)
+    monkeypatch.setattr(findings, "dense_fits", lambda view: False)   # one einsum a family
+    assert not isinstance(findings.frontier(hidden_dbn(seed=9)), DenseFrontier)
+    contracted = dynamic_em(dbn, sampled, sequence_id="id", max_iter=4, tol=0)
+    assert np.allclose(contracted.log_likelihood, dense.log_likelihood, atol=1e-9, rtol=0)
+    for name in ("H[0]", "H[1]", "A[0]", "A[1]", "O[1]"):
+        assert np.abs(contracted.network.two_slice().cpt_array(name)
+                      - dense.network.two_slice().cpt_array(name)).max() < 1e-10
+    learned = bbn.learn_dynamic(dbn, sampled, sequence_id="id", max_iter=4, tol=0)
+    assert np.abs(learned.two_slice().cpt_array("H[1]")
+                  - dense.network.two_slice().cpt_array("H[1]")).max() < 1e-10
