@@ -80,32 +80,18 @@ def run(args: argparse.Namespace) -> int:
     data = delimited(args.data, args.sep, args.chunksize, in_blocks=not args.discretize)
     if args.discretize:
         data = discretiser_for(args.discretize, data, states=net).transform(data)
-    progress = on_terminal("bbn learn: ")   # a bar on a terminal, else silent
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            if args.missing == "em":
-                result = em(net, data, estimator, tol=args.tol, max_iter=args.max_iter,
-                            chunksize=args.chunksize, progress=progress)
-            else:
-                learned = learn(net, data, estimator, missing=args.missing,
-                                chunksize=args.chunksize, progress=progress)
-        finally:
-            if progress is not None:
-                progress.close()
-    if args.missing == "em":
-        learned = result.network
-        state = "converged" if result.converged else "stopped at the iteration cap"
-        print(f"EM: {result.iterations} iteration(s), {state}, log-likelihood "
-              f"{result.log_likelihood[-1]:.6f}", file=sys.stderr)
-    for warning in caught:
-        print(f"bbn learn: warning: {warning.message}", file=sys.stderr)
-    if args.output is None:
-        print(dumps(learned), end="")
-    else:
-        save(learned, args.output)
-        print(f"wrote {args.output} ({len(learned.variables)} tables learned with "
-              f"{args.estimator})")
+
+    def fit(progress):
+        if args.missing == "em":
+            return em(net, data, estimator, tol=args.tol, max_iter=args.max_iter,
+                      chunksize=args.chunksize, progress=progress)
+        return learn(net, data, estimator, missing=args.missing, chunksize=args.chunksize,
+                     progress=progress)
+
+    result, caught = _watched(fit)
+    learned = result.network if args.missing == "em" else result
+    _tell(args, learned, result if args.missing == "em" else None, caught,
+          f"{len(learned.variables)} tables learned with {args.estimator}")
     return EXIT_OK
 
 
@@ -118,29 +104,40 @@ def _run_dynamic(args: argparse.Namespace) -> int:
     dbn = load_dynamic(args.structure, normalize=args.normalize)
     estimator = as_estimator(args.estimator, m=args.m, alpha=args.alpha, ess=args.ess)
     data = delimited(args.data, args.sep, args.chunksize)
+    result, caught = _watched(lambda progress: dynamic_em(
+        dbn, data, estimator, sequence_id=args.sequence_id, tol=args.tol,
+        max_iter=args.max_iter, chunksize=args.chunksize, progress=progress))
+    _tell(args, result.network.two_slice(), result, caught,
+          f"the two-slice network of {len(dbn.variables)} variables, learned with "
+          f"{args.estimator}")
+    return EXIT_OK
+
+
+def _watched(fit):
+    """``fit(progress)`` with a bar on a terminal (else silent), its warnings caught."""
     progress = on_terminal("bbn learn: ")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = dynamic_em(dbn, data, estimator, sequence_id=args.sequence_id,
-                                tol=args.tol, max_iter=args.max_iter,
-                                chunksize=args.chunksize, progress=progress)
+            return fit(progress), caught
         finally:
             if progress is not None:
                 progress.close()
-    state = "converged" if result.converged else "stopped at the iteration cap"
-    print(f"EM: {result.iterations} iteration(s), {state}, log-likelihood "
-          f"{result.log_likelihood[-1]:.6f}", file=sys.stderr)
+
+
+def _tell(args: argparse.Namespace, learned, result, caught, what: str) -> None:
+    """EM's summary and the warnings on stderr; the model printed or written."""
+    if result is not None:
+        state = "converged" if result.converged else "stopped at the iteration cap"
+        print(f"EM: {result.iterations} iteration(s), {state}, log-likelihood "
+              f"{result.log_likelihood[-1]:.6f}", file=sys.stderr)
     for warning in caught:
         print(f"bbn learn: warning: {warning.message}", file=sys.stderr)
-    learned = result.network.two_slice()
     if args.output is None:
         print(dumps(learned), end="")
     else:
         save(learned, args.output)
-        print(f"wrote {args.output} (the two-slice network of {len(dbn.variables)} "
-              f"variables, learned with {args.estimator})")
-    return EXIT_OK
+        print(f"wrote {args.output} ({what})")
 
 
 __all__ = ["add_arguments", "run"]
