@@ -154,56 +154,61 @@ def expected_counts(engine: Frontier, prepared: Prepared, batch: Batch) -> Slice
 
 def _dense(engine: DenseFrontier, prepared: Prepared, batch: Batch) -> SliceCounts:
     """Forward, then backward with the counts, all by matrix products: Λ_t(S) gathered
-    from the codes, the interface of a slice read by a 0/1 projection P(S, I)."""
+    from the codes; the slice's states ordered interface first (each interface state
+    then owns a run of R = |S|/|I| columns), so that the interface of a slice is a sum
+    over runs and β_t over S a repeat."""
     n, size, steps = engine.n, len(batch.order), batch.steps
-
-    def slices(t: int, m: int) -> np.ndarray | None:             # Λ_t(S) (m, |S|)
-        product = None
-        for k, rows in enumerate(prepared.rows):
-            factor = rows[prepared.codes[t, :m, k]]
-            product = factor if product is None else np.multiply(product, factor, out=product)
-        return product
-
     n_iface, n_slice = engine.step.shape
     digits = np.unravel_index(np.arange(n_slice), engine.cards)
     iface = np.ravel_multi_index([digits[i] for i in engine.interface], engine.iface_shape) \
         if engine.interface else np.zeros(n_slice, dtype=np.int64)
-    project = np.zeros((n_slice, n_iface))
-    project[np.arange(n_slice), iface] = 1.0                        # P(S, I)
-    ones_slice, ones_iface = np.ones(n_slice), np.ones(n_iface)  # row sums as products: fast
+    order = np.argsort(iface, kind="stable")                      # interface first
+    run = n_slice // n_iface
+    step = np.ascontiguousarray(engine.step[:, order])
+    prior = engine.prior[order]
+    rows = [np.ascontiguousarray(r[:, order]) for r in prepared.rows or ()]
+
+    def slices(t: int, m: int) -> np.ndarray | None:             # Λ_t(S) (m, |S|)
+        product = None
+        for k, table in enumerate(rows):
+            factor = table[prepared.codes[t, :m, k]]
+            product = factor if product is None else np.multiply(product, factor, out=product)
+        return product
+
+    ones_slice, ones_iface, ones_run = np.ones(n_slice), np.ones(n_iface), np.ones(run)
     alpha = np.empty((steps, size, n_iface))
     log_c = np.zeros(size)
-    for t in range(steps):
+    for t in range(steps):                                        # sums as products: fast
         m = batch.running[t]
-        joint = np.broadcast_to(engine.prior, (m, n_slice)) if t == 0 else \
-            alpha[t - 1, :m] @ engine.step
+        joint = np.broadcast_to(prior, (m, n_slice)) if t == 0 else alpha[t - 1, :m] @ step
         lam = slices(t, m)
         if lam is not None:
             joint = joint * lam
         c = joint @ ones_slice
         log_c[:m] += np.log(c)
-        alpha[t, :m] = (joint / c[:, None]) @ project
+        alpha[t, :m] = (joint.reshape(m, n_iface, run) @ ones_run) / c[:, None]
     if not np.isfinite(log_c).all():
         return SliceCounts(None, None, log_c)
     beta = np.ones((size, n_iface))
     pairs = np.zeros((n_iface, n_slice))
     for t in range(steps - 1, 0, -1):
         after = batch.running[t]
-        ahead = np.take(beta[:after], iface, axis=1)                 # β_t over S
+        ahead = np.repeat(beta[:after], run, axis=1)                  # β_t over S
         lam = slices(t, after)
         if lam is not None:
             ahead *= lam                                             # Λ_t β_t (after, S)
         before = alpha[t - 1, :after]
-        values = ahead @ engine.step.T                                # β̃_{t-1} (after, I)
+        values = ahead @ step.T                                       # β̃_{t-1} (after, I)
         z = np.einsum("ni,ni->n", before, values)
         pairs += before.T @ (ahead / z[:, None])
         beta[:after] = values / (values @ ones_iface)[:, None]
-    first = engine.prior * np.take(beta, iface, axis=1)
+    ahead = prior * np.repeat(beta, run, axis=1)
     lam = slices(0, size)
     if lam is not None:
-        first *= lam
-    first = (1.0 / (first @ ones_slice)) @ first
-    pairs *= engine.step
+        ahead *= lam
+    first = np.empty(n_slice)
+    first[order] = (1.0 / (ahead @ ones_slice)) @ ahead
+    pairs[:, order] = pairs * step
     slice0 = list(range(n))
     pair_axes = list(engine.interface) + [n + v for v in range(n)]
     pairs = pairs.reshape(engine.iface_shape + engine.cards)
