@@ -17,7 +17,7 @@ EM stops by the rule of :mod:`bbn.tasks.learning.convergence`, as the static EM
 (:func:`bbn.tasks.learning.missing.em`) does.
 
 The data is read once (a file a chunk at a time, sequences never split,
-:func:`bbn.io.sequence_chunks.sequence_chunks`) into state codes, one byte a cell; the
+:func:`bbn.io.sequence_chunks.sequence_chunks`) into state codes, two bytes a cell; the
 sequences are then sorted by length and cut into batches that fit the memory limit, and
 each iteration runs forward–backward batch by batch.
 
