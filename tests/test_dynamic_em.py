@@ -209,6 +209,9 @@ def test_refusals(sampled, tmp_path):
                    sequence_id="id")
     with pytest.raises(bbn.DataError, match="is not a state"):
         dynamic_em(hidden_dbn(), sampled.replace({"x": "z"}), sequence_id="id")
+    for empty in ({}, {"sequence_id": "id"}):
+        with pytest.raises(bbn.DataError, match="data: no rows to learn from"):
+            dynamic_em(hidden_dbn(), sampled.head(0), **empty)
     with pytest.raises(bbn.DataError, match="two steps"):
         dynamic_em(hidden_dbn(), sampled.groupby("id").head(1), sequence_id="id")
     zero = bbn.DynamicNetwork("zero")

@@ -45,6 +45,7 @@ from bbn.core.memory import ENTRY_BYTES, get_memory_limit
 from bbn.core.progress import Progress, report, reporter
 from bbn.engines.exact.chains import Batch
 from bbn.engines.exact.slice_counts import expected_counts, prepare
+from bbn.io.chunks import source_name
 from bbn.io.sequence_chunks import sequence_chunks
 from bbn.tasks.learning.convergence import EMResult, check_iteration, converged
 from bbn.tasks.learning.counting import check_family_sizes
@@ -163,6 +164,8 @@ class _Sequences:
             seen = [v for v in variables if v in set(map(str, frame.columns))]
             if not seen:
                 require_columns(frame, variables, source)
+            if not len(frame):
+                continue
             present.update(seen)
             rows, counted, named = findings.sequence_rows(frame, sequence_id)
             block = np.full((len(frame), len(variables)), MISSING, dtype=np.int16)
@@ -171,8 +174,8 @@ class _Sequences:
             codes.append(block[rows])
             lengths.append(counted)
             ids.extend(named)
-        if not codes or not sum(len(c) for c in codes):
-            raise DataError(f"{source if codes else 'data'}: no rows to learn from")
+        if not codes:
+            raise DataError(f"{source_name(data)}: no rows to learn from")
         self.codes = np.concatenate(codes)
         self.lengths = np.concatenate(lengths)
         self.ids = ids
