@@ -19,6 +19,7 @@ from bbn.engines.exact.frontier import Frontier
 from bbn.engines.exact.slice_counts import expected_counts, prepare
 from bbn.engines.exact.slices import DenseFrontier
 from bbn.io.sequence_chunks import sequence_chunks
+from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.sequence_em import dynamic_em
 
 
@@ -256,3 +257,27 @@ def test_both_engine_forms_give_the_same_iterations(sampled, monkeypatch):
     learned = bbn.learn_dynamic(dbn, sampled, sequence_id="id", max_iter=4, tol=0)
     assert np.abs(learned.two_slice().cpt_array("H[1]")
                   - dense.network.two_slice().cpt_array("H[1]")).max() < 1e-10
+
+
+def test_a_dbn_without_lags_is_the_static_em():
+    # no parent in the slice before: the rows are independent, and the iterations are
+    # those of bbn.em on the one-slice network from the same tables
+    dbn = bbn.DynamicNetwork("mixture")
+    dbn.add_variable("H", ["a", "b"], table=[0.4, 0.6])
+    dbn.add_variable("O", ["x", "y", "z"], parents=["H"],
+                     table=[[0.5, 0.3, 0.2], [0.1, 0.3, 0.6]])
+    dbn.add_variable("P", ["u", "v"], parents=["H"], table=[[0.7, 0.3], [0.2, 0.8]])
+    rows = bbn.sample(dbn.unroll(1), 300, seed=2).rename(columns=lambda c: c[:-3])
+    rows = rows.drop(columns="H").astype(object)
+    rows.loc[np.random.default_rng(0).random(300) < 0.2, "P"] = None
+    rows["id"] = np.repeat(np.arange(60), 5)
+    ours = dynamic_em(dbn, rows, sequence_id="id", max_iter=8, tol=0)
+    one = dbn.unroll(1)
+    net = bbn.Network.assemble("mixture", {v: dbn.states(v) for v in dbn.variables},
+                               {"H": [], "O": ["H"], "P": ["H"]},
+                               {v: one.cpt_array(f"{v}[0]") for v in dbn.variables})
+    static = em(net, rows.drop(columns="id"), max_iter=8, tol=0, initial=net)
+    assert np.allclose(ours.log_likelihood, static.log_likelihood, atol=1e-9, rtol=0)
+    for v in dbn.variables:
+        assert np.abs(ours.network.unroll(1).cpt_array(f"{v}[0]")
+                      - static.network.cpt_array(v)).max() < 1e-12
