@@ -12,11 +12,13 @@ sum to 1 and is read off the backward step: Z_t = Σ_I α_{t-1}(I) β̃_{t-1}(I)
 backward message before it is rescaled.) The backward pass adds each step's counts as
 it goes — one loop over t, the sequences a batch axis summed inside each product, never
 a loop over sequences. On dense slice tables
-(:class:`bbn.engines.exact.slices.DenseFrontier`) every step is matrix products: the
-evidence of whole slices Λ_t(S) made once (:func:`prepare`, kept by EM between
-iterations), the interface read by a 0/1 projection P(S, I), and a step adds
-α_{t-1}ᵀ (Λ_t β_t / Z_t) to an (|I|, |S|) table multiplied by M(I, S) once at the end.
-Otherwise the forward pass is the engine's and a step is one ``einsum`` per family.
+(:class:`bbn.engines.exact.slices.DenseFrontier`) both passes are matrix products over
+whole slices: the findings made ready once (:func:`prepare`, kept by EM between
+iterations) as state codes, Λ_t(S) gathered per step from a table of 0/1 rows; the
+slice's states ordered interface first, so the interface of a slice is a sum over runs
+of columns; and a step adds α_{t-1}ᵀ (Λ_t β_t / Z_t) to an (|I|, |S|) table multiplied
+by M(I, S) once at the end. Otherwise the forward pass is the engine's and a step is one
+``einsum`` per family.
 
 >>> import bbn, numpy as np
 >>> from bbn.engines.exact.chains import Batch
