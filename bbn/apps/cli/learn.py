@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="STRUCTURE is a dynamic network (P(X | X[-1]), or a two-slice "
                         "network) and DATA holds sequences, one row per step, this column "
                         "naming each row's sequence (its rows contiguous, in time order); "
-                        "variables without a column and empty cells are learned by EM")
+                        "variables without a column and empty cells are learned by EM "
+                        "(--missing does not apply)")
     parser.add_argument("--dynamic", action="store_true",
                         help="STRUCTURE is a dynamic network and DATA one sequence (implied "
                         "by --sequence-id)")
