@@ -70,6 +70,7 @@ _LAZY = {
     "HMM": "bbn.model.hmm",
     "DynamicNetwork": "bbn.model.dynamic",
     "learn_dynamic": "bbn.tasks.learning",
+    "dynamic_em": "bbn.tasks.learning",
     "load_dynamic": "bbn.io.formats.bn.timeslices",
     "plot": "bbn.plot",  # the module: bbn.plot.posterior(...), bbn.plot.roc(...)
     "InfluenceDiagram": "bbn.model.influence_diagram",

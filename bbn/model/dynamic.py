@@ -109,11 +109,13 @@ class DynamicNetwork:
         parents : sequence of str
             Its parents, in the order of ``table``'s axes: ``"Y"`` in the same slice,
             ``"Y[-1]"`` in the slice before.
-        table : array_like
-            P(name_t | parents), as :meth:`bbn.Network.set_cpt` takes it.
+        table : array_like, optional
+            P(name_t | parents), as :meth:`bbn.Network.set_cpt` takes it; without it
+            (and ``initial``) the variable is structure only, its tables to be learned
+            (:func:`bbn.learn_dynamic`).
         initial : array_like, optional
-            P(name_0 | initial_parents); needed when ``parents`` reach the slice before,
-            else ``table`` is used in slice 0 too.
+            P(name_0 | initial_parents); needed with ``table`` when ``parents`` reach the
+            slice before, else ``table`` is used in slice 0 too.
         initial_parents : sequence of str, optional
             The slice-0 parents (default: the same-slice ``parents``).
         description : str, optional
@@ -144,7 +146,7 @@ class DynamicNetwork:
             raise ModelError(f"variable {name!r}: a parent is in its slice or the one before "
                              f"([-1]); {bad[0]!r} is not")
         same = tuple(p for p, lag in lagged if lag == 0)
-        if initial is None:
+        if initial is None and table is not None:
             if len(same) != len(lagged):
                 raise ModelError(f"variable {name!r} has parents in the slice before: give "
                                  "its slice-0 table with initial=")

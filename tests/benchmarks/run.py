@@ -33,6 +33,7 @@ from tests.benchmarks import (  # noqa: E402
     load,
     naive_bayes,
     scale,
+    sequence_learning,
     sequences,
     single_query,
     startup,
@@ -49,7 +50,8 @@ WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5":
              "6": naive_bayes, "7": startup, "8": structure, "9": explorer,
              "10": independence, "11": trees, "12": approximate,
              "13": uai, "14": scale, "15": em_learning, "16": sequences,
-             "17": decisions, "18": uncertain, "19": continuous, "20": uai_auto}
+             "17": decisions, "18": uncertain, "19": continuous, "20": uai_auto,
+             "21": sequence_learning}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],

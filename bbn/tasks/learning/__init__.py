@@ -20,6 +20,7 @@ from bbn.core.lazy import lazy_attributes
 _NAMES = {
     "learn": "bbn.tasks.learning.parameters",
     "learn_dynamic": "bbn.tasks.learning.dynamic_learning",
+    "dynamic_em": "bbn.tasks.learning.sequence_em",
     "sample": "bbn.tasks.learning.sampling",
     "sample_chunks": "bbn.tasks.learning.sampling",
     "discretize": "bbn.tasks.learning.discretisation",

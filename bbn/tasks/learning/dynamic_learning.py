@@ -6,6 +6,9 @@ is learned from every row.
 
     P_0(v | pa_0) from {row_1 of each sequence},  P(v_t | pa) from {(row_{t-1}, row_t)}
 
+With a hidden variable, missing cells or a file read in chunks, the same tables come
+from expected counts, by EM (:mod:`bbn.tasks.learning.sequence_em`).
+
 >>> import bbn, pandas as pd
 >>> dbn = bbn.DynamicNetwork()
 >>> dbn.add_variable("X", ["a", "b"], parents=["X[-1]"], table=[[0.5, 0.5], [0.5, 0.5]],
@@ -22,29 +25,32 @@ import numpy as np
 import pandas as pd
 
 import bbn.model.dynamic as dynamic
-import bbn.model.hmm as hmm_model
 import bbn.questions.findings as findings
+from bbn.core.data import MISSING_TEXT
 from bbn.core.errors import DataError
 from bbn.tasks.learning.parameters import learn
+from bbn.tasks.learning.sequence_em import dynamic_em
 
 
-def learn_dynamic(dbn, data: pd.DataFrame, sequence_id: str | None = None,
+def learn_dynamic(dbn, data, sequence_id: str | None = None,
                   estimator="mle", **options):
-    """A copy of ``dbn`` whose tables are estimated from complete sequences.
+    """A copy of ``dbn`` whose tables are estimated from sequences.
 
     Parameters
     ----------
     dbn : bbn.DynamicNetwork
-        The structure; its tables are not used.
-    data : pandas.DataFrame
-        One row per step, a column per variable, rows of a sequence in time order.
+        The structure; its tables, if any, are where EM starts.
+    data : pandas.DataFrame, str or path, or iterable of DataFrames
+        One row per step, a column per variable, rows of a sequence in time order; a
+        CSV or Parquet file is read in chunks (``chunksize=``), sequences never split.
     sequence_id : str, optional
         The column naming each row's sequence (default: one sequence).
     estimator : Estimator or str, default "mle"
-        As :func:`bbn.learn` takes it; ``options`` go to :func:`bbn.learn` too. With a
-        hidden variable (no column), the 2-TBN must be an HMM — a chain ``P(X | X[-1])``
-        and one reading ``P(O | X)`` — learned by Baum–Welch (:meth:`bbn.HMM.fit`) from
-        its tables; ``options`` then go to ``fit`` (``n_iter``, ``tol``).
+        As :func:`bbn.learn` takes it. Complete sequences in a DataFrame are counted
+        and ``options`` go to :func:`bbn.learn`; with a hidden variable (no column),
+        missing cells, or a file, the tables are learned by EM
+        (:func:`bbn.tasks.learning.sequence_em.dynamic_em`, which takes ``options``:
+        ``tol``, ``max_iter``, ``seed``, ``chunksize``, ``progress``).
 
     Returns
     -------
@@ -53,9 +59,9 @@ def learn_dynamic(dbn, data: pd.DataFrame, sequence_id: str | None = None,
     Raises
     ------
     DataError
-        No two consecutive steps to learn the transition from, a hidden variable in a
-        2-TBN that is no HMM, or what :func:`bbn.learn` refuses (missing values, unknown
-        states), naming the column in slice form (``X[0]``, ``X[1]``).
+        No two consecutive steps to learn the transition from, or what :func:`bbn.learn`
+        or EM refuses (unknown states, a bad sequence id), naming the column (in slice
+        form, ``X[0]``, ``X[1]``, for complete sequences).
 
     Examples
     --------
@@ -66,14 +72,14 @@ def learn_dynamic(dbn, data: pd.DataFrame, sequence_id: str | None = None,
     ...     "X[0]").tolist()
     [0.25, 0.75]
     """
+    if not _complete(dbn, data):
+        return dynamic_em(dbn, data, estimator, sequence_id=sequence_id, **options).network
     rows, lengths, _ = findings.sequence_rows(data, sequence_id)
     frame = data.drop(columns=[sequence_id] if sequence_id else []).iloc[rows]
     frame = frame.reset_index(drop=True)
     starts = np.cumsum(lengths) - lengths
     current = np.setdiff1d(np.arange(len(frame)), starts)
-    variables = [v for v in dbn.variables if v in frame.columns]
-    if len(variables) < len(dbn.variables):
-        return _baum_welch(dbn, frame, lengths, variables, options)
+    variables = list(dbn.variables)
 
     def at(positions, step: int) -> pd.DataFrame:
         return frame.iloc[positions][variables].rename(
@@ -97,23 +103,10 @@ def learn_dynamic(dbn, data: pd.DataFrame, sequence_id: str | None = None,
     return dynamic.with_tables(dbn, initial, transition)
 
 
-def _baum_welch(dbn, frame: pd.DataFrame, lengths: np.ndarray, observed: list[str],
-                options: dict):
-    """An HMM-shaped 2-TBN with its chain hidden, by Baum–Welch from its tables."""
-    hidden = [v for v in dbn.variables if v not in observed]
-    shape = (len(hidden) == 1 and len(observed) == 1
-             and dbn.parents(hidden[0]) == (f"{hidden[0]}[-1]",)
-             and dbn.parents(observed[0]) == (hidden[0],) and dbn.static(observed[0]))
-    if not shape:
-        raise DataError(f"no column for {hidden}: hidden variables are learned here only in "
-                        "an HMM (a chain P(X | X[-1]) and one reading P(O | X)), by "
-                        "Baum–Welch")
-    chain, reading = hidden[0], observed[0]
-    two = dbn.two_slice()
-    model = hmm_model.HMM(dbn.states(chain), dbn.states(reading),
-                          start=two.cpt_array(dynamic.slice_name(chain, 0)),
-                          transition=two.cpt_array(dynamic.slice_name(chain, 1)),
-                          emission=two.cpt_array(dynamic.slice_name(reading, 1)))
-    model.fit(frame[reading].to_numpy(), lengths, **options)
-    return dynamic.with_tables(dbn, {chain: model.start, reading: model.emission},
-                               {chain: model.transition, reading: model.emission})
+def _complete(dbn, data) -> bool:
+    """Whether ``data`` is a DataFrame with a column and a state in every cell for every
+    variable (else EM learns the tables)."""
+    if not isinstance(data, pd.DataFrame) or not set(dbn.variables) <= set(data.columns):
+        return False
+    cells = data[list(dbn.variables)]
+    return not (cells.isna().to_numpy().any() or cells.isin(MISSING_TEXT).to_numpy().any())
