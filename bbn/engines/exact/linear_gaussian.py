@@ -16,8 +16,9 @@ factor from the discrete engine (the continuous variables have no discrete child
 the discrete part is a network of its own). A pure linear Gaussian network has one
 configuration: the answer is one multivariate normal. With discrete parents, the answer
 about continuous variables is a mixture of |D| normals, at most
-:data:`MAX_CONFIGURATIONS` (the Lauritzen–Jensen junction tree, which would lift that
-limit, is not implemented; beyond it the question is refused, saying why).
+:data:`MAX_CONFIGURATIONS`. When they are many,
+:mod:`bbn.engines.exact.conditional_gaussian` answers group by group of connected
+continuous variables instead (the strong junction tree).
 
 >>> import bbn
 >>> net = bbn.Network()
@@ -107,8 +108,9 @@ class LinearGaussian:
             raise ModelError(
                 f"the continuous variables have {len(self.discrete)} discrete parents "
                 f"with {configurations} configurations; exact answers enumerate at most "
-                f"{MAX_CONFIGURATIONS} (the Lauritzen–Jensen junction tree that would "
-                "need none is not implemented)")
+                f"{MAX_CONFIGURATIONS} (so does the component tree, "
+                "bbn.engines.exact.conditional_gaussian, for connected continuous "
+                "variables)")
         check_allocation(configurations * n * n * 4,
                          f"the {configurations} normals of {n} continuous variables")
         k = configurations
@@ -236,15 +238,9 @@ class LinearGaussian:
                              f"{continuous} are continuous")
         discrete_targets = [] if continuous else list(targets)
         log_w = self._log_weights(engine, discrete_targets, evidence)
-        observed = tuple(self.index[v] for v in evidence.values)
         t = tuple(self.index[v] for v in continuous)
-        x = np.array(list(evidence.values.values()), dtype=float)
-        mean_e, mean_t, precision, log_det, gain, conditional = self._conditioning(observed, t)
-        if observed:
-            diff = x[None] - mean_e
-            quadratic = ((diff[:, None, :] @ precision) @ diff[:, :, None])[:, 0, 0]
-            log_w = log_w - 0.5 * (quadratic + log_det
-                                   + len(observed) * math.log(2 * math.pi))
+        density, means, covariances = self.conditioned(evidence.values, t)
+        log_w = log_w + density
         top = np.max(log_w) if log_w.size else -np.inf
         if not np.isfinite(top):
             raise ImpossibleEvidenceError(dict(evidence.given))
@@ -254,10 +250,31 @@ class LinearGaussian:
             return table / table.sum()
         weights = weights / weights.sum()
         kept = np.flatnonzero(weights > 0)
+        return Normal(continuous, weights[kept], means[kept], covariances[kept])
+
+    def conditioned(self, values: Mapping[str, float], targets: tuple
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per configuration d: log N(x_E; μ_E(d), Σ_EE(d)) of the findings ``values``
+        (0 without findings), and the means μ_T|E(d) and covariances Σ_T|E(d) of the
+        variables ``targets`` (indices in :attr:`names`) given them.
+
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+        >>> net.add_gaussian_variable("y", ["x"], mean=0.0, variance=1.0, weights={"x": 1.0})
+        >>> density, mean, covariance = LinearGaussian(net.compiled()).conditioned({"y": 0.0}, (0,))
+        >>> round(float(density[0]), 6), mean.tolist(), covariance.round(12).tolist()
+        (-1.265512, [[0.0]], [[[0.5]]])
+        """
+        observed = tuple(self.index[v] for v in values)
+        mean_e, mean_t, precision, log_det, gain, conditional = self._conditioning(observed,
+                                                                                   targets)
         if not observed:
-            return Normal(continuous, weights[kept], mean_t[kept], conditional[kept])
-        m = mean_t[kept] + (gain[kept] @ diff[kept][:, :, None])[:, :, 0]
-        return Normal(continuous, weights[kept], m, conditional[kept])
+            return np.zeros(len(mean_t)), mean_t, conditional
+        diff = np.fromiter(values.values(), float, len(observed))[None] - mean_e
+        quadratic = ((diff[:, None, :] @ precision) @ diff[:, :, None])[:, 0, 0]
+        density = -0.5 * (quadratic + log_det + len(observed) * math.log(2 * math.pi))
+        return density, mean_t + (gain @ diff[:, :, None])[:, :, 0], conditional
 
     def _conditioning(self, observed: tuple, targets: tuple) -> tuple:
         """What conditioning on the variables ``observed`` needs whatever their values,
