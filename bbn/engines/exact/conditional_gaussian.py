@@ -54,9 +54,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 #: Enumerate every configuration of the continuous variables' discrete parents when
-#: there are at most this many (one batch of normals beats a junction tree per question
-#: with continuous findings); the component tree above.
-ENUMERATE_AT_MOST = 256
+#: there are at most this many; the component tree above. Measured on switching chains
+#: (first question with findings): 16 configurations 0.5 ms enumerated vs 1.0 ms by the
+#: tree, 64: 1.3 vs 1.2 ms, 256: 15 vs 1.7 ms, 4096: 321 vs 13 ms.
+ENUMERATE_AT_MOST = 32
 
 
 def components(network: CompiledNetwork) -> list[tuple[str, ...]]:

@@ -237,9 +237,13 @@ class LinearGaussian:
             raise QueryError("ask about continuous and discrete variables separately: "
                              f"{continuous} are continuous")
         discrete_targets = [] if continuous else list(targets)
-        log_w = self._log_weights(engine, discrete_targets, evidence)
         t = tuple(self.index[v] for v in continuous)
         density, means, covariances = self.conditioned(evidence.values, t)
+        if not self.discrete and continuous:  # a linear Gaussian network: one normal
+            if evidence.states and engine.log_weight(dict(evidence.states)) == -math.inf:
+                raise ImpossibleEvidenceError(dict(evidence.given))
+            return Normal(continuous, np.ones(1), means, covariances)
+        log_w = self._log_weights(engine, discrete_targets, evidence)
         log_w = log_w + density
         top = np.max(log_w) if log_w.size else -np.inf
         if not np.isfinite(top):
