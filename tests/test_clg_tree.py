@@ -160,3 +160,19 @@ def test_a_component_with_too_many_heads_is_refused():
 
 def test_few_configurations_are_enumerated():
     assert isinstance(continuous_model(random_clg(1).compiled()), LinearGaussian)
+
+
+def test_a_component_without_discrete_parents_beside_the_switches():
+    net, _, y = switching(20)
+    net.add_gaussian_variable("p", mean=1.0, variance=2.0)
+    net.add_gaussian_variable("q", ["p"], mean=0.0, variance=1.0, weights={"p": 1.0})
+    readings = {f"Y{t}": float(y[t]) for t in range(20)}
+    alone = net.posterior("p", {**readings, "q": 2.0})  # 1 + (2/3)(2 − 1), 2 − 4/3
+    assert (alone.mean, alone.variance) == pytest.approx((5 / 3, 2 / 3), rel=1e-12)
+    both = net.posterior(["p", "X3"], {**readings, "q": 2.0})
+    x3 = net.posterior("X3", readings)
+    assert both.mean == pytest.approx([5 / 3, x3.mean], rel=1e-12)
+    np.testing.assert_allclose(both.covariance, [[2 / 3, 0.0], [0.0, x3.variance]],
+                               rtol=1e-9, atol=1e-15)
+    assert net.posterior("D3", {**readings, "q": 2.0}).values == pytest.approx(
+        net.posterior("D3", readings).values, rel=1e-12)

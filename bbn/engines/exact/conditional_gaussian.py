@@ -256,7 +256,7 @@ class ComponentTree:
                              f"configurations; ask about at most {MAX_CONFIGURATIONS}")
         weights = (engine.posterior(head, discrete).values.reshape(-1) if head
                    else np.ones(1))
-        codes = np.indices(shape).reshape(len(shape), -1)
+        codes = np.indices(shape).reshape(len(shape), math.prod(shape))
         means, blocks, order = [], [], []
         for c in asked:
             mine = tuple(c.normals.index[v] for v in continuous if v in c.names)
