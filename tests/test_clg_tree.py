@@ -176,3 +176,32 @@ def test_a_component_without_discrete_parents_beside_the_switches():
                                rtol=1e-9, atol=1e-15)
     assert net.posterior("D3", {**readings, "q": 2.0}).values == pytest.approx(
         net.posterior("D3", readings).values, rel=1e-12)
+
+
+def test_the_tree_equals_pyagrum_clg():
+    """pyAgrum 3.3.1's CLG has no discrete variables: two of its random models side by
+    side, answered by the tree (two components with empty heads)."""
+    clg = pytest.importorskip("pyagrum.clg", reason="pyAgrum's CLG is an oracle")
+    import pyagrum
+
+    pyagrum.initRandom(11)
+    models = [clg.randomCLG(6, [f"{side}{i}" for i in range(6)]) for side in "uv"]
+    net = bbn.Network()
+    for model in models:
+        for name in (model.variable(i).name() for i in model.topologicalOrder()):
+            node = model.idFromName(name)
+            parents = [model.variable(p).name() for p in model.parents(node)]
+            variable = model.variable(node)
+            net.add_gaussian_variable(name, parents, mean=variable.mu(),
+                                      variance=variable.sigma() ** 2,
+                                      weights={p: model.coefArc(p, name) for p in parents})
+    findings = {"u5": 1.0, "u1": -0.5, "v4": 0.7}
+    tree = ComponentTree(net.compiled())
+    for model, side in zip(models, "uv"):
+        inference = clg.CLGVariableElimination(model)
+        inference.updateEvidence({v: x for v, x in findings.items() if v[0] == side})
+        for target in [f"{side}0", f"{side}2", f"{side}3"]:
+            expected = inference.posterior(target)
+            answer = tree.answer(net.engine, [target], Evidence({}, findings, {}))
+            assert answer.mean == pytest.approx(expected.mu(), rel=1e-6, abs=1e-6)
+            assert np.sqrt(answer.variance) == pytest.approx(expected.sigma(), rel=1e-6)
