@@ -86,13 +86,22 @@ class LinearGaussian:
             if leaf.parents:
                 discrete.update(leaf.parents)
             pending.append((v, leaf))
+        rows, columns, weights = [], [], []  # B's entries, read as the leaves are placed
         while pending:  # topological order among the continuous variables
             later = []
             for v, leaf in pending:
-                for p in leaf.continuous:
-                    if p not in index:
-                        later.append((v, leaf))
-                        break
+                cause = leaf.continuous
+                if cause:
+                    for p in cause:
+                        if p not in index:
+                            later.append((v, leaf))
+                            break
+                    else:
+                        rows += [len(leaves)] * len(cause)
+                        columns += [index[p] for p in cause]
+                        weights.append(leaf.weights)
+                        index[v] = len(leaves)
+                        leaves.append(leaf)
                 else:
                     index[v] = len(leaves)
                     leaves.append(leaf)
@@ -119,12 +128,6 @@ class LinearGaussian:
         if k == 1:  # a linear Gaussian network: the numbers as they are
             intercept = np.fromiter([leaf.mean for leaf in leaves], float, n)[None]
             noise = np.fromiter([leaf.variance for leaf in leaves], float, n)[None]
-            rows, columns, weights = [], [], []
-            for i, leaf in enumerate(leaves):
-                if leaf.continuous:
-                    rows += [i] * len(leaf.continuous)
-                    columns += [index[p] for p in leaf.continuous]
-                    weights.append(leaf.weights)
             if rows:
                 lower[0, rows, columns] = -np.concatenate(weights)
         else:
