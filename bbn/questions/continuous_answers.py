@@ -53,13 +53,7 @@ def answer_continuous(answering, question, model, **options) -> Normal | Factor:
 def answer_continuous_posteriors(answering, question, model, **options) -> dict:
     """Every variable's posterior (continuous ones as :class:`~bbn.core.normals.Normal`),
     observed ones left out."""
-    view, evidence = answering.view, question.evidence
-    engine = continuous_engine(answering)
-    result = {}
-    for v in view.variables:
-        if v in evidence.values or v in evidence.states or v in view.auxiliary:
-            continue
-        answer = engine.answer(answering.engine, [v], evidence)
-        result[v] = answer if isinstance(answer, Normal) else Factor(
-            (v,), {v: view.states[v]}, answer)
-    return result
+    view = answering.view
+    answers = continuous_engine(answering).posteriors(answering.engine, question.evidence)
+    return {v: answer if isinstance(answer, Normal) else Factor(
+        (v,), {v: view.states[v]}, answer) for v, answer in answers.items()}

@@ -277,3 +277,32 @@ class ComponentTree:
         position = [order.index(v) for v in continuous]
         return Normal(continuous, weights[kept] / weights[kept].sum(),
                       mean[:, position], covariance[:, position][:, :, position])
+
+    def posteriors(self, engine: Engine, evidence: Evidence) -> dict:
+        """Every unobserved variable's answer, as :meth:`answer` gives it: the discrete
+        ones by one propagation of the discrete junction tree, a continuous one mixed
+        over its component's head (read off that propagation when the head is one
+        variable)."""
+        view = self.network
+        weighed, discrete, observed = self._engine(engine, evidence)
+        tables = weighed.posteriors(discrete)
+        normals = {}
+        for c in self.components:
+            asked = [v for v in c.names if v not in evidence.values]
+            if not asked:
+                continue
+            if len(c.head) == 1:
+                weights = tables[c.head[0]].values
+            else:
+                weights = (weighed.posterior(list(c.head), discrete).values.reshape(-1)
+                           if c.head else np.ones(1))
+            kept = np.flatnonzero(weights > 0)
+            share = weights[kept] / weights[kept].sum()
+            for v in asked:
+                _, mean, covariance = c.normals.conditioned(observed.get(c, {}),
+                                                            (c.normals.index[v],))
+                normals[v] = Normal((v,), share, mean[kept], covariance[kept])
+        return {v: normals[v] if v in view.gaussian else tables[v].values
+                for v in view.variables
+                if v not in evidence.values and v not in evidence.states
+                and v not in view.auxiliary}

@@ -259,6 +259,14 @@ class LinearGaussian:
         kept = np.flatnonzero(weights > 0)
         return Normal(continuous, weights[kept], means[kept], covariances[kept])
 
+    def posteriors(self, engine: Engine, evidence: Evidence) -> dict:
+        """Every unobserved variable's answer (:meth:`answer`), the view's auxiliary
+        variables left out."""
+        view = self.network
+        return {v: self.answer(engine, [v], evidence) for v in view.variables
+                if v not in evidence.values and v not in evidence.states
+                and v not in view.auxiliary}
+
     def conditioned(self, values: Mapping[str, float], targets: tuple
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per configuration d: log N(x_E; μ_E(d), Σ_EE(d)) of the findings ``values``
