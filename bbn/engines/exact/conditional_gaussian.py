@@ -93,7 +93,15 @@ def components(network: CompiledNetwork) -> list[tuple[str, ...]]:
 
 
 def configurations(network: CompiledNetwork, names: Sequence[str]) -> int:
-    """Π|D| over the discrete parents of the continuous variables ``names``."""
+    """Π|D| over the discrete parents of the continuous variables ``names``.
+
+    >>> import bbn
+    >>> net = bbn.Network()
+    >>> net.add_variable("D", ["a", "b", "c"], table=[0.2, 0.3, 0.5])
+    >>> net.add_gaussian_variable("x", ["D"], mean=[0.0, 1.0, 2.0], variance=[1.0] * 3)
+    >>> configurations(net.compiled(), ["x"])
+    3
+    """
     heads = {p for v in names for p in network.gaussian[v].parents}
     return math.prod(network.cardinality[p] for p in heads)
 
@@ -121,7 +129,17 @@ class Component:
     """One group of continuous variables: its ``names``, its discrete ``head`` (the
     parents of its members, in declaration order) and their normals per head
     configuration (a :class:`~bbn.engines.exact.linear_gaussian.LinearGaussian` of the
-    component alone)."""
+    component alone).
+
+    >>> import bbn
+    >>> net = bbn.Network()
+    >>> net.add_variable("D", ["a", "b"], table=[0.5, 0.5])
+    >>> net.add_gaussian_variable("x", ["D"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+    >>> net.add_gaussian_variable("y", ["x"], mean=0.0, variance=1.0, weights={"x": 1.0})
+    >>> component = Component(net.compiled(), ("x", "y"))
+    >>> component.head, component.normals.means.tolist()
+    (('D',), [[0.0, 0.0], [2.0, 2.0]])
+    """
 
     __slots__ = ("names", "head", "normals")
 
@@ -282,7 +300,17 @@ class ComponentTree:
         """Every unobserved variable's answer, as :meth:`answer` gives it: the discrete
         ones by one propagation of the discrete junction tree, a continuous one mixed
         over its component's head (read off that propagation when the head is one
-        variable)."""
+        variable).
+
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_variable("D", ["a", "b"], table=[0.5, 0.5])
+        >>> net.add_gaussian_variable("x", ["D"], mean=[0.0, 2.0], variance=[1.0, 1.0])
+        >>> answers = ComponentTree(net.compiled()).posteriors(net.engine,
+        ...                                                    Evidence({}, {"x": 1.0}, {}))
+        >>> answers["D"].tolist(), answers.keys() == {"D"}
+        ([0.5, 0.5], True)
+        """
         view = self.network
         weighed, discrete, observed = self._engine(engine, evidence)
         tables = weighed.posteriors(discrete)

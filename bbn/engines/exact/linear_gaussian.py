@@ -261,7 +261,17 @@ class LinearGaussian:
 
     def posteriors(self, engine: Engine, evidence: Evidence) -> dict:
         """Every unobserved variable's answer (:meth:`answer`), the view's auxiliary
-        variables left out."""
+        variables left out.
+
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+        >>> net.add_gaussian_variable("y", ["x"], mean=0.0, variance=1.0, weights={"x": 1.0})
+        >>> answers = LinearGaussian(net.compiled()).posteriors(net.engine,
+        ...                                                     Evidence({}, {"y": 2.0}, {}))
+        >>> round(answers["x"].mean, 12), round(answers["x"].variance, 12)
+        (1.0, 0.5)
+        """
         view = self.network
         return {v: self.answer(engine, [v], evidence) for v in view.variables
                 if v not in evidence.values and v not in evidence.states
