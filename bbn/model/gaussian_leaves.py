@@ -31,17 +31,14 @@ from bbn.views.compiled import GaussianLeaf
 def gaussian_leaf(nodes: Mapping[str, Variable], node: Variable) -> GaussianLeaf:
     """The compiled view's record of a Gaussian variable: its discrete parents (the axes
     of the mean and variance), continuous parents and their weights."""
-    table, parents = node.table, node.parents
+    parents = node.parents
     if parents:  # (list comprehensions: a linear network compiles 1.8x faster)
         continuous = tuple([p for p in parents if nodes[p].kind])
         discrete = (parents if not continuous else () if len(continuous) == len(parents)
                     else tuple([p for p in parents if not nodes[p].kind]))
     else:
         discrete = continuous = ()
-    if table is None:
-        return GaussianLeaf(discrete, None, None, continuous, None)
-    return GaussianLeaf(discrete, table[..., 0], table[..., 1], continuous,
-                        table[..., 2:] if continuous else None)
+    return GaussianLeaf(discrete, node.table, continuous)
 
 
 class GaussianLeaves:

@@ -78,35 +78,25 @@ class LinearGaussian:
     def __init__(self, network: CompiledNetwork) -> None:
         self.network = network
         gaussian = network.gaussian
-        index: dict[str, int] = {}
-        leaves, pending, discrete = [], [], set()
-        for v, leaf in gaussian.items():  # one pass when parents were declared first
-            if leaf.mean is None:
+        for v, leaf in gaussian.items():
+            if leaf.table is None:
                 raise ModelError(f"the Gaussian {v!r} has no mean and variance yet")
-            if leaf.parents:
-                discrete.update(leaf.parents)
-            pending.append((v, leaf))
-        rows, columns, weights = [], [], []  # B's entries, read as the leaves are placed
-        while pending:  # topological order among the continuous variables
-            later = []
-            for v, leaf in pending:
-                cause = leaf.continuous
-                if cause:
-                    for p in cause:
-                        if p not in index:
-                            later.append((v, leaf))
-                            break
-                    else:
-                        rows += [len(leaves)] * len(cause)
-                        columns += [index[p] for p in cause]
-                        weights.append(leaf.weights)
-                        index[v] = len(leaves)
-                        leaves.append(leaf)
-                else:
-                    index[v] = len(leaves)
-                    leaves.append(leaf)
-            pending = later
-        order = list(index)
+        order, leaves = list(gaussian), list(gaussian.values())
+        index = {v: i for i, v in enumerate(order)}
+        # B's entries: row i (a Gaussian), column j (one of its continuous parents)
+        counts = [len(leaf.continuous) for leaf in leaves]
+        columns = np.fromiter([index[p] for leaf in leaves for p in leaf.continuous],
+                              np.intp, sum(counts))
+        rows = np.repeat(np.arange(len(order)), counts)
+        if (columns > rows).any():  # not declared parents first: topological order
+            order = _topological(gaussian)
+            leaves = [gaussian[v] for v in order]
+            index = {v: i for i, v in enumerate(order)}
+            counts = [len(leaf.continuous) for leaf in leaves]
+            columns = np.fromiter([index[p] for leaf in leaves for p in leaf.continuous],
+                                  np.intp, sum(counts))
+            rows = np.repeat(np.arange(len(order)), counts)
+        discrete = {p for leaf in leaves for p in leaf.parents}
         self.names = tuple(order)
         self.index = index
         self.discrete = tuple(v for v in network.variables if v in discrete)
@@ -125,11 +115,15 @@ class LinearGaussian:
         k = configurations
         # I − B, unit lower triangular in topological order: X = (I − B)⁻¹ (c + ε)
         lower = np.zeros((k, n, n))
-        if k == 1:  # a linear Gaussian network: the numbers as they are
-            intercept = np.fromiter([leaf.mean for leaf in leaves], float, n)[None]
-            noise = np.fromiter([leaf.variance for leaf in leaves], float, n)[None]
-            if rows:
-                lower[0, rows, columns] = -np.concatenate(weights)
+        if k == 1:  # a linear Gaussian network: every record [c, σ², b...] in one array
+            flat = np.concatenate([leaf.table for leaf in leaves])
+            starts = np.arange(n) * 2
+            starts[1:] += np.cumsum(counts[:-1], dtype=np.intp)
+            intercept, noise = flat[starts][None], flat[starts + 1][None]
+            if len(columns):
+                weight = np.ones(len(flat), bool)
+                weight[starts] = weight[starts + 1] = False
+                lower[0, rows, columns] = -flat[weight]
         else:
             intercept, noise = np.empty((k, n)), np.empty((k, n))
             for i, leaf in enumerate(leaves):
@@ -323,6 +317,20 @@ class LinearGaussian:
                 self._kept.clear()
             self._kept[key] = found
         return found
+
+
+def _topological(gaussian: Mapping) -> list[str]:
+    """The Gaussian variables, each after its continuous parents (declaration order
+    otherwise)."""
+    order: dict[str, None] = {}
+    pending = list(gaussian.items())
+    while pending:
+        later = [(v, leaf) for v, leaf in pending
+                 if not all(p in order for p in leaf.continuous) or order.setdefault(v)]
+        if len(later) == len(pending):
+            raise ModelError("the continuous variables have a directed cycle")
+        pending = later
+    return list(order)
 
 
 def _inverse(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
