@@ -27,6 +27,8 @@ from bbn.core.errors import ModelError
 from bbn.model.variables import Variable, gaussian_table
 from bbn.views.compiled import GaussianLeaf
 
+_leaf = GaussianLeaf._make  # (a record per Gaussian when compiling: faster than the call)
+
 
 def gaussian_leaf(nodes: Mapping[str, Variable], node: Variable) -> GaussianLeaf:
     """The compiled view's record of a Gaussian variable: its discrete parents (the axes
@@ -38,7 +40,7 @@ def gaussian_leaf(nodes: Mapping[str, Variable], node: Variable) -> GaussianLeaf
                     else tuple([p for p in parents if not nodes[p].kind]))
     else:
         discrete = continuous = ()
-    return GaussianLeaf(discrete, node.table, continuous)
+    return _leaf((discrete, node.table, continuous))
 
 
 class GaussianLeaves:
