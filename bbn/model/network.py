@@ -43,7 +43,7 @@ from bbn.model.causal_questions import CausalQuestions
 from bbn.model.compact_tables import CompactTables
 from bbn.model.conditional_tables import ConditionalTables
 from bbn.model.dag import DAG, assembled
-from bbn.model.gaussian_leaves import GaussianLeaves, gaussian_leaf
+from bbn.model.gaussian_leaves import GaussianLeaves, gaussian_records
 from bbn.model.markov import MarkovNetwork
 from bbn.model.variables import PackedTables, Variable, require, unpacked
 from bbn.questions import dispatch
@@ -305,12 +305,14 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
                 cardinality[v] = len(node.states)
                 table = node.table
                 if node.kind:
-                    gaussian[v] = gaussian_leaf(self._nodes, node)
+                    gaussian[v] = node
                 else:
                     tables[v] = table
                     zero_free[v] = node.positive
                     if node.compact is not None:
                         compact[v] = node.compact
+            if gaussian:  # their records (all parents continuous without discrete ones)
+                gaussian = gaussian_records(self._nodes, gaussian, not tables)
             compiled = CompiledNetwork(
                 self._revision, tuple(self._nodes), *map(MappingProxyType, (
                     states, parents, cardinality, tables, zero_free, gaussian)))

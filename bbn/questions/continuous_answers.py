@@ -1,7 +1,9 @@
 """Questions about continuous variables, and with continuous findings in a network whose
 Gaussians have continuous parents: answered by
 :class:`bbn.engines.exact.linear_gaussian.LinearGaussian` (one multivariate normal per
-discrete configuration), built once per compiled view.
+discrete configuration) or, when those are many, by
+:class:`bbn.engines.exact.conditional_gaussian.ComponentTree` (the strong junction tree),
+built once per compiled view.
 
     P(T | e_d, x_E) = Σ_d w(d) · N(T; μ_T|E(d), Σ_T|E(d))
     w(d) ∝ P(d | e_d) · N(x_E; μ_E(d), Σ_EE(d))
@@ -21,16 +23,19 @@ names the two functions here.
 
 from __future__ import annotations
 
+import bbn.engines.exact.conditional_gaussian as conditional_gaussian
 from bbn.core.factor import Factor
 from bbn.core.normals import Normal
 from bbn.engines.exact.linear_gaussian import LinearGaussian
 
 
-def continuous_engine(answering) -> LinearGaussian:
-    """The view's :class:`LinearGaussian`, kept on its ``Answering`` (made on first need)."""
+def continuous_engine(answering) -> LinearGaussian | conditional_gaussian.ComponentTree:
+    """The view's continuous engine, kept on its ``Answering`` (made on first need):
+    enumeration or the component tree, by cost
+    (:func:`bbn.engines.exact.conditional_gaussian.continuous_model`)."""
     found = answering.continuous
     if found is None:
-        found = answering.continuous = LinearGaussian(answering.view)
+        found = answering.continuous = conditional_gaussian.continuous_model(answering.view)
     return found
 
 
@@ -48,13 +53,7 @@ def answer_continuous(answering, question, model, **options) -> Normal | Factor:
 def answer_continuous_posteriors(answering, question, model, **options) -> dict:
     """Every variable's posterior (continuous ones as :class:`~bbn.core.normals.Normal`),
     observed ones left out."""
-    view, evidence = answering.view, question.evidence
-    engine = continuous_engine(answering)
-    result = {}
-    for v in view.variables:
-        if v in evidence.values or v in evidence.states or v in view.auxiliary:
-            continue
-        answer = engine.answer(answering.engine, [v], evidence)
-        result[v] = answer if isinstance(answer, Normal) else Factor(
-            (v,), {v: view.states[v]}, answer)
-    return result
+    view = answering.view
+    answers = continuous_engine(answering).posteriors(answering.engine, question.evidence)
+    return {v: answer if isinstance(answer, Normal) else Factor(
+        (v,), {v: view.states[v]}, answer) for v, answer in answers.items()}

@@ -377,7 +377,8 @@ _referred = functools.cache(reference)
 
 def _uncertain(evidence) -> bool:
     """Whether a dict of evidence holds a likelihood (a value ``{state: number}``)."""
-    return type(evidence) is dict and any(type(s) is not str and isinstance(s, Mapping)
+    return type(evidence) is dict and any(type(s) is not str and type(s) is not float
+                                          and isinstance(s, Mapping)
                                           for s in evidence.values())
 
 

@@ -222,19 +222,35 @@ def resolve_targets(network: CompiledNetwork, variables: Sequence[str] | str,
     return variables
 
 
+#: The most discrete parents of observed Gaussian leaves weighed by the discrete engine;
+#: beyond, the question goes to the continuous engine.
+LEAF_PARENTS = 12
+
+
 def continuous_kind(network: CompiledNetwork, kind: str, targets: Sequence[str],
                     evidence: Evidence | Cases) -> str:
     """``"P"`` → ``"CONTINUOUS"`` (``"POSTERIORS"`` → ``"CONTINUOUS_POSTERIORS"``) when
     the answer needs the continuous engine: a continuous target, or a finding on a
     Gaussian with continuous parents (:mod:`bbn.questions.continuous_answers`). Findings
     on Gaussians without continuous parents keep the discrete engine's weighting (the
-    unobserved Gaussians sum out)."""
+    unobserved Gaussians sum out) unless their discrete parents are more than
+    :data:`LEAF_PARENTS` and those of any one of them (that weighting asks for their
+    joint posterior; the continuous engine's component tree does not)."""
     if kind not in ("P", "POSTERIORS") or not network.gaussian or type(evidence) is Cases:
         return kind
-    linear = any(network.gaussian[v].continuous for v in evidence.values)
+    linear = any(network.gaussian[v].continuous for v in evidence.values) or (
+        len(evidence.values) > 1 and _many_leaf_parents(network, evidence.values))
     if linear or any(v in network.gaussian for v in targets):
         return "CONTINUOUS" if kind == "P" else "CONTINUOUS_POSTERIORS"
     return kind
+
+
+def _many_leaf_parents(network: CompiledNetwork, values: Mapping) -> bool:
+    """Whether the observed Gaussians' discrete parents together are more than
+    :data:`LEAF_PARENTS` and more than any one of them has."""
+    heads = [network.gaussian[v].parents for v in values]
+    together = len({p for head in heads for p in head})
+    return together > LEAF_PARENTS and together > max(map(len, heads))
 
 
 def resolve_evidence(network: CompiledNetwork, evidence: Mapping | None,

@@ -31,16 +31,37 @@ from bbn.core.errors import ModelError
 
 class GaussianLeaf(NamedTuple):
     """A continuous variable: p(x | d, y) = N(x; mean[d] + Σ_i weights[d, i] y_i,
-    variance[d]), one normal per configuration d of its discrete ``parents`` (``mean``
-    and ``variance`` have shape ``(|P1|, ..., |Pk|)``, None until they are set), linear
-    in its ``continuous`` parents y (``weights`` of shape ``(|P1|, ..., |Pk|, m)``; None
-    without continuous parents). Without continuous parents and children it is a leaf."""
+    variance[d]), one normal per configuration d of its discrete ``parents``, linear in
+    its ``continuous`` parents y. ``table`` holds ``[μ, σ², b_1, ..., b_m]`` on its last
+    axis (shape ``(|P1|, ..., |Pk|, 2 + m)``, the network's record as it is; None until
+    the parameters are set); ``mean``, ``variance`` (shape ``(|P1|, ..., |Pk|)``) and
+    ``weights`` (shape ``(|P1|, ..., |Pk|, m)``, None without continuous parents) are
+    read off it. Without continuous parents and children it is a leaf.
+
+    >>> import numpy as np
+    >>> leaf = GaussianLeaf((), np.array([1.0, 0.5, 2.0]), ("y",))
+    >>> float(leaf.mean), float(leaf.variance), leaf.weights.tolist()
+    (1.0, 0.5, [2.0])
+    """
 
     parents: tuple[str, ...]
-    mean: np.ndarray | None
-    variance: np.ndarray | None
+    table: np.ndarray | None
     continuous: tuple[str, ...] = ()
-    weights: np.ndarray | None = None
+
+    @property
+    def mean(self) -> np.ndarray | None:
+        """μ(d), shape ``(|P1|, ..., |Pk|)``."""
+        return None if self.table is None else self.table[..., 0]
+
+    @property
+    def variance(self) -> np.ndarray | None:
+        """σ²(d), shape ``(|P1|, ..., |Pk|)``."""
+        return None if self.table is None else self.table[..., 1]
+
+    @property
+    def weights(self) -> np.ndarray | None:
+        """b(d), shape ``(|P1|, ..., |Pk|, m)``; None without continuous parents."""
+        return None if self.table is None or not self.continuous else self.table[..., 2:]
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -16,15 +16,16 @@ factor from the discrete engine (the continuous variables have no discrete child
 the discrete part is a network of its own). A pure linear Gaussian network has one
 configuration: the answer is one multivariate normal. With discrete parents, the answer
 about continuous variables is a mixture of |D| normals, at most
-:data:`MAX_CONFIGURATIONS` (the Lauritzen–Jensen junction tree, which would lift that
-limit, is not implemented; beyond it the question is refused, saying why).
+:data:`MAX_CONFIGURATIONS`. When they are many,
+:mod:`bbn.engines.exact.conditional_gaussian` answers group by group of connected
+continuous variables instead (the strong junction tree).
 
 >>> import bbn
 >>> net = bbn.Network()
 >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
 >>> net.add_gaussian_variable("y", ["x"], mean=0.0, variance=1.0, weights={"x": 1.0})
 >>> answer = net.posterior("x", {"y": 2.0})      # E[x | y] = 1/2 · 2, Var = 1 − 1/2
->>> answer.mean, answer.variance
+>>> round(answer.mean, 12), round(answer.variance, 12)
 (1.0, 0.5)
 """
 
@@ -35,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.linalg.lapack import dpotrf, dpotrs, dtrtrs
 
 from bbn.core.errors import ImpossibleEvidenceError, ModelError, QueryError
 from bbn.core.memory import check_allocation
@@ -76,17 +78,27 @@ class LinearGaussian:
     def __init__(self, network: CompiledNetwork) -> None:
         self.network = network
         gaussian = network.gaussian
-        order: list[str] = []
-        placed: set[str] = set()
-        pending = [v for v in network.variables if v in gaussian]
-        while pending:  # topological order among the continuous variables
-            ready = [v for v in pending if all(p in placed for p in gaussian[v].continuous)]
-            order += ready
-            placed.update(ready)
-            pending = [v for v in pending if v not in placed]
+        for v, leaf in gaussian.items():
+            if leaf.table is None:
+                raise ModelError(f"the Gaussian {v!r} has no mean and variance yet")
+        order, leaves = list(gaussian), list(gaussian.values())
+        index = {v: i for i, v in enumerate(order)}
+        # B's entries: row i (a Gaussian), column j (one of its continuous parents)
+        counts = [len(leaf.continuous) for leaf in leaves]
+        columns = np.fromiter([index[p] for leaf in leaves for p in leaf.continuous],
+                              np.intp, sum(counts))
+        rows = np.repeat(np.arange(len(order)), counts)
+        if (columns > rows).any():  # not declared parents first: topological order
+            order = _topological(gaussian)
+            leaves = [gaussian[v] for v in order]
+            index = {v: i for i, v in enumerate(order)}
+            counts = [len(leaf.continuous) for leaf in leaves]
+            columns = np.fromiter([index[p] for leaf in leaves for p in leaf.continuous],
+                                  np.intp, sum(counts))
+            rows = np.repeat(np.arange(len(order)), counts)
+        discrete = {p for leaf in leaves for p in leaf.parents}
         self.names = tuple(order)
-        self.index = {v: i for i, v in enumerate(order)}
-        discrete = {p for v in order for p in gaussian[v].parents}
+        self.index = index
         self.discrete = tuple(v for v in network.variables if v in discrete)
         self.shape = tuple(network.cardinality[v] for v in self.discrete)
         configurations = math.prod(self.shape)
@@ -95,35 +107,65 @@ class LinearGaussian:
             raise ModelError(
                 f"the continuous variables have {len(self.discrete)} discrete parents "
                 f"with {configurations} configurations; exact answers enumerate at most "
-                f"{MAX_CONFIGURATIONS} (the Lauritzen–Jensen junction tree that would "
-                "need none is not implemented)")
+                f"{MAX_CONFIGURATIONS} (so does the component tree, "
+                "bbn.engines.exact.conditional_gaussian, for connected continuous "
+                "variables)")
         check_allocation(configurations * n * n * 4,
                          f"the {configurations} normals of {n} continuous variables")
         k = configurations
-        intercept, noise = np.empty((k, n)), np.empty((k, n))
-        coefficients = np.zeros((k, n, n))
-        for i, v in enumerate(order):
-            leaf = gaussian[v]
-            if leaf.mean is None:
-                raise ModelError(f"the Gaussian {v!r} has no mean and variance yet")
-            intercept[:, i] = self._on_grid(leaf.mean, leaf.parents)
-            noise[:, i] = self._on_grid(leaf.variance, leaf.parents)
-            for j, p in enumerate(leaf.continuous):
-                coefficients[:, i, self.index[p]] = self._on_grid(leaf.weights[..., j],
-                                                                  leaf.parents)
-        # X = A (c + ε), A = (I − B)⁻¹, row by row in topological order (forward
-        # substitution: A_i = e_i + Σ_j B_ij A_j over the parents j of i). Elementwise
-        # numpy, not LAPACK: a multi-threaded solve of 100 × 100 took 0.45 s on a loaded
-        # machine where this takes 2 ms.
-        a = np.zeros((k, n, n))
-        for i in range(n):
-            a[:, i, i] = 1.0
-            parents = np.flatnonzero(coefficients[:, i, :].any(axis=0))
-            if len(parents):
-                a[:, i, :] += (coefficients[:, i, parents, None] * a[:, parents, :]).sum(axis=1)
+        # I − B, unit lower triangular in topological order: X = (I − B)⁻¹ (c + ε)
+        lower = np.zeros((k, n, n))
+        if k == 1:  # a linear Gaussian network: every record [c, σ², b...] in one array
+            flat = np.concatenate([leaf.table for leaf in leaves])
+            starts = np.arange(n) * 2
+            starts[1:] += np.cumsum(counts[:-1], dtype=np.intp)
+            intercept, noise = flat[starts][None], flat[starts + 1][None]
+            if len(columns):
+                weight = np.ones(len(flat), bool)
+                weight[starts] = weight[starts + 1] = False
+                lower[0, rows, columns] = -flat[weight]
+        else:
+            intercept, noise = np.empty((k, n)), np.empty((k, n))
+            for i, leaf in enumerate(leaves):
+                intercept[:, i] = self._on_grid(leaf.mean, leaf.parents)
+                noise[:, i] = self._on_grid(leaf.variance, leaf.parents)
+                for j, p in enumerate(leaf.continuous):
+                    lower[:, i, index[p]] = -self._on_grid(leaf.weights[..., j], leaf.parents)
+        lower.reshape(k, n * n)[:, ::n + 1] = 1.0
+        self._lower, self._noise, self._intercept = lower, noise, intercept
         self._kept: dict[tuple, tuple] = {}  # conditioning matrices per question shape
-        self.means = np.einsum("kij,kj->ki", a, intercept)
-        self.covariances = np.einsum("kij,klj->kil", a * noise[:, None, :], a)
+
+    @property
+    def means(self) -> np.ndarray:
+        """μ(d) = (I − B(d))⁻¹ c(d), shape (configurations, variables)."""
+        return self.moments(range(len(self.names)))[0]
+
+    def moments(self, rows: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """μ_S(d) and Σ_SS(d) for the variables ``rows`` (indices in :attr:`names`), per
+        configuration, without the whole Σ: with Y = (I − B)⁻ᵀ e_S (one triangular solve,
+        |S| right-hand sides), μ_S = Yᵀ c and Σ_SS = Yᵀ diag(σ²) Y.
+
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_gaussian_variable("x", mean=1.0, variance=1.0)
+        >>> net.add_gaussian_variable("y", ["x"], mean=0.0, variance=1.0, weights={"x": 2.0})
+        >>> mean, covariance = LinearGaussian(net.compiled()).moments([0, 1])
+        >>> mean.tolist(), covariance.tolist()
+        ([[1.0, 2.0]], [[[1.0, 2.0], [2.0, 5.0]]])
+        """
+        rows = list(rows)
+        k, n = self._noise.shape
+        if k == 1:  # LAPACK directly: (I − B)ᵀ is upper triangular, Fortran-ordered as .T
+            unit = np.zeros((n, len(rows)), order="F")
+            unit[rows, range(len(rows))] = 1.0
+            y, _ = dtrtrs(self._lower[0].T, unit, lower=0, unitdiag=1)
+            return (self._intercept @ y,
+                    ((y.T * self._noise[0]) @ y)[None])
+        unit = np.zeros((k, n, len(rows)))
+        unit[:, rows, range(len(rows))] = 1.0
+        y = np.linalg.solve(self._lower.transpose(0, 2, 1), unit)
+        return (np.einsum("kis,ki->ks", y, self._intercept),
+                np.einsum("kis,ki,kit->kst", y, self._noise, y))
 
     def _on_grid(self, array: np.ndarray, parents: Sequence[str]) -> np.ndarray:
         """A parameter over some discrete parents, repeated over every configuration of
@@ -192,16 +234,14 @@ class LinearGaussian:
             raise QueryError("ask about continuous and discrete variables separately: "
                              f"{continuous} are continuous")
         discrete_targets = [] if continuous else list(targets)
-        log_w = self._log_weights(engine, discrete_targets, evidence)
-        observed = tuple(self.index[v] for v in evidence.values)
         t = tuple(self.index[v] for v in continuous)
-        x = np.array(list(evidence.values.values()), dtype=float)
-        means = self.means
-        if observed:
-            precision, log_det, gain, conditional = self._conditioning(observed, t)
-            diff = x[None] - means[:, observed]
-            log_w = log_w - 0.5 * (np.einsum("ke,kef,kf->k", diff, precision, diff) + log_det
-                                   + len(observed) * math.log(2 * math.pi))
+        density, means, covariances = self.conditioned(evidence.values, t)
+        if not self.discrete and continuous:  # a linear Gaussian network: one normal
+            if evidence.states and engine.log_weight(dict(evidence.states)) == -math.inf:
+                raise ImpossibleEvidenceError(dict(evidence.given))
+            return Normal(continuous, np.ones(1), means, covariances)
+        log_w = self._log_weights(engine, discrete_targets, evidence)
+        log_w = log_w + density
         top = np.max(log_w) if log_w.size else -np.inf
         if not np.isfinite(top):
             raise ImpossibleEvidenceError(dict(evidence.given))
@@ -211,11 +251,49 @@ class LinearGaussian:
             return table / table.sum()
         weights = weights / weights.sum()
         kept = np.flatnonzero(weights > 0)
+        return Normal(continuous, weights[kept], means[kept], covariances[kept])
+
+    def posteriors(self, engine: Engine, evidence: Evidence) -> dict:
+        """Every unobserved variable's answer (:meth:`answer`), the view's auxiliary
+        variables left out.
+
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+        >>> net.add_gaussian_variable("y", ["x"], mean=0.0, variance=1.0, weights={"x": 1.0})
+        >>> answers = LinearGaussian(net.compiled()).posteriors(net.engine,
+        ...                                                     Evidence({}, {"y": 2.0}, {}))
+        >>> round(answers["x"].mean, 12), round(answers["x"].variance, 12)
+        (1.0, 0.5)
+        """
+        view = self.network
+        return {v: self.answer(engine, [v], evidence) for v in view.variables
+                if v not in evidence.values and v not in evidence.states
+                and v not in view.auxiliary}
+
+    def conditioned(self, values: Mapping[str, float], targets: tuple
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per configuration d: log N(x_E; μ_E(d), Σ_EE(d)) of the findings ``values``
+        (0 without findings), and the means μ_T|E(d) and covariances Σ_T|E(d) of the
+        variables ``targets`` (indices in :attr:`names`) given them.
+
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+        >>> net.add_gaussian_variable("y", ["x"], mean=0.0, variance=1.0, weights={"x": 1.0})
+        >>> density, mean, covariance = LinearGaussian(net.compiled()).conditioned({"y": 0.0}, (0,))
+        >>> round(float(density[0]), 6), mean.tolist(), covariance.round(12).tolist()
+        (-1.265512, [[0.0]], [[[0.5]]])
+        """
+        observed = tuple(self.index[v] for v in values)
+        mean_e, mean_t, precision, log_det, gain, conditional = self._conditioning(observed,
+                                                                                   targets)
         if not observed:
-            return Normal(continuous, weights[kept], means[kept][:, t],
-                          self.covariances[kept][:, t][:, :, t])
-        m = means[kept][:, t] + np.einsum("kte,ke->kt", gain[kept], diff[kept])
-        return Normal(continuous, weights[kept], m, conditional[kept])
+            return np.zeros(len(mean_t)), mean_t, conditional
+        diff = np.fromiter(values.values(), float, len(observed))[None] - mean_e
+        quadratic = ((diff[:, None, :] @ precision) @ diff[:, :, None])[:, 0, 0]
+        density = -0.5 * (quadratic + log_det + len(observed) * math.log(2 * math.pi))
+        return density, mean_t + (gain @ diff[:, :, None])[:, :, 0], conditional
 
     def _conditioning(self, observed: tuple, targets: tuple) -> tuple:
         """What conditioning on the variables ``observed`` needs whatever their values,
@@ -224,20 +302,49 @@ class LinearGaussian:
         key = (observed, targets)
         found = self._kept.get(key)
         if found is None:
-            covariances = self.covariances
-            s_ee = covariances[:, observed][:, :, observed]
-            chol = np.linalg.cholesky(s_ee)
-            log_det = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
-            precision = np.linalg.inv(s_ee)
-            s_te = covariances[:, targets][:, :, observed]
-            gain = np.einsum("kte,kef->ktf", s_te, precision)
-            conditional = (covariances[:, targets][:, :, targets]
-                           - np.einsum("kte,kue->ktu", gain, s_te))
-            found = (precision, log_det, gain, conditional)
+            e = len(observed)
+            means, covariances = self.moments(observed + targets)
+            s_ee, s_te = covariances[:, :e, :e], covariances[:, e:, :e]
+            if e:
+                precision, log_det = _inverse(s_ee)
+                gain = s_te @ precision
+                conditional = covariances[:, e:, e:] - gain @ s_te.transpose(0, 2, 1)
+            else:
+                log_det = precision = gain = None
+                conditional = covariances[:, e:, e:]
+            found = (means[:, :e], means[:, e:], precision, log_det, gain, conditional)
             if len(self._kept) >= 64:  # a bound on what is kept
                 self._kept.clear()
             self._kept[key] = found
         return found
+
+
+def _topological(gaussian: Mapping) -> list[str]:
+    """The Gaussian variables, each after its continuous parents (declaration order
+    otherwise)."""
+    order: dict[str, None] = {}
+    pending = list(gaussian.items())
+    while pending:
+        later = [(v, leaf) for v, leaf in pending
+                 if not all(p in order for p in leaf.continuous) or order.setdefault(v)]
+        if len(later) == len(pending):
+            raise ModelError("the continuous variables have a directed cycle")
+        pending = later
+    return list(order)
+
+
+def _inverse(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(S⁻¹, log det S) of symmetric positive definite matrices (k, e, e), by Cholesky
+    (LAPACK directly for one matrix: numpy's batched call costs more than the work)."""
+    if len(matrices) == 1:
+        chol, info = dpotrf(matrices[0], lower=1, clean=1)
+        if info:
+            raise np.linalg.LinAlgError("the evidence's covariance is singular")
+        inverse, _ = dpotrs(chol, np.eye(len(chol)), lower=1)
+        return inverse[None], 2.0 * np.log(np.diagonal(chol)).sum(keepdims=True)
+    chol = np.linalg.cholesky(matrices)
+    return (np.linalg.inv(matrices),
+            2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1))
 
 
 def continuous_findings(network: CompiledNetwork, values: Mapping[str, float]) -> None:
