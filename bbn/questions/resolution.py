@@ -495,21 +495,21 @@ def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
     check_variables(network, [variable], role=what)
     check_discrete(network, [variable], "discrete evidence")
     states = network.states[variable]
-    if not isinstance(numbers, Mapping):
+    if type(numbers) is not dict and not isinstance(numbers, Mapping):
         raise QueryError(f"the {what} of {variable!r} is a dict {{state: number}}, not "
                          f"{type(numbers).__name__}")
-    values = np.zeros(len(states))
+    values = [0.0] * len(states)  # Python floats: a likelihood is a few numbers, asked often
     for s, x in numbers.items():
         values[state_index(network, variable, s)] = _number(variable, what, x)
-    if (values < 0).any() or not values.any():
+    if min(values) < 0 or not any(values):
         raise QueryError(f"the {what} of {variable!r} needs numbers >= 0, not all 0; got "
-                         f"{dict(zip(states, values.tolist()))}")
+                         f"{dict(zip(states, values))}")
     if distribution:
-        total = values.sum()
+        total = math.fsum(values)
         if abs(total - 1.0) > 1e-6:
             raise QueryError(f"the {what} of {variable!r} must sum to 1, sums to {total:g}")
-        values = values / total
-    return values
+        return np.array(values) / total
+    return np.array(values)
 
 
 def _number(variable: str, what: str, x) -> float:
@@ -561,10 +561,12 @@ def resolve_uncertain(network: CompiledNetwork, asked: Asked) -> Uncertain:
             else:
                 hard_do[v] = state_index(network, v, s)
     soft = {v: per_state(network, v, s, "soft finding", distribution=True)
-            for v, s in (asked.soft or {}).items()}
+            for v, s in asked.soft.items()} if asked.soft else {}
     groups = (("observed", hard), ("given a likelihood", likelihoods),
               ("intervened on", do), ("given a soft finding", soft))
-    if sum(map(len, (hard, likelihoods, do, soft))) != len({*hard, *likelihoods, *do, *soft}):
+    # hard findings and likelihoods come from one dict: only do and soft may repeat them
+    if (do or soft) and sum(map(len, (hard, likelihoods, do, soft))) != len(
+            {*hard, *likelihoods, *do, *soft}):
         for v in {*hard, *likelihoods, *do, *soft}:
             roles = [role for role, group in groups if v in group]
             if len(roles) > 1:

@@ -50,7 +50,13 @@ from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.lazy import reference
 from bbn.core.memory import check_allocation
-from bbn.questions.resolution import Asked, Uncertain, resolve, resolve_uncertain
+from bbn.questions.resolution import (
+    Asked,
+    Uncertain,
+    resolve,
+    resolve_evidence,
+    resolve_uncertain,
+)
 from bbn.views.compiled import CompiledNetwork
 
 #: The states of a virtual child; it is observed at the first.
@@ -82,6 +88,11 @@ class Derived:
 
     def compiled(self) -> CompiledNetwork:
         return self.view
+
+    @property
+    def engine(self):
+        """The exact engine of the view (the one :mod:`bbn.questions.dispatch` asks)."""
+        return self._answering.engine
 
     @property
     def variables(self) -> tuple[str, ...]:
@@ -170,6 +181,7 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
         factors = (*factors, *(Factor((v, name), {v: view.states[v], name: VIRTUAL_STATES},
                                       view.tables[name]) for v, name in virtual.items()))
     found = Derived(view, factors, getattr(model, "log_scale", 0.0), virtual)
+    found._answering = type(answering)(view)  # what dispatch answers it with
     if len(kept) >= KEPT:
         try:  # another thread may be changing it: then it keeps one more for a while
             del kept[next(iter(kept))]
@@ -252,17 +264,42 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
 
 def _jeffrey(model, answering, found: Uncertain, answer: Callable,
              hard: dict) -> tuple[dict[str, np.ndarray], SoftFit]:
-    """The likelihoods of the soft findings on the view of the other evidence."""
-    model_ = derived(model, answering, found.do, found.stochastic, found.likelihoods)
+    """The likelihoods of the soft findings on the view of the interventions, given the
+    other evidence (hard findings and likelihoods)."""
+    if answering.view.gaussian:  # P(W_soft | e, λ) asked of the view with virtual children
+        model_ = derived(model, answering, found.do, found.stochastic, found.likelihoods)
+        names = list(found.soft)
+        check_allocation(int(np.prod([model_.view.cardinality[v] for v in names])),
+                         f"the joint of the softly observed variables {names}")
+        evidence = {**hard, **_extra(answering.view, found, model_)}
+        joint = answer(model_, resolve(model_.view, Asked("P", "variables", names, evidence)))
+        weights, fit = fit_soft(joint.values, [found.soft[v] for v in names], names)
+        _report(fit, names)
+        return dict(zip(names, weights)), fit
+    model_ = (derived(model, answering, found.do, found.stochastic, {})
+              if found.do or found.stochastic else None)
+    engine = model_.engine if model_ is not None else answering.engine
+    evidence = {**hard, **(_extra(answering.view, found, model_) if model_ else {})}
+    return _fitted(engine, resolve_evidence(engine.network, evidence, numbers=False), found,
+                   report=True)
+
+
+def _fitted(engine, evidence, found: Uncertain, report: bool = False):
+    """λ of the soft findings by Jeffrey's rule (:func:`fit_soft`) on P(W_soft | e, λ) of
+    ``engine`` (the likelihoods weighed in); with ``report`` also the :class:`SoftFit`."""
     names = list(found.soft)
-    view = model_.view
-    check_allocation(int(np.prod([view.cardinality[v] for v in names])),
+    cardinality = engine.network.cardinality
+    check_allocation(int(np.prod([cardinality[v] for v in names])),
                      f"the joint of the softly observed variables {names}")
-    evidence = {**hard, **_extra(answering.view, found, model_)}
-    joint = answer(model_, resolve(view, Asked("P", "variables", names, evidence)))
-    weights, fit = fit_soft(joint.values, [found.soft[v] for v in names], names)
+    try:
+        joint = engine.weighed_posterior(names, evidence, found.likelihoods).values
+    except ImpossibleEvidenceError:
+        raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
+                                                        for v in found.likelihoods}}) from None
+    weights, fit = fit_soft(joint, [found.soft[v] for v in names], names)
     _report(fit, names)
-    return dict(zip(names, weights)), fit
+    weights = dict(zip(names, weights))
+    return (weights, fit) if report else weights
 
 
 def _report(fit: SoftFit, names: Sequence[str]) -> None:
@@ -280,11 +317,6 @@ def _extra(base: CompiledNetwork, found: Uncertain, model_: Derived) -> dict[str
     extra = {v: base.states[v][i] for v, i in found.do.items()}
     extra.update(dict.fromkeys(model_.virtual.values(), VIRTUAL_STATES[0]))
     return extra
-
-
-#: A posterior weighs likelihoods and soft findings into the joint of its targets and the
-#: weighed variables when that joint has at most this many entries.
-WEIGHED_ENTRIES = 1 << 16
 
 
 def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
@@ -346,48 +378,36 @@ def soft_likelihoods(model, answering, answer: Callable, soft: dict,
 
 
 def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable):
-    """P(Q | e, λ) ∝ Σ_w P(Q, w | e) Π λ(w), the soft findings' λ fitted on the same
-    joint: one question of the view of the interventions alone (its plans shared with
-    every other likelihood), or None when the targets are not all free or the joint is
-    large (the question is then answered on the view with virtual children)."""
+    """P(Q | e, λ) ∝ Σ_h P(Q, h, e) Π λ(w): the likelihoods (and the soft findings' λ,
+    fitted on P(W_soft | e, λ)) weighed into the elimination of the model's own engine
+    (or the interventions' view's) by virtual children whose numbers come with the
+    question (:mod:`bbn.engines.exact.weighing`): one plan per question shape, shared by
+    every set of numbers. None when the question is not a joint of free targets, or the
+    network has continuous variables (it is then answered on the view with virtual
+    children)."""
     query = asked.query
     if query is not None:
         if any(s is not None for _, s in query.targets):
             return None
         targets = [v for v, _ in query.targets]
     else:
-        targets = [asked.targets] if isinstance(asked.targets, str) else list(asked.targets)
-    weighed = [*found.likelihoods, *found.soft]
-    cardinality = answering.view.cardinality
-    size = 1
-    for v in (*targets, *weighed):
-        size *= cardinality.get(v, 0)
-    if not 0 < size <= WEIGHED_ENTRIES or len({*targets, *weighed}) != len(targets) + len(
-            weighed):
-        return None  # the general path reports what is wrong, or answers it
+        targets = asked.targets
     view = answering.view
-    model_ = (derived(model, answering, found.do, found.stochastic, {})
-              if found.do or found.stochastic else model)
-    names = _extra(view, found, model_) if model_ is not model else {}
-    question = resolve(model_.compiled(), Asked("P", "variables", [*targets, *weighed],
-                                                {**found.hard, **names}))
-    table = answer(model_, question).values
-    k = len(targets)
-    for j, w in enumerate(found.likelihoods.values(), start=k):
-        table = table * (w if j == table.ndim - 1 else
-                         w.reshape((-1,) + (1,) * (table.ndim - j - 1)))
+    if view.gaussian:
+        return None
+    if found.do or found.stochastic:
+        model_ = derived(model, answering, found.do, found.stochastic, {})
+        engine, evidence = model_.engine, {**found.hard, **_extra(view, found, model_)}
+    else:
+        model_, engine, evidence = model, answering.engine, found.hard
+    question = resolve(model_.compiled(), Asked("P", "variables", targets, evidence))
+    if question.kind != "P":
+        return None
+    weights = found.likelihoods
     if found.soft:
-        soft = list(found.soft)
-        first = k + len(found.likelihoods)
-        joint = table.sum(axis=tuple(range(first)))
-        weights, fit = fit_soft(joint, [found.soft[v] for v in soft], soft)
-        _report(fit, soft)
-        for j, w in enumerate(weights, start=first):
-            table = table * w.reshape((-1,) + (1,) * (table.ndim - j - 1))
-    values = table.sum(axis=tuple(range(k, table.ndim)))
-    total = values.sum()
-    if not total > 0:
+        weights = {**weights, **_fitted(engine, question.evidence, found)}
+    try:
+        return engine.weighed_posterior(question.free, question.evidence, weights)
+    except ImpossibleEvidenceError:
         raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
-                                                        for v in found.likelihoods}})
-    return Factor.unchecked(tuple(targets), {v: view.states[v] for v in targets},
-                            values / total)
+                                                        for v in found.likelihoods}}) from None
