@@ -297,3 +297,76 @@ def test_the_explorer_takes_per_state_weights():
     assert answer["p_evidence"] == pytest.approx(expected, abs=1e-15)
     with pytest.raises(bbn.QueryError, match="state:number pairs"):
         Explorer(net).posteriors([("W", "T:high")])
+
+
+def test_new_likelihood_numbers_reuse_the_plan():
+    """A likelihood enters the model's own elimination (a virtual child in the plan):
+    new numbers are answered by the same plan, with no view made for them."""
+    net = generic_network(11, 6, 7)
+    rng = np.random.default_rng(11)
+    q, w, h = _pick(net, rng, 3)
+    hard = {h: _states(net, h)[0]}
+    net.posterior(q, {**hard, w: _likelihood(net, w, rng)})
+    plans = len(net.engine._plans)
+    for _ in range(3):
+        lam = _likelihood(net, w, rng, zero=True)
+        expected = _marginal(net, _weighted_joint(net, {w: lam}, hard), [q])
+        np.testing.assert_allclose(net.posterior(q, {**hard, w: lam}).values,
+                                   expected / expected.sum(), atol=1e-12)
+    # positive numbers and numbers with a zero: two shapes (a zero may make P(e) = 0)
+    assert len(net.engine._plans) == plans + 1
+    assert not net._answering.derived  # no view with virtual children was made
+
+
+def test_a_likelihood_where_the_evidence_underflows():
+    """P(e) = 1e-600: the elimination is redone in logs, the likelihood's with it.
+    P(C | e, λ) ∝ P(C) Π_i P(e_i | C) λ(C), by hand in logs."""
+    net = bbn.Network("many")
+    net.add_variable("C", ["a", "b"], table=[0.3, 0.7])
+    for i in range(200):
+        net.add_variable(f"E{i}", ["y", "n"], parents=["C"],
+                         table=[[1e-3, 1 - 1e-3], [2e-3, 1 - 2e-3]])
+    evidence = {f"E{i}": "y" for i in range(200)}
+    lam = np.array([0.9, 1e-40])
+    logs = (np.log([0.3, 0.7]) + 200 * np.log([1e-3, 2e-3]) + np.log(lam))
+    expected = np.exp(logs - logs.max())
+    answer = net.posterior("C", {**evidence, "C": dict(zip("ab", lam))})
+    np.testing.assert_allclose(answer.values, expected / expected.sum(), rtol=1e-10)
+    assert answer.values[0] == pytest.approx(0.3 * 0.9 / (0.7 * 1e-40 * 2.0 ** 200), rel=1e-9)
+    assert net.log_probability(evidence) < -1000  # far below the smallest double
+
+
+def test_a_likelihood_that_rules_out_everything_apart_from_the_query():
+    """λ(C) = [0, 1] on a root C with P(C = c1) = 0, d-separated from the query: the
+    evidence is impossible all the same (its component is kept, not dropped)."""
+    net = bbn.Network("apart")
+    net.add_variable("A", ["0", "1"], table=[0.4, 0.6])
+    net.add_variable("B", ["0", "1"], parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
+    net.add_variable("C", ["0", "1"], table=[1.0, 0.0])
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        net.posterior("A", {"B": "1", "C": {"0": 0, "1": 1}})
+    np.testing.assert_allclose(net.posterior("A", {"B": "1", "C": {"0": 1, "1": 1}}).values,
+                               [0.4 * 0.1 / 0.52, 0.6 * 0.8 / 0.52], atol=1e-15)
+
+
+def test_soft_findings_asked_again_with_other_numbers_and_after_a_change():
+    """Jeffrey's rule needs P(W | e) of the other evidence: kept per model revision and
+    evidence, so other numbers, other targets and a changed model all stay exact."""
+    net = generic_network(21, 6, 7)
+    rng = np.random.default_rng(21)
+    w, y, z, h = _pick(net, rng, 4)
+    hard = {h: _states(net, h)[0]}
+    for target, changed in ((y, False), (z, False), (y, True)):
+        if changed:  # a new revision: P(W | e) is not read from the old one
+            net.set_cpt(w, rng.dirichlet(np.ones(net.cardinality(w)),
+                                         size=np.asarray(net.cpt_array(w)).shape[:-1]))
+        brute = BruteForce(net)
+        for _ in range(2):
+            q = rng.dirichlet(np.ones(net.cardinality(w)))
+            expected = sum(q[i] * brute.posterior([target], {**hard, w: s})
+                           for i, s in enumerate(_states(net, w)))
+            soft = {w: dict(zip(_states(net, w), q.tolist()))}
+            np.testing.assert_allclose(net.posterior(target, hard, soft=soft).values,
+                                       expected, atol=1e-12)
+            np.testing.assert_allclose(net.posterior(w, hard, soft=soft).values, q,
+                                       atol=1e-12)

@@ -492,6 +492,19 @@ def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
     >>> per_state(bbn.load("models/chair.bn").compiled(), "W", {"T": 0.8}, "likelihood")
     array([0.8, 0. ])
     """
+    states = network.states.get(variable) if type(variable) is str else None
+    if states is not None and type(numbers) is dict and variable not in network.gaussian:
+        values = [0.0] * len(states)  # the usual {state: number}: a likelihood is a few
+        try:  # numbers, asked often (any doubt: the checks below say what is wrong)
+            for s, x in numbers.items():
+                values[states.index(s)] = float(x)
+        except (ValueError, TypeError):
+            pass
+        else:
+            total = sum(values)
+            if math.isfinite(total) and min(values) >= 0 and total > 0 and not (
+                    distribution and abs(total - 1.0) > 1e-6):
+                return np.array(values) / total if distribution else np.array(values)
     check_variables(network, [variable], role=what)
     check_discrete(network, [variable], "discrete evidence")
     states = network.states[variable]

@@ -38,7 +38,9 @@ True
 from __future__ import annotations
 
 import math
+import threading
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import MappingProxyType
@@ -220,14 +222,15 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
     ([1.0, 0.25], 1, True)
     """
     k = joint.ndim
-    if k == 1:  # one soft finding: λ = q / P(w | e), exact in one step
-        m = joint / joint.sum() if joint.sum() > 0 else joint
-        if ((targets[0] > 0) & (m == 0)).any():
+    if k == 1:  # one soft finding: λ = q / P(w | e), exact in one step (a few numbers:
+        m, q = joint.tolist(), targets[0].tolist()  # Python floats, not numpy calls)
+        if any(qi > 0 and not mi > 0 for qi, mi in zip(q, m)):
             raise ImpossibleEvidenceError({}, (
                 f"impossible evidence: the soft finding on {names[0] if names else 'it'} "
                 "gives weight to a state the other evidence rules out (probability 0 there)"))
-        w = np.divide(targets[0], m, out=np.zeros_like(m), where=m > 0)
-        return [w / w.max()], SoftFit(1, 0.0, True)
+        w = [qi / mi if mi > 0 else 0.0 for qi, mi in zip(q, m)]
+        top = max(w)
+        return [np.array([x / top for x in w])], SoftFit(1, 0.0, True)
     weights = [np.ones_like(t) for t in targets]
 
     def weighted() -> np.ndarray:
@@ -284,22 +287,77 @@ def _jeffrey(model, answering, found: Uncertain, answer: Callable,
                    report=True)
 
 
-def _fitted(engine, evidence, found: Uncertain, report: bool = False):
-    """λ of the soft findings by Jeffrey's rule (:func:`fit_soft`) on P(W_soft | e, λ) of
-    ``engine`` (the likelihoods weighed in); with ``report`` also the :class:`SoftFit`."""
+def _fitted(engine, evidence, found: Uncertain, report: bool = False,
+            joint: np.ndarray | None = None, key: tuple | None = None):
+    """λ of the soft findings by Jeffrey's rule (:func:`fit_soft`) on ``joint``, P(W_soft
+    | e, λ) of ``engine`` (the likelihoods weighed in), computed and kept (:func:`_keep`)
+    when not given; with ``report`` also the :class:`SoftFit`."""
     names = list(found.soft)
-    cardinality = engine.network.cardinality
-    check_allocation(int(np.prod([cardinality[v] for v in names])),
-                     f"the joint of the softly observed variables {names}")
-    try:
-        joint = engine.weighed_posterior(names, evidence, found.likelihoods).values
-    except ImpossibleEvidenceError:
-        raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
-                                                        for v in found.likelihoods}}) from None
+    if joint is None:
+        cardinality = engine.network.cardinality
+        check_allocation(int(np.prod([cardinality[v] for v in names])),
+                         f"the joint of the softly observed variables {names}")
+        joint = _keep(engine, key or _soft_key(evidence, found),
+                      _posterior(engine, names, evidence, found))
     weights, fit = fit_soft(joint, [found.soft[v] for v in names], names)
     _report(fit, names)
     weights = dict(zip(names, weights))
     return (weights, fit) if report else weights
+
+
+def _posterior(engine, variables: list[str], evidence, found: Uncertain) -> np.ndarray:
+    """P(variables | e, λ) on ``engine`` with the likelihoods of ``found`` (the
+    ImpossibleEvidenceError names them)."""
+    try:
+        return engine.weighed_posterior(variables, evidence, found.likelihoods).values
+    except ImpossibleEvidenceError:
+        raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
+                                                        for v in found.likelihoods}}) from None
+
+
+#: P(W_soft | e, λ), what Jeffrey's rule needs of the other evidence alone, is kept per
+#: engine (per revision and interventions) for this many sets of other evidence: a soft
+#: finding asked again with other targets or other numbers costs a likelihood's question.
+KEPT_MARGINALS = 256
+
+_MARGINALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MARGINALS_LOCK = threading.Lock()
+
+
+def _positive(weights: dict[str, np.ndarray], joint: np.ndarray | None) -> dict:
+    """The soft findings' λ with 1 where P(W_soft = w | e) is 0 (λ is 0 there: any
+    number weighs nothing), so that a λ is positive where it may be and the evidence
+    d-separates as much as it can."""
+    if joint is None or all(0.0 not in w.tolist() for w in weights.values()):
+        return weights
+    k = joint.ndim
+    return {v: np.where(joint.sum(axis=tuple(j for j in range(k) if j != i)) > 0, w, 1.0)
+            for i, (v, w) in enumerate(weights.items())}
+
+
+def _soft_key(evidence, found: Uncertain) -> tuple:
+    return (tuple(sorted(evidence.states.items())),
+            tuple((v, w.tobytes()) for v, w in found.likelihoods.items()), tuple(found.soft))
+
+
+def _kept(engine, key: tuple) -> np.ndarray | None:
+    """The P(W_soft | e, λ) kept for ``key`` (:func:`_soft_key`) on ``engine``, or None."""
+    with _MARGINALS_LOCK:
+        kept = _MARGINALS.get(engine)
+        found = kept.pop(key, None) if kept is not None else None
+        if found is not None:
+            kept[key] = found  # the most recently used last
+        return found
+
+
+def _keep(engine, key: tuple, joint: np.ndarray) -> np.ndarray:
+    joint.setflags(write=False)
+    with _MARGINALS_LOCK:
+        kept = _MARGINALS.setdefault(engine, {})
+        if len(kept) >= KEPT_MARGINALS:
+            del kept[next(iter(kept))]
+        kept[key] = joint
+    return joint
 
 
 def _report(fit: SoftFit, names: Sequence[str]) -> None:
@@ -403,11 +461,35 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
     question = resolve(model_.compiled(), Asked("P", "variables", targets, evidence))
     if question.kind != "P":
         return None
-    weights = found.likelihoods
+    weights, evidence = found.likelihoods, question.evidence
     if found.soft:
-        weights = {**weights, **_fitted(engine, question.evidence, found)}
+        names, free, key = list(found.soft), list(question.free), _soft_key(evidence, found)
+        joint = _kept(engine, key)
+        if joint is None and not set(names) & set(free):
+            return _jeffrey_joint(engine, evidence, found, free, names, key)
+        fitted = _fitted(engine, evidence, found, joint=joint, key=key)
+        weights = {**weights, **_positive(fitted, joint)}
     try:
-        return engine.weighed_posterior(question.free, question.evidence, weights)
+        return engine.weighed_posterior(question.free, evidence, weights)
     except ImpossibleEvidenceError:
         raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
                                                         for v in found.likelihoods}}) from None
+
+
+def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
+                   names: list[str], key: tuple) -> Factor:
+    """P'(Q) = Σ_w λ(w) P(Q, w | e, λ_L) / Σ ..., λ fitted on the same joint's marginal
+    P(W_soft | e, λ_L) (kept for the next question with this evidence): one elimination
+    for a soft finding asked first."""
+    check_allocation(int(np.prod([engine.network.cardinality[v] for v in (*free, *names)])),
+                     f"the joint of {free} and the softly observed variables {names}")
+    table = _posterior(engine, [*free, *names], evidence, found)
+    k = len(free)
+    joint = _keep(engine, key, table.sum(axis=tuple(range(k))))
+    weights, fit = fit_soft(joint, [found.soft[v] for v in names], names)
+    _report(fit, names)
+    for j, w in enumerate(weights, start=k):
+        table = table * w.reshape((-1,) + (1,) * (table.ndim - j - 1))
+    values = table.sum(axis=tuple(range(k, table.ndim)))
+    states = engine.network.states
+    return Factor.unchecked(tuple(free), {v: states[v] for v in free}, values / values.sum())
