@@ -370,3 +370,57 @@ def test_soft_findings_asked_again_with_other_numbers_and_after_a_change():
                                        expected, atol=1e-12)
             np.testing.assert_allclose(net.posterior(w, hard, soft=soft).values, q,
                                        atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_likelihoods_in_a_dataframe_of_cases(seed):
+    """A column of {state: number} cells: each row's likelihood, by brute force on the
+    virtual child; a state in the column is a hard finding, a missing cell none."""
+    pd = pytest.importorskip("pandas")
+    net = generic_network(seed + 400, 5, 7)
+    rng = np.random.default_rng(seed)
+    q, w, h = _pick(net, rng, 3)
+    rows = [({h: _states(net, h)[0]}, {w: _likelihood(net, w, rng)}),
+            ({}, {w: _likelihood(net, w, rng, zero=True)}),
+            ({h: _states(net, h)[-1]}, {}),
+            ({}, {w: {_states(net, w)[1]: 1.0}})]
+    frame = pd.DataFrame({h: [r[0].get(h) for r in rows],
+                          w: [r[1].get(w) for r in rows]})
+    frame.loc[3, w] = _states(net, w)[1]  # a hard finding in the likelihood column
+    answer = net.posterior(q, frame)
+    assert list(answer.index) == list(frame.index)
+    for i, (hard, lam) in enumerate(rows):
+        expected = _marginal(net, _weighted_joint(net, lam, hard), [q])
+        np.testing.assert_allclose(answer.to_numpy()[i], expected / expected.sum(),
+                                   atol=1e-12)
+    # with an intervention: the mutilated joint, row by row
+    x = next(v for v in net.variables if v not in (q, w, h))
+    cut = net.copy()
+    cut.set_parents(x, [])
+    cut.set_cpt(x, np.eye(net.cardinality(x))[0])
+    both = net.posterior(q, frame, do={x: _states(net, x)[0]}).to_numpy()
+    for i, (hard, lam) in enumerate(rows):
+        expected = _marginal(cut, _weighted_joint(cut, lam, {**hard, x: _states(net, x)[0]}),
+                             [q])
+        np.testing.assert_allclose(both[i], expected / expected.sum(), atol=1e-12)
+
+
+def test_impossible_likelihoods_in_a_dataframe():
+    pd = pytest.importorskip("pandas")
+    net = bbn.Network("copy")
+    net.add_variable("A", ["0", "1"], table=[0.5, 0.5])
+    net.add_variable("B", ["0", "1"], parents=["A"], table=[[1, 0], [0, 1]])
+    net.add_variable("C", ["0", "1"], parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
+    frame = pd.DataFrame({"A": ["0", "0"], "B": [{"0": 2.0, "1": 1.0}, {"1": 1.0}]},
+                         index=["first", "second"])
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="second"):
+        net.posterior("C", frame)
+    with pytest.warns(RuntimeWarning, match="1 of 2 case") as warned:
+        answer = net.posterior("C", frame, impossible="nan").to_numpy()
+    assert warned[0].filename == __file__
+    np.testing.assert_allclose(answer[0], [0.9, 0.1], atol=1e-15)
+    assert np.isnan(answer[1]).all()
+    with pytest.raises(bbn.QueryError, match="row 'second', column 'B'"):
+        net.posterior("A", pd.DataFrame({"B": [{"0": 1}, {"2": 1}]}, index=["first", "second"]))
+    with pytest.raises(bbn.QueryError, match="posterior questions"):
+        net.posteriors(frame)

@@ -586,3 +586,54 @@ def resolve_uncertain(network: CompiledNetwork, asked: Asked) -> Uncertain:
                 raise QueryError(f"{v!r} is both {' and '.join(roles)}: give each variable "
                                  "one kind of finding")
     return Uncertain(hard, likelihoods, hard_do, stochastic, soft)
+
+
+def likelihood_columns(frame) -> list:
+    """The labels of the columns of a DataFrame of cases holding likelihoods: object
+    columns with a cell ``{state: number}`` (texts, numbers and categoricals are never
+    scanned).
+
+    >>> import pandas as pd
+    >>> likelihood_columns(pd.DataFrame({"A": ["T"], "W": [{"T": 0.8, "F": 0.4}]}))
+    ['W']
+    """
+    return [c for c, kind in frame.dtypes.items() if kind.kind == "O"
+            and any(isinstance(x, Mapping) for x in frame[c].array)]
+
+
+def likelihood_cells(network: CompiledNetwork, column, variable: str,
+                     row_names=None) -> np.ndarray:
+    """One likelihood column of a DataFrame of cases → ``(N, |W|)`` numbers: a cell
+    ``{state: number}`` is a likelihood (:func:`per_state`), a state a hard finding (one
+    at it, 0 elsewhere), a missing cell no finding (ones).
+
+    >>> import bbn
+    >>> network = bbn.load("models/chair.bn").compiled()
+    >>> likelihood_cells(network, [{"T": 0.8, "F": 0.4}, "F", None], "W").tolist()
+    [[0.8, 0.4], [0.0, 1.0], [1.0, 1.0]]
+    """
+    check_variables(network, [variable], role="evidence")
+    check_discrete(network, [variable], "discrete evidence")
+    states = network.states[variable]
+    cells = list(column)
+    weights = np.ones((len(cells), len(states)))
+    for row, cell in enumerate(cells):
+        try:
+            if isinstance(cell, Mapping):
+                weights[row] = per_state(network, variable, cell, "likelihood")
+            elif not _missing(cell):
+                weights[row] = 0.0
+                weights[row, state_index(network, variable, cell)] = 1.0
+        except QueryError as error:
+            label = (str(row) if row_names is None else
+                     reference("bbn.core.data:row_label")(row_names[row]))  # pandas: lazy
+            raise QueryError(f"row {label}, column {variable!r}: {error}") from None
+    return weights
+
+
+def _missing(cell) -> bool:
+    """None, NaN or pandas' NA (whose comparisons are neither true nor false)."""
+    try:
+        return cell is None or bool(cell != cell)
+    except TypeError:
+        return True

@@ -55,9 +55,14 @@ from bbn.core.memory import check_allocation
 from bbn.questions.resolution import (
     Asked,
     Uncertain,
+    evidence_codes,
+    likelihood_cells,
+    likelihood_columns,
     resolve,
     resolve_evidence,
+    resolve_targets,
     resolve_uncertain,
+    warn_impossible,
 )
 from bbn.views.compiled import CompiledNetwork
 
@@ -401,6 +406,9 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
                              "variable one kind of finding")
         if found.soft:
             raise QueryError("soft findings take one case, not a batch")
+        weighed = likelihood_columns(asked.evidence)
+        if weighed:
+            return _weighed_cases(model, answering, asked, found, weighed, **options)
     if found.soft:
         fitted, _ = _jeffrey(model, answering, found, answer, hard)
         likelihoods = {**likelihoods, **fitted}
@@ -493,3 +501,31 @@ def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
     values = table.sum(axis=tuple(range(k, table.ndim)))
     states = engine.network.states
     return Factor.unchecked(tuple(free), {v: states[v] for v in free}, values / values.sum())
+
+
+def _weighed_cases(model, answering, asked: Asked, found: Uncertain, weighed: list,
+                   impossible: str = "raise", **options) -> np.ndarray:
+    """P(Q | e_i, λ_i) for a DataFrame of cases with likelihood columns (cells
+    ``{state: number}``, :func:`~bbn.questions.resolution.likelihood_cells`), by the
+    batched elimination with virtual children (on the interventions' view)."""
+    if asked.kind != "P" or answering.view.gaussian:
+        raise QueryError("likelihoods in a DataFrame of cases take posterior questions of "
+                         "discrete networks (net.posterior); ask others case by case")
+    frame = asked.evidence
+    if found.do or found.stochastic:
+        model_ = derived(model, answering, found.do, found.stochastic, {})
+        engine, extra = model_.engine, _extra(answering.view, found, model_)
+    else:
+        engine, extra = answering.engine, {}
+    view = engine.network
+    targets = resolve_targets(view, asked.targets, batched=True)
+    hard = frame.drop(columns=weighed)
+    codes = evidence_codes(view, hard.assign(**extra) if extra else hard)
+    overlap = [v for v in targets if v in codes]
+    if overlap:
+        raise QueryError(f"query variable(s) {overlap} are also evidence columns")
+    weights = {str(c): likelihood_cells(view, frame[c], str(c), frame.index) for c in weighed}
+    result = engine.weighed_posterior_of_cases(targets, codes, weights, frame.index,
+                                               impossible)
+    warn_impossible(result, 7)  # names the caller of net.posterior
+    return result
