@@ -588,6 +588,10 @@ def resolve_uncertain(network: CompiledNetwork, asked: Asked) -> Uncertain:
     return Uncertain(hard, likelihoods, hard_do, stochastic, soft)
 
 
+#: numpy's object dtype: the only columns whose cells may be dicts.
+_OBJECT = np.dtype(object)
+
+
 def likelihood_columns(frame) -> list:
     """The labels of the columns of a DataFrame of cases holding likelihoods: object
     columns with a cell ``{state: number}`` (texts, numbers and categoricals are never
@@ -597,7 +601,7 @@ def likelihood_columns(frame) -> list:
     >>> likelihood_columns(pd.DataFrame({"A": ["T"], "W": [{"T": 0.8, "F": 0.4}]}))
     ['W']
     """
-    return [c for c, kind in frame.dtypes.items() if kind.kind == "O"
+    return [c for c, kind in frame.dtypes.items() if kind is _OBJECT
             and any(isinstance(x, Mapping) for x in frame[c].array)]
 
 
