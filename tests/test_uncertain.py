@@ -424,3 +424,31 @@ def test_impossible_likelihoods_in_a_dataframe():
         net.posterior("A", pd.DataFrame({"B": [{"0": 1}, {"2": 1}]}, index=["first", "second"]))
     with pytest.raises(bbn.QueryError, match="posterior questions"):
         net.posteriors(frame)
+
+
+def test_soft_findings_on_a_markov_network():
+    """Jeffrey's rule on a loop of factors, by brute force on Z's table:
+    P'(A) = Σ_b q(b) P(A | b, D=1)."""
+    rng = np.random.default_rng(8)
+    net = bbn.MarkovNetwork("loop")
+    for v in "ABCD":
+        net.add_variable(v, ["0", "1", "2"][:2 + (v == "B")])
+    for scope in (["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"]):
+        net.add_factor(scope, rng.uniform(0.1, 2.0, size=tuple(net.cardinality(v)
+                                                               for v in scope)))
+    joint = joint_array(net)[:, :, :, 1]  # D=1
+    given_b = joint.sum(axis=2)  # (A, B)
+    given_b = given_b / given_b.sum(axis=0, keepdims=True)
+    q = np.array([0.2, 0.5, 0.3])
+    soft = {"B": dict(zip("012", q.tolist()))}
+    expected = given_b @ q
+    np.testing.assert_allclose(net.posterior("A", {"D": "1"}, soft=soft).values, expected,
+                               atol=1e-12)
+    marginals = net.posteriors({"D": "1"}, soft=soft)
+    np.testing.assert_allclose(marginals["A"].values, expected, atol=1e-12)
+    np.testing.assert_allclose(marginals["B"].values, q, atol=1e-12)
+    assert net.probability({"A": "1"}, {"D": "1"}, soft=soft) == pytest.approx(expected[1],
+                                                                              abs=1e-12)
+    assignment, p = net.map("A", {"D": "1"}, soft=soft)
+    assert assignment == {"A": str(int(np.argmax(expected)))}
+    assert p == pytest.approx(expected.max(), abs=1e-12)
