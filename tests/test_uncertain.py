@@ -452,3 +452,29 @@ def test_soft_findings_on_a_markov_network():
     assignment, p = net.map("A", {"D": "1"}, soft=soft)
     assert assignment == {"A": str(int(np.argmax(expected)))}
     assert p == pytest.approx(expected.max(), abs=1e-12)
+
+
+def test_explain_derives_likelihood_evidence_as_a_virtual_child(capsys):
+    """The derivation's numbers are the engine's: ψ1(C=T) = Σ_W P(W | C=T) λ(W)/max λ
+    = 0.9 × 1 + 0.1 × 0.5 = 0.95; its answer is the posterior with the likelihood."""
+    from bbn.apps.cli.main import main
+    from bbn.tasks.explain.derivation import explain
+
+    net = bbn.load("models/chair.bn")
+    likelihood = {"W": {"T": 0.8, "F": 0.4}}
+    derivation = explain(net, "P(C | A=T)", likelihood)
+    np.testing.assert_allclose(derivation.answer.values,
+                               net.posterior("C", {"A": "T", **likelihood}).values, atol=1e-15)
+    assert any(t.variable == "λ(W)" and t.parents == ("W",)
+               for t in derivation.factorisation)
+    text = derivation.to_text()
+    assert "ψ1(C=T) = 0.9 × 1 + 0.1 × 0.5 = 0.95" in text
+    assert "virtual child λ(W) of W" in text
+    with_do = explain(net, "P(C=T | do(B=T))", likelihood)
+    assert with_do.answer == pytest.approx(net.probability({"C": "T"}, likelihood,
+                                                           do={"B": "T"}), abs=1e-15)
+    assert main(["explain", "models/chair.bn", "P(C=T | A=T)",
+                 "--likelihood", "W=T:0.8,F:0.4"]) == 0
+    assert "= 0.936426" in capsys.readouterr().out
+    assert main(["explain", "models/chair.bn", "P(C=T | A=T)", "--likelihood", "W"]) == 2
+    assert "VARIABLE=STATE:NUMBER" in capsys.readouterr().err
