@@ -21,8 +21,11 @@ fitting (:func:`fit_soft`), whose convergence is reported (a ``ConvergenceWarnin
 it does not reach 1e-10; :func:`soft_likelihoods` returns its report). A soft finding
 giving weight to a state the other evidence rules out is an ImpossibleEvidenceError.
 
-The views are kept per revision (the last 16 kinds of change), so asking again costs what
-the hard question costs. :mod:`bbn.questions.dispatch` sends here every question with
+A posterior (and a DataFrame of cases) weighs its likelihoods and soft findings into the
+model's own elimination (:mod:`bbn.engines.exact.weighing`: a virtual child in the plan,
+its numbers given per question), with P(W_soft | e) kept per engine and evidence for
+Jeffrey's rule; other questions are asked of a view with the virtual children, the views
+kept per revision (the last 32 asked). :mod:`bbn.questions.dispatch` sends here every question with
 likelihoods, ``do`` or ``soft``; the names are checked by
 :func:`bbn.questions.resolution.resolve_uncertain`.
 
@@ -298,10 +301,7 @@ def _fitted(engine, evidence, found: Uncertain, report: bool = False,
     | e, λ) of ``engine`` (the likelihoods weighed in), computed and kept (:func:`_keep`)
     when not given; with ``report`` also the :class:`SoftFit`."""
     names = list(found.soft)
-    if joint is None:
-        cardinality = engine.network.cardinality
-        check_allocation(int(np.prod([cardinality[v] for v in names])),
-                         f"the joint of the softly observed variables {names}")
+    if joint is None:  # the joint is the plan's result: its memory is checked with it
         joint = _keep(engine, key or _soft_key(evidence, found),
                       _posterior(engine, names, evidence, found))
     weights, fit = fit_soft(joint, [found.soft[v] for v in names], names)
@@ -489,16 +489,18 @@ def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
     """P'(Q) = Σ_w λ(w) P(Q, w | e, λ_L) / Σ ..., λ fitted on the same joint's marginal
     P(W_soft | e, λ_L) (kept for the next question with this evidence): one elimination
     for a soft finding asked first."""
-    check_allocation(int(np.prod([engine.network.cardinality[v] for v in (*free, *names)])),
-                     f"the joint of {free} and the softly observed variables {names}")
+    # the joint is the plan's result: its memory is checked with the plan's
     table = _posterior(engine, [*free, *names], evidence, found)
     k = len(free)
-    joint = _keep(engine, key, table.sum(axis=tuple(range(k))))
+    soft = table.shape[k:]  # the soft variables' axes, last: a matrix (Q, W_soft)
+    matrix = table.reshape(-1, math.prod(soft))
+    joint = _keep(engine, key, matrix.sum(axis=0).reshape(soft))
     weights, fit = fit_soft(joint, [found.soft[v] for v in names], names)
     _report(fit, names)
-    for j, w in enumerate(weights, start=k):
-        table = table * w.reshape((-1,) + (1,) * (table.ndim - j - 1))
-    values = table.sum(axis=tuple(range(k, table.ndim)))
+    weight = weights[0]
+    for w in weights[1:]:
+        weight = np.multiply.outer(weight, w)
+    values = (matrix @ weight.ravel()).reshape(table.shape[:k])
     states = engine.network.states
     return Factor.unchecked(tuple(free), {v: states[v] for v in free}, values / values.sum())
 
