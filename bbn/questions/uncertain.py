@@ -395,7 +395,7 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
     found = resolve_uncertain(base, asked)
     hard = found.hard
     likelihoods = found.likelihoods
-    if joint and (likelihoods or found.soft) and not asked.batch:
+    if joint and not asked.batch:
         weighed = _weighed(model, answering, asked, found, answer)
         if weighed is not None:
             return weighed
@@ -448,13 +448,14 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
     fitted on P(W_soft | e, λ)) weighed into the elimination of the model's own engine
     (or the interventions' view's) by virtual children whose numbers come with the
     question (:mod:`bbn.engines.exact.weighing`): one plan per question shape, shared by
-    every set of numbers. None when the question is not a joint of free targets, or the
-    network has continuous variables (it is then answered on the view with virtual
-    children)."""
+    every set of numbers; with interventions alone, the mutilated view's own posterior.
+    None when the question is not a joint of free targets, or the network has continuous
+    variables (it is then answered on the view with virtual children)."""
     query = asked.query
     if query is not None:
-        if any(s is not None for _, s in query.targets):
-            return None
+        if any(s is not None for _, s in query.targets) or any(
+                s is None for _, s in query.evidence):
+            return None  # the general path answers it, or says what is wrong
         targets = [v for v, _ in query.targets]
     else:
         targets = asked.targets
@@ -477,6 +478,8 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
             return _jeffrey_joint(engine, evidence, found, free, names, key)
         fitted = _fitted(engine, evidence, found, joint=joint, key=key)
         weights = {**weights, **_positive(fitted, joint)}
+    if not weights:  # interventions alone: the mutilated network's own question
+        return engine.posterior(question.free, evidence)
     try:
         return engine.weighed_posterior(question.free, evidence, weights)
     except ImpossibleEvidenceError:
