@@ -247,8 +247,13 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
             table = table * w.reshape((1,) * i + (-1,) + (1,) * (k - i - 1))
         return table
 
-    def marginal(table: np.ndarray, i: int) -> np.ndarray:
-        m = table.sum(axis=tuple(j for j in range(k) if j != i))
+    def marginal(table: np.ndarray | None, i: int) -> np.ndarray:
+        if table is None and k == 2:  # the weighted joint's marginal, by a matrix product
+            m = (weights[0] * (joint @ weights[1]) if i == 0 else
+                 weights[1] * (weights[0] @ joint))
+        else:
+            table = weighted() if table is None else table
+            m = table.sum(axis=tuple(j for j in range(k) if j != i))
         total = m.sum()
         if not total > 0:
             raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
@@ -264,10 +269,10 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
     while sweeps < SWEEPS and deviation > TOLERANCE:
         sweeps += 1
         for i, q in enumerate(targets):
-            m = marginal(weighted(), i)
+            m = marginal(None, i)
             w = weights[i] * np.divide(q, m, out=np.zeros_like(q), where=m > 0)
             weights[i] = w / w.max()  # only the ratios matter: kept from overflowing
-        table = weighted()
+        table = None if k == 2 else weighted()
         deviation = max(float(np.abs(marginal(table, i) - q).max())
                         for i, q in enumerate(targets))
     return weights, SoftFit(sweeps, deviation, deviation <= TOLERANCE)
