@@ -181,3 +181,32 @@ def test_names_that_look_like_markup_are_shown_as_text(browser, tmp_path):
         assert browser.find_elements(By.CSS_SELECTOR, "img, b, script:not([src])") == []
         click(browser, name, states[1])
         assert probability(browser, name, states[1]) == "1.0000"
+
+
+def test_per_state_weights_on_a_node(browser, models):
+    """A likelihood entered on the page: W weighed T 0.8, F 0.4 with A = T gives
+    P(C=T | A=T, λ) = 0.173584 / 0.185369 = 0.9364 (the virtual child's sum, see
+    bbn explain --likelihood), and P(e, λ) = 0.185369."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    with serve(bbn.load(models / "chair.bn"), port=0, block=False) as server:
+        browser.get(server.url)
+        wait_for_update(browser, 0)
+        click(browser, "A", "T")
+        Select(browser.find_element(By.ID, "weights-variable")).select_by_value("W")
+        for name, weight in (("T", "0.8"), ("F", "0.4")):
+            box = browser.find_element(By.CSS_SELECTOR,
+                                       f'#weights-states input[data-state="{name}"]')
+            box.clear()
+            box.send_keys(weight)
+        before = browser.execute_script(UPDATES)
+        browser.find_element(By.CSS_SELECTOR, "#weights-form button").click()
+        wait_for_update(browser, before)
+        assert probability(browser, "C", "T") == "0.9364"
+        assert browser.find_element(By.ID, "p-evidence").text == "0.185369"
+        assert browser.find_element(By.ID, "findings").text.splitlines() == [
+            "A = T ×", "W = T:0.8,F:0.4 ×"]
+        assert not browser.find_element(By.ID, "message").is_displayed()
+        click(browser, "W", "T")                                     # a hard finding again
+        assert probability(browser, "C", "T") == "0.9986"

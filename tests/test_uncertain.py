@@ -297,3 +297,184 @@ def test_the_explorer_takes_per_state_weights():
     assert answer["p_evidence"] == pytest.approx(expected, abs=1e-15)
     with pytest.raises(bbn.QueryError, match="state:number pairs"):
         Explorer(net).posteriors([("W", "T:high")])
+
+
+def test_new_likelihood_numbers_reuse_the_plan():
+    """A likelihood enters the model's own elimination (a virtual child in the plan):
+    new numbers are answered by the same plan, with no view made for them."""
+    net = generic_network(11, 6, 7)
+    rng = np.random.default_rng(11)
+    q, w, h = _pick(net, rng, 3)
+    hard = {h: _states(net, h)[0]}
+    net.posterior(q, {**hard, w: _likelihood(net, w, rng)})
+    plans = len(net.engine._plans)
+    for _ in range(3):
+        lam = _likelihood(net, w, rng, zero=True)
+        expected = _marginal(net, _weighted_joint(net, {w: lam}, hard), [q])
+        np.testing.assert_allclose(net.posterior(q, {**hard, w: lam}).values,
+                                   expected / expected.sum(), atol=1e-12)
+    # positive numbers and numbers with a zero: two shapes (a zero may make P(e) = 0)
+    assert len(net.engine._plans) == plans + 1
+    assert not net._answering.derived  # no view with virtual children was made
+
+
+def test_a_likelihood_where_the_evidence_underflows():
+    """P(e) = 1e-600: the elimination is redone in logs, the likelihood's with it.
+    P(C | e, λ) ∝ P(C) Π_i P(e_i | C) λ(C), by hand in logs."""
+    net = bbn.Network("many")
+    net.add_variable("C", ["a", "b"], table=[0.3, 0.7])
+    for i in range(200):
+        net.add_variable(f"E{i}", ["y", "n"], parents=["C"],
+                         table=[[1e-3, 1 - 1e-3], [2e-3, 1 - 2e-3]])
+    evidence = {f"E{i}": "y" for i in range(200)}
+    lam = np.array([0.9, 1e-40])
+    logs = (np.log([0.3, 0.7]) + 200 * np.log([1e-3, 2e-3]) + np.log(lam))
+    expected = np.exp(logs - logs.max())
+    answer = net.posterior("C", {**evidence, "C": dict(zip("ab", lam))})
+    np.testing.assert_allclose(answer.values, expected / expected.sum(), rtol=1e-10)
+    assert answer.values[0] == pytest.approx(0.3 * 0.9 / (0.7 * 1e-40 * 2.0 ** 200), rel=1e-9)
+    assert net.log_probability(evidence) < -1000  # far below the smallest double
+
+
+def test_a_likelihood_that_rules_out_everything_apart_from_the_query():
+    """λ(C) = [0, 1] on a root C with P(C = c1) = 0, d-separated from the query: the
+    evidence is impossible all the same (its component is kept, not dropped)."""
+    net = bbn.Network("apart")
+    net.add_variable("A", ["0", "1"], table=[0.4, 0.6])
+    net.add_variable("B", ["0", "1"], parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
+    net.add_variable("C", ["0", "1"], table=[1.0, 0.0])
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        net.posterior("A", {"B": "1", "C": {"0": 0, "1": 1}})
+    np.testing.assert_allclose(net.posterior("A", {"B": "1", "C": {"0": 1, "1": 1}}).values,
+                               [0.4 * 0.1 / 0.52, 0.6 * 0.8 / 0.52], atol=1e-15)
+
+
+def test_soft_findings_asked_again_with_other_numbers_and_after_a_change():
+    """Jeffrey's rule needs P(W | e) of the other evidence: kept per model revision and
+    evidence, so other numbers, other targets and a changed model all stay exact."""
+    net = generic_network(21, 6, 7)
+    rng = np.random.default_rng(21)
+    w, y, z, h = _pick(net, rng, 4)
+    hard = {h: _states(net, h)[0]}
+    for target, changed in ((y, False), (z, False), (y, True)):
+        if changed:  # a new revision: P(W | e) is not read from the old one
+            net.set_cpt(w, rng.dirichlet(np.ones(net.cardinality(w)),
+                                         size=np.asarray(net.cpt_array(w)).shape[:-1]))
+        brute = BruteForce(net)
+        for _ in range(2):
+            q = rng.dirichlet(np.ones(net.cardinality(w)))
+            expected = sum(q[i] * brute.posterior([target], {**hard, w: s})
+                           for i, s in enumerate(_states(net, w)))
+            soft = {w: dict(zip(_states(net, w), q.tolist()))}
+            np.testing.assert_allclose(net.posterior(target, hard, soft=soft).values,
+                                       expected, atol=1e-12)
+            np.testing.assert_allclose(net.posterior(w, hard, soft=soft).values, q,
+                                       atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_likelihoods_in_a_dataframe_of_cases(seed):
+    """A column of {state: number} cells: each row's likelihood, by brute force on the
+    virtual child; a state in the column is a hard finding, a missing cell none."""
+    pd = pytest.importorskip("pandas")
+    net = generic_network(seed + 400, 5, 7)
+    rng = np.random.default_rng(seed)
+    q, w, h = _pick(net, rng, 3)
+    rows = [({h: _states(net, h)[0]}, {w: _likelihood(net, w, rng)}),
+            ({}, {w: _likelihood(net, w, rng, zero=True)}),
+            ({h: _states(net, h)[-1]}, {}),
+            ({}, {w: {_states(net, w)[1]: 1.0}})]
+    frame = pd.DataFrame({h: [r[0].get(h) for r in rows],
+                          w: [r[1].get(w) for r in rows]})
+    frame.loc[3, w] = _states(net, w)[1]  # a hard finding in the likelihood column
+    answer = net.posterior(q, frame)
+    assert list(answer.index) == list(frame.index)
+    for i, (hard, lam) in enumerate(rows):
+        expected = _marginal(net, _weighted_joint(net, lam, hard), [q])
+        np.testing.assert_allclose(answer.to_numpy()[i], expected / expected.sum(),
+                                   atol=1e-12)
+    # with an intervention: the mutilated joint, row by row
+    x = next(v for v in net.variables if v not in (q, w, h))
+    cut = net.copy()
+    cut.set_parents(x, [])
+    cut.set_cpt(x, np.eye(net.cardinality(x))[0])
+    both = net.posterior(q, frame, do={x: _states(net, x)[0]}).to_numpy()
+    for i, (hard, lam) in enumerate(rows):
+        expected = _marginal(cut, _weighted_joint(cut, lam, {**hard, x: _states(net, x)[0]}),
+                             [q])
+        np.testing.assert_allclose(both[i], expected / expected.sum(), atol=1e-12)
+
+
+def test_impossible_likelihoods_in_a_dataframe():
+    pd = pytest.importorskip("pandas")
+    net = bbn.Network("copy")
+    net.add_variable("A", ["0", "1"], table=[0.5, 0.5])
+    net.add_variable("B", ["0", "1"], parents=["A"], table=[[1, 0], [0, 1]])
+    net.add_variable("C", ["0", "1"], parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
+    frame = pd.DataFrame({"A": ["0", "0"], "B": [{"0": 2.0, "1": 1.0}, {"1": 1.0}]},
+                         index=["first", "second"])
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="second"):
+        net.posterior("C", frame)
+    with pytest.warns(RuntimeWarning, match="1 of 2 case") as warned:
+        answer = net.posterior("C", frame, impossible="nan").to_numpy()
+    assert warned[0].filename == __file__
+    np.testing.assert_allclose(answer[0], [0.9, 0.1], atol=1e-15)
+    assert np.isnan(answer[1]).all()
+    with pytest.raises(bbn.QueryError, match="row 'second', column 'B'"):
+        net.posterior("A", pd.DataFrame({"B": [{"0": 1}, {"2": 1}]}, index=["first", "second"]))
+    with pytest.raises(bbn.QueryError, match="posterior questions"):
+        net.posteriors(frame)
+
+
+def test_soft_findings_on_a_markov_network():
+    """Jeffrey's rule on a loop of factors, by brute force on Z's table:
+    P'(A) = Σ_b q(b) P(A | b, D=1)."""
+    rng = np.random.default_rng(8)
+    net = bbn.MarkovNetwork("loop")
+    for v in "ABCD":
+        net.add_variable(v, ["0", "1", "2"][:2 + (v == "B")])
+    for scope in (["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"]):
+        net.add_factor(scope, rng.uniform(0.1, 2.0, size=tuple(net.cardinality(v)
+                                                               for v in scope)))
+    joint = joint_array(net)[:, :, :, 1]  # D=1
+    given_b = joint.sum(axis=2)  # (A, B)
+    given_b = given_b / given_b.sum(axis=0, keepdims=True)
+    q = np.array([0.2, 0.5, 0.3])
+    soft = {"B": dict(zip("012", q.tolist()))}
+    expected = given_b @ q
+    np.testing.assert_allclose(net.posterior("A", {"D": "1"}, soft=soft).values, expected,
+                               atol=1e-12)
+    marginals = net.posteriors({"D": "1"}, soft=soft)
+    np.testing.assert_allclose(marginals["A"].values, expected, atol=1e-12)
+    np.testing.assert_allclose(marginals["B"].values, q, atol=1e-12)
+    assert net.probability({"A": "1"}, {"D": "1"}, soft=soft) == pytest.approx(expected[1],
+                                                                              abs=1e-12)
+    assignment, p = net.map("A", {"D": "1"}, soft=soft)
+    assert assignment == {"A": str(int(np.argmax(expected)))}
+    assert p == pytest.approx(expected.max(), abs=1e-12)
+
+
+def test_explain_derives_likelihood_evidence_as_a_virtual_child(capsys):
+    """The derivation's numbers are the engine's: ψ1(C=T) = Σ_W P(W | C=T) λ(W)/max λ
+    = 0.9 × 1 + 0.1 × 0.5 = 0.95; its answer is the posterior with the likelihood."""
+    from bbn.apps.cli.main import main
+    from bbn.tasks.explain.derivation import explain
+
+    net = bbn.load("models/chair.bn")
+    likelihood = {"W": {"T": 0.8, "F": 0.4}}
+    derivation = explain(net, "P(C | A=T)", likelihood)
+    np.testing.assert_allclose(derivation.answer.values,
+                               net.posterior("C", {"A": "T", **likelihood}).values, atol=1e-15)
+    assert any(t.variable == "λ(W)" and t.parents == ("W",)
+               for t in derivation.factorisation)
+    text = derivation.to_text()
+    assert "ψ1(C=T) = 0.9 × 1 + 0.1 × 0.5 = 0.95" in text
+    assert "virtual child λ(W) of W" in text
+    with_do = explain(net, "P(C=T | do(B=T))", likelihood)
+    assert with_do.answer == pytest.approx(net.probability({"C": "T"}, likelihood,
+                                                           do={"B": "T"}), abs=1e-15)
+    assert main(["explain", "models/chair.bn", "P(C=T | A=T)",
+                 "--likelihood", "W=T:0.8,F:0.4"]) == 0
+    assert "= 0.936426" in capsys.readouterr().out
+    assert main(["explain", "models/chair.bn", "P(C=T | A=T)", "--likelihood", "W"]) == 2
+    assert "VARIABLE=STATE:NUMBER" in capsys.readouterr().err

@@ -343,9 +343,11 @@ class MarkovNetwork:
 
     # ------------------------------------------------------------------ questions
     def posterior(self, variables: Sequence[str] | str, evidence=None,
-                  impossible: str = "raise", method="exact"):
+                  impossible: str = "raise", method="exact", *, soft=None):
         """P(variables | evidence), as :meth:`bbn.Network.posterior` (``method``: exact
-        or approximate, see there; loopy BP and Gibbs answer Markov networks).
+        or approximate, see there; loopy BP and Gibbs answer Markov networks). Evidence
+        takes likelihoods ``{state: number}``, ``soft`` soft findings by Jeffrey's rule
+        (see docs/evidence.md); a Markov network has no arcs to cut, so no ``do``.
 
         Examples
         --------
@@ -355,10 +357,12 @@ class MarkovNetwork:
         >>> net.posterior("A").values.tolist()
         [0.25, 0.75]
         """
-        return dispatch.posterior(self, variables, evidence, impossible, method)
+        return dispatch.posterior(self, variables, evidence, impossible, method, soft=soft)
 
-    def posteriors(self, evidence=None, impossible: str = "raise", method="exact") -> dict:
-        """P(X | evidence) of every variable, as :meth:`bbn.Network.posteriors`.
+    def posteriors(self, evidence=None, impossible: str = "raise", method="exact", *,
+                   soft=None) -> dict:
+        """P(X | evidence) of every variable, as :meth:`bbn.Network.posteriors` (``soft``:
+        soft findings, as in :meth:`posterior`).
 
         Examples
         --------
@@ -368,11 +372,13 @@ class MarkovNetwork:
         >>> net.posteriors()["A"].values.tolist()
         [0.25, 0.75]
         """
-        return dispatch.posteriors(self, evidence, impossible, method)
+        return dispatch.posteriors(self, evidence, impossible, method, soft=soft)
 
     def probability(self, assignment: Mapping[str, str],
-                    evidence: Mapping[str, str] | None = None, method="exact") -> float:
-        """P(assignment | evidence) = Z(assignment, evidence) / Z(evidence).
+                    evidence: Mapping[str, str] | None = None, method="exact", *,
+                    soft=None) -> float:
+        """P(assignment | evidence) = Z(assignment, evidence) / Z(evidence) (``soft``:
+        soft findings, as in :meth:`posterior`).
 
         Examples
         --------
@@ -382,7 +388,7 @@ class MarkovNetwork:
         >>> net.probability({"A": "1"})
         0.75
         """
-        return dispatch.probability(self, assignment, evidence, method)
+        return dispatch.probability(self, assignment, evidence, method, soft=soft)
 
     def log_partition(self, evidence: Mapping[str, str] | None = None) -> float:
         """log Z(e) = log Σ_{x consistent with e} Π_k φ_k(x), natural log (−inf when 0);
@@ -422,10 +428,11 @@ class MarkovNetwork:
         return self.log_partition(evidence) / math.log(10)
 
     def map(self, variables: Sequence[str] | str,
-            evidence: Mapping[str, str] | None = None, method="exact"
+            evidence: Mapping[str, str] | None = None, method="exact", *, soft=None
             ) -> tuple[dict[str, str], float]:
         """argmax_m P(M = m | e) and its probability, as :meth:`bbn.Network.map`
-        (``method``: ``"exact"``, ``"lbp"`` or ``"gibbs"``).
+        (``method``: ``"exact"``, ``"lbp"`` or ``"gibbs"``; ``soft``: soft findings, as in
+        :meth:`posterior`).
 
         Examples
         --------
@@ -435,12 +442,13 @@ class MarkovNetwork:
         >>> net.map("A")
         ({'A': '1'}, 0.75)
         """
-        return dispatch.map(self, variables, evidence, method)
+        return dispatch.map(self, variables, evidence, method, soft=soft)
 
-    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact"
+    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact", *, soft=None
             ) -> tuple[dict[str, str], float]:
         """The most probable state of every unobserved variable and its probability, as
-        :meth:`bbn.Network.mpe` (``method``: ``"exact"``, ``"lbp"`` or ``"gibbs"``).
+        :meth:`bbn.Network.mpe` (``method``: ``"exact"``, ``"lbp"`` or ``"gibbs"``;
+        ``soft``: soft findings, as in :meth:`posterior`).
 
         Examples
         --------
@@ -450,7 +458,7 @@ class MarkovNetwork:
         >>> net.mpe()
         ({'A': '1'}, 0.75)
         """
-        return dispatch.mpe(self, evidence, method)
+        return dispatch.mpe(self, evidence, method, soft=soft)
 
     def query(self, text: str, method="exact"):
         """Answer a question of the query language (``P(A | B=1)``, ``MPE(...)``...).

@@ -376,10 +376,12 @@ _referred = functools.cache(reference)
 
 
 def _uncertain(evidence) -> bool:
-    """Whether a dict of evidence holds a likelihood (a value ``{state: number}``)."""
-    return type(evidence) is dict and any(type(s) is not str and type(s) is not float
-                                          and isinstance(s, Mapping)
-                                          for s in evidence.values())
+    """Whether a dict of evidence holds a likelihood (a value ``{state: number}``), or a
+    DataFrame of cases a column of them."""
+    if type(evidence) is not dict:
+        return _is_frame(evidence) and bool(resolution.likelihood_columns(evidence))
+    return any(type(s) is not str and type(s) is not float and isinstance(s, Mapping)
+               for s in evidence.values())
 
 
 def soft_likelihoods(model: Model, soft: dict, evidence: dict | None = None,

@@ -508,24 +508,37 @@ def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
     >>> per_state(bbn.load("models/chair.bn").compiled(), "W", {"T": 0.8}, "likelihood")
     array([0.8, 0. ])
     """
+    states = network.states.get(variable) if type(variable) is str else None
+    if states is not None and type(numbers) is dict and variable not in network.gaussian:
+        values = [0.0] * len(states)  # the usual {state: number}: a likelihood is a few
+        try:  # numbers, asked often (any doubt: the checks below say what is wrong)
+            for s, x in numbers.items():
+                values[states.index(s)] = float(x)
+        except (ValueError, TypeError):
+            pass
+        else:
+            total = sum(values)
+            if math.isfinite(total) and min(values) >= 0 and total > 0 and not (
+                    distribution and abs(total - 1.0) > 1e-6):
+                return np.array(values) / total if distribution else np.array(values)
     check_variables(network, [variable], role=what)
     check_discrete(network, [variable], "discrete evidence")
     states = network.states[variable]
-    if not isinstance(numbers, Mapping):
+    if type(numbers) is not dict and not isinstance(numbers, Mapping):
         raise QueryError(f"the {what} of {variable!r} is a dict {{state: number}}, not "
                          f"{type(numbers).__name__}")
-    values = np.zeros(len(states))
+    values = [0.0] * len(states)  # Python floats: a likelihood is a few numbers, asked often
     for s, x in numbers.items():
         values[state_index(network, variable, s)] = _number(variable, what, x)
-    if (values < 0).any() or not values.any():
+    if min(values) < 0 or not any(values):
         raise QueryError(f"the {what} of {variable!r} needs numbers >= 0, not all 0; got "
-                         f"{dict(zip(states, values.tolist()))}")
+                         f"{dict(zip(states, values))}")
     if distribution:
-        total = values.sum()
+        total = math.fsum(values)
         if abs(total - 1.0) > 1e-6:
             raise QueryError(f"the {what} of {variable!r} must sum to 1, sums to {total:g}")
-        values = values / total
-    return values
+        return np.array(values) / total
+    return np.array(values)
 
 
 def _number(variable: str, what: str, x) -> float:
@@ -577,13 +590,70 @@ def resolve_uncertain(network: CompiledNetwork, asked: Asked) -> Uncertain:
             else:
                 hard_do[v] = state_index(network, v, s)
     soft = {v: per_state(network, v, s, "soft finding", distribution=True)
-            for v, s in (asked.soft or {}).items()}
+            for v, s in asked.soft.items()} if asked.soft else {}
     groups = (("observed", hard), ("given a likelihood", likelihoods),
               ("intervened on", do), ("given a soft finding", soft))
-    if sum(map(len, (hard, likelihoods, do, soft))) != len({*hard, *likelihoods, *do, *soft}):
+    # hard findings and likelihoods come from one dict: only do and soft may repeat them
+    if (do or soft) and sum(map(len, (hard, likelihoods, do, soft))) != len(
+            {*hard, *likelihoods, *do, *soft}):
         for v in {*hard, *likelihoods, *do, *soft}:
             roles = [role for role, group in groups if v in group]
             if len(roles) > 1:
                 raise QueryError(f"{v!r} is both {' and '.join(roles)}: give each variable "
                                  "one kind of finding")
     return Uncertain(hard, likelihoods, hard_do, stochastic, soft)
+
+
+#: numpy's object dtype: the only columns whose cells may be dicts.
+_OBJECT = np.dtype(object)
+
+
+def likelihood_columns(frame) -> list:
+    """The labels of the columns of a DataFrame of cases holding likelihoods: object
+    columns with a cell ``{state: number}`` (texts, numbers and categoricals are never
+    scanned).
+
+    >>> import pandas as pd
+    >>> likelihood_columns(pd.DataFrame({"A": ["T"], "W": [{"T": 0.8, "F": 0.4}]}))
+    ['W']
+    """
+    return [c for c, kind in frame.dtypes.items() if kind is _OBJECT
+            and any(isinstance(x, Mapping) for x in frame[c].array)]
+
+
+def likelihood_cells(network: CompiledNetwork, column, variable: str,
+                     row_names=None) -> np.ndarray:
+    """One likelihood column of a DataFrame of cases → ``(N, |W|)`` numbers: a cell
+    ``{state: number}`` is a likelihood (:func:`per_state`), a state a hard finding (one
+    at it, 0 elsewhere), a missing cell no finding (ones).
+
+    >>> import bbn
+    >>> network = bbn.load("models/chair.bn").compiled()
+    >>> likelihood_cells(network, [{"T": 0.8, "F": 0.4}, "F", None], "W").tolist()
+    [[0.8, 0.4], [0.0, 1.0], [1.0, 1.0]]
+    """
+    check_variables(network, [variable], role="evidence")
+    check_discrete(network, [variable], "discrete evidence")
+    states = network.states[variable]
+    cells = list(column)
+    weights = np.ones((len(cells), len(states)))
+    for row, cell in enumerate(cells):
+        try:
+            if isinstance(cell, Mapping):
+                weights[row] = per_state(network, variable, cell, "likelihood")
+            elif not _missing(cell):
+                weights[row] = 0.0
+                weights[row, state_index(network, variable, cell)] = 1.0
+        except QueryError as error:
+            label = (str(row) if row_names is None else
+                     reference("bbn.core.data:row_label")(row_names[row]))  # pandas: lazy
+            raise QueryError(f"row {label}, column {variable!r}: {error}") from None
+    return weights
+
+
+def _missing(cell) -> bool:
+    """None, NaN or pandas' NA (whose comparisons are neither true nor false)."""
+    try:
+        return cell is None or bool(cell != cell)
+    except TypeError:
+        return True

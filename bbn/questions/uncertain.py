@@ -21,8 +21,11 @@ fitting (:func:`fit_soft`), whose convergence is reported (a ``ConvergenceWarnin
 it does not reach 1e-10; :func:`soft_likelihoods` returns its report). A soft finding
 giving weight to a state the other evidence rules out is an ImpossibleEvidenceError.
 
-The views are kept per revision (the last 16 kinds of change), so asking again costs what
-the hard question costs. :mod:`bbn.questions.dispatch` sends here every question with
+A posterior (and a DataFrame of cases) weighs its likelihoods and soft findings into the
+model's own elimination (:mod:`bbn.engines.exact.weighing`: a virtual child in the plan,
+its numbers given per question), with P(W_soft | e) kept per engine and evidence for
+Jeffrey's rule; other questions are asked of a view with the virtual children, the views
+kept per revision (the last 32 asked). :mod:`bbn.questions.dispatch` sends here every question with
 likelihoods, ``do`` or ``soft``; the names are checked by
 :func:`bbn.questions.resolution.resolve_uncertain`.
 
@@ -38,7 +41,9 @@ True
 from __future__ import annotations
 
 import math
+import threading
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import MappingProxyType
@@ -50,7 +55,18 @@ from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.lazy import reference
 from bbn.core.memory import check_allocation
-from bbn.questions.resolution import Asked, Uncertain, resolve, resolve_uncertain
+from bbn.questions.resolution import (
+    Asked,
+    Uncertain,
+    evidence_codes,
+    likelihood_cells,
+    likelihood_columns,
+    resolve,
+    resolve_evidence,
+    resolve_targets,
+    resolve_uncertain,
+    warn_impossible,
+)
 from bbn.views.compiled import CompiledNetwork
 
 #: The states of a virtual child; it is observed at the first.
@@ -82,6 +98,11 @@ class Derived:
 
     def compiled(self) -> CompiledNetwork:
         return self.view
+
+    @property
+    def engine(self):
+        """The exact engine of the view (the one :mod:`bbn.questions.dispatch` asks)."""
+        return self._answering.engine
 
     @property
     def variables(self) -> tuple[str, ...]:
@@ -170,6 +191,7 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
         factors = (*factors, *(Factor((v, name), {v: view.states[v], name: VIRTUAL_STATES},
                                       view.tables[name]) for v, name in virtual.items()))
     found = Derived(view, factors, getattr(model, "log_scale", 0.0), virtual)
+    found._answering = type(answering)(view)  # what dispatch answers it with
     if len(kept) >= KEPT:
         try:  # another thread may be changing it: then it keeps one more for a while
             del kept[next(iter(kept))]
@@ -208,14 +230,15 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
     ([1.0, 0.25], 1, True)
     """
     k = joint.ndim
-    if k == 1:  # one soft finding: λ = q / P(w | e), exact in one step
-        m = joint / joint.sum() if joint.sum() > 0 else joint
-        if ((targets[0] > 0) & (m == 0)).any():
+    if k == 1:  # one soft finding: λ = q / P(w | e), exact in one step (a few numbers:
+        m, q = joint.tolist(), targets[0].tolist()  # Python floats, not numpy calls)
+        if any(qi > 0 and not mi > 0 for qi, mi in zip(q, m)):
             raise ImpossibleEvidenceError({}, (
                 f"impossible evidence: the soft finding on {names[0] if names else 'it'} "
                 "gives weight to a state the other evidence rules out (probability 0 there)"))
-        w = np.divide(targets[0], m, out=np.zeros_like(m), where=m > 0)
-        return [w / w.max()], SoftFit(1, 0.0, True)
+        w = [qi / mi if mi > 0 else 0.0 for qi, mi in zip(q, m)]
+        top = max(w)
+        return [np.array([x / top for x in w])], SoftFit(1, 0.0, True)
     weights = [np.ones_like(t) for t in targets]
 
     def weighted() -> np.ndarray:
@@ -224,8 +247,13 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
             table = table * w.reshape((1,) * i + (-1,) + (1,) * (k - i - 1))
         return table
 
-    def marginal(table: np.ndarray, i: int) -> np.ndarray:
-        m = table.sum(axis=tuple(j for j in range(k) if j != i))
+    def marginal(table: np.ndarray | None, i: int) -> np.ndarray:
+        if table is None and k == 2:  # the weighted joint's marginal, by a matrix product
+            m = (weights[0] * (joint @ weights[1]) if i == 0 else
+                 weights[1] * (weights[0] @ joint))
+        else:
+            table = weighted() if table is None else table
+            m = table.sum(axis=tuple(j for j in range(k) if j != i))
         total = m.sum()
         if not total > 0:
             raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
@@ -241,10 +269,10 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
     while sweeps < SWEEPS and deviation > TOLERANCE:
         sweeps += 1
         for i, q in enumerate(targets):
-            m = marginal(weighted(), i)
+            m = marginal(None, i)
             w = weights[i] * np.divide(q, m, out=np.zeros_like(q), where=m > 0)
             weights[i] = w / w.max()  # only the ratios matter: kept from overflowing
-        table = weighted()
+        table = None if k == 2 else weighted()
         deviation = max(float(np.abs(marginal(table, i) - q).max())
                         for i, q in enumerate(targets))
     return weights, SoftFit(sweeps, deviation, deviation <= TOLERANCE)
@@ -252,17 +280,94 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
 
 def _jeffrey(model, answering, found: Uncertain, answer: Callable,
              hard: dict) -> tuple[dict[str, np.ndarray], SoftFit]:
-    """The likelihoods of the soft findings on the view of the other evidence."""
-    model_ = derived(model, answering, found.do, found.stochastic, found.likelihoods)
+    """The likelihoods of the soft findings on the view of the interventions, given the
+    other evidence (hard findings and likelihoods)."""
+    if answering.view.gaussian:  # P(W_soft | e, λ) asked of the view with virtual children
+        model_ = derived(model, answering, found.do, found.stochastic, found.likelihoods)
+        names = list(found.soft)
+        check_allocation(int(np.prod([model_.view.cardinality[v] for v in names])),
+                         f"the joint of the softly observed variables {names}")
+        evidence = {**hard, **_extra(answering.view, found, model_)}
+        joint = answer(model_, resolve(model_.view, Asked("P", "variables", names, evidence)))
+        weights, fit = fit_soft(joint.values, [found.soft[v] for v in names], names)
+        _report(fit, names)
+        return dict(zip(names, weights)), fit
+    model_ = (derived(model, answering, found.do, found.stochastic, {})
+              if found.do or found.stochastic else None)
+    engine = model_.engine if model_ is not None else answering.engine
+    evidence = {**hard, **(_extra(answering.view, found, model_) if model_ else {})}
+    return _fitted(engine, resolve_evidence(engine.network, evidence, numbers=False), found,
+                   report=True)
+
+
+def _fitted(engine, evidence, found: Uncertain, report: bool = False,
+            joint: np.ndarray | None = None, key: tuple | None = None):
+    """λ of the soft findings by Jeffrey's rule (:func:`fit_soft`) on ``joint``, P(W_soft
+    | e, λ) of ``engine`` (the likelihoods weighed in), computed and kept (:func:`_keep`)
+    when not given; with ``report`` also the :class:`SoftFit`."""
     names = list(found.soft)
-    view = model_.view
-    check_allocation(int(np.prod([view.cardinality[v] for v in names])),
-                     f"the joint of the softly observed variables {names}")
-    evidence = {**hard, **_extra(answering.view, found, model_)}
-    joint = answer(model_, resolve(view, Asked("P", "variables", names, evidence)))
-    weights, fit = fit_soft(joint.values, [found.soft[v] for v in names], names)
+    if joint is None:  # the joint is the plan's result: its memory is checked with it
+        joint = _keep(engine, key or _soft_key(evidence, found),
+                      _posterior(engine, names, evidence, found))
+    weights, fit = fit_soft(joint, [found.soft[v] for v in names], names)
     _report(fit, names)
-    return dict(zip(names, weights)), fit
+    weights = dict(zip(names, weights))
+    return (weights, fit) if report else weights
+
+
+def _posterior(engine, variables: list[str], evidence, found: Uncertain) -> np.ndarray:
+    """P(variables | e, λ) on ``engine`` with the likelihoods of ``found`` (the
+    ImpossibleEvidenceError names them)."""
+    try:
+        return engine.weighed_posterior(variables, evidence, found.likelihoods).values
+    except ImpossibleEvidenceError:
+        raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
+                                                        for v in found.likelihoods}}) from None
+
+
+#: P(W_soft | e, λ), what Jeffrey's rule needs of the other evidence alone, is kept per
+#: engine (per revision and interventions) for this many sets of other evidence: a soft
+#: finding asked again with other targets or other numbers costs a likelihood's question.
+KEPT_MARGINALS = 256
+
+_MARGINALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MARGINALS_LOCK = threading.Lock()
+
+
+def _positive(weights: dict[str, np.ndarray], joint: np.ndarray | None) -> dict:
+    """The soft findings' λ with 1 where P(W_soft = w | e) is 0 (λ is 0 there: any
+    number weighs nothing), so that a λ is positive where it may be and the evidence
+    d-separates as much as it can."""
+    if joint is None or all(0.0 not in w.tolist() for w in weights.values()):
+        return weights
+    k = joint.ndim
+    return {v: np.where(joint.sum(axis=tuple(j for j in range(k) if j != i)) > 0, w, 1.0)
+            for i, (v, w) in enumerate(weights.items())}
+
+
+def _soft_key(evidence, found: Uncertain) -> tuple:
+    return (tuple(sorted(evidence.states.items())),
+            tuple((v, w.tobytes()) for v, w in found.likelihoods.items()), tuple(found.soft))
+
+
+def _kept(engine, key: tuple) -> np.ndarray | None:
+    """The P(W_soft | e, λ) kept for ``key`` (:func:`_soft_key`) on ``engine``, or None."""
+    with _MARGINALS_LOCK:
+        kept = _MARGINALS.get(engine)
+        found = kept.pop(key, None) if kept is not None else None
+        if found is not None:
+            kept[key] = found  # the most recently used last
+        return found
+
+
+def _keep(engine, key: tuple, joint: np.ndarray) -> np.ndarray:
+    joint.setflags(write=False)
+    with _MARGINALS_LOCK:
+        kept = _MARGINALS.setdefault(engine, {})
+        if len(kept) >= KEPT_MARGINALS:
+            del kept[next(iter(kept))]
+        kept[key] = joint
+    return joint
 
 
 def _report(fit: SoftFit, names: Sequence[str]) -> None:
@@ -282,11 +387,6 @@ def _extra(base: CompiledNetwork, found: Uncertain, model_: Derived) -> dict[str
     return extra
 
 
-#: A posterior weighs likelihoods and soft findings into the joint of its targets and the
-#: weighed variables when that joint has at most this many entries.
-WEIGHED_ENTRIES = 1 << 16
-
-
 def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
                   joint: bool = False, **options):
     """Answer ``asked`` (with likelihoods, ``do`` or ``soft``): the uncertain parts
@@ -300,7 +400,7 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
     found = resolve_uncertain(base, asked)
     hard = found.hard
     likelihoods = found.likelihoods
-    if joint and (likelihoods or found.soft) and not asked.batch:
+    if joint and not asked.batch:
         weighed = _weighed(model, answering, asked, found, answer)
         if weighed is not None:
             return weighed
@@ -311,6 +411,9 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
                              "variable one kind of finding")
         if found.soft:
             raise QueryError("soft findings take one case, not a batch")
+        weighed = likelihood_columns(asked.evidence)
+        if weighed:
+            return _weighed_cases(model, answering, asked, found, weighed, **options)
     if found.soft:
         fitted, _ = _jeffrey(model, answering, found, answer, hard)
         likelihoods = {**likelihoods, **fitted}
@@ -346,48 +449,111 @@ def soft_likelihoods(model, answering, answer: Callable, soft: dict,
 
 
 def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable):
-    """P(Q | e, λ) ∝ Σ_w P(Q, w | e) Π λ(w), the soft findings' λ fitted on the same
-    joint: one question of the view of the interventions alone (its plans shared with
-    every other likelihood), or None when the targets are not all free or the joint is
-    large (the question is then answered on the view with virtual children)."""
+    """P(Q | e, λ) ∝ Σ_h P(Q, h, e) Π λ(w): the likelihoods (and the soft findings' λ,
+    fitted on P(W_soft | e, λ)) weighed into the elimination of the model's own engine
+    (or the interventions' view's) by virtual children whose numbers come with the
+    question (:mod:`bbn.engines.exact.weighing`): one plan per question shape, shared by
+    every set of numbers; with interventions alone, the mutilated view's own posterior.
+    None when the question is not a joint of free targets, or the network has continuous
+    variables (it is then answered on the view with virtual children)."""
     query = asked.query
     if query is not None:
-        if any(s is not None for _, s in query.targets):
-            return None
+        if any(s is not None for _, s in query.targets) or any(
+                s is None for _, s in query.evidence):
+            return None  # the general path answers it, or says what is wrong
         targets = [v for v, _ in query.targets]
     else:
-        targets = [asked.targets] if isinstance(asked.targets, str) else list(asked.targets)
-    weighed = [*found.likelihoods, *found.soft]
-    cardinality = answering.view.cardinality
-    size = 1
-    for v in (*targets, *weighed):
-        size *= cardinality.get(v, 0)
-    if not 0 < size <= WEIGHED_ENTRIES or len({*targets, *weighed}) != len(targets) + len(
-            weighed):
-        return None  # the general path reports what is wrong, or answers it
+        targets = asked.targets
     view = answering.view
-    model_ = (derived(model, answering, found.do, found.stochastic, {})
-              if found.do or found.stochastic else model)
-    names = _extra(view, found, model_) if model_ is not model else {}
-    question = resolve(model_.compiled(), Asked("P", "variables", [*targets, *weighed],
-                                                {**found.hard, **names}))
-    table = answer(model_, question).values
-    k = len(targets)
-    for j, w in enumerate(found.likelihoods.values(), start=k):
-        table = table * (w if j == table.ndim - 1 else
-                         w.reshape((-1,) + (1,) * (table.ndim - j - 1)))
+    if view.gaussian:
+        return None
+    if found.do or found.stochastic:
+        model_ = derived(model, answering, found.do, found.stochastic, {})
+        engine, evidence = model_.engine, {**found.hard, **_extra(view, found, model_)}
+    else:
+        model_, engine, evidence = model, answering.engine, found.hard
+    question = resolve(model_.compiled(), Asked("P", "variables", targets, evidence))
+    if question.kind != "P":
+        return None
+    weights, evidence = found.likelihoods, question.evidence
     if found.soft:
-        soft = list(found.soft)
-        first = k + len(found.likelihoods)
-        joint = table.sum(axis=tuple(range(first)))
-        weights, fit = fit_soft(joint, [found.soft[v] for v in soft], soft)
-        _report(fit, soft)
-        for j, w in enumerate(weights, start=first):
-            table = table * w.reshape((-1,) + (1,) * (table.ndim - j - 1))
-    values = table.sum(axis=tuple(range(k, table.ndim)))
-    total = values.sum()
-    if not total > 0:
+        names, free, key = list(found.soft), list(question.free), _soft_key(evidence, found)
+        joint = _kept(engine, key)
+        if joint is None and not set(names) & set(free):
+            return _jeffrey_joint(engine, evidence, found, free, names, key)
+        fitted = _fitted(engine, evidence, found, joint=joint, key=key)
+        weights = {**weights, **_positive(fitted, joint)}
+    if not weights:  # interventions alone: the mutilated network's own question
+        return engine.posterior(question.free, evidence)
+    try:
+        return engine.weighed_posterior(question.free, evidence, weights)
+    except ImpossibleEvidenceError:
         raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
-                                                        for v in found.likelihoods}})
-    return Factor.unchecked(tuple(targets), {v: view.states[v] for v in targets},
-                            values / total)
+                                                        for v in found.likelihoods}}) from None
+
+
+def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
+                   names: list[str], key: tuple) -> Factor:
+    """P'(Q) = Σ_w λ(w) P(Q, w | e, λ_L) / Σ ..., λ fitted on the same joint's marginal
+    P(W_soft | e, λ_L) (kept for the next question with this evidence): one elimination
+    for a soft finding asked first."""
+    # the joint is the plan's result: its memory is checked with the plan's
+    table = _posterior(engine, [*free, *names], evidence, found)
+    k = len(free)
+    soft = table.shape[k:]  # the soft variables' axes, last: a matrix (Q, W_soft)
+    matrix = table.reshape(-1, math.prod(soft))
+    joint = _keep(engine, key, matrix.sum(axis=0).reshape(soft))
+    weights, fit = fit_soft(joint, [found.soft[v] for v in names], names)
+    _report(fit, names)
+    weight = weights[0]
+    for w in weights[1:]:
+        weight = np.multiply.outer(weight, w)
+    values = (matrix @ weight.ravel()).reshape(table.shape[:k])
+    states = engine.network.states
+    return Factor.unchecked(tuple(free), {v: states[v] for v in free}, values / values.sum())
+
+
+def _weighed_cases(model, answering, asked: Asked, found: Uncertain, weighed: list,
+                   impossible: str = "raise", **options) -> np.ndarray:
+    """P(Q | e_i, λ_i) for a DataFrame of cases with likelihood columns (cells
+    ``{state: number}``, :func:`~bbn.questions.resolution.likelihood_cells`), by the
+    batched elimination with virtual children (on the interventions' view)."""
+    if asked.kind != "P" or answering.view.gaussian:
+        raise QueryError("likelihoods in a DataFrame of cases take posterior questions of "
+                         "discrete networks (net.posterior); ask others case by case")
+    frame = asked.evidence
+    if found.do or found.stochastic:
+        model_ = derived(model, answering, found.do, found.stochastic, {})
+        engine, extra = model_.engine, _extra(answering.view, found, model_)
+    else:
+        engine, extra = answering.engine, {}
+    view = engine.network
+    targets = resolve_targets(view, asked.targets, batched=True)
+    hard = frame.drop(columns=weighed)
+    codes = evidence_codes(view, hard.assign(**extra) if extra else hard)
+    overlap = [v for v in targets if v in codes]
+    if overlap:
+        raise QueryError(f"query variable(s) {overlap} are also evidence columns")
+    weights = {str(c): likelihood_cells(view, frame[c], str(c), frame.index) for c in weighed}
+    result = engine.weighed_posterior_of_cases(targets, codes, weights, frame.index,
+                                               impossible)
+    warn_impossible(result, 7)  # names the caller of net.posterior
+    return result
+
+
+def read_weights(variable: str, text: str) -> dict[str, float]:
+    """Per-state weights written ``T:0.8,F:0.4`` (the explorer's and ``bbn explain
+    --likelihood``'s form of a likelihood) → ``{"T": 0.8, "F": 0.4}``.
+
+    >>> read_weights("W", "T:0.8, F:0.4")
+    {'T': 0.8, 'F': 0.4}
+    """
+    weights = {}
+    for part in text.split(","):
+        name, _, number = part.partition(":")
+        try:
+            weights[name.strip()] = float(number)
+        except ValueError:
+            raise QueryError(f"weights of {variable!r} are state:number pairs, as in "
+                             f"T:0.8,F:0.4; got {text!r}") from None
+    return weights

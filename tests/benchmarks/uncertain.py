@@ -9,6 +9,10 @@ variable E1 is given four ways, the other two staying hard findings:
 * soft: ``soft={E1: {e1: 0.7, the states the rest allows: 0.3 shared}}`` — Jeffrey's
   rule (the joint of E1 given the rest, then the likelihood);
 * likelihood, new numbers: the likelihood's numbers changed at every question;
+* soft new: the soft finding's numbers changed at every question;
+* soft first: the soft finding asked with other evidence the model has not seen (what
+  Jeffrey's rule needs of the other evidence, P(E1 | rest), is kept per evidence: the
+  ``soft`` cell asks again, this one forgets it before each round);
 * joint: the hard question P(X, E1 | the other two) — what a likelihood or a soft finding
   on E1 needs of the engine (E1 summed out, not sliced): the floor of those two cells.
 
@@ -19,6 +23,8 @@ warm (every question asked once before timing). The ratios to ``hard`` are the t
 
 from __future__ import annotations
 
+import bbn.questions.uncertain as uncertain
+
 from .harness import Row, Section, Settings, attempt, measure_side_by_side
 from .models import bbn_network, evidence_cases
 
@@ -28,9 +34,11 @@ NETWORKS = ["alarm", "child", "insurance", "andes"]
 
 def run(settings: Settings, networks: list[str] | None = None) -> Section:
     section = Section("18", TITLE, ["hard", "joint", "do", "likelihood", "soft",
-                                    "likelihood new"],
+                                    "likelihood new", "soft new", "soft first"],
                       [("do", "hard"), ("likelihood", "hard"), ("soft", "hard"),
-                       ("likelihood new", "hard"), ("likelihood", "joint"), ("soft", "joint")])
+                       ("likelihood new", "hard"), ("soft new", "hard"),
+                       ("soft first", "hard"),
+                       ("likelihood", "joint"), ("soft first", "joint")])
     section.comment = ("one of three evidence variables given as do / likelihood / soft, "
                        "the others hard; medians per question, cells interleaved")
     for name in networks or NETWORKS:
@@ -43,6 +51,11 @@ def run(settings: Settings, networks: list[str] | None = None) -> Section:
         cases = evidence_cases(name, 3, 3 if settings.quick else 5)
         section.add(_row(settings, net, cases, row))
     return section
+
+
+def forget() -> None:
+    """Forget the P(W_soft | e) kept for Jeffrey's rule (untimed, before a round)."""
+    uncertain._MARGINALS.clear()
 
 
 def _row(settings: Settings, net, cases, row: Row) -> Row:
@@ -62,6 +75,14 @@ def _row(settings: Settings, net, cases, row: Row) -> Row:
         counter[0] += 1
         return {s: p * (1 + 1e-9 * counter[0]) for s, p in likelihood.items()}
 
+    def fresh_soft(q: dict) -> dict:  # still a distribution: one state's share moved
+        counter[0] += 1
+        (first, p), *rest = q.items()
+        if not rest:
+            return q
+        shift = 1e-9 * (counter[0] % 1000)
+        return {first: p - shift, rest[0][0]: rest[0][1] + shift, **dict(rest[1:])}
+
     runs = {
         "hard": lambda: [net.posterior([x], e) for x, e, *_ in questions],
         "joint": lambda: [net.posterior([x, f], rest) for x, _, f, _, rest, _, _ in questions],
@@ -73,8 +94,13 @@ def _row(settings: Settings, net, cases, row: Row) -> Row:
                          for x, _, f, _, rest, _, q in questions],
         "likelihood new": lambda: [net.posterior([x], {**rest, f: fresh(lk)})
                                    for x, _, f, _, rest, lk, _ in questions],
+        "soft new": lambda: [net.posterior([x], rest, soft={f: fresh_soft(q)})
+                             for x, _, f, _, rest, _, q in questions],
     }
     for run in runs.values():  # warm the plan caches (and check every cell answers)
         run()
-    row.cells.update(measure_side_by_side(settings, runs, per=len(questions)))
+    runs["soft first"] = lambda _: runs["soft"]()
+    setups = {"soft first": forget}
+    runs["soft first"](forget())
+    row.cells.update(measure_side_by_side(settings, runs, setups, per=len(questions)))
     return row

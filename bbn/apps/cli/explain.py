@@ -6,6 +6,9 @@ normalisation — as text, Markdown (with LaTeX formulas) or a LaTeX fragment.
 P(C=T | A=T)
 ...
 0
+
+``--likelihood W=T:0.8,F:0.4`` adds likelihood evidence, derived as a virtual child
+λ(W) of W observed ``yes`` (docs/evidence.md).
 """
 
 from __future__ import annotations
@@ -14,13 +17,18 @@ import argparse
 
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import add_model_argument, read_model
+from bbn.core.errors import QueryError
 from bbn.questions.language import parse_query
+from bbn.questions.uncertain import read_weights
 from bbn.tasks.explain.derivation import explain
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser)
     parser.add_argument("query", help='e.g. "P(C=T | A=T)", "P(C | A=T)", "MAP(C, S | A=T)"')
+    parser.add_argument("--likelihood", action="append", default=[], metavar="W=T:0.8,F:0.4",
+                        help="likelihood evidence on W (per-state weights; repeatable), "
+                        "derived as a virtual child of W")
     parser.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
                         help="text (default), markdown (with LaTeX formulas) or a LaTeX "
                         "fragment")
@@ -28,7 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     net = read_model(args)
-    derivation = explain(net, parse_query(args.query))
+    likelihoods = {}
+    for item in args.likelihood:
+        variable, equals, weights = item.partition("=")
+        if not equals:
+            raise QueryError(f"--likelihood takes VARIABLE=STATE:NUMBER,..., as in "
+                             f"W=T:0.8,F:0.4; got {item!r}")
+        likelihoods[variable.strip()] = read_weights(variable.strip(), weights)
+    derivation = explain(net, parse_query(args.query), likelihoods)
     print({"text": derivation.to_text, "markdown": derivation.to_markdown,
            "latex": derivation.to_latex}[args.format]().rstrip("\n"))
     return EXIT_OK

@@ -35,6 +35,7 @@ from bbn.model.network import Network
 from bbn.questions import dispatch
 from bbn.questions.language import parse_query
 from bbn.questions.presentation import to_json, to_text
+from bbn.questions.uncertain import read_weights
 
 #: 16 MiB: the largest shared network (munin, 0.9 MiB as BIF) fits many times over.
 UPLOAD_LIMIT = 16 * 2**20
@@ -386,12 +387,4 @@ def _weights(net, variable: str, state: str):
     if ":" not in state or variable not in net.variables or net.is_gaussian(variable) or (
             state in net.states(variable)):
         return state
-    weights = {}
-    for part in state.split(","):
-        name, _, number = part.partition(":")
-        try:
-            weights[name.strip()] = float(number)
-        except ValueError:
-            raise QueryError(f"weights of {variable!r} are state:number pairs, as in "
-                             f"T:0.8,F:0.4; got {state!r}") from None
-    return weights
+    return read_weights(variable, state)

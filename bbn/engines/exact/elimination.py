@@ -416,10 +416,12 @@ def slice_tables(plan: Plan, tables: Sequence[np.ndarray],
 
 
 def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray],
-             logs: Callable[[Plan], list[np.ndarray]]) -> tuple[np.ndarray,
-                                                                np.ndarray | float, list]:
-    """Run the plan on its tables sliced by ``evidence``, safe from underflow (``logs``
-    gives the logs of the plan's tables, for the runs in logs).
+             logs: Callable[[Plan], list[np.ndarray]],
+             tables: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray,
+                                                                 np.ndarray | float, list]:
+    """Run the plan on its tables (``tables`` in their place when given) sliced by
+    ``evidence``, safe from underflow (``logs`` gives the logs of the tables run, for the
+    runs in logs).
 
     Returns ``(table, log_scale, choices)``: the result is ``table × exp(log_scale)``
     (``log_scale`` per case, an array, for a batched result; else a float). A result
@@ -427,7 +429,8 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray],
     case) is computed again in logs; it then comes back with largest entry 1, or all
     zeros when it is 0 exactly.
     """
-    table, choices = run_plan(plan, slice_tables(plan, plan.tables, evidence))
+    table, choices = run_plan(plan, slice_tables(plan, plan.tables if tables is None else
+                                                 tables, evidence))
     batched = plan.result_variables[:1] == (CASE,)
     if not batched and _trusted(table):
         return table, 0.0, choices  # the common case, first

@@ -48,6 +48,7 @@ from bbn.engines.exact.elimination import (
     trace_back,
 )
 from bbn.engines.exact.ordering import evidence_order
+from bbn.engines.exact.weighing import Weighing, posterior_factor
 from bbn.engines.protocol import NO_EVIDENCE, Evidence
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ _trees = lazy_attributes(__name__, {
 SEARCH_AGAIN_ABOVE = 1_000_000
 
 
-class Engine(CaseBatches):
+class Engine(CaseBatches, Weighing):
     """Exact inference on one revision of a network (variable elimination and junction
     trees), with everything it compiles kept for the next question.
 
@@ -188,8 +189,14 @@ class Engine(CaseBatches):
         query, observed, batched, maximize, prune = key
         network = self.network
         parents, cardinality, zero_free = self._plain_structure()
-        arguments = (parents, cardinality, query, observed, batched, maximize,
-                     zero_free if prune else None)
+        plan = self._searched_plan((parents, cardinality, query, observed, batched, maximize,
+                                    zero_free if prune else None), observed)
+        table = network.table  # a structure-only model fails here, naming the variable
+        plan.tables = [table(source.variable) for source in plan.sources]
+        return plan
+
+    def _searched_plan(self, arguments: tuple, observed: Sequence[str]) -> Plan:
+        """:func:`compile_plan` of ``arguments``, its order searched again when large."""
         plan = compile_plan(*arguments)
         if plan.cost.entries() > SEARCH_AGAIN_ABOVE:
             # Greedy min-fill on the pruned graph is sometimes far worse than the order
@@ -203,8 +210,6 @@ class Engine(CaseBatches):
                     plan = other
                 if fits(plan.cost):
                     break
-        table = network.table  # a structure-only model fails here, naming the variable
-        plan.tables = [table(source.variable) for source in plan.sources]
         return plan
 
     def _plain_structure(self) -> tuple[dict, dict, dict]:
@@ -401,19 +406,7 @@ class Engine(CaseBatches):
             return _trees("posteriors_one")(discrete._tree_source(), evidence.states,
                                             evidence.given)[variables[0]]
         table, _, _ = discrete._execute(plan, indices)
-        total = table.sum()
-        if not total > 0:
-            raise ImpossibleEvidenceError(evidence.given)
-        values = table / total
-        states = self.network.states
-        for v in variables:
-            if v in indices:  # P(V = v | ..., V = e) is 1 at e: a one-hot axis
-                one_hot = np.zeros(len(states[v]))
-                one_hot[indices[v]] = 1.0
-                values = np.multiply.outer(values, one_hot)
-        order = tuple(free + [v for v in variables if v in indices])
-        result = Factor.unchecked(order, {v: states[v] for v in order}, values)
-        return result.transpose(variables)
+        return posterior_factor(self.network.states, variables, free, evidence, table)
 
     def posteriors(self, evidence: Evidence = NO_EVIDENCE) -> dict[str, Factor]:
         """P(X | e) for every discrete variable X, by one junction-tree propagation (a

@@ -40,10 +40,12 @@ from bbn.engines.exact.elimination import (
     run_plan,
     slice_tables,
 )
+from bbn.engines.exact.weighing import virtual_name
 from bbn.questions import dispatch
 from bbn.questions.adjustment import adjustment_sets
 from bbn.questions.language import Query, parse_query
-from bbn.questions.resolution import resolve_query
+from bbn.questions.resolution import per_state, resolve_query
+from bbn.questions.uncertain import VIRTUAL_STATES
 from bbn.tasks.explain.decision_working import DECISION_KINDS, explain_decisions
 from bbn.tasks.explain.formatting import (
     MAX_WRITTEN,
@@ -58,7 +60,8 @@ if TYPE_CHECKING:
     from bbn.model.network import Network
 
 
-def explain(net: Network, query: str | Query) -> Derivation:
+def explain(net: Network, query: str | Query,
+            likelihoods: dict[str, dict[str, float]] | None = None) -> Derivation:
     """The derivation of ``P(...)``, ``MAP(...)`` or ``MPE(...)``: definition, factorisation,
     what drops out and why, the sums in the engine's order with their numbers,
     normalisation.
@@ -69,6 +72,9 @@ def explain(net: Network, query: str | Query) -> Derivation:
         A discrete network (evidence on Gaussian leaves is not explained).
     query : str or Query
         A question of the query language of kind ``P``, ``MAP`` or ``MPE``.
+    likelihoods : dict, optional
+        Likelihood evidence ``{variable: {state: number}}`` added to the query's: each
+        is derived as a virtual child λ(W) observed ``yes`` (docs/evidence.md).
 
     Returns
     -------
@@ -96,6 +102,8 @@ def explain(net: Network, query: str | Query) -> Derivation:
                          "network's are not written yet (bbn query answers it)")
     if isinstance(query, str):
         query = parse_query(query)
+    if likelihoods:
+        return _weighed(net, query, likelihoods)
     if query.kind in DECISION_KINDS:  # an influence diagram's: each option's EU as a sum
         return explain_decisions(net, query)
     if query.counterfactual:
@@ -189,6 +197,32 @@ def _intervened(net: Network, query: Query) -> Derivation:
             lines.append(f"In observed terms (back door or front door): {formula}")
     return replace(derivation, query=query, answer=dispatch.ask(net, query),
                    intervention=tuple(lines))
+
+
+def _weighed(net: Network, query: Query, likelihoods: dict) -> Derivation:
+    """The derivation of a question with likelihood evidence: the usual one on the
+    network with a virtual child λ(W) per likelihood, P(λ(W) = yes | W = w) = λ(w) /
+    max λ, observed ``yes`` — it appears in the factorisation and the sums."""
+    if query.kind in DECISION_KINDS or query.counterfactual or net.compiled().constraints:
+        raise QueryError("explain derives likelihood evidence for P(...), MAP(...) and "
+                         "MPE(...) of a Bayesian network")
+    view = net.compiled()
+    augmented = net.copy()
+    lines, observed = [], []
+    for v, weights in likelihoods.items():
+        lam = per_state(view, v, weights, "likelihood")
+        scaled = lam / lam.max()
+        name = virtual_name(v, augmented.variables)
+        augmented.add_variable(name, list(VIRTUAL_STATES), parents=[v],
+                               table=np.stack([scaled, 1.0 - scaled], axis=-1))
+        observed.append((name, VIRTUAL_STATES[0]))
+        shown = ", ".join(f"{s}: {x:g}" for s, x in zip(view.states[v], lam.tolist()))
+        ratios = ", ".join(f"{x:g}" for x in scaled.tolist())
+        lines.append(f"The likelihood of {v} ({shown}) is a virtual child {name} of {v}, "
+                     f"observed {VIRTUAL_STATES[0]}: P({name}={VIRTUAL_STATES[0]} | {v}) = "
+                     f"λ / max λ = {ratios} (only the ratios matter).")
+    derivation = explain(augmented, replace(query, evidence=(*query.evidence, *observed)))
+    return replace(derivation, likelihoods=tuple(lines))
 
 
 def _entries(states, step, inputs: list[Table], arrays: list[np.ndarray],

@@ -116,6 +116,8 @@ class Derivation:
     fraction: str | None
     #: for a question with do(...): what the intervention does (text, one line each)
     intervention: tuple[str, ...] = ()
+    #: for likelihood evidence: each likelihood's virtual child (text, one line each)
+    likelihoods: tuple[str, ...] = ()
 
     def to_text(self) -> str:
         """The derivation as plain text (Unicode: Σ, ×, ψ)."""
@@ -277,6 +279,9 @@ def _sections(d: Derivation, n: _Notation) -> list[_Section]:
     last = d.steps[-1]
     final = _final_name(d, n)
     sections = []
+    if d.likelihoods:
+        sections.append(_Section("The likelihood evidence", [("text", line)
+                                                             for line in d.likelihoods]))
     if d.intervention:
         sections.append(_Section("The intervention", [("text", line)
                                                       for line in d.intervention]))

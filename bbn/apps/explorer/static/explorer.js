@@ -224,10 +224,66 @@ function toggle(variable, state) {
   return update(findings, clicked);
 }
 
+// ------------------------------------------------------------ likelihoods
+// A finding may be per-state weights, sent as "T:0.8,F:0.4" (docs/evidence.md).
+function weightInputs() {
+  const box = document.getElementById("weights-states");
+  box.replaceChildren();
+  const name = document.getElementById("weights-variable").value;
+  const variable = explorer.model.variables.find((v) => v.name === name);
+  if (!variable) return;
+  const current = explorer.findings.get(name);
+  const given = new Map();
+  if (current !== undefined && !variable.states.includes(current)) {
+    for (const part of current.split(",")) {
+      const i = part.lastIndexOf(":");
+      given.set(part.slice(0, i), part.slice(i + 1));
+    }
+  }
+  for (const state of variable.states) {
+    const label = document.createElement("label");
+    label.className = "weight";
+    const text = document.createElement("span");
+    text.textContent = state;
+    const input = document.createElement("input");
+    Object.assign(input, {type: "number", min: "0", step: "any", required: true,
+                          value: given.get(state) ?? (current === undefined ? "1"
+                            : current === state ? "1" : "0")});
+    input.dataset.state = state;
+    label.append(text, input);
+    box.append(label);
+  }
+}
+
+function weigh(event) {
+  event.preventDefault();
+  const name = document.getElementById("weights-variable").value;
+  const inputs = document.querySelectorAll("#weights-states input");
+  if (!name || !inputs.length) return undefined;
+  const weights = Array.from(inputs, (input) => `${input.dataset.state}:${input.value}`);
+  const findings = new Map(explorer.findings);
+  findings.set(name, weights.join(","));
+  return update(findings, performance.now());
+}
+
+function weightVariables(model) {
+  const select = document.getElementById("weights-variable");
+  select.replaceChildren();
+  for (const variable of model.variables) {
+    if (variable.continuous) continue;
+    const option = document.createElement("option");
+    option.value = variable.name;
+    option.textContent = variable.name;
+    select.append(option);
+  }
+  weightInputs();
+}
+
 async function load(model) {
   explorer.model = model;
   explorer.findings = new Map();
   draw(model);
+  weightVariables(model);
   setZoom(Math.min(1.5, Math.max(1, fitting())));   // a large network scrolls: text stays legible
   showTop();
   await update(new Map());
@@ -275,6 +331,8 @@ async function start() {
   document.getElementById("query-form").addEventListener("submit", ask);
   document.getElementById("upload").addEventListener("change", upload);
   document.getElementById("clear").addEventListener("click", () => update(new Map()));
+  document.getElementById("weights-form").addEventListener("submit", weigh);
+  document.getElementById("weights-variable").addEventListener("change", weightInputs);
   document.getElementById("zoom-in").addEventListener("click",
     () => setZoom(explorer.zoom * 1.25));
   document.getElementById("zoom-out").addEventListener("click",

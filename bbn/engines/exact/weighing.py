@@ -1,0 +1,305 @@
+"""Likelihoods weighed into the elimination: a virtual child per weighed variable, its
+numbers given with each question, its plan compiled once per question shape.
+
+    P(Q | e, λ) ∝ Σ_h Π_i P(Xi | parents(Xi)) |_e · Π_W λ_W(w)
+
+A likelihood λ_W on W is W's *virtual child*: an observed variable whose sliced table is
+λ_W. The plan is compiled for the shape (query, observed, weighed variables) as for any
+observed child — W is summed out, not sliced, and the virtual child keeps W's ancestors
+relevant — and kept by the engine like every plan; the numbers of λ enter only when the
+plan runs, so new numbers cost what repeated ones do. Where λ has no zero the virtual
+child cannot make P(e) zero, and what the evidence d-separates from the query is dropped
+as for hard findings (a likelihood on a variable d-separated from the query costs
+nothing). A batch of N cases gives each case its own λ (an ``(N, |W|)`` array).
+
+>>> import bbn, numpy as np
+>>> engine = bbn.load("models/chair.bn").engine
+>>> from bbn.engines.protocol import Evidence
+>>> hard = engine.posterior(["C"], Evidence({"A": 0, "W": 0}, {}, {})).values
+>>> weighed = engine.weighed_posterior(["C"], Evidence({"A": 0}, {}, {}),
+...                                    {"W": np.array([1.0, 0.0])}).values
+>>> bool(np.allclose(hard, weighed, atol=1e-15))
+True
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from bbn.core.codes import observed_groups
+from bbn.core.errors import ImpossibleEvidenceError
+from bbn.core.factor import Factor
+from bbn.engines.exact.elimination import CASE, Plan, check_memory, evaluate
+from bbn.engines.protocol import NO_EVIDENCE, Evidence, impossible_case
+
+
+def virtual_name(variable: str, taken: Mapping) -> str:
+    """The name of ``variable``'s virtual child: ``λ(W)``, primed until not in ``taken``.
+
+    >>> virtual_name("W", {"λ(W)": 1})
+    "λ(W)'"
+    """
+    name = f"λ({variable})"
+    while name in taken:
+        name += "'"
+    return name
+
+
+class Weighing:
+    """The exact engine's questions with likelihoods (a mixin of :class:`bbn.Engine`,
+    which provides ``network``, ``_plans``, ``_once``, ``_plain_structure``, ``_logs`` and
+    ``_searched_plan``).
+
+    Examples
+    --------
+    >>> import bbn
+    >>> isinstance(bbn.load("models/chair.bn").engine, Weighing)
+    True
+    """
+
+    def weighed_plan(self, query: Sequence[str], observed: Sequence[str],
+                     weighed: Sequence[tuple[str, bool]], batched: bool = False) -> Plan:
+        """The elimination plan of P(query, e, λ) (compiled once per shape): ``observed``
+        sliced, each variable of ``weighed`` — (variable, whether its likelihood has no
+        zero) pairs — given a virtual child, observed. The virtual children's sources are
+        named by :func:`virtual_name`; their ``tables`` are None (the numbers come with
+        each question: :meth:`run_weighed`).
+
+        Parameters
+        ----------
+        query, observed : sequence of str
+            As for :meth:`bbn.Engine.plan`.
+        weighed : sequence of (str, bool)
+            The weighed variables, each with whether its likelihood is positive.
+        batched : bool, default False
+            A leading case axis.
+
+        Returns
+        -------
+        Plan
+
+        Examples
+        --------
+        >>> import bbn
+        >>> plan = bbn.load("models/chair.bn").engine.weighed_plan(["C"], ["A"], [("W", True)])
+        >>> [s.variable for s in plan.sources if s.variable.startswith("λ")]
+        ['λ(W)']
+        """
+        key = ("weighed", tuple(query), tuple(sorted(observed)), tuple(weighed), batched)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._once.get(self._plans, key, lambda: self._compile_weighed(key))
+        return plan
+
+    def _compile_weighed(self, key: tuple) -> Plan:
+        _, query, observed, weighed, batched = key
+        parents, cardinality, zero_free = (dict(d) for d in self._plain_structure())
+        virtual = {}
+        for v, positive in weighed:
+            name = virtual_name(v, parents)
+            parents[name], cardinality[name], zero_free[name] = (v,), 1, positive
+            virtual[name] = v
+        plan = self._searched_plan((parents, cardinality, query, [*observed, *virtual],
+                                    batched, (), zero_free), observed)
+        table = self.network.table
+        plan.tables = [None if s.variable in virtual else table(s.variable)
+                       for s in plan.sources]
+        return plan
+
+    def run_weighed(self, plan: Plan, indices: Mapping[str, int | np.ndarray],
+                    weights: Mapping[str, np.ndarray], cases: int = 1):
+        """(table, log scale) of a :meth:`weighed_plan` run: the result is table ×
+        exp(log scale), safe from underflow.
+
+        Parameters
+        ----------
+        plan : Plan
+            From :meth:`weighed_plan`.
+        indices : dict
+            The hard findings, ``{variable: state index}`` (``(N,)`` arrays for a batch).
+        weights : dict
+            ``{variable: λ}`` for each weighed variable of the plan: ``(|W|,)``, or
+            ``(N, |W|)`` for a batch of N cases.
+        cases : int, default 1
+            The cases of a batch (for the memory check).
+
+        Returns
+        -------
+        tuple
+            ``(table, log_scale)``.
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> plan = engine.weighed_plan(["W"], [], [("W", True)])
+        >>> table, scale = engine.run_weighed(plan, {}, {"W": np.array([1.0, 0.0])})
+        >>> table.round(6).tolist(), scale
+        ([0.722, 0.0], 0.0)
+        """
+        tables = list(plan.tables)
+        evidence = dict(indices)
+        weighed = []  # positions of the virtual children's tables
+        for i, source in enumerate(plan.sources):
+            if tables[i] is None:  # a virtual child of W = source.free[-1]: λ_W, read
+                w = weights[source.free[-1]]  # where the child is observed
+                if w.ndim == 2:  # a batch: case k reads column k
+                    tables[i], evidence[source.variable] = w.T, np.arange(len(w))
+                else:
+                    tables[i], evidence[source.variable] = w[:, None], 0
+                weighed.append(i)
+        def logs(_: Plan) -> list[np.ndarray]:
+            real = copy.copy(plan)  # the network's tables' logs are kept by the engine
+            real.sources = [s for i, s in enumerate(plan.sources) if i not in weighed]
+            real.tables = [t for i, t in enumerate(plan.tables) if i not in weighed]
+            found = iter(self._logs(real))
+            with np.errstate(divide="ignore"):
+                return [np.log(t) if i in weighed else next(found)
+                        for i, t in enumerate(tables)]
+
+        check_memory(plan.cost, cases)
+        table, scale, _ = evaluate(plan, evidence, logs, tables)
+        return table, scale
+
+    def weighed_posterior(self, variables: Sequence[str], evidence: Evidence = NO_EVIDENCE,
+                          weights: Mapping[str, np.ndarray] | None = None) -> Factor:
+        """P(variables | e, λ) as a normalised :class:`Factor` (an observed variable
+        one-hot at its state), each ``weights[W]`` the likelihood λ_W over W's states.
+
+        Parameters
+        ----------
+        variables : sequence of str
+            The query variables, checked already.
+        evidence : Evidence
+            The hard findings, state indices (no numbers on Gaussian leaves).
+        weights : dict, optional
+            ``{variable: λ}``, each λ ≥ 0 with one number per state.
+
+        Returns
+        -------
+        Factor
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(e, λ) = 0.
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> engine.weighed_posterior(["C"], Evidence({"A": 0}, {}, {}),
+        ...                          {"W": np.array([0.8, 0.4])}).values.round(6).tolist()
+        [0.936426, 0.063574]
+        """
+        weights = weights or {}
+        variables = list(variables)
+        indices = evidence.states
+        free = [v for v in variables if v not in indices]
+        plan = self.weighed_plan(free, list(indices), tuple(
+            (v, 0.0 not in w.tolist()) for v, w in weights.items()))
+        table, _ = self.run_weighed(plan, indices, weights)
+        return posterior_factor(self.network.states, variables, free, evidence, table)
+
+
+    def weighed_posterior_of_cases(self, variables: Sequence[str],
+                                   codes: Mapping[str, np.ndarray],
+                                   weights: Mapping[str, np.ndarray], row_names=None,
+                                   impossible: str = "raise") -> np.ndarray:
+        """P(variables | e_i, λ_i) for N cases: hard findings as state indices (−1 where a
+        case does not observe the variable), each case's own likelihoods; one batched
+        elimination per group of cases observing the same columns.
+
+        Parameters
+        ----------
+        variables : sequence of str
+            The query variables.
+        codes : dict
+            ``{variable: (N,) state indices}``, −1 where missing.
+        weights : dict
+            ``{variable: (N, |W|) likelihoods}`` (a row of ones: no finding on W).
+        row_names : sequence, optional
+            How errors name the cases.
+        impossible : {"raise", "nan"}
+            What to do with a case whose evidence is impossible.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(N, |X1|, ..., |Xk|)``.
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            For a case whose evidence is impossible (NaN rows with ``impossible="nan"``).
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> engine.weighed_posterior_of_cases(
+        ...     ["C"], {"A": np.array([0, 0])},
+        ...     {"W": np.array([[0.8, 0.4], [1.0, 0.0]])}).round(6).tolist()
+        [[0.936426, 0.063574], [0.998583, 0.001417]]
+        """
+        variables = list(variables)
+        n = len(next(iter(weights.values())))
+        shape = tuple(self.network.cardinality[v] for v in variables)
+        columns = list(codes)
+        matrix = (np.stack([np.asarray(codes[c], dtype=np.intp) for c in columns], axis=1)
+                  if columns else np.zeros((n, 0), dtype=np.intp))
+        result = np.empty((n,) + shape)
+        for rows, pattern in (observed_groups(matrix >= 0) if n else ()):
+            observed = [c for c, seen in zip(columns, pattern) if seen]
+            group = {v: np.asarray(w, dtype=float)[rows] for v, w in weights.items()}
+            plan = self.weighed_plan(variables, observed, tuple(
+                (v, bool((w > 0).all())) for v, w in group.items()), batched=True)
+            table, _ = self.run_weighed(plan, {c: matrix[rows, columns.index(c)]
+                                               for c in observed}, group, cases=len(rows))
+            if plan.result_variables[:1] != (CASE,):  # the evidence says nothing of it
+                table = np.broadcast_to(table, (len(rows),) + shape)
+            totals = table.reshape(len(rows), -1).sum(axis=1)
+            zero = ~(totals > 0)
+            if zero.any():
+                if impossible == "raise":
+                    k = int(np.flatnonzero(zero)[0])
+                    row = int(rows[k])
+                    states = self.network.states
+                    shown = {**{c: states[c][int(matrix[row, columns.index(c)])]
+                                for c in observed},
+                             **{v: dict(zip(states[v], w[k].tolist()))
+                                for v, w in group.items()}}
+                    raise impossible_case(shown, row, row_names)
+                totals[zero] = np.nan
+            result[rows] = table / totals.reshape((-1,) + (1,) * len(shape))
+        return result
+
+
+def posterior_factor(states: Mapping[str, tuple[str, ...]], variables: list[str],
+                     free: list[str], evidence: Evidence, table: np.ndarray) -> Factor:
+    """The posterior of ``variables`` from ``table`` (the unnormalised joint of the
+    ``free`` ones with the evidence): normalised, each observed variable a one-hot axis
+    at its state, in the order of ``variables``; ImpossibleEvidenceError when it sums
+    to 0.
+
+    >>> from bbn.engines.protocol import Evidence
+    >>> posterior_factor({"A": ("T", "F"), "B": ("T", "F")}, ["B", "A"], ["A"],
+    ...                  Evidence({"B": 1}, {}, {}), np.array([1.0, 3.0])).values.tolist()
+    [[0.0, 0.0], [0.25, 0.75]]
+    """
+    total = table.sum()
+    if not total > 0:
+        raise ImpossibleEvidenceError(evidence.given)
+    values = table / total
+    indices = evidence.states
+    for v in variables:
+        if v in indices:  # P(V = v | ..., V = e) is 1 at e: a one-hot axis
+            one_hot = np.zeros(len(states[v]))
+            one_hot[indices[v]] = 1.0
+            values = np.multiply.outer(values, one_hot)
+    order = tuple(free + [v for v in variables if v in indices])
+    result = Factor.unchecked(order, {v: states[v] for v in order}, values)
+    return result.transpose(variables)
