@@ -27,6 +27,7 @@ that revision's engine (``net.engine``, :class:`bbn.Engine`), which keeps what i
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -45,6 +46,7 @@ from bbn.model.conditional_tables import ConditionalTables
 from bbn.model.dag import DAG, assembled
 from bbn.model.gaussian_leaves import GaussianLeaves, gaussian_leaf
 from bbn.model.markov import MarkovNetwork
+from bbn.model.softmax_nodes import SoftmaxNodes
 from bbn.model.variables import PackedTables, Variable, require, unpacked
 from bbn.questions import dispatch
 from bbn.views.compiled import CompiledNetwork
@@ -53,7 +55,8 @@ from bbn.views.factor_graph import FactorGraph
 __all__ = ["Network", "PackedTables"]
 
 
-class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuestions):
+class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuestions,
+              SoftmaxNodes):
     """A discrete Bayesian network.
 
     Variables keep the order in which they were added (``variables``), parents keep the
@@ -316,6 +319,9 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
                     states, parents, cardinality, tables, zero_free, gaussian)))
             if compact:  # large noisy tables: answered through their chains
                 compiled = chained_view(compiled, compact)
+                softmax = {v: c for v, c in compact.items() if c.kind == "softmax"}
+                if softmax:  # discrete variables with continuous parents
+                    compiled = dataclasses.replace(compiled, softmax=MappingProxyType(softmax))
             self._compiled = compiled
         return compiled
 

@@ -186,6 +186,7 @@ class Kind(NamedTuple):
     approximate: str | None = None
     joint: bool = False
     structural: bool = False
+    view: bool = False  # the approximate answer reads the Answering, not the factor graph
 
 
 def _probability_or_posterior(answering: Answering, question: Question, model, **options):
@@ -292,6 +293,10 @@ KINDS: dict[str, Kind] = {
     "EVPI": Kind("bbn.questions.expected_utility:answer_evpi"),
     "CONTINUOUS": Kind("bbn.questions.continuous_answers:answer_continuous"),
     "CONTINUOUS_POSTERIORS": Kind("bbn.questions.continuous_answers:answer_continuous_posteriors"),
+    "HYBRID": Kind("bbn.questions.hybrid_answers:refuse", None,
+                   "bbn.questions.hybrid_answers:answer_hybrid", view=True),
+    "HYBRID_POSTERIORS": Kind("bbn.questions.hybrid_answers:refuse", None,
+                              "bbn.questions.hybrid_answers:answer_hybrid_posteriors", view=True),
 }
 
 
@@ -354,7 +359,8 @@ def answer(model: Model, question: Question, method=EXACT, **options):
     if how.approximate is None:
         raise QueryError(f"{question.kind} questions are answered exactly only; "
                          "leave out method")
-    return reference(how.approximate)(factor_graph(model), question, method)
+    return reference(how.approximate)(answering(model, question.network) if how.view else
+                                      factor_graph(model), question, method)
 
 
 def _ask(model: Model, asked: Asked, method=EXACT, **options):

@@ -106,7 +106,7 @@ class Question(NamedTuple):
 _CONTINUOUS = {
     "parent": ("{v!r} is continuous (Gaussian) and cannot be a parent of {value!r}: a "
                "discrete variable with continuous parents needs a logistic or softmax "
-               "form, which bbn does not have; a Gaussian child may have it as a parent"),
+               "form (add_logistic, add_softmax); a Gaussian child may have it as a parent"),
     "table": ("{v!r} is continuous (Gaussian) and has no probability table; see "
               "gaussian_parameters"),
     "subject": ("{v!r} is continuous: it can be evidence ({v}=3.2), or asked about without "
@@ -229,12 +229,27 @@ def continuous_kind(network: CompiledNetwork, kind: str, targets: Sequence[str],
     Gaussian with continuous parents (:mod:`bbn.questions.continuous_answers`). Findings
     on Gaussians without continuous parents keep the discrete engine's weighting (the
     unobserved Gaussians sum out)."""
+    if network.softmax:  # a discrete variable with continuous parents: sampled
+        return hybrid_kind(network, kind, evidence)
     if kind not in ("P", "POSTERIORS") or not network.gaussian or type(evidence) is Cases:
         return kind
     linear = any(network.gaussian[v].continuous for v in evidence.values)
     if linear or any(v in network.gaussian for v in targets):
         return "CONTINUOUS" if kind == "P" else "CONTINUOUS_POSTERIORS"
     return kind
+
+
+def hybrid_kind(network: CompiledNetwork, kind: str, evidence: Evidence | Cases) -> str:
+    """``"P"`` → ``"HYBRID"``, ``"POSTERIORS"`` → ``"HYBRID_POSTERIORS"`` in a network
+    with softmax variables (:mod:`bbn.questions.hybrid_answers`); other kinds and
+    batches are refused, naming the variable."""
+    if kind in ("P", "POSTERIORS") and type(evidence) is not Cases:
+        return "HYBRID" if kind == "P" else "HYBRID_POSTERIORS"
+    v = next(iter(network.softmax))
+    raise ModelError(f"{v!r} is discrete with continuous parents (softmax form): such "
+                     f"networks answer posteriors of one case by likelihood weighting "
+                     f"(method='lw') only, not {kind} questions"
+                     + (" on a batch" if type(evidence) is Cases else ""))
 
 
 def resolve_evidence(network: CompiledNetwork, evidence: Mapping | None,
@@ -365,7 +380,8 @@ def _written(network: CompiledNetwork, asked: Asked) -> Question:
         raise QueryError("MAP takes variables without states, as in MAP(C, S | A=T)")
     free = tuple(v for v, s in query.targets if s is None)
     evidence = Evidence(states, values, query.evidence_dict)
-    kind = continuous_kind(network, asked.kind, free, evidence) if not assigned else asked.kind
+    kind = continuous_kind(network, asked.kind, free, evidence) if not assigned or \
+        network.softmax else asked.kind
     return Question(kind, free, assigned, evidence, network)
 
 
@@ -393,6 +409,8 @@ def _variables(network: CompiledNetwork, asked: Asked) -> Question:
     """``posterior(variables, evidence)`` and ``map(variables, evidence)``: MAP checks
     its variables and takes discrete evidence only."""
     if asked.kind == "MAP":
+        if network.softmax:
+            hybrid_kind(network, asked.kind, NO_EVIDENCE)
         variables = [asked.targets] if isinstance(asked.targets, str) else list(asked.targets)
         check_variables(network, variables)
         evidence = resolve_evidence(network, asked.evidence, numbers=False)
@@ -407,6 +425,8 @@ def _variables(network: CompiledNetwork, asked: Asked) -> Question:
 
 def _assignment(network: CompiledNetwork, asked: Asked) -> Question:
     """``probability(assignment, evidence)``: discrete evidence, states as indices."""
+    if network.softmax:
+        hybrid_kind(network, asked.kind, NO_EVIDENCE)
     given = resolve_evidence(network, asked.evidence, numbers=False)
     both = resolve_evidence(network, asked.targets, numbers=False).states
     return Question(asked.kind, (), {v: both[v] for v in asked.targets or ()}, given, network)
