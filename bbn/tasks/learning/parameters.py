@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bbn.core.errors import DataError, ModelError
+from bbn.core.errors import DataError
 from bbn.core.progress import Progress
 from bbn.io.chunks import source_name
 from bbn.model.network import Network
@@ -33,6 +33,7 @@ from bbn.tasks.learning.estimators import (
     table_from_counts,
 )
 from bbn.tasks.learning.gaussian import check_ddof, epsilon_from_moments, gaussian_from_moments
+from bbn.tasks.learning.linear_em import linear_em
 from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.noisy_em import learn_noisy, noisy_variables, without_parents
 from bbn.tasks.learning.policies import MISSING_POLICIES
@@ -136,9 +137,9 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     if missing == "em":
         linear = [v for v in net.variables if net.is_gaussian(v)
                   and any(net.is_gaussian(p) for p in net.parents(v))]
-        if linear:
-            raise ModelError(f"EM does not learn Gaussians with continuous parents yet "
-                             f"({linear[0]!r}); learn from complete rows (missing='drop')")
+        if linear:  # the discrete columns complete: the conditional normal per pattern
+            return linear_em(net, data, columns=columns, tol=tol, max_iter=max_iter,
+                             ddof=ddof, chunksize=chunksize, progress=progress).network
         return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                   seed=seed, ddof=ddof, var_smoothing=var_smoothing,
                   chunksize=chunksize, progress=progress).network
