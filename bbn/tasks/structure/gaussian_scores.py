@@ -1,0 +1,229 @@
+"""Gaussian family scores for a structure search over continuous columns.
+
+For a child X with continuous parents U (|U| = k) over n complete rows, the maximum
+log-likelihood of the linear Gaussian X | U ~ N(b_0 + bᵀu, σ²) depends on the residual
+sum of squares only, which the centred cross-product matrix C = Σ (x − x̄)(x − x̄)ᵀ of
+all columns gives for every family at once:
+
+    RSS(X | U) = C_XX − C_XU C_UU⁻¹ C_UX,      loglik = −n/2 · (ln(2π · RSS/n) + 1)
+
+    bic-g = loglik − (k + 2)/2 · ln n,   aic-g = loglik − (k + 2),   loglik-g = loglik
+
+(k + 2 parameters: the intercept, k weights and the variance; bnlearn's ``bic-g`` and
+pgmpy's ``BICGauss``). :class:`GaussianFamilyScores` answers the hill climb
+(:mod:`bbn.tasks.structure.hill_climbing`) as
+:class:`~bbn.tasks.structure.family_scores.FamilyScores` does for counts; each family
+costs one k × k solve, and the data are read once.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> a = rng.normal(size=500); b = 2 * a + rng.normal(size=500)
+>>> scores = GaussianFamilyScores(("a", "b"), np.column_stack([a, b]), "bic-g")
+>>> bool(scores.score(1, (0,)) > scores.score(1, ()))
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from bbn.core.data import numeric_column, read_data
+from bbn.core.errors import DataError, ModelError
+from bbn.core.progress import reporter
+from bbn.tasks.learning.parameters import learn
+from bbn.tasks.structure.hill_climbing import ClimbOptions, hill_climb
+from bbn.tasks.structure.knowledge import Knowledge
+from bbn.tasks.structure.learned import LearnedNetwork
+from bbn.tasks.structure.method import Settings
+
+#: The Gaussian scores by name: the penalty per parameter (× ln n for BIC).
+GAUSSIAN_SCORES = {"bic-g": "bic", "aic-g": "aic", "loglik-g": "loglik"}
+
+
+class GaussianFamilyScores:
+    """The cached Gaussian score of every family asked for.
+
+    Parameters
+    ----------
+    variables : tuple of str
+        The columns' names.
+    values : numpy.ndarray
+        The rows, shape ``(n, p)``, complete and finite.
+    score : {"bic-g", "aic-g", "loglik-g"}
+        The score.
+
+    Attributes
+    ----------
+    scored, hits, skipped_memory : int
+        Families scored, answered from the cache, and (always 0) skipped.
+
+    Raises
+    ------
+    DataError
+        For fewer than two rows, or a column with no variance.
+
+    Examples
+    --------
+    >>> x = np.array([[0.0, 1.0], [1.0, 3.1], [2.0, 4.9], [3.0, 7.0]])
+    >>> scores = GaussianFamilyScores(("x", "y"), x, "loglik-g")
+    >>> round(scores.score(1, (0,)), 4)     # RSS 0.018: −2 (ln(2π · 0.0045) + 1)
+    5.1316
+    """
+
+    def __init__(self, variables: Sequence[str], values: np.ndarray, score: str) -> None:
+        self.variables = tuple(variables)
+        n = len(values)
+        if n < 2:
+            raise DataError(f"a Gaussian structure score needs at least 2 rows, got {n}")
+        centred = values - values.mean(axis=0)
+        self.cross = centred.T @ centred
+        flat = np.flatnonzero(np.diag(self.cross) <= 1e-12 * max(1.0, float(
+            np.abs(self.cross).max())))
+        if len(flat):
+            raise DataError(f"column {self.variables[int(flat[0])]!r} is constant: a "
+                            "Gaussian score needs variance in every column")
+        self.n = n
+        self.penalty = {"bic": 0.5 * math.log(n), "aic": 1.0, "loglik": 0.0}[
+            GAUSSIAN_SCORES[score]]
+        self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
+        self.scored = self.hits = self.skipped_memory = 0
+
+    def log_likelihood(self, child: int, parents: Sequence[int]) -> float:
+        """The maximum log-likelihood of ``child`` given ``parents``."""
+        c, u = self.cross, list(parents)
+        rss = c[child, child]
+        if u:
+            rss -= c[child, u] @ np.linalg.solve(c[np.ix_(u, u)], c[u, child])
+        rss = max(float(rss), 1e-300)
+        return -0.5 * self.n * (math.log(2 * math.pi * rss / self.n) + 1.0)
+
+    def score(self, child: int, parents: Sequence[int]) -> float:
+        """s(child, parents): log-likelihood − penalty · (|parents| + 2)."""
+        key = (child, tuple(sorted(parents)))
+        known = self.cache.get(key)
+        if known is not None:
+            self.hits += 1
+            return known
+        value = self.log_likelihood(child, key[1]) - self.penalty * (len(key[1]) + 2)
+        self.cache[key] = value
+        self.scored += 1
+        return value
+
+    def gains(self, child: int, parents: Sequence[int], others: Sequence[int]) -> np.ndarray:
+        """The score change of toggling each p of ``others`` in the child's ``parents``."""
+        current = tuple(sorted(parents))
+        base = self.score(child, current)
+        return np.array([self.score(child, tuple(q for q in current if q != p) if p in current
+                                    else (*current, p)) - base for p in others])
+
+    def prefetch(self, needed: np.ndarray) -> None:
+        """Nothing to do: a family costs one small solve."""
+
+
+def numeric_frame(frame) -> bool:
+    """Whether every column of a DataFrame is a float column with a non-whole value
+    (continuous data, not codes).
+
+    >>> import pandas as pd
+    >>> numeric_frame(pd.DataFrame({"a": [0.5, 1.0]})), numeric_frame(pd.DataFrame({"a": [0, 1]}))
+    (True, False)
+    """
+    columns = [frame[c] for c in frame.columns]
+    return bool(columns) and all(
+        c.dtype.kind == "f" and bool((c.dropna() % 1 != 0).any()) for c in columns)
+
+
+#: Restarts of the Gaussian hill climb unless ``restarts=`` is given.
+RESTARTS = 5
+
+
+class _Columns(NamedTuple):
+    """What the climb reads of the data: the variables."""
+
+    variables: tuple[str, ...]
+
+
+def gaussian_structure(data, method: str, score: str, *, columns=None, required=(),
+                       forbidden=(), tiers=None, max_parents=None, start=None,
+                       missing: str = "error", seed: int = 0, progress=None,
+                       name: str = "learned", options=None) -> LearnedNetwork:
+    """A linear Gaussian network learned from continuous columns: hill climbing on a
+    Gaussian score, then least squares per family (:func:`bbn.learn`).
+
+    Parameters
+    ----------
+    data : DataFrame, path or array
+        Continuous rows, one column per variable.
+    method : {"hc", "hybrid"}
+        ``"hybrid"`` (the default of :func:`bbn.learn_structure`) climbs from the empty
+        graph, as ``"hc"``; the constraint-based methods need discrete data.
+    score : {"bic-g", "aic-g", "loglik-g"}
+    columns, required, forbidden, tiers, max_parents, start, missing, seed, progress, name
+        As for :func:`bbn.learn_structure`; ``missing="drop"`` keeps the complete rows.
+    options : dict, optional
+        Hill-climbing options (``tabu_length``, ``restarts``...); ``restarts`` defaults
+        to :data:`RESTARTS` here (a family costs one small solve, and a v-structure is
+        often missed by a single climb: 2 of 4 samples of 5,000 rows in the tests).
+
+    Returns
+    -------
+    LearnedNetwork
+
+    Raises
+    ------
+    ModelError
+        For another method, or knowledge that contradicts itself.
+    DataError
+        For a missing value (``missing="error"``), a text cell, or a constant column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(1)
+    >>> a = rng.normal(size=2000); b = a + rng.normal(size=2000)
+    >>> c = b + rng.normal(size=2000)
+    >>> net = gaussian_structure(pd.DataFrame({"a": a, "b": b, "c": c}), "hc", "bic-g")
+    >>> len(net.arcs()), net.is_gaussian("c"), net.method_
+    (2, True, 'hc')
+    """
+    if method not in ("hc", "hybrid"):
+        raise ModelError(f"method {method!r} needs discrete data; continuous columns are "
+                         "searched by hill climbing (method='hc') on a Gaussian score, or "
+                         "cut into intervals first (discretize='quantile')")
+    frame, source = read_data(data, columns)
+    variables = tuple(frame.columns)
+    values = np.column_stack([numeric_column(frame[v], v, source) for v in variables])
+    holes = np.isnan(values).any(axis=1)
+    if holes.any():
+        if missing != "drop":
+            row, column = (int(i) for i in np.argwhere(np.isnan(values))[0])
+            raise DataError(f"{source}: column {variables[column]!r}, row {row}: missing "
+                            "value; pass missing='drop' to search on the complete rows")
+        frame, values = frame[~holes], values[~holes]
+    knowledge = Knowledge.build(variables, required, forbidden, tiers, max_parents)
+    first = None
+    if start is not None:
+        parents = [set() for _ in variables]
+        for p, c in (*start.arcs(), *((variables[p], variables[c])
+                                       for p, c in knowledge.required)):
+            parents[variables.index(c)].add(variables.index(p))
+        first = tuple(tuple(sorted(ps)) for ps in parents)
+        knowledge.check_dag(first, "the start network (with the required arcs)")
+    settings = Settings(score=score, seed=int(seed), start=first, progress=reporter(progress),
+                        options={"restarts": RESTARTS, **(options or {})})
+    scores = GaussianFamilyScores(variables, values, score)
+    found = hill_climb(_Columns(variables), knowledge, settings,
+                       ClimbOptions.read(settings, "hc"), scores=scores)
+    knowledge.check_dag(found.parents, "the structure found by 'hc'")
+    structure = LearnedNetwork(name)
+    for v in variables:
+        structure.add_gaussian_variable(v)
+    for c, ps in enumerate(found.parents):
+        if ps:
+            structure.set_parents(variables[c], [variables[p] for p in ps])
+    learned = learn(structure, frame[list(variables)])
+    return learned.record("hc", found.score, [], found.statistics)
