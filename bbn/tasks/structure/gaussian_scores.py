@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bbn.core.data import numeric_column, read_data
-from bbn.core.errors import DataError, ModelError
+from bbn.core.errors import DataError
 from bbn.core.progress import reporter
 from bbn.tasks.learning.parameters import learn
 from bbn.tasks.structure.hill_climbing import ClimbOptions, hill_climb
@@ -147,7 +147,7 @@ class _Columns(NamedTuple):
     variables: tuple[str, ...]
 
 
-def gaussian_structure(data, method: str, score: str, *, columns=None, required=(),
+def gaussian_structure(data, score: str, *, columns=None, required=(),
                        forbidden=(), tiers=None, max_parents=None, start=None,
                        missing: str = "error", seed: int = 0, progress=None,
                        name: str = "learned", options=None) -> LearnedNetwork:
@@ -158,9 +158,6 @@ def gaussian_structure(data, method: str, score: str, *, columns=None, required=
     ----------
     data : DataFrame, path or array
         Continuous rows, one column per variable.
-    method : {"hc", "hybrid"}
-        ``"hybrid"`` (the default of :func:`bbn.learn_structure`) climbs from the empty
-        graph, as ``"hc"``; the constraint-based methods need discrete data.
     score : {"bic-g", "aic-g", "loglik-g"}
     columns, required, forbidden, tiers, max_parents, start, missing, seed, progress, name
         As for :func:`bbn.learn_structure`; ``missing="drop"`` keeps the complete rows.
@@ -176,7 +173,7 @@ def gaussian_structure(data, method: str, score: str, *, columns=None, required=
     Raises
     ------
     ModelError
-        For another method, or knowledge that contradicts itself.
+        For knowledge that contradicts itself.
     DataError
         For a missing value (``missing="error"``), a text cell, or a constant column.
 
@@ -186,14 +183,10 @@ def gaussian_structure(data, method: str, score: str, *, columns=None, required=
     >>> rng = np.random.default_rng(1)
     >>> a = rng.normal(size=2000); b = a + rng.normal(size=2000)
     >>> c = b + rng.normal(size=2000)
-    >>> net = gaussian_structure(pd.DataFrame({"a": a, "b": b, "c": c}), "hc", "bic-g")
+    >>> net = gaussian_structure(pd.DataFrame({"a": a, "b": b, "c": c}), "bic-g")
     >>> len(net.arcs()), net.is_gaussian("c"), net.method_
     (2, True, 'hc')
     """
-    if method not in ("hc", "hybrid"):
-        raise ModelError(f"method {method!r} needs discrete data; continuous columns are "
-                         "searched by hill climbing (method='hc') on a Gaussian score, or "
-                         "cut into intervals first (discretize='quantile')")
     frame, source = read_data(data, columns)
     variables = tuple(frame.columns)
     values = np.column_stack([numeric_column(frame[v], v, source) for v in variables])

@@ -154,8 +154,12 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
         if score not in GAUSSIAN_SCORES and f"{score}-g" not in GAUSSIAN_SCORES:
             raise ModelError(f"the {score!r} score counts discrete states; for continuous "
                              "columns use 'bic-g', 'aic-g' or 'loglik-g', or discretize")
+        if method not in ("hc", "hybrid"):  # "hybrid", the default: the climb
+            raise ModelError(f"method {method!r} needs discrete data; continuous columns "
+                             "are searched by hill climbing (method='hc') on a Gaussian "
+                             "score, or cut into intervals first (discretize='quantile')")
         return gaussian_structure(
-            data, method, score if score in GAUSSIAN_SCORES else f"{score}-g",
+            data, score if score in GAUSSIAN_SCORES else f"{score}-g",
             columns=columns, required=required, forbidden=forbidden, tiers=tiers,
             max_parents=max_parents, start=start, missing=missing, seed=seed,
             progress=progress, name=name, options=options)
