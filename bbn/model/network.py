@@ -702,7 +702,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         return other
 
     def __eq__(self, other: object) -> bool:
-        """Same name, variables (in order), states, descriptions, parents and tables."""
+        """Same name, variables (in order), states, descriptions, parents and tables; a
+        variable with a compact table on both sides (noisy-OR, softmax...) compares its
+        numbers (a large one keeps no full table), one compact on one side only compares
+        the full tables (a file without compact tables reads back equal)."""
         if not isinstance(other, Network):
             return NotImplemented
         if self.name != other.name or self.variables != other.variables:
@@ -711,6 +714,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
             a, b = self._nodes[v], other._nodes[v]
             if (a.states, a.description, a.parents) != (b.states, b.description, b.parents):
                 return False
+            if a.compact is not None and b.compact is not None:
+                if not a.compact.same_as(b.compact):
+                    return False
+                continue
             if (a.table is None) != (b.table is None):
                 return False
             if a.table is not None and not np.array_equal(a.table, b.table):
