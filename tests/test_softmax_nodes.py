@@ -142,3 +142,34 @@ def test_softmax_arguments_are_checked():
     with pytest.raises(ModelError, match="add_logistic, add_softmax"):
         net.add_variable("E", ["F", "T"])
         net.set_parents("E", ["x"])
+
+
+def test_sampling_and_learning_a_softmax_equal_sklearn_logistic_regression():
+    linear_model = pytest.importorskip("sklearn.linear_model")
+    net = bbn.Network()
+    net.add_variable("C", ["a", "b"], table=[0.4, 0.6])
+    net.add_gaussian_variable("x1", mean=0.0, variance=1.0)
+    net.add_gaussian_variable("x2", ["x1"], mean=0.0, variance=1.0, weights={"x1": 0.5})
+    bias = np.array([[0.0, 0.5, -0.5], [0.0, -1.0, 1.0]])
+    net.add_softmax("D", ["lo", "mid", "hi"], ["C", "x1", "x2"],
+                    weights={"x1": [[0.0, 1.0, -1.0], [0.0, 2.0, 0.5]],
+                             "x2": [[0.0, -0.5, 1.5], [0.0, 0.0, 1.0]]}, bias=bias)
+    data = bbn.sample(net, 20_000, seed=2)
+    # the sample's frequencies match the model's P(D) (by likelihood weighting)
+    marginal = net.posterior("D", method=lw(100_000))
+    observed = data["D"].value_counts(normalize=True)[["lo", "mid", "hi"]].to_numpy()
+    assert observed == pytest.approx(marginal.values, abs=0.015)
+    learned = bbn.learn(net, data)
+    spec = learned.canonical("D")
+    for c, state in enumerate(["a", "b"]):
+        rows = data[data["C"] == state]
+        features = rows[["x1", "x2"]].to_numpy()
+        model = linear_model.LogisticRegression(C=np.inf, tol=1e-10, max_iter=10_000)
+        model.fit(features, rows["D"].cat.codes.to_numpy())
+        mine = spec.probabilities(np.full((len(rows), 1), c), features)
+        assert mine == pytest.approx(model.predict_proba(features), abs=1e-5)
+    assert spec.bias[..., 1:] == pytest.approx(bias[..., 1:], abs=0.15)
+    with pytest.raises(ModelError, match="EM does not learn softmax"):
+        bbn.learn(net, data, missing="em")
+    with pytest.raises(ModelError, match="has no table; see net.canonical"):
+        net.cpt("D")

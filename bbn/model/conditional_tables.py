@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from bbn.core.errors import ModelError
 from bbn.core.factor import Factor
 from bbn.model.canonical import full_table as compact_in_full
 from bbn.model.variables import (
@@ -180,6 +181,9 @@ class ConditionalTables:
             raise continuous_error(variable, "table")
         table = node.table
         if table is None:
+            if node.compact is not None and node.compact.kind == "softmax":
+                raise ModelError(f"{variable!r} has continuous parents (softmax form): it "
+                                 f"has no table; see net.canonical({variable!r})")
             if node.compact is not None:  # a large compact table, made in full on demand
                 return compact_in_full(node.compact, f"the full table of {variable!r}")
             raise missing_table(variable)

@@ -168,6 +168,43 @@ class SoftmaxNodes:
             raise
 
 
+    def set_softmax(self, variable: str, weights: Mapping[str, object], bias=0.0) -> None:
+        """Set the weights and biases of a softmax variable (shapes as in
+        :meth:`add_softmax`).
+
+        Parameters
+        ----------
+        variable : str
+            A softmax variable.
+        weights : mapping
+            ``{continuous parent: w}``, every continuous parent.
+        bias : float or array, default 0
+            a_k(d).
+
+        Raises
+        ------
+        ModelError
+            For a variable that is not in the softmax form, or weights that do not fit.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> net = bbn.Network()
+        >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+        >>> net.add_logistic("D", ["x"], weights={"x": 1.0})
+        >>> net.set_softmax("D", {"x": [0.0, 2.0]}, bias=[0.0, -1.0])
+        >>> net.canonical("D").bias.tolist()
+        [0.0, -1.0]
+        """
+        node = self._require(variable)
+        spec = node.compact
+        if not isinstance(spec, Softmax):
+            raise ModelError(f"{variable!r} is not a softmax variable (add_softmax makes one)")
+        shape = tuple(len(self._nodes[p].states) for p in spec.discrete) + (len(node.states),)
+        node.compact = _checked(variable, spec.discrete, spec.continuous, shape, weights, bias)
+        self._changed()
+
+
 def _checked(name: str, discrete: tuple, continuous: tuple, shape: tuple,
              weights: Mapping, bias) -> Softmax:
     """The :class:`Softmax` of ``name`` from what the user gave, every shape checked."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bbn.core.errors import DataError
+from bbn.core.errors import DataError, ModelError
 from bbn.core.progress import Progress
 from bbn.io.chunks import source_name
 from bbn.model.network import Network
@@ -38,6 +38,7 @@ from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.noisy_em import learn_noisy, noisy_variables, without_parents
 from bbn.tasks.learning.policies import MISSING_POLICIES
 from bbn.tasks.learning.regression import Gram, fit_regression
+from bbn.tasks.learning.softmax_fit import learn_softmax
 from bbn.tasks.learning.statistics import table_statistics
 
 
@@ -132,8 +133,12 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
     ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)
     noisy = noisy_variables(net)  # learned by EM below, kept compact
-    counted = without_parents(net, noisy) if noisy else net
+    softmax = [v for v in net.variables if getattr(net.canonical(v), "kind", "") == "softmax"]
+    counted = without_parents(net, noisy + softmax) if noisy or softmax else net
     check_family_sizes(counted)
+    if missing == "em" and softmax:
+        raise ModelError(f"EM does not learn softmax variables ({softmax[0]!r}, discrete with "
+                         "continuous parents); learn from complete rows (missing='drop')")
     if missing == "em":
         linear = [v for v in net.variables if net.is_gaussian(v)
                   and any(net.is_gaussian(p) for p in net.parents(v))]
@@ -150,8 +155,10 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
                         + (" (every row has a missing value)" if statistics.dropped else ""))
     learned = net.copy()
     for v, counts in statistics.counts.items():
-        if v not in noisy:
+        if v not in noisy and v not in softmax:
             learned.set_cpt(v, table_from_counts(net, v, counts, estimator))
+    if softmax:  # multinomial logistic regression per discrete configuration
+        learn_softmax(net, data, softmax, learned, columns=columns, chunksize=chunksize)
     if noisy:
         learn_noisy(net, data, noisy, columns=columns, chunksize=chunksize, missing=missing,
                     learned=learned)
