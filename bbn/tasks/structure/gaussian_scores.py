@@ -35,13 +35,17 @@ from bbn.core.data import numeric_column, read_data
 from bbn.core.errors import DataError
 from bbn.core.progress import reporter
 from bbn.tasks.learning.parameters import learn
+from bbn.tasks.structure.dataset import read_coded
 from bbn.tasks.structure.hill_climbing import ClimbOptions, hill_climb
 from bbn.tasks.structure.knowledge import Knowledge
 from bbn.tasks.structure.learned import LearnedNetwork
 from bbn.tasks.structure.method import Settings
+from bbn.tasks.structure.mixed_scores import ConditionalGaussianScores
 
-#: The Gaussian scores by name: the penalty per parameter (× ln n for BIC).
-GAUSSIAN_SCORES = {"bic-g": "bic", "aic-g": "aic", "loglik-g": "loglik"}
+#: The Gaussian scores by name: the penalty per parameter (× ln n for BIC); ``-cg``: the
+#: conditional Gaussian ones, with discrete columns (:mod:`bbn.tasks.structure.mixed_scores`).
+GAUSSIAN_SCORES = {"bic-g": "bic", "aic-g": "aic", "loglik-g": "loglik",
+                   "bic-cg": "bic", "aic-cg": "aic", "loglik-cg": "loglik"}
 
 
 class GaussianFamilyScores:
@@ -124,17 +128,25 @@ class GaussianFamilyScores:
         """Nothing to do: a family costs one small solve."""
 
 
+def continuous_column(column) -> bool:
+    """Whether a column holds continuous numbers: floats, some of them not whole.
+
+    >>> import pandas as pd
+    >>> continuous_column(pd.Series([0.5, 1.0])), continuous_column(pd.Series([0.0, 1.0]))
+    (True, False)
+    """
+    return column.dtype.kind == "f" and bool((column.dropna() % 1 != 0).any())
+
+
 def numeric_frame(frame) -> bool:
-    """Whether every column of a DataFrame is a float column with a non-whole value
-    (continuous data, not codes).
+    """Whether some column of a DataFrame is continuous (:func:`continuous_column`): the
+    frame is searched with a Gaussian (or conditional Gaussian) score.
 
     >>> import pandas as pd
     >>> numeric_frame(pd.DataFrame({"a": [0.5, 1.0]})), numeric_frame(pd.DataFrame({"a": [0, 1]}))
     (True, False)
     """
-    columns = [frame[c] for c in frame.columns]
-    return bool(columns) and all(
-        c.dtype.kind == "f" and bool((c.dropna() % 1 != 0).any()) for c in columns)
+    return any(continuous_column(frame[c]) for c in frame.columns)
 
 
 #: Restarts of the Gaussian hill climb unless ``restarts=`` is given.
@@ -151,14 +163,18 @@ def gaussian_structure(data, score: str, *, columns=None, required=(),
                        forbidden=(), tiers=None, max_parents=None, start=None,
                        missing: str = "error", seed: int = 0, progress=None,
                        name: str = "learned", options=None) -> LearnedNetwork:
-    """A linear Gaussian network learned from continuous columns: hill climbing on a
-    Gaussian score, then least squares per family (:func:`bbn.learn`).
+    """A (conditional) linear Gaussian network learned from continuous columns, and
+    discrete ones if any: hill climbing on a Gaussian score (conditional Gaussian with
+    discrete columns, :mod:`bbn.tasks.structure.mixed_scores`; no arc from a continuous
+    to a discrete variable), then least squares per family (:func:`bbn.learn`).
 
     Parameters
     ----------
     data : DataFrame, path or array
-        Continuous rows, one column per variable.
-    score : {"bic-g", "aic-g", "loglik-g"}
+        Rows, one column per variable; float columns with fractional values are
+        continuous, the others discrete (their distinct values, sorted, the states).
+    score : {"bic-g", "aic-g", "loglik-g", "bic-cg", "aic-cg", "loglik-cg"}
+        The Gaussian score (the ``-cg`` one is used when there are discrete columns).
     columns, required, forbidden, tiers, max_parents, start, missing, seed, progress, name
         As for :func:`bbn.learn_structure`; ``missing="drop"`` keeps the complete rows.
     options : dict, optional
@@ -175,7 +191,8 @@ def gaussian_structure(data, score: str, *, columns=None, required=(),
     ModelError
         For knowledge that contradicts itself.
     DataError
-        For a missing value (``missing="error"``), a text cell, or a constant column.
+        For a missing value (``missing="error"``), a text cell in a continuous column,
+        or a constant column.
 
     Examples
     --------
@@ -188,16 +205,23 @@ def gaussian_structure(data, score: str, *, columns=None, required=(),
     (2, True, 'hc')
     """
     frame, source = read_data(data, columns)
-    variables = tuple(frame.columns)
-    values = np.column_stack([numeric_column(frame[v], v, source) for v in variables])
-    holes = np.isnan(values).any(axis=1)
+    holes = frame.isna().any(axis=1).to_numpy()
     if holes.any():
         if missing != "drop":
-            row, column = (int(i) for i in np.argwhere(np.isnan(values))[0])
-            raise DataError(f"{source}: column {variables[column]!r}, row {row}: missing "
-                            "value; pass missing='drop' to search on the complete rows")
-        frame, values = frame[~holes], values[~holes]
-    knowledge = Knowledge.build(variables, required, forbidden, tiers, max_parents)
+            row = int(np.flatnonzero(holes)[0])
+            column = str(frame.columns[int(np.flatnonzero(frame.iloc[row].isna())[0])])
+            raise DataError(f"{source}: column {column!r}, row {row}: missing value; pass "
+                            "missing='drop' to search on the complete rows")
+        frame = frame[~holes]
+    continuous = [str(v) for v in frame.columns if continuous_column(frame[v])]
+    discrete = [str(v) for v in frame.columns if str(v) not in continuous]
+    if not continuous:
+        raise DataError(f"{source}: the {score!r} score needs a continuous column (floats "
+                        "with fractional values); these columns are discrete")
+    variables = tuple(discrete + continuous)  # the mixed scores read the discrete first
+    values = np.column_stack([numeric_column(frame[v], v, source) for v in continuous])
+    knowledge = Knowledge.build(variables, required, [*forbidden, *(
+        (c, d) for c in continuous for d in discrete)], tiers, max_parents)
     first = None
     if start is not None:
         parents = [set() for _ in variables]
@@ -206,17 +230,29 @@ def gaussian_structure(data, score: str, *, columns=None, required=(),
             parents[variables.index(c)].add(variables.index(p))
         first = tuple(tuple(sorted(ps)) for ps in parents)
         knowledge.check_dag(first, "the start network (with the required arcs)")
+    base = score[:-3] if score.endswith("-cg") else score[:-2]
+    score = f"{base}-cg" if discrete else f"{base}-g"
     settings = Settings(score=score, seed=int(seed), start=first, progress=reporter(progress),
                         options={"restarts": RESTARTS, **(options or {})})
-    scores = GaussianFamilyScores(variables, values, score)
+    if discrete:
+        coded = read_coded(frame[discrete])
+        scores = ConditionalGaussianScores(coded, variables, values, score)
+    else:
+        scores = GaussianFamilyScores(variables, values, score)
     found = hill_climb(_Columns(variables), knowledge, settings,
                        ClimbOptions.read(settings, "hc"), scores=scores)
     knowledge.check_dag(found.parents, "the structure found by 'hc'")
     structure = LearnedNetwork(name)
-    for v in variables:
-        structure.add_gaussian_variable(v)
+    for v in map(str, frame.columns):  # in the data's column order
+        if v in continuous:
+            structure.add_gaussian_variable(v)
+        else:
+            structure.add_variable(v, coded.states[coded.variables.index(v)])
     for c, ps in enumerate(found.parents):
         if ps:
             structure.set_parents(variables[c], [variables[p] for p in ps])
-    learned = learn(structure, frame[list(variables)])
+    rows = frame[list(map(str, frame.columns))].copy()
+    for v in discrete:  # the states as text, as the coding named them
+        rows[v] = rows[v].map(str)
+    learned = learn(structure, rows)
     return learned.record("hc", found.score, [], found.statistics)

@@ -74,9 +74,11 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
         The search (see ``METHODS``; each is described in docs/structure.md).
     score : {"bic", "aic", "loglik", "k2", "bdeu", "bic-g", "aic-g", "loglik-g"}, default "bic"
         The score a score-based search maximises. The ``-g`` scores (Gaussian, as
-        bnlearn's) learn a linear Gaussian network by hill climbing
-        (:mod:`bbn.tasks.structure.gaussian_scores`); a DataFrame whose columns are all
-        floats with fractional values gets them by default (``"bic"`` → ``"bic-g"``).
+        bnlearn's; ``-cg``, conditional Gaussian, with discrete columns too) learn a
+        (conditional) linear Gaussian network by hill climbing
+        (:mod:`bbn.tasks.structure.gaussian_scores`); with ``method`` "hc" or "hybrid", a
+        DataFrame with a float column of fractional values gets them by default
+        (``"bic"`` → ``"bic-g"``).
     estimator : Estimator or str, default "mle"
         How the tables are learned (any of :func:`bbn.learn`'s).
     states : dict, optional
@@ -148,8 +150,8 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
         raise ModelError(f"unknown score {score!r}; the scores are {', '.join(names)}"
                          f"{suggest(str(score), names)}")
     continuous = score in GAUSSIAN_SCORES or (
-        discretize is None and states is None and isinstance(data, pd.DataFrame)
-        and numeric_frame(data))
+        method in ("hc", "hybrid") and discretize is None and states is None
+        and isinstance(data, pd.DataFrame) and numeric_frame(data))
     if continuous:  # continuous columns: a linear Gaussian network
         if score not in GAUSSIAN_SCORES and f"{score}-g" not in GAUSSIAN_SCORES:
             raise ModelError(f"the {score!r} score counts discrete states; for continuous "
