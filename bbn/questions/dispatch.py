@@ -32,8 +32,8 @@ bbn`` does not load the approximate engines). A new kind of question — an inte
 >>> round(ask(net, "P(C=T | A=T)"), 6), round(ask(net, "P(C=T | A=T)", "lbp"), 6)
 (0.886749, 0.886749)
 >>> sorted(KINDS)  # doctest: +NORMALIZE_WHITESPACE
-['CONTINUOUS', 'CONTINUOUS_POSTERIORS', 'EU', 'EVPI', 'H', 'I', 'IND', 'LOG', 'LOG_P',
-  'LOG_Z', 'MAP', 'MEU', 'MPE', 'P', 'POSTERIORS', 'PROBABILITY']
+['CONTINUOUS', 'CONTINUOUS_POSTERIORS', 'EU', 'EVPI', 'H', 'HYBRID', 'HYBRID_POSTERIORS',
+  'I', 'IND', 'LOG', 'LOG_P', 'LOG_Z', 'MAP', 'MEU', 'MPE', 'P', 'POSTERIORS', 'PROBABILITY']
 """
 
 from __future__ import annotations
