@@ -291,7 +291,10 @@ KINDS: dict[str, Kind] = {
     "MEU": Kind("bbn.questions.expected_utility:answer_meu"),
     "EU": Kind("bbn.questions.expected_utility:answer_eu"),
     "EVPI": Kind("bbn.questions.expected_utility:answer_evpi"),
-    "CONTINUOUS": Kind("bbn.questions.continuous_answers:answer_continuous"),
+    "CONTINUOUS": Kind("bbn.questions.continuous_answers:answer_continuous",
+                       lambda *args, **options: reference(
+                           "bbn.questions.continuous_batches:posterior_of_cases")(
+                           *args, **options)),
     "CONTINUOUS_POSTERIORS": Kind("bbn.questions.continuous_answers:answer_continuous_posteriors"),
     "HYBRID": Kind("bbn.questions.hybrid_answers:refuse", None,
                    "bbn.questions.hybrid_answers:answer_hybrid", view=True),

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
@@ -55,11 +56,13 @@ class Model(Protocol):
 class Cases(NamedTuple):
     """A batch's evidence resolved: ``codes`` maps each evidence column to N state
     indices (−1 where a case does not observe it), ``row_names`` names the cases in
-    errors, ``count`` is N."""
+    errors, ``count`` is N; ``values`` maps the Gaussian columns of a network whose
+    Gaussians have continuous parents to N numbers (NaN: not observed)."""
 
     codes: dict[str, np.ndarray]
     row_names: object
     count: int
+    values: Mapping = MappingProxyType({})
 
 
 class Asked(NamedTuple):
@@ -231,6 +234,10 @@ def continuous_kind(network: CompiledNetwork, kind: str, targets: Sequence[str],
     unobserved Gaussians sum out)."""
     if network.softmax:  # a discrete variable with continuous parents: sampled
         return hybrid_kind(network, kind, evidence)
+    if type(evidence) is Cases and evidence.values:  # continuous_batches.py
+        if kind != "P":
+            raise continuous_error(next(iter(evidence.values)), "all posteriors")
+        return "CONTINUOUS"
     if kind not in ("P", "POSTERIORS") or not network.gaussian or type(evidence) is Cases:
         return kind
     linear = any(network.gaussian[v].continuous for v in evidence.values)
@@ -443,6 +450,14 @@ def _evidence_only(network: CompiledNetwork, asked: Asked) -> Question:
 def _evidence(network: CompiledNetwork, asked: Asked) -> Evidence | Cases:
     evidence = asked.evidence
     if asked.batch:
+        linear = any(leaf.continuous for leaf in network.gaussian.values())
+        numbers = [str(c) for c in evidence.columns if str(c) in network.gaussian] \
+            if linear else []
+        if numbers:  # numbers on the Gaussians of a linear network: continuous_batches.py
+            column = reference("bbn.core.data:numeric_column")
+            rest = evidence[[c for c in evidence.columns if str(c) not in numbers]]
+            return Cases(evidence_codes(network, rest), evidence.index, len(evidence),
+                         {v: column(evidence[v], v, "evidence") for v in numbers})
         return Cases(evidence_codes(network, evidence), evidence.index, len(evidence))
     if evidence is not None and type(evidence) is not dict and not isinstance(
             evidence, (Mapping, Evidence)):
