@@ -169,6 +169,8 @@ def test_sampling_and_learning_a_softmax_equal_sklearn_logistic_regression():
         mine = spec.probabilities(np.full((len(rows), 1), c), features)
         assert mine == pytest.approx(model.predict_proba(features), abs=1e-5)
     assert spec.bias[..., 1:] == pytest.approx(bias[..., 1:], abs=0.15)
+    # C: 1, x1: 2, x2: 3, D: (3 − 1) · (1 + 2) per state of C
+    assert net.free_parameters() == 1 + 2 + 3 + 2 * 3 * 2
     with pytest.raises(ModelError, match="EM does not learn softmax"):
         bbn.learn(net, data, missing="em")
     with pytest.raises(ModelError, match="has no table; see net.canonical"):

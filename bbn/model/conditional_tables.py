@@ -244,7 +244,8 @@ class ConditionalTables:
         """Σ_i (|Xi| − 1) · Π_{P ∈ parents(Xi)} |P|: the numbers the network stores.
 
         A Gaussian variable stores μ, σ² and one weight per continuous parent, per
-        configuration of its discrete parents.
+        configuration of its discrete parents; a softmax variable (discrete with m
+        continuous parents) (|X| − 1) · (1 + m) per configuration of its discrete ones.
 
         Returns
         -------
@@ -262,8 +263,9 @@ class ConditionalTables:
                 continuous = sum(self.is_gaussian(p) for p in parents)
                 return (2 + continuous) * int(np.prod([self.cardinality(p) for p in parents
                                                        if not self.is_gaussian(p)]))
-            return (self.cardinality(v) - 1) * int(np.prod([self.cardinality(p)
-                                                            for p in parents]))
+            continuous = sum(self.is_gaussian(p) for p in parents)
+            return (self.cardinality(v) - 1) * (1 + continuous) * int(np.prod(
+                [self.cardinality(p) for p in parents if not self.is_gaussian(p)]))
 
         return sum(stored(v) for v in self.variables)
 
