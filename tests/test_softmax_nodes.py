@@ -139,6 +139,10 @@ def test_softmax_arguments_are_checked():
     with pytest.raises(ModelError, match=r"shape \(2,\) .* or \(2, 2\)"):
         net.add_softmax("D", ["F", "T"], ["A", "x"], weights={"x": [0, 1, 2]})
     assert "D" not in net.variables  # nothing half-made
+    net.add_logistic("L", ["x"], weights={"x": 1.0})
+    rows = bbn.sample(net, 50, seed=0)
+    with pytest.raises(ModelError, match="'L' is discrete with continuous parents"):
+        bbn.structure_score(net, rows, "bic")
     with pytest.raises(ModelError, match="add_logistic, add_softmax"):
         net.add_variable("E", ["F", "T"])
         net.set_parents("E", ["x"])
