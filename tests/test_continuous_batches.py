@@ -52,3 +52,12 @@ def test_impossible_and_refused_batches():
         net.posterior("x", rows)  # continuous targets: one case at a time
     with pytest.raises(QueryError, match="every variable for a batch"):
         net.posteriors(rows)
+
+
+def test_predict_proba_on_a_linear_network_equals_the_posteriors():
+    net = _clg()
+    rows = bbn.sample(net, 30, seed=2)[["x", "y", "R"]]
+    predicted = bbn.predict_proba(net, rows, "C")
+    for i, (_, row) in enumerate(rows.iterrows()):
+        single = net.posterior("C", {"x": row["x"], "y": row["y"], "R": row["R"]})
+        assert predicted.iloc[i].to_numpy() == pytest.approx(single.values, abs=1e-10)

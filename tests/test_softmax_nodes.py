@@ -126,6 +126,8 @@ def test_exact_questions_are_refused_with_the_reason(one_parent):
         one_parent.map(["D"])
     with pytest.raises(QueryError, match="likelihood weighting"):
         one_parent.posterior("D", method="gibbs")
+    with pytest.raises(ModelError, match="predict one case at a time"):
+        bbn.predict_proba(one_parent, bbn.sample(one_parent, 5, seed=0)[["z"]], "D")
 
 
 def test_softmax_arguments_are_checked():
