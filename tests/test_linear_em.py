@@ -123,3 +123,11 @@ def test_a_hidden_gaussian_column_is_learned_up_to_its_scale():
                                               for v in "pqr"])
     assert model == pytest.approx(np.cov(data[list("pqr")].to_numpy().T, bias=True),
                                   abs=0.02)
+
+
+def test_the_estimator_learns_the_complete_discrete_tables():
+    data = bbn.sample(_clg(), 200, seed=1)
+    data.loc[::3, "b"] = np.nan
+    lo = int((data["S"] == "lo").sum())
+    learned = bbn.learn(_clg(), data, missing="em", estimator=bbn.Laplace(alpha=50.0))
+    assert learned.cpt_array("S") == pytest.approx([(lo + 50) / 300, (200 - lo + 50) / 300])

@@ -88,7 +88,8 @@ class _Rows:
 
 
 def linear_em(net: Network, data, columns=None, tol: float = 1e-6, max_iter: int = 200,
-              ddof: int = 0, chunksize: int | None = None, progress=None) -> EMResult:
+              ddof: int = 0, chunksize: int | None = None, progress=None,
+              estimator=None) -> EMResult:
     """The tables of ``net`` by EM, its Gaussians (with continuous parents or not) learned
     from rows with missing continuous values (see the module's formulas).
 
@@ -110,6 +111,9 @@ def linear_em(net: Network, data, columns=None, tol: float = 1e-6, max_iter: int
         Rows per chunk when reading a file.
     progress : callable, True or None
         Told each iteration and its log-likelihood.
+    estimator : Estimator, optional
+        How the (complete) discrete tables are learned from their counts; MLE by
+        default. The log-likelihood trace counts them at these tables.
 
     Returns
     -------
@@ -141,7 +145,7 @@ def linear_em(net: Network, data, columns=None, tol: float = 1e-6, max_iter: int
         family = net.parents(v) + (v,)
         counts = family_counts([rows.codes[:, rows.position[u]] for u in family],
                                [net.cardinality(u) for u in family])
-        table = table_from_counts(net, v, counts, MLE())
+        table = table_from_counts(net, v, counts, MLE() if estimator is None else estimator)
         learned.set_cpt(v, table)
         with np.errstate(divide="ignore"):
             log_p_discrete += float(np.sum(counts * np.where(counts > 0, np.log(table), 0.0)))

@@ -144,7 +144,8 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
                   and any(net.is_gaussian(p) for p in net.parents(v))]
         if linear:  # the discrete columns complete: the conditional normal per pattern
             return linear_em(net, data, columns=columns, tol=tol, max_iter=max_iter,
-                             ddof=ddof, chunksize=chunksize, progress=progress).network
+                             ddof=ddof, chunksize=chunksize, progress=progress,
+                             estimator=estimator).network
         return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                   seed=seed, ddof=ddof, var_smoothing=var_smoothing,
                   chunksize=chunksize, progress=progress).network
