@@ -318,3 +318,26 @@ def test_approximate_answers_leave_the_chain_out():
     assert marginals["U0"].values[1] == pytest.approx(expected, rel=1e-6)
     with pytest.raises(bbn.QueryError, match="use the exact MPE"):
         net.mpe({"Y": "T"}, method="lbp")
+
+
+def test_equality_compares_compact_tables_without_full_tables():
+    def wide(weight):
+        net = bbn.Network()
+        causes = [f"U{i}" for i in range(20)]
+        for u in causes:
+            net.add_variable(u, ["F", "T"], table=[0.5, 0.5])
+        net.add_noisy_or("Y", causes, weights={u: weight if u == "U7" else 0.5 for u in causes})
+        return net
+
+    first, same, other = wide(0.9), wide(0.9), wide(0.8)
+    assert first._nodes["Y"].table is None  # 2^21 entries: no full table kept
+    assert first == same and first != other
+    small = bbn.Network()
+    for u in "AB":
+        small.add_variable(u, ["F", "T"], table=[0.5, 0.5])
+    small.add_noisy_or("Y", ["A", "B"], weights={"A": 0.9, "B": 0.7})
+    back = bbn.loads(bbn.dumps(small, "bif"), "bif")  # no compact form: full tables compared
+    assert back.canonical("Y") is None and back == small
+    changed = small.copy()
+    changed.set_cpt("Y", np.flip(small.cpt_array("Y"), axis=-1))
+    assert changed != small

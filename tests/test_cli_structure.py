@@ -91,7 +91,7 @@ def test_a_start_network_is_read_and_checked(capsys, tmp_path, chair_csv):
     (["--method", "tam"], "unknown method 'tam'; the methods are "),
     (["--method", "tan"], "method 'tan' needs the class variable"),
     (["--method", "tan", "--target", "Cc"], "'Cc' is no variable of "),
-    (["--score", "bick"], "did you mean 'bic'?"),
+    (["--score", "bick"], "did you mean 'bic'"),
     (["--require", "A->Q"], "'Q'"),
     (["--require", "A->B", "--forbid", "A->B"], "the arc A->B is both required and forbidden"),
     (["--method", "tree", "--max-parents", "-1"], "max_parents must be a whole number ≥ 0"),

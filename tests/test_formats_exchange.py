@@ -261,8 +261,8 @@ potential (C | A B) {
      "rain.net:13:1: function 'Wet': function nodes are not supported; bbn reads chance, "
      "decision and utility nodes"),
     (("discrete node Wet", "continuous node Wet"),
-     "rain.net:13:1: continuous node 'Wet': continuous nodes are not supported; bbn handles "
-     "discrete variables"),
+     "rain.net:21:5: continuous node 'Wet' needs normal(mean, variance) per configuration "
+     "of its discrete parents, not a table of numbers"),
     (("( 0.6 0.3 0.1 )", "( 0.6 0.3 )"),
      "rain.net:21:5: the data of P(Wet | Rain) has 5 numbers, expected 6"),
     (("( 0.6 0.3 0.1 )", "( 0.6 0.3 x1 )"), "rain.net:22:23: expected a number, found 'x1'"),
@@ -441,10 +441,10 @@ def test_a_byte_order_mark_is_skipped(fmt):
     assert bbn.loads("\ufeff" + bbn.dumps(net, fmt), fmt) == net
 
 
-@pytest.mark.parametrize("fmt", ["bif", "xmlbif", "hugin", "uai"])
+@pytest.mark.parametrize("fmt", ["bif", "xmlbif", "uai"])
 def test_no_exchange_format_writes_a_gaussian_variable(fmt, tmp_path):
-    """Only .bn holds continuous nodes (tests/test_format_bn.py); the others refuse, and
-    the message points there."""
+    """Only .bn and Hugin .net hold continuous nodes (tests/test_format_bn.py,
+    tests/test_hugin_continuous.py); the others refuse, and the message points there."""
     net = bbn.Network("mixed")
     net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
     net.add_gaussian_variable("x", ["C"], mean=[0.0, 1.0], variance=[1.0, 1.0])

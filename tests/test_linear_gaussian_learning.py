@@ -86,11 +86,12 @@ def test_too_few_rows_for_a_regression_are_refused():
         bbn.learn(_structure(), data)
 
 
-def test_em_with_continuous_parents_is_refused_with_the_way_out():
+def test_em_with_continuous_parents_needs_complete_discrete_columns():
     data = bbn.sample(_network(), 200, seed=6)
     data.loc[3, "y"] = np.nan
-    with pytest.raises(bbn.ModelError, match="EM does not learn Gaussians with continuous "
-                                             "parents yet \\('y'\\).*missing='drop'"):
+    assert bbn.learn(_structure(), data, missing="em").gaussian_weights("y")
+    data.loc[4, "C"] = None
+    with pytest.raises(bbn.DataError, match="complete discrete columns; 'C' has missing"):
         bbn.learn(_structure(), data, missing="em")
     assert bbn.learn(_structure(), data, missing="drop").gaussian_weights("y")
 

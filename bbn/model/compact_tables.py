@@ -190,8 +190,10 @@ class CompactTables:
 
             P(Y = T | u) = σ(b + Σ_i w_i · u_i),     σ(s) = 1 / (1 + e^(−s))
 
-        u_i is the index of parent i's state (0, 1, ...). Kept and answered as its full
-        table (memory checked), which :meth:`cpt` shows.
+        u_i is the index of parent i's state (0, 1, ...), or the value of a continuous
+        (Gaussian) parent. Without continuous parents it is kept and answered as its full
+        table (memory checked), which :meth:`cpt` shows; with one, it is the two-state
+        softmax form of :meth:`add_softmax` (answered approximately, ``method="lw"``).
 
         Parameters
         ----------
@@ -225,6 +227,10 @@ class CompactTables:
         [0.2689, 0.7311]
         """
         parents = tuple(parents)
+        if any(p in self._nodes and self._nodes[p].kind for p in parents):
+            self._logistic_softmax(name, parents, _weights_of(name, parents, weights), bias,
+                                   states, description)
+            return
 
         def fill() -> None:
             given = _weights_of(name, parents, weights)
@@ -335,6 +341,20 @@ class CompactTables:
         except BaseException:
             self._drop(name)
             raise
+
+    def _logistic_softmax(self, name: str, parents: tuple, given: dict, bias: float,
+                          states: Sequence[str], description: str | None) -> None:
+        """A logistic with continuous parents as its softmax: a_T(d) = b + Σ w_j·d_j over
+        the discrete parents, w_T = w_i for the continuous ones, a_F = w_F = 0."""
+        discrete = [p for p in parents if not self._nodes[p].kind]
+        shape = tuple(self.cardinality(p) for p in discrete)
+        score = np.full(shape, float(bias))
+        for i, (p, n) in enumerate(zip(discrete, shape)):
+            score = score + float(given[p]) * np.arange(n).reshape(
+                [-1 if j == i else 1 for j in range(len(shape))])
+        self.add_softmax(name, states, parents, bias=np.stack([np.zeros(shape), score], -1),
+                         weights={p: [0.0, float(given[p])] for p in parents
+                                  if self._nodes[p].kind}, description=description)
 
     def _set_canonical(self, name: str, spec: canonical_tables.Canonical) -> None:
         node = self._nodes[name]

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from bbn.core.errors import ModelError
 from bbn.core.factor import Factor
 from bbn.model.canonical import full_table as compact_in_full
 from bbn.model.variables import (
@@ -180,6 +181,9 @@ class ConditionalTables:
             raise continuous_error(variable, "table")
         table = node.table
         if table is None:
+            if node.compact is not None and node.compact.kind == "softmax":
+                raise ModelError(f"{variable!r} has continuous parents (softmax form): it "
+                                 f"has no table; see net.canonical({variable!r})")
             if node.compact is not None:  # a large compact table, made in full on demand
                 return compact_in_full(node.compact, f"the full table of {variable!r}")
             raise missing_table(variable)
@@ -240,7 +244,8 @@ class ConditionalTables:
         """Σ_i (|Xi| − 1) · Π_{P ∈ parents(Xi)} |P|: the numbers the network stores.
 
         A Gaussian variable stores μ, σ² and one weight per continuous parent, per
-        configuration of its discrete parents.
+        configuration of its discrete parents; a softmax variable (discrete with m
+        continuous parents) (|X| − 1) · (1 + m) per configuration of its discrete ones.
 
         Returns
         -------
@@ -258,8 +263,9 @@ class ConditionalTables:
                 continuous = sum(self.is_gaussian(p) for p in parents)
                 return (2 + continuous) * int(np.prod([self.cardinality(p) for p in parents
                                                        if not self.is_gaussian(p)]))
-            return (self.cardinality(v) - 1) * int(np.prod([self.cardinality(p)
-                                                            for p in parents]))
+            continuous = sum(self.is_gaussian(p) for p in parents)
+            return (self.cardinality(v) - 1) * (1 + continuous) * int(np.prod(
+                [self.cardinality(p) for p in parents if not self.is_gaussian(p)]))
 
         return sum(stored(v) for v in self.variables)
 

@@ -23,6 +23,7 @@ from graphlib import CycleError, TopologicalSorter
 from typing import TYPE_CHECKING
 
 from bbn.core.errors import ModelError
+from bbn.model.softmax_nodes import takes_continuous
 from bbn.model.variables import PackedTables, Variable, set_all
 from bbn.questions.resolution import continuous_error
 
@@ -226,7 +227,8 @@ class DAG:
         node = self._require(variable)
         parents = tuple(str(p) for p in parents)
         for p in parents:
-            if self._require(p, f" (named as a parent of {variable!r})").kind and not node.kind:
+            if self._require(p, f" (named as a parent of {variable!r})").kind and not (
+                    node.kind or takes_continuous(node)):
                 raise continuous_error(p, "parent", variable)
         if len(set(parents)) != len(parents):
             raise ModelError(f"variable {variable!r} lists a parent twice: {list(parents)}")

@@ -27,6 +27,7 @@ that revision's engine (``net.engine``, :class:`bbn.Engine`), which keeps what i
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -45,6 +46,7 @@ from bbn.model.conditional_tables import ConditionalTables
 from bbn.model.dag import DAG, assembled
 from bbn.model.gaussian_leaves import GaussianLeaves, gaussian_records
 from bbn.model.markov import MarkovNetwork
+from bbn.model.softmax_nodes import SoftmaxNodes
 from bbn.model.variables import PackedTables, Variable, require, unpacked
 from bbn.questions import dispatch
 from bbn.views.compiled import CompiledNetwork
@@ -53,7 +55,8 @@ from bbn.views.factor_graph import FactorGraph
 __all__ = ["Network", "PackedTables"]
 
 
-class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuestions):
+class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuestions,
+              SoftmaxNodes):
     """A discrete Bayesian network.
 
     Variables keep the order in which they were added (``variables``), parents keep the
@@ -318,6 +321,9 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
                     states, parents, cardinality, tables, zero_free, gaussian)))
             if compact:  # large noisy tables: answered through their chains
                 compiled = chained_view(compiled, compact)
+                softmax = {v: c for v, c in compact.items() if c.kind == "softmax"}
+                if softmax:  # discrete variables with continuous parents
+                    compiled = dataclasses.replace(compiled, softmax=MappingProxyType(softmax))
             self._compiled = compiled
         return compiled
 
@@ -698,7 +704,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         return other
 
     def __eq__(self, other: object) -> bool:
-        """Same name, variables (in order), states, descriptions, parents and tables."""
+        """Same name, variables (in order), states, descriptions, parents and tables; a
+        variable with a compact table on both sides (noisy-OR, softmax...) compares its
+        numbers (a large one keeps no full table), one compact on one side only compares
+        the full tables (a file without compact tables reads back equal)."""
         if not isinstance(other, Network):
             return NotImplemented
         if self.name != other.name or self.variables != other.variables:
@@ -707,6 +716,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
             a, b = self._nodes[v], other._nodes[v]
             if (a.states, a.description, a.parents) != (b.states, b.description, b.parents):
                 return False
+            if a.compact is not None and b.compact is not None:
+                if not a.compact.same_as(b.compact):
+                    return False
+                continue
             if (a.table is None) != (b.table is None):
                 return False
             if a.table is not None and not np.array_equal(a.table, b.table):

@@ -32,8 +32,8 @@ bbn`` does not load the approximate engines). A new kind of question — an inte
 >>> round(ask(net, "P(C=T | A=T)"), 6), round(ask(net, "P(C=T | A=T)", "lbp"), 6)
 (0.886749, 0.886749)
 >>> sorted(KINDS)  # doctest: +NORMALIZE_WHITESPACE
-['CONTINUOUS', 'CONTINUOUS_POSTERIORS', 'EU', 'EVPI', 'H', 'I', 'IND', 'LOG', 'LOG_P',
-  'LOG_Z', 'MAP', 'MEU', 'MPE', 'P', 'POSTERIORS', 'PROBABILITY']
+['CONTINUOUS', 'CONTINUOUS_POSTERIORS', 'EU', 'EVPI', 'H', 'HYBRID', 'HYBRID_POSTERIORS',
+  'I', 'IND', 'LOG', 'LOG_P', 'LOG_Z', 'MAP', 'MEU', 'MPE', 'P', 'POSTERIORS', 'PROBABILITY']
 """
 
 from __future__ import annotations
@@ -186,6 +186,7 @@ class Kind(NamedTuple):
     approximate: str | None = None
     joint: bool = False
     structural: bool = False
+    view: bool = False  # the approximate answer reads the Answering, not the factor graph
 
 
 def _probability_or_posterior(answering: Answering, question: Question, model, **options):
@@ -290,8 +291,15 @@ KINDS: dict[str, Kind] = {
     "MEU": Kind("bbn.questions.expected_utility:answer_meu"),
     "EU": Kind("bbn.questions.expected_utility:answer_eu"),
     "EVPI": Kind("bbn.questions.expected_utility:answer_evpi"),
-    "CONTINUOUS": Kind("bbn.questions.continuous_answers:answer_continuous"),
+    "CONTINUOUS": Kind("bbn.questions.continuous_answers:answer_continuous",
+                       lambda *args, **options: reference(
+                           "bbn.questions.continuous_batches:posterior_of_cases")(
+                           *args, **options)),
     "CONTINUOUS_POSTERIORS": Kind("bbn.questions.continuous_answers:answer_continuous_posteriors"),
+    "HYBRID": Kind("bbn.questions.hybrid_answers:refuse", None,
+                   "bbn.questions.hybrid_answers:answer_hybrid", view=True),
+    "HYBRID_POSTERIORS": Kind("bbn.questions.hybrid_answers:refuse", None,
+                              "bbn.questions.hybrid_answers:answer_hybrid_posteriors", view=True),
 }
 
 
@@ -354,7 +362,8 @@ def answer(model: Model, question: Question, method=EXACT, **options):
     if how.approximate is None:
         raise QueryError(f"{question.kind} questions are answered exactly only; "
                          "leave out method")
-    return reference(how.approximate)(factor_graph(model), question, method)
+    return reference(how.approximate)(answering(model, question.network) if how.view else
+                                      factor_graph(model), question, method)
 
 
 def _ask(model: Model, asked: Asked, method=EXACT, **options):

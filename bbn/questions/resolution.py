@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
@@ -55,11 +56,13 @@ class Model(Protocol):
 class Cases(NamedTuple):
     """A batch's evidence resolved: ``codes`` maps each evidence column to N state
     indices (−1 where a case does not observe it), ``row_names`` names the cases in
-    errors, ``count`` is N."""
+    errors, ``count`` is N; ``values`` maps the Gaussian columns of a network whose
+    Gaussians have continuous parents to N numbers (NaN: not observed)."""
 
     codes: dict[str, np.ndarray]
     row_names: object
     count: int
+    values: Mapping = MappingProxyType({})
 
 
 class Asked(NamedTuple):
@@ -106,7 +109,7 @@ class Question(NamedTuple):
 _CONTINUOUS = {
     "parent": ("{v!r} is continuous (Gaussian) and cannot be a parent of {value!r}: a "
                "discrete variable with continuous parents needs a logistic or softmax "
-               "form, which bbn does not have; a Gaussian child may have it as a parent"),
+               "form (add_logistic, add_softmax); a Gaussian child may have it as a parent"),
     "table": ("{v!r} is continuous (Gaussian) and has no probability table; see "
               "gaussian_parameters"),
     "subject": ("{v!r} is continuous: it can be evidence ({v}=3.2), or asked about without "
@@ -236,6 +239,12 @@ def continuous_kind(network: CompiledNetwork, kind: str, targets: Sequence[str],
     unobserved Gaussians sum out) unless their discrete parents are more than
     :data:`LEAF_PARENTS` and those of any one of them (that weighting asks for their
     joint posterior; the continuous engine's component tree does not)."""
+    if network.softmax:  # a discrete variable with continuous parents: sampled
+        return hybrid_kind(network, kind, evidence)
+    if type(evidence) is Cases and evidence.values:  # continuous_batches.py
+        if kind != "P":
+            raise continuous_error(next(iter(evidence.values)), "all posteriors")
+        return "CONTINUOUS"
     if kind not in ("P", "POSTERIORS") or not network.gaussian or type(evidence) is Cases:
         return kind
     linear = any(network.gaussian[v].continuous for v in evidence.values) or (
@@ -251,6 +260,19 @@ def _many_leaf_parents(network: CompiledNetwork, values: Mapping) -> bool:
     heads = [network.gaussian[v].parents for v in values]
     together = len({p for head in heads for p in head})
     return together > LEAF_PARENTS and together > max(map(len, heads))
+
+
+def hybrid_kind(network: CompiledNetwork, kind: str, evidence: Evidence | Cases) -> str:
+    """``"P"`` → ``"HYBRID"``, ``"POSTERIORS"`` → ``"HYBRID_POSTERIORS"`` in a network
+    with softmax variables (:mod:`bbn.questions.hybrid_answers`); other kinds and
+    batches are refused, naming the variable."""
+    if kind in ("P", "POSTERIORS") and type(evidence) is not Cases:
+        return "HYBRID" if kind == "P" else "HYBRID_POSTERIORS"
+    v = next(iter(network.softmax))
+    raise ModelError(f"{v!r} is discrete with continuous parents (softmax form): such "
+                     f"networks answer posteriors of one case by likelihood weighting "
+                     f"(method='lw') only, not {kind} questions"
+                     + (" on a batch" if type(evidence) is Cases else ""))
 
 
 def resolve_evidence(network: CompiledNetwork, evidence: Mapping | None,
@@ -381,7 +403,8 @@ def _written(network: CompiledNetwork, asked: Asked) -> Question:
         raise QueryError("MAP takes variables without states, as in MAP(C, S | A=T)")
     free = tuple(v for v, s in query.targets if s is None)
     evidence = Evidence(states, values, query.evidence_dict)
-    kind = continuous_kind(network, asked.kind, free, evidence) if not assigned else asked.kind
+    kind = continuous_kind(network, asked.kind, free, evidence) if not assigned or \
+        network.softmax else asked.kind
     return Question(kind, free, assigned, evidence, network)
 
 
@@ -409,6 +432,8 @@ def _variables(network: CompiledNetwork, asked: Asked) -> Question:
     """``posterior(variables, evidence)`` and ``map(variables, evidence)``: MAP checks
     its variables and takes discrete evidence only."""
     if asked.kind == "MAP":
+        if network.softmax:
+            hybrid_kind(network, asked.kind, NO_EVIDENCE)
         variables = [asked.targets] if isinstance(asked.targets, str) else list(asked.targets)
         check_variables(network, variables)
         evidence = resolve_evidence(network, asked.evidence, numbers=False)
@@ -423,6 +448,8 @@ def _variables(network: CompiledNetwork, asked: Asked) -> Question:
 
 def _assignment(network: CompiledNetwork, asked: Asked) -> Question:
     """``probability(assignment, evidence)``: discrete evidence, states as indices."""
+    if network.softmax:
+        hybrid_kind(network, asked.kind, NO_EVIDENCE)
     given = resolve_evidence(network, asked.evidence, numbers=False)
     both = resolve_evidence(network, asked.targets, numbers=False).states
     return Question(asked.kind, (), {v: both[v] for v in asked.targets or ()}, given, network)
@@ -439,6 +466,14 @@ def _evidence_only(network: CompiledNetwork, asked: Asked) -> Question:
 def _evidence(network: CompiledNetwork, asked: Asked) -> Evidence | Cases:
     evidence = asked.evidence
     if asked.batch:
+        linear = any(leaf.continuous for leaf in network.gaussian.values())
+        numbers = [str(c) for c in evidence.columns if str(c) in network.gaussian] \
+            if linear else []
+        if numbers:  # numbers on the Gaussians of a linear network: continuous_batches.py
+            column = reference("bbn.core.data:numeric_column")
+            rest = evidence[[c for c in evidence.columns if str(c) not in numbers]]
+            return Cases(evidence_codes(network, rest), evidence.index, len(evidence),
+                         {v: column(evidence[v], v, "evidence") for v in numbers})
         return Cases(evidence_codes(network, evidence), evidence.index, len(evidence))
     if evidence is not None and type(evidence) is not dict and not isinstance(
             evidence, (Mapping, Evidence)):

@@ -96,6 +96,10 @@ class CompiledNetwork:
         variables the view adds to answer a compact table (the chain of a noisy-OR, see
         :mod:`bbn.model.canonical`): in ``variables``, never asked about, left out of
         every answer that lists all variables.
+    softmax : mapping, optional
+        discrete variable with continuous parents → its softmax form
+        (:class:`bbn.model.softmax_nodes.Softmax`); such a variable's table is None and
+        the view is answered approximately (:mod:`bbn.questions.hybrid_answers`).
 
     Examples
     --------
@@ -118,6 +122,7 @@ class CompiledNetwork:
     gaussian: Mapping[str, GaussianLeaf]
     constraints: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     auxiliary: frozenset = frozenset()
+    softmax: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     def table(self, variable: str) -> np.ndarray:
         """The table of a discrete variable; ModelError when the model has none yet."""

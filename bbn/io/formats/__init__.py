@@ -143,7 +143,7 @@ def dumps(net: Network, format: str = "bn") -> str:
     Parameters
     ----------
     net : Network
-        The network; only ``.bn`` writes continuous (Gaussian) variables.
+        The network; only ``.bn`` and Hugin ``.net`` write continuous (Gaussian) variables.
     format : str
         ``"bn"``, ``"bif"``, ``"xmlbif"``, ``"hugin"`` or ``"uai"``.
 
@@ -182,11 +182,16 @@ def dumps(net: Network, format: str = "bn") -> str:
     if getattr(net, "utilities", None) is not None and format not in DIAGRAM_FORMATS:
         raise FormatError(f"the {format} format cannot express an influence diagram "
                           f"(decisions and utilities): save it as {', '.join(DIAGRAM_FORMATS)}")
+    softmax = [v for v in net.variables if getattr(net.canonical(v), "kind", "") == "softmax"]
+    if softmax:
+        raise FormatError(f"the {format} format cannot express {softmax[0]!r}, a discrete "
+                          "variable with continuous parents (softmax form): no format bbn "
+                          "writes has them; keep the model in Python (pickle)")
     continuous = [v for v in net.variables if net.is_gaussian(v)]
-    if continuous and format != "bn":
+    if continuous and format not in ("bn", "hugin"):
         raise FormatError(f"the {format} format cannot express the continuous (Gaussian) "
-                          f"variable {continuous[0]!r}: save the model as .bn, the one "
-                          "format bbn writes that has continuous nodes")
+                          f"variable {continuous[0]!r}: save the model as .bn or Hugin .net, "
+                          "the formats bbn writes that have continuous nodes")
     return module.write(net)
 
 

@@ -29,9 +29,17 @@ Influence diagrams: a ``decision`` node (its ``states`` are the options; its pot
 parents are the information arcs, its ``data``, if any, is ignored) and a ``utility``
 node (no states; its potential's ``data`` is U(parents), one number per parent
 configuration) make the file an :class:`~bbn.model.influence_diagram.InfluenceDiagram`.
-Function and continuous nodes, potentials with several head variables, and
-object-oriented ``class`` files are refused with an error at their line. A potential
-without ``data`` gives the parents only.
+Continuous (conditional linear Gaussian) nodes are read and written in Hugin's form, one
+``normal(mean, variance)`` per configuration of the discrete parents, the mean linear in
+the continuous parents:
+
+    continuous node y { }
+    potential (y | S x) { data = ( normal ( 1 + 2 * x, 0.5 )       %  S=lo
+                                   normal ( -1 - 0.5 * x, 2 ) ); } %  S=hi
+
+Function nodes, potentials with several head variables, and object-oriented ``class``
+files are refused with an error at their line. A potential without ``data`` gives the
+parents only.
 
 Reading: blocks in the common layout are matched one regular expression each (a custom
 pyparsing token) and ``data`` is converted by numpy in one call; any other block is read
@@ -98,6 +106,16 @@ _FAST_BLOCK = re.compile(
     rf"\s*(?:(?P<kind>(?:discrete\s+)?node)\s+(?P<name>{_WORD})"
     rf"|(?P<potential>potential)\s*\(\s*(?P<head>{_WORD})\s*(?:\|(?P<given>[^()|{{}}\"=;]*))?\))"
     rf"\s*\{{(?P<attributes>{_ATTRIBUTES})\s*\}}")
+
+
+# Hugin's normal(mean, variance) of a continuous node; read as the string "ormal(...",
+# the same length, so that positions after it stay right
+_NORMAL = re.compile(rf"{_QUOTED}|\bnormal\s*\([^()\"{{}};]*\)")
+_READ_NORMAL = re.compile(r"ormal\s*\((?P<mean>[^,]*),(?P<variance>[^,]*)$", re.S)
+_TERM = re.compile(r"\s*(?P<sign>[+-])?\s*(?:(?P<number>[0-9.]+(?:[eE][+-]?[0-9]+)?)"
+                   r"(?:\s*\*\s*(?P<after>[A-Za-z_][A-Za-z0-9_]*))?"
+                   r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\s*\*\s*(?P<factor>[0-9.]+"
+                   r"(?:[eE][+-]?[0-9]+)?))?)\s*")
 
 
 class _Values(NamedTuple):
@@ -242,6 +260,10 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
     text = plain_line_ends(text)
     if "%" in text or "//" in text:  # "//" to the end of a line: GeNIe's "///" headers
         text = blank_comments(text, _COMMENT)
+    shown = text  # what error messages quote
+    if "normal" in text:  # normal(mean, variance): one string token, columns kept
+        text = _NORMAL.sub(lambda m: m.group() if m.group()[0] == '"' else
+                           '"' + m.group()[1:-1] + '"', text)
     deepest = _deepest(text)
     if deepest[1] > MAX_NESTING:  # the grammar recurses per '(': refused before, whatever
         # the interpreter's recursion limit (a library may have raised it)
@@ -256,7 +278,7 @@ def read(text: str, source: str = "<string>", normalize: bool = False) -> Networ
                        "this reader") from None
 
     def fail(loc: int, message: str):
-        raise error_at(text, source, loc, message)
+        raise error_at(shown, source, loc, message)
 
     def check(loc: int, cards: list[int], what: str):
         check_table(cards, what, text, source, loc)
@@ -334,9 +356,16 @@ def _located_network(name: str, blocks: list[_Block], fail, check, normalize: bo
                 fail(v.loc, f"node {str(v)!r} is declared twice")
             utilities[str(v)] = b
             continue
+        if b.kind == "continuous node":
+            label = _scalar(b, "label", fail) if "label" in b.attributes else None
+            try:
+                net.add_gaussian_variable(v, description=label)
+            except BBNError as error:
+                fail(v.loc, str(error))
+            continue
         if b.kind not in ("node", "discrete node", *_DIAGRAM_KINDS):
             fail(b.loc, f"{b.kind} {str(v)!r}: "
-                 + ("continuous nodes are not supported; bbn handles discrete variables"
+                 + ("continuous decision and utility nodes are not supported"
                     if b.kind.startswith("continuous") else
                     "function nodes are not supported; bbn reads chance, decision and "
                     "utility nodes"))
@@ -426,6 +455,9 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail, check,
         fail(child.loc, str(error))
     if "data" not in b.attributes or child in getattr(net, "_decisions", ()):
         return  # a decision's potential gives its information arcs only
+    if net.is_gaussian(child):
+        _define_normal(net, b, fail)
+        return
     cards = [net.cardinality(v) for v in (*b.given, child)]
     check(b.where["data"], cards, f"the table of {str(child)!r} ({len(b.given)} parents)")
     expected = math.prod(cards)
@@ -441,6 +473,65 @@ def _define(net: Network, b: _Block, defined: dict[str, int], fail, check,
         net.set_cpt(child, values, normalize=normalize)
     except BBNError as error:
         refuse(b.where["data"], str(error))
+
+
+def _define_normal(net: Network, b: _Block, fail) -> None:
+    """``data = (normal(b0 + b1 * y1 ..., variance) ...)``: one per configuration of the
+    discrete parents, the first parent slowest."""
+    child = str(b.head[0])
+    continuous = [str(g) for g in b.given if net.is_gaussian(g)]
+    shape = tuple(net.cardinality(g) for g in b.given if not net.is_gaussian(g))
+    items = b.attributes["data"]
+
+    def flat(value) -> list:
+        return [x for item in value for x in flat(item)] if isinstance(value, list) else [value]
+
+    if isinstance(items, _Values):
+        fail(b.where["data"], f"continuous node {child!r} needs normal(mean, variance) per "
+                              "configuration of its discrete parents, not a table of numbers")
+    items = flat(items)
+    if len(items) != math.prod(shape):
+        fail(b.where["data"], f"the data of continuous {child!r} has {len(items)} "
+                              f"normal(...), expected {math.prod(shape)} (one per "
+                              "configuration of its discrete parents)")
+    means, variances = [], []
+    weights = {y: [] for y in continuous}
+    for item in items:
+        m = _READ_NORMAL.match(str(item)) if isinstance(item, str) else None
+        if m is None:
+            fail(getattr(item, "loc", b.where["data"]), "expected normal(mean, variance), "
+                 f"found {str(item)!r}")
+        intercept, given = 0.0, dict.fromkeys(continuous, 0.0)
+        text, at = m["mean"], 0
+        while at < len(text):
+            t = _TERM.match(text, at)
+            if t is None or t.end() == at or (at > 0 and t["sign"] is None):
+                fail(item.loc, f"the mean of continuous {child!r} must be b0 + b1 * y1 + "
+                     f"...; cannot read {text.strip()!r}")
+            sign = -1.0 if t["sign"] == "-" else 1.0
+            name = t["after"] or t["name"]
+            number = float(t["number"] or t["factor"] or 1.0)
+            if name is None:
+                intercept += sign * number
+            elif name not in given:
+                fail(item.loc, f"{name!r} in the mean of {child!r} is not a continuous "
+                     f"parent of it ({continuous}){suggest(name, continuous)}")
+            else:
+                given[name] += sign * number
+            at = t.end()
+        try:
+            variances.append(float(m["variance"]))
+        except ValueError:
+            fail(item.loc, f"the variance of {child!r} must be a number, found "
+                 f"{m['variance'].strip()!r}")
+        means.append(intercept)
+        for y in continuous:
+            weights[y].append(given[y])
+    try:
+        net.set_gaussian(child, np.reshape(means, shape), np.reshape(variances, shape),
+                         {y: np.reshape(w, shape) for y, w in weights.items()} or None)
+    except BBNError as error:
+        fail(b.where["data"], str(error))
 
 
 def _numbers(value, where: int, fail) -> list[str]:
@@ -493,15 +584,23 @@ def write(net: Network) -> str:
                 out.append(f"    label = {text};")
             out.append("}")
             continue
-        out += ["", f"{'decision' if v in decisions else 'node'} {v}", "{"]
+        gaussian = net.is_gaussian(v)
+        kind = "decision" if v in decisions else "continuous node" if gaussian else "node"
+        out += ["", f"{kind} {v}", "{"]
         if net.description(v) is not None:
             out.append(f"    label = {_string(net.description(v), f'the description of {v!r}')};")
+        if gaussian:
+            out.append("}")
+            continue
         states = " ".join(_string(s, f"state {s!r} of {v!r}") for s in net.states(v))
         out += [f"    states = ({states});", "}"]
     for v in net.variables:
         parents = net.parents(v)
         out += ["", f"potential ({v}{' | ' + ' '.join(parents) if parents else ''})", "{"]
-        if net.has_cpt(v) and v not in decisions:
+        if net.is_gaussian(v):
+            if net.has_cpt(v):
+                out.append(f"    data = {_normals(net, v)};")
+        elif net.has_cpt(v) and v not in decisions:
             array = net.cpt_array(v)
             out.append(f"    data = {_nested(number_texts(array), array.shape, ' ' * 12)};")
         out.append("}")
@@ -511,6 +610,22 @@ def write(net: Network) -> str:
         out += ["", f"potential ({u}{' | ' + ' '.join(parents) if parents else ''})", "{",
                 f"    data = {data};", "}"]
     return "\n".join(out) + "\n"
+
+
+def _normals(net: Network, v: str) -> str:
+    """``(normal(b0 + b1 * y, variance) ...)``: one per discrete parent configuration."""
+    mean, variance = net.gaussian_parameters(v)
+    weights = net.gaussian_weights(v)
+    shape = mean.shape
+    means = number_texts(mean.reshape(-1))
+    variances = number_texts(variance.reshape(-1))
+    terms = {y: number_texts(np.abs(b).reshape(-1)) for y, b in weights.items()}
+    signs = {y: np.signbit(b).reshape(-1) for y, b in weights.items()}
+    texts = []
+    for k in range(len(means)):
+        linear = "".join(f" {'-' if signs[y][k] else '+'} {terms[y][k]} * {y}" for y in weights)
+        texts.append(f"normal ( {means[k]}{linear}, {variances[k]} )")
+    return _nested(texts, shape or (1,), " " * 12)
 
 
 def _nested(texts: list[str], shape: tuple[int, ...], indent: str) -> str:

@@ -24,6 +24,7 @@ import pandas as pd
 
 from bbn.core.codes import observed_groups
 from bbn.core.data import MISSING, encode_column, numeric_column
+from bbn.core.errors import ModelError
 from bbn.core.progress import Progress, report, reporter
 from bbn.io.chunks import Chunk, chunks
 from bbn.model.network import Network
@@ -117,9 +118,16 @@ def prediction_chunks(net: Network, data, columns=None, chunksize: int | None = 
 def posterior_table(net: Network, frame: pd.DataFrame, target: str, *, source: str = "data",
                     unseen: str = "error") -> pd.DataFrame:
     """:func:`predict_proba` for a DataFrame already read (``source`` names it in errors)."""
-    network, engine = net.compiled(), net.engine
+    network = net.compiled()
     continuous = network.gaussian
     evidence = [str(c) for c in frame.columns if str(c) in net and str(c) != target]
+    if network.softmax:
+        raise ModelError(f"{next(iter(network.softmax))!r} is discrete with continuous "
+                         "parents (softmax form): predict one case at a time with "
+                         "net.posterior(target, evidence, method='lw')")
+    if any(leaf.continuous for leaf in continuous.values()):  # linear: continuous_batches
+        return net.posterior(target, frame[evidence])
+    engine = net.engine
     discrete = [c for c in evidence if c not in continuous]
     observed_gaussian = [c for c in evidence if c in continuous]
     codes = {c: encode_column(frame[c], network.states[c], name=c, source=source,

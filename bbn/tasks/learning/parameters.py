@@ -33,10 +33,12 @@ from bbn.tasks.learning.estimators import (
     table_from_counts,
 )
 from bbn.tasks.learning.gaussian import check_ddof, epsilon_from_moments, gaussian_from_moments
+from bbn.tasks.learning.linear_em import linear_em
 from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.noisy_em import learn_noisy, noisy_variables, without_parents
 from bbn.tasks.learning.policies import MISSING_POLICIES
 from bbn.tasks.learning.regression import Gram, fit_regression
+from bbn.tasks.learning.softmax_fit import learn_softmax
 from bbn.tasks.learning.statistics import table_statistics
 
 
@@ -131,14 +133,19 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
     ddof = check_ddof((0 if missing == "em" else 1) if ddof is None else ddof)
     noisy = noisy_variables(net)  # learned by EM below, kept compact
-    counted = without_parents(net, noisy) if noisy else net
+    softmax = [v for v in net.variables if getattr(net.canonical(v), "kind", "") == "softmax"]
+    counted = without_parents(net, noisy + softmax) if noisy or softmax else net
     check_family_sizes(counted)
+    if missing == "em" and softmax:
+        raise ModelError(f"EM does not learn softmax variables ({softmax[0]!r}, discrete with "
+                         "continuous parents); learn from complete rows (missing='drop')")
     if missing == "em":
         linear = [v for v in net.variables if net.is_gaussian(v)
                   and any(net.is_gaussian(p) for p in net.parents(v))]
-        if linear:
-            raise ModelError(f"EM does not learn Gaussians with continuous parents yet "
-                             f"({linear[0]!r}); learn from complete rows (missing='drop')")
+        if linear:  # the discrete columns complete: the conditional normal per pattern
+            return linear_em(net, data, columns=columns, tol=tol, max_iter=max_iter,
+                             ddof=ddof, chunksize=chunksize, progress=progress,
+                             estimator=estimator).network
         return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                   seed=seed, ddof=ddof, var_smoothing=var_smoothing,
                   chunksize=chunksize, progress=progress).network
@@ -149,8 +156,10 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
                         + (" (every row has a missing value)" if statistics.dropped else ""))
     learned = net.copy()
     for v, counts in statistics.counts.items():
-        if v not in noisy:
+        if v not in noisy and v not in softmax:
             learned.set_cpt(v, table_from_counts(net, v, counts, estimator))
+    if softmax:  # multinomial logistic regression per discrete configuration
+        learn_softmax(net, data, softmax, learned, columns=columns, chunksize=chunksize)
     if noisy:
         learn_noisy(net, data, noisy, columns=columns, chunksize=chunksize, missing=missing,
                     learned=learned)

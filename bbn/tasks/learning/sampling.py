@@ -141,6 +141,13 @@ def _rows(net: Network, n: int, rng: np.random.Generator) -> pd.DataFrame:
     for v in net.topological_order():
         parents = [p for p in net.parents(v) if not net.is_gaussian(p)]
         spec = net.canonical(v)
+        if spec is not None and spec.kind == "softmax":  # P(v | d, y): one row per draw
+            codes = np.stack([drawn[p] for p in spec.discrete], axis=1) if spec.discrete \
+                else np.zeros((n, 0), np.int64)
+            probabilities = spec.probabilities(codes, np.stack(
+                [drawn[p] for p in spec.continuous], axis=1))
+            drawn[v] = draw_states(probabilities, np.arange(n), rng)
+            continue
         if spec is not None and spec.chainable and parents:  # no full table, no row index
             drawn[v] = canonical.draw(spec, [drawn[p] for p in parents], rng)
             continue

@@ -72,11 +72,9 @@ class LearnedNetwork(Network):
         >>> net.copy().statistics_
         {'iterations': 3}
         """
-        other = LearnedNetwork.assemble(
-            self.name, {v: self.states(v) for v in self.variables},
-            parents={v: self.parents(v) for v in self.variables},
-            tables={v: self.cpt_array(v) for v in self.variables if self.has_cpt(v)},
-            descriptions={v: self.description(v) for v in self.variables})
+        other = LearnedNetwork(self.name)  # node by node: Gaussian variables too
+        other._nodes = {v: node.copy() for v, node in self._nodes.items()}
+        other._children = {v: dict(children) for v, children in self._children.items()}
         other.discretiser_ = self.discretiser_
         return other.record(self.method_, self.score_, self.undirected_edges_,
                             self.statistics_)

@@ -201,6 +201,10 @@ def structure_score(net: Network, data, score: str = "bic", *, ess: float = 1.0,
     if continuous and score not in GAUSSIAN_SCORES:
         raise ModelError(f"{continuous[0]!r} is continuous (Gaussian): its family is scored "
                          f"by {', '.join(GAUSSIAN_SCORES)}, not {score!r}")
+    softmax = [v for v in net.variables if getattr(net.canonical(v), "kind", "") == "softmax"]
+    if softmax:
+        raise ModelError(f"{softmax[0]!r} is discrete with continuous parents (softmax "
+                         "form): structure scores have no term for such a family")
     variables = list(net.variables)
     check_family_sizes(net)
     statistics = table_statistics(net, data, columns=columns, chunksize=chunksize,

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+import pandas as pd
+
 from bbn.core.data import read_data
 from bbn.core.errors import ModelError, suggest
 from bbn.core.progress import Progress, reporter
@@ -26,6 +28,7 @@ from bbn.tasks.learning.discretisation import discretiser_for
 from bbn.tasks.learning.estimators import Estimator, as_estimator, table_from_counts
 from bbn.tasks.structure.chow_liu_trees import tree_method
 from bbn.tasks.structure.dataset import CodedData, read_coded
+from bbn.tasks.structure.gaussian_scores import GAUSSIAN_SCORES, gaussian_structure, numeric_frame
 from bbn.tasks.structure.hill_climbing import hc_method
 from bbn.tasks.structure.hybrid import hybrid_method
 from bbn.tasks.structure.independence_tests import TESTS
@@ -69,8 +72,13 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
         Discrete rows, one column per variable (read as :func:`bbn.learn` reads data).
     method : str
         The search (see ``METHODS``; each is described in docs/structure.md).
-    score : {"bic", "aic", "loglik", "k2", "bdeu"}, default "bic"
-        The score a score-based search maximises.
+    score : {"bic", "aic", "loglik", "k2", "bdeu", "bic-g", "aic-g", "loglik-g"}, default "bic"
+        The score a score-based search maximises. The ``-g`` scores (Gaussian, as
+        bnlearn's; ``-cg``, conditional Gaussian, with discrete columns too) learn a
+        (conditional) linear Gaussian network by hill climbing
+        (:mod:`bbn.tasks.structure.gaussian_scores`); with ``method`` "hc" or "hybrid", a
+        DataFrame with a float column of fractional values gets them by default
+        (``"bic"`` → ``"bic-g"``).
     estimator : Estimator or str, default "mle"
         How the tables are learned (any of :func:`bbn.learn`'s).
     states : dict, optional
@@ -137,9 +145,26 @@ def learn_structure(data, method: str = DEFAULT_METHOD, score: str = "bic", *,
     if method not in METHODS:
         raise ModelError(f"unknown method {method!r}; the methods are "
                          f"{', '.join(METHODS)}{suggest(str(method), METHODS)}")
-    if score not in SCORES:
-        raise ModelError(f"unknown score {score!r}; the scores are {', '.join(SCORES)}"
-                         f"{suggest(str(score), SCORES)}")
+    if score not in SCORES and score not in GAUSSIAN_SCORES:
+        names = [*SCORES, *GAUSSIAN_SCORES]
+        raise ModelError(f"unknown score {score!r}; the scores are {', '.join(names)}"
+                         f"{suggest(str(score), names)}")
+    continuous = score in GAUSSIAN_SCORES or (
+        method in ("hc", "hybrid") and discretize is None and states is None
+        and isinstance(data, pd.DataFrame) and numeric_frame(data))
+    if continuous:  # continuous columns: a linear Gaussian network
+        if score not in GAUSSIAN_SCORES and f"{score}-g" not in GAUSSIAN_SCORES:
+            raise ModelError(f"the {score!r} score counts discrete states; for continuous "
+                             "columns use 'bic-g', 'aic-g' or 'loglik-g', or discretize")
+        if method not in ("hc", "hybrid"):  # "hybrid", the default: the climb
+            raise ModelError(f"method {method!r} needs discrete data; continuous columns "
+                             "are searched by hill climbing (method='hc') on a Gaussian "
+                             "score, or cut into intervals first (discretize='quantile')")
+        return gaussian_structure(
+            data, score if score in GAUSSIAN_SCORES else f"{score}-g",
+            columns=columns, required=required, forbidden=forbidden, tiers=tiers,
+            max_parents=max_parents, start=start, missing=missing, seed=seed,
+            progress=progress, name=name, options=options)
     if test not in TESTS:
         raise ModelError(f"unknown test {test!r}; the tests are {', '.join(TESTS)}"
                          f"{suggest(str(test), TESTS)}")
