@@ -57,13 +57,39 @@ def test_approximate_where_exact_does_not_fit(monkeypatch):
                                    "of 1.0 GiB; raise it")
 
     monkeypatch.setattr(anytime, "answer_task", refused)
-    found = answer_auto(net, "MAR", {"D": "y"}, time_budget=5)
-    assert found.method == "lbp"
+    found = answer_auto(net, "MAR", {"D": "y"}, time_budget=1)
+    assert found.method == "mbis"  # importance sampling from (unsplit) mini-buckets
     assert found.why == "exact inference needs 9.0 GiB, above the memory limit of 1.0 GiB"
+    for v in net.variables:  # a second of sampling from the exact conditionals
+        np.testing.assert_allclose(found.answer.marginals[v], exact[v], atol=0.02)
+    pr = answer_auto(net, "PR", {"D": "y"}, time_budget=1)
+    assert pr.method == "mbis"  # the proposal is exact: every weight is P(e)
+    assert pr.answer.log10_partition == pytest.approx(log10_p, abs=1e-9)
+    # when the sampler finds no answer, loopy BP (exact on a chain) has the time left
+    monkeypatch.setattr(anytime, "MiniBucketSampler", NoSample)
+    found = answer_auto(net, "MAR", {"D": "y"}, time_budget=1)
+    assert found.method == "lbp"
     for v in net.variables:  # a chain is a tree: loopy BP is exact
         np.testing.assert_allclose(found.answer.marginals[v], exact[v], atol=1e-9)
-    pr = answer_auto(net, "PR", {"D": "y"}, time_budget=5)
+    pr = answer_auto(net, "PR", {"D": "y"}, time_budget=1)
     assert pr.method == "lbp" and pr.answer.log10_partition == pytest.approx(log10_p, abs=1e-9)
+
+
+def test_far_beyond_the_memory_limit_exact_is_not_searched(monkeypatch):
+    """A greedy order over GREEDY_OVER_LIMIT × the limit: no order search, no exact try."""
+    net = chain()
+    monkeypatch.setattr(anytime, "get_memory_limit", lambda: 1)  # 1 byte
+    monkeypatch.setattr(anytime, "_exact_out_of_reach", None)  # never called
+    found = answer_auto(net, "PR", {"D": "y"}, time_budget=1)
+    assert found.method == "mbis"
+    # D seen: eliminating A, B, C makes tables of 9, 9 and 3 entries, 21 × 8 bytes
+    assert found.why == ("exact inference needs about 168.0 B in the greedy elimination "
+                         "order, over 100 times the memory limit of 1.0 B")
+
+
+class NoSample(anytime.MiniBucketSampler):
+    def run(self, graph, evidence):
+        raise bbn.NoAnswerError("every sample had weight 0")
 
 
 def test_approximate_when_exact_would_take_longer_than_the_budget():

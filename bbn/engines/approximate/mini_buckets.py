@@ -185,8 +185,9 @@ class MiniBucketSampler:
         while True:
             batch_start = time.perf_counter()
             drawn, log_q = _draw(buckets, order, card, column, self.batch, rng)
-            log_w = np.where(np.isfinite(log_q), _log_weights(reduced, drawn, column) - log_q,
-                             -np.inf)
+            with np.errstate(invalid="ignore"):  # a dead end: -inf - (-inf)
+                log_w = np.where(np.isfinite(log_q),
+                                 _log_weights(reduced, drawn, column) - log_q, -np.inf)
             samples += self.batch
             finite = np.isfinite(log_w)
             if finite.any():
