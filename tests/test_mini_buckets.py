@@ -100,6 +100,24 @@ def test_split_buckets_estimate_z_and_the_marginals(seed):
         np.testing.assert_allclose(found.marginals[graph.index(v)], p, atol=0.03)
 
 
+def test_large_potentials_do_not_overflow_the_weighted_sums():
+    """Potentials of 1e150 (a grid's times 1e150 each): log Z shifts by 1e150's log per
+    factor, the marginals stay."""
+    small = grid(3)
+    large = bbn.MarkovNetwork("large")
+    for v in small.variables:
+        large.add_variable(v, small.states(v))
+    for f in small.factors:
+        large.add_factor(list(f.variables), f.values * 1e150)
+    z, marginals = brute(small, {})
+    graph = dispatch.factor_graph(large)
+    found = MiniBucketSampler(samples=40_000, largest=4, seed=3).run(graph, {})
+    shift = len(small.factors) * np.log(1e150)
+    assert found.log_partition == pytest.approx(np.log(z) + shift, abs=0.05)
+    for v, p in marginals.items():
+        np.testing.assert_allclose(found.marginals[graph.index(v)], p, atol=0.03)
+
+
 def test_the_reduced_model_drops_what_the_zeros_rule_out():
     net = bbn.MarkovNetwork("forced")
     for v in "ABC":

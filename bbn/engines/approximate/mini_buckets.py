@@ -289,7 +289,7 @@ def _buckets(reduced: Reduced, order: list[int], card: Mapping[int, int], larges
     variables, table with the variable's axis last), after computing the messages."""
     position = {v: i for i, v in enumerate(order)}
     bucket: list[list[tuple[tuple[int, ...], np.ndarray]]] = [[] for _ in order]
-    for scope, table in zip(reduced.scopes, reduced.tables):
+    for scope, table in zip(reduced.scopes, _scaled(reduced.tables)):
         bucket[min(position[v] for v in scope)].append((scope, table))
     kept = []
     for i, v in enumerate(order):
@@ -308,8 +308,10 @@ def _buckets(reduced: Reduced, order: list[int], card: Mapping[int, int], larges
         for joint, product in products:
             if not joint[1:]:
                 continue
-            if power > 1:
-                summed = (product ** power).sum(axis=0) ** (1 / power)
+            if power > 1:  # scaled first: a product of large potentials ** R overflows
+                top = product.max()
+                scaled = product / top if top > 0 else product
+                summed = (scaled ** power).sum(axis=0) ** (1 / power)
             else:
                 summed = product.sum(axis=0)
             top = summed.max()
@@ -335,6 +337,12 @@ def _matched(products):
             ratio = np.where(m > 0, mean / np.where(m > 0, m, 1.0), 0.0)
             out.append((joint, p * ratio.reshape((-1,) + (1,) * (p.ndim - 1))))
     return out
+
+
+def _scaled(tables: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Every table over its largest entry (positive: the propagation left one): the
+    proposal and the conditionals are ratios, which large potentials would overflow."""
+    return [table / table.max() for table in tables]
 
 
 def _aligned(table: np.ndarray, scope: tuple[int, ...], joint: list[int]) -> np.ndarray:
@@ -387,7 +395,7 @@ def _blankets(reduced: Reduced) -> dict[int, list[tuple[tuple[int, ...], np.ndar
     """Per free variable v, its factors as (the other variables, table with v's axis
     last): what p(x_v | the rest) multiplies."""
     found: dict[int, list] = {v: [] for v in reduced.free}
-    for scope, table in zip(reduced.scopes, reduced.tables):
+    for scope, table in zip(reduced.scopes, _scaled(reduced.tables)):
         for axis, v in enumerate(scope):
             found[v].append((scope[:axis] + scope[axis + 1:], np.moveaxis(table, axis, -1)))
     return found
