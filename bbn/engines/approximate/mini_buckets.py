@@ -371,10 +371,14 @@ def _draw(buckets, order: list[int], card: Mapping[int, int], column: Mapping[in
             found = flat.take(_flat(others, table.shape, drawn, column), axis=0) if others else flat
             weights = found if weights is None else weights * found
         weights = np.broadcast_to(np.ones(size) if weights is None else weights, (n, size))
-        cumulative = np.cumsum(weights, axis=1)
-        total = cumulative[:, -1]
-        u = rng.random(n) * total
-        state = np.minimum((cumulative < u[:, None]).sum(axis=1), size - 1)
+        if size == 2:  # most variables: one comparison, no cumulative sums
+            total = weights[:, 0] + weights[:, 1]
+            state = (rng.random(n) * total >= weights[:, 0]).astype(np.intp)
+        else:
+            cumulative = np.cumsum(weights, axis=1)
+            total = cumulative[:, -1]
+            u = rng.random(n) * total
+            state = np.minimum((cumulative < u[:, None]).sum(axis=1), size - 1)
         drawn[i] = state
         with np.errstate(divide="ignore", invalid="ignore"):
             log_q += np.log(weights[rows, state] / total)  # a dead end (0/0): nan
