@@ -21,7 +21,7 @@ from bbn.apps.cli.main import main
 from bbn.engines.approximate.lbp import LoopyBP
 from bbn.questions import dispatch
 from bbn.tasks.anytime import answer_auto, pruned_graph
-from bbn.tasks.competition import answer_task
+from bbn.tasks.competition import answer_task, read_result
 
 
 def chain() -> bbn.Network:
@@ -57,22 +57,48 @@ def test_approximate_where_exact_does_not_fit(monkeypatch):
                                    "of 1.0 GiB; raise it")
 
     monkeypatch.setattr(anytime, "answer_task", refused)
-    found = answer_auto(net, "MAR", {"D": "y"}, time_budget=5)
-    assert found.method == "lbp"
+    found = answer_auto(net, "MAR", {"D": "y"}, time_budget=1)
+    assert found.method == "mbis"  # importance sampling from (unsplit) mini-buckets
     assert found.why == "exact inference needs 9.0 GiB, above the memory limit of 1.0 GiB"
+    for v in net.variables:  # a second of sampling from the exact conditionals
+        np.testing.assert_allclose(found.answer.marginals[v], exact[v], atol=0.02)
+    pr = answer_auto(net, "PR", {"D": "y"}, time_budget=1)
+    assert pr.method == "mbis"  # the proposal is exact: every weight is P(e)
+    assert pr.answer.log10_partition == pytest.approx(log10_p, abs=1e-9)
+    # when the sampler finds no answer, loopy BP (exact on a chain) has the time left
+    monkeypatch.setattr(anytime, "MiniBucketSampler", NoSample)
+    found = answer_auto(net, "MAR", {"D": "y"}, time_budget=1)
+    assert found.method == "lbp"
     for v in net.variables:  # a chain is a tree: loopy BP is exact
         np.testing.assert_allclose(found.answer.marginals[v], exact[v], atol=1e-9)
-    pr = answer_auto(net, "PR", {"D": "y"}, time_budget=5)
+    pr = answer_auto(net, "PR", {"D": "y"}, time_budget=1)
     assert pr.method == "lbp" and pr.answer.log10_partition == pytest.approx(log10_p, abs=1e-9)
+
+
+def test_far_beyond_the_memory_limit_exact_is_not_searched(monkeypatch):
+    """A greedy order over GREEDY_OVER_LIMIT × the limit: no order search, no exact try."""
+    net = chain()
+    monkeypatch.setattr(anytime, "get_memory_limit", lambda: 1)  # 1 byte
+    monkeypatch.setattr(anytime, "_exact_out_of_reach", None)  # never called
+    found = answer_auto(net, "PR", {"D": "y"}, time_budget=1)
+    assert found.method == "mbis"
+    # D seen: eliminating A, B, C makes tables of 9, 9 and 3 entries, 21 × 8 bytes
+    assert found.why == ("exact inference needs about 168.0 B in the greedy elimination "
+                         "order, over 100 times the memory limit of 1.0 B")
+
+
+class NoSample(anytime.MiniBucketSampler):
+    def run(self, graph, evidence):
+        raise bbn.NoAnswerError("every sample had weight 0")
 
 
 def test_approximate_when_exact_would_take_longer_than_the_budget():
     net = chain()
     exact = answer_task(net, "MAR", {"D": "y"}).marginals
-    found = answer_auto(net, "MAR", {"D": "y"}, time_budget=1e-9)
-    assert found.method == "lbp" and "budget of 1e-09 s" in found.why
+    found = answer_auto(net, "MAR", {"D": "y"}, time_budget=1e-9)  # 1 s of sampling
+    assert found.method == "mbis" and "budget of 1e-09 s" in found.why
     for v in net.variables:
-        np.testing.assert_allclose(found.answer.marginals[v], exact[v], atol=1e-9)
+        np.testing.assert_allclose(found.answer.marginals[v], exact[v], atol=0.02)
 
 
 def test_exact_is_tried_for_the_time_left_after_an_approximate_answer(monkeypatch):
@@ -81,7 +107,7 @@ def test_exact_is_tried_for_the_time_left_after_an_approximate_answer(monkeypatc
     monkeypatch.setattr(anytime, "SECONDS_PER_ENTRY", 1.0)  # estimated far too slow
     seen = []
     found = answer_auto(net, "MAR", {"D": "y"}, time_budget=30, on_answer=seen.append)
-    assert [s.method for s in seen] == ["lbp"] and "would take about" in seen[0].why
+    assert [s.method for s in seen] == ["mbis"] and "would take about" in seen[0].why
     assert found.method == "exact"  # a forked child answered in time
     for v in net.variables:
         np.testing.assert_array_equal(found.answer.marginals[v], exact[v])
@@ -106,6 +132,7 @@ def test_gibbs_answers_when_loopy_bp_gives_none(monkeypatch):
     net = chain()
     exact = answer_task(net, "MAR", {"D": "y"}).marginals
     monkeypatch.setattr(anytime, "LoopyBP", NoAnswer)
+    monkeypatch.setattr(anytime, "MiniBucketSampler", NoSample)
     found = answer_auto(net, "MAR", {"D": "y"}, time_budget=1e-9)  # 1 s of sampling
     assert found.method == "gibbs"
     for v in net.variables:  # thousands of sweeps of 100 chains: within 0.05
@@ -125,9 +152,13 @@ def test_impossible_evidence_is_proved_by_the_zeros_and_exits_1(tmp_path, capsys
 def test_the_command_says_which_method_answered(tmp_path, capsys, chair_file):
     assert main(["uai", str(chair_file), "--task", "MAR", "--time-budget", "1e-9"]) == 0
     captured = capsys.readouterr()
-    assert captured.err.startswith("bbn uai: answered by lbp in ")
+    assert captured.err.startswith("bbn uai: answered by mbis in ")
     assert "budget of 0 s" in captured.err  # 1e-9 s, less the reading
-    assert captured.out.startswith("MAR\n5 2 0.8 0.2")  # the roots' priors: exact in BP
+    sampled = read_result(captured.out).marginals
+    net = bbn.load(chair_file)
+    exact = answer_task(net, "MAR").marginals
+    for i, v in enumerate(net.variables):  # a second of sampling, unsplit mini-buckets
+        np.testing.assert_allclose(sampled[f"X{i}"], exact[v], atol=0.02)
     assert main(["uai", str(chair_file), "--task", "MAR"]) == 0
     assert capsys.readouterr().err == ""  # exact: nothing to say
 

@@ -25,13 +25,15 @@ from bbn.engines.approximate.gibbs import Gibbs
 from bbn.engines.approximate.importance_sampling import ImportanceSampling
 from bbn.engines.approximate.lbp import LoopyBP
 from bbn.engines.approximate.likelihood_weighting import LikelihoodWeighting
+from bbn.engines.approximate.mini_buckets import MiniBucketSampler
 from bbn.engines.approximate.supports import supported_states
 from bbn.io.formats import read_text
 from bbn.questions import dispatch
 from bbn.tasks.competition import read_evidence
 
 METHODS = [LoopyBP(), Gibbs(samples=400, chains=20, burn_in=10),
-           LikelihoodWeighting(samples=300), ImportanceSampling(samples=300)]
+           LikelihoodWeighting(samples=300), ImportanceSampling(samples=300),
+           MiniBucketSampler(samples=300, largest=4)]
 
 
 def coded(graph, evidence: dict[str, str]) -> dict[int, int]:
