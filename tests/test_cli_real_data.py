@@ -13,7 +13,7 @@ import pytest
 
 import bbn
 from bbn.apps.cli.main import main
-from bbn.core.errors import DataError
+from bbn.core.errors import DataError, ParseErrors
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
@@ -212,3 +212,20 @@ def test_sep_reads_and_writes_other_delimiters(chair_file, tmp_path, capsys):
     assert main(["learn", str(chair_file), str(semicolons)]) == 2  # without --sep
     assert capsys.readouterr().err.rstrip().endswith(
         "(the cells look separated by ';': --sep ;)")
+
+
+def test_check_reports_a_missing_table_beside_a_negative_entry(tmp_path, capsys):
+    # A negative entry is refused even with rows rescaled; the missing table is still named.
+    path = tmp_path / "bad.bn"
+    path.write_text("network b\nvariable A { T, F }\nvariable B { T, F }\nvariable C { x, y }\n"
+                    "P(A) = -0.1, 1.1\nP(B | A) = 0.1, 0.2, 0.5, 0.5\nP(C)\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.bn:5:8: -0.1 in P(A) is negative" in err
+    assert "bad.bn:6:12: P(B | A=T) sums to 0.3, not 1" in err
+    assert "bad.bn:4:10: variable 'C' has no table" in err
+    assert err.count("has no table") == 1 and "3 problem(s)" in err
+    with pytest.raises(ParseErrors) as raised:  # a missing table alone is no load error
+        bbn.load(path)
+    assert [e.line for e in raised.value.errors] == [5, 6]
+    assert [(e.line, e.column) for e in raised.value.untabled] == [(4, 10)]
