@@ -229,3 +229,21 @@ def test_check_reports_a_missing_table_beside_a_negative_entry(tmp_path, capsys)
         bbn.load(path)
     assert [e.line for e in raised.value.errors] == [5, 6]
     assert [(e.line, e.column) for e in raised.value.untabled] == [(4, 10)]
+
+
+def test_tree_reads_na_and_question_marks_as_values(tmp_path, capsys):
+    # The tree's states come from the data: only blank cells are missing; "NA", "?" and
+    # "None" are values (as bbn structure and NaiveBayes read them), labels included.
+    path = tmp_path / "d.csv"
+    rows = [("NA", "1", "no"), ("?", "2", "yes"), ("None", "NA", "NA")] * 4
+    path.write_text("x,n,y\n" + "".join(f"{x},{n},{y}\n" for x, n, y in rows))
+    assert main(["tree", str(path), "--target", "y"]) == 0
+    out = capsys.readouterr().out
+    assert "x = NA: no" in out and "x = ?: yes" in out and "x = None: NA" in out
+    assert "training accuracy 1.000000 (12/12)" in out
+    path.write_text("x,y\nNA,no\n?,yes\n,no\n")  # a blank cell is still missing
+    assert main(["tree", str(path), "--target", "y"]) == 2
+    assert "missing value" in capsys.readouterr().err
+    path.write_text("x,y\nNA,no\n?,\n")
+    assert main(["tree", str(path), "--target", "y"]) == 2
+    assert "column 'y', line 3: the target is missing" in capsys.readouterr().err

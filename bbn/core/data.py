@@ -244,6 +244,19 @@ def is_missing(value) -> bool:
                                                 and np.isnan(value))
 
 
+def absent_cells(values: pd.Series) -> np.ndarray:
+    """Where a column whose states are learned from the data has no value: NaN, None and
+    blank cells only (a text such as ``NA``, ``None`` or ``?`` is a state there; see
+    :func:`states_from_values`).
+
+    >>> absent_cells(pd.Series(["x", "", "  ", None, "NA", "?", float("nan")])).tolist()
+    [False, True, True, True, False, False, True]
+    """
+    texts = values.astype(object)
+    blank = texts.str.strip().eq("") if len(texts) else texts.isna()
+    return (texts.isna() | blank).to_numpy(dtype=bool)
+
+
 def encode_column(values: pd.Series, states: Sequence[str], *, unknown: str = "error",
                   name: str | None = None, source: str = "data",
                   row_names=None, lookups: dict | None = None) -> np.ndarray:
