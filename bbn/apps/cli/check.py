@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.model}: {p}" for p in rest.validate() if "no table" in p]
         for problem in untabled:
             print(problem, file=sys.stderr)
-        print(f"{args.model}: {count + len(untabled)} problem(s)", file=sys.stderr)
+        if untabled:
+            print(f"{args.model}: {count + len(untabled)} problem(s)", file=sys.stderr)
         return EXIT_BAD_INPUT
     problems = [] if isinstance(net, MarkovNetwork) else net.validate()  # checked on reading
     if problems:
