@@ -251,10 +251,16 @@ def absent_cells(values: pd.Series) -> np.ndarray:
 
     >>> absent_cells(pd.Series(["x", "", "  ", None, "NA", "?", float("nan")])).tolist()
     [False, True, True, True, False, False, True]
+    >>> absent_cells(pd.Series([1.5, None], dtype=object)).tolist()    # no text at all
+    [False, True]
     """
     texts = values.astype(object)
-    blank = texts.str.strip().eq("") if len(texts) else texts.isna()
-    return (texts.isna() | blank).to_numpy(dtype=bool)
+    missing = texts.isna().to_numpy(dtype=bool)
+    try:  # pandas refuses .str on a column holding no text: then nothing is blank
+        blank = texts.str.strip().eq("").to_numpy(dtype=bool)
+    except AttributeError:
+        return missing
+    return missing | blank
 
 
 def encode_column(values: pd.Series, states: Sequence[str], *, unknown: str = "error",
