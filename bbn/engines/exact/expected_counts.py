@@ -219,6 +219,7 @@ class CountingPlan:
                 operands = [likelihoods[v].reshape(shape)
                             for v, shape in self.likelihood_into[c] if v in likelihoods]
                 operands += [messages[k].reshape(self.in_parent[k]) for k in self.children[c]]
+                operands = _merged(operands, self.sizes[c] * n)
                 if operands:
                     np.multiply(evidence_free[c], operands[0], out=potential)
                     for operand in operands[1:]:
@@ -277,6 +278,16 @@ class CountingPlan:
         n, size = scale.shape[1], self.separator_size[c]
         total = np.einsum("sxr,sr->sx", potential.reshape(size, -1, n), scale)
         self._count(c, total.reshape(self.shapes[c]), counts)
+
+def _merged(operands: list[np.ndarray], size: int) -> list[np.ndarray]:
+    """The operands, the smallest multiplied together first while their product stays
+    under half the potential's ``size``: one pass over the potential instead of two."""
+    operands = sorted(operands, key=lambda a: a.size)
+    while len(operands) > 1 and math.prod(np.broadcast_shapes(
+            operands[0].shape, operands[1].shape)) * 2 <= size:
+        operands = sorted([operands[0] * operands[1], *operands[2:]], key=lambda a: a.size)
+    return operands
+
 
 def _projection(shape: tuple[int, ...], kept: list[int]) -> sparse.csr_array:
     """The 0/1 matrix ``(Π shape[kept], Π shape)`` whose product with a table over
