@@ -402,7 +402,6 @@ LOCAL_IMPORTS = {
     ("bbn.io.chunks", "_parquet_chunks", "pyarrow.parquet"):
         "optional: pyarrow (bbn[parquet]) reads Parquet files, and only those",
     ("bbn.questions.partitions", "require_dask", "dask"): DASK,
-    ("bbn.questions.partitions", "posterior_partitions", "dask.array"): DASK,
     ("bbn.engines.exact.ordering", "bandwidth_order", "networkx"):
         "start-up: networkx (~0.2 s), only for an order worth searching (2^20-entry tables)",
     ("bbn.core.errors", "suggest", "difflib"):

@@ -13,7 +13,7 @@ import pytest
 
 import bbn
 from bbn.apps.cli.main import main
-from bbn.core.errors import DataError
+from bbn.core.errors import DataError, ParseErrors
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
@@ -212,3 +212,38 @@ def test_sep_reads_and_writes_other_delimiters(chair_file, tmp_path, capsys):
     assert main(["learn", str(chair_file), str(semicolons)]) == 2  # without --sep
     assert capsys.readouterr().err.rstrip().endswith(
         "(the cells look separated by ';': --sep ;)")
+
+
+def test_check_reports_a_missing_table_beside_a_negative_entry(tmp_path, capsys):
+    # A negative entry is refused even with rows rescaled; the missing table is still named.
+    path = tmp_path / "bad.bn"
+    path.write_text("network b\nvariable A { T, F }\nvariable B { T, F }\nvariable C { x, y }\n"
+                    "P(A) = -0.1, 1.1\nP(B | A) = 0.1, 0.2, 0.5, 0.5\nP(C)\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.bn:5:8: -0.1 in P(A) is negative" in err
+    assert "bad.bn:6:12: P(B | A=T) sums to 0.3, not 1" in err
+    assert "bad.bn:4:10: variable 'C' has no table" in err
+    assert err.count("has no table") == 1 and "3 problem(s)" in err
+    with pytest.raises(ParseErrors) as raised:  # a missing table alone is no load error
+        bbn.load(path)
+    assert [e.line for e in raised.value.errors] == [5, 6]
+    assert [(e.line, e.column) for e in raised.value.untabled] == [(4, 10)]
+
+
+def test_tree_reads_na_and_question_marks_as_values(tmp_path, capsys):
+    # The tree's states come from the data: only blank cells are missing; "NA", "?" and
+    # "None" are values (as bbn structure and NaiveBayes read them), labels included.
+    path = tmp_path / "d.csv"
+    rows = [("NA", "1", "no"), ("?", "2", "yes"), ("None", "NA", "NA")] * 4
+    path.write_text("x,n,y\n" + "".join(f"{x},{n},{y}\n" for x, n, y in rows))
+    assert main(["tree", str(path), "--target", "y"]) == 0
+    out = capsys.readouterr().out
+    assert "x = NA: no" in out and "x = ?: yes" in out and "x = None: NA" in out
+    assert "training accuracy 1.000000 (12/12)" in out
+    path.write_text("x,y\nNA,no\n?,yes\n,no\n")  # a blank cell is still missing
+    assert main(["tree", str(path), "--target", "y"]) == 2
+    assert "missing value" in capsys.readouterr().err
+    path.write_text("x,y\nNA,no\n?,\n")
+    assert main(["tree", str(path), "--target", "y"]) == 2
+    assert "column 'y', line 3: the target is missing" in capsys.readouterr().err

@@ -101,3 +101,20 @@ def test_a_network_with_filled_caches_pickles_with_cloudpickle(chair):
     twin = cloudpickle.loads(cloudpickle.dumps(chair))
     assert twin.posterior("C", {"A": "T"}).values.round(6).tolist() == [0.886749, 0.113251]
     assert cloudpickle.loads(cloudpickle.dumps(Once())).get({}, 1, lambda: 2) == 2
+
+
+def test_a_network_pickles_without_its_caches_after_batches(chair):
+    # Dask ships the model to its workers: after batch questions (engines, plans, locks,
+    # read-only mappings cached) plain pickle works, and the copy answers the same
+    import pickle
+
+    import pandas as pd
+
+    cases = pd.DataFrame({"A": ["T", "F", None], "W": ["T", None, "F"]})
+    for model in (chair, chair.to_markov()):
+        before = model.posterior("C", evidence=cases)
+        twin = pickle.loads(pickle.dumps(model))
+        assert twin._compiled is None and twin._answering is None
+        pd.testing.assert_frame_equal(twin.posterior("C", evidence=cases), before, rtol=1e-12)
+        assert before.loc[1, "T"] == pytest.approx(  # row 1: A=F
+            chair.posterior("C", {"A": "F"}).values[0], rel=1e-12)

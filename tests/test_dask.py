@@ -11,6 +11,7 @@ import bbn
 from bbn.core.errors import DataError
 
 dd = pytest.importorskip("dask.dataframe", reason="Dask is not installed (bbn[dask])")
+dask = pytest.importorskip("dask", reason="Dask is not installed (bbn[dask])")
 distributed = pytest.importorskip("dask.distributed", reason="dask.distributed is absent")
 
 
@@ -84,10 +85,21 @@ def test_predictions_and_posteriors_are_dask_collections(client, rows):
     pd.testing.assert_frame_equal(computed, bbn.predict_proba(net, evidence, "C"))
     predicted = bbn.predict(net, parts.drop(columns=["C", "S"]), "C").compute()
     assert predicted.tolist() == bbn.predict(net, evidence, "C").tolist()
-    joint = net.posterior(["C", "S"], evidence=parts.drop(columns=["C", "S"]))
-    assert joint.shape[1:] == (2, 2)
-    pandas_answer = net.posterior(["C", "S"], evidence)    # a DataFrame, a column per (c, s)
-    np.testing.assert_array_equal(joint.compute(), pandas_answer.to_numpy().reshape(-1, 2, 2))
+    # posteriors: a Dask DataFrame, computed per partition, equal to the pandas batch's
+    # DataFrame (indexed like the evidence, a column per state; a MultiIndex for two)
+    for targets in ("C", ["C", "S"]):
+        lazy = net.posterior(targets, evidence=parts.drop(columns=["C", "S"]))
+        assert type(lazy).__module__.startswith(("dask", "dask_expr"))
+        assert list(lazy.columns) == list(net.posterior(targets, evidence).columns)
+        pd.testing.assert_frame_equal(lazy.compute(), net.posterior(targets, evidence))
+    lazy = net.posteriors(parts.drop(columns=["C", "S"]))  # {X: Dask DataFrame}
+    whole = net.posteriors(evidence)
+    assert list(lazy) == list(whole)
+    for v, answer in zip(lazy, dask.compute(*lazy.values())):
+        pd.testing.assert_frame_equal(answer, whole[v], rtol=1e-12)
+    one = net.posterior("C", evidence=parts.drop(columns=["C", "S"])).compute()
+    assert one.columns.name == "C" and one.loc[7, "T"] == pytest.approx(
+        net.posterior("C", evidence=evidence.loc[7].to_dict()).values[0], rel=1e-12)
 
 
 def test_partitions_of_x_and_y_must_match(client):

@@ -177,9 +177,6 @@ def test_module_doctests(name, monkeypatch):
     monkeypatch.chdir(ROOT)
     if name == "bbn.plot":
         _require_matplotlib()
-    if name.startswith("bbn.apps.explorer") and shutil.which("dot") is None and os.environ.get(
-            "CI") != "true":
-        pytest.skip("Graphviz's dot is absent (the explorer refuses to start without it)")
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)

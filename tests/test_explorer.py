@@ -59,8 +59,9 @@ def api(server, findings: dict | list | None = None) -> tuple[int, dict]:
     return status, json.loads(body)
 
 
-# the explorer refuses to start without Graphviz's dot (tests/test_explorer_graphviz.py):
-# skipped without it, except under CI (CI=true), which installs it: there they fail
+# these read Graphviz's layout (without dot the page lays the network out itself:
+# tests/test_explorer_graphviz.py): skipped without it, except under CI (CI=true), which
+# installs it: there they fail
 pytestmark = pytest.mark.skipif(
     shutil.which("dot") is None and os.environ.get("CI") != "true",
     reason="Graphviz's 'dot' is not installed (the explorer needs it)")

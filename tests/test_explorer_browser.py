@@ -3,7 +3,9 @@
 Opens the chair model, clicks A = T and reads C's bar (EXAMPLES.md §1: 0.8867), clicks
 S = T and reads the new value (0.8000: given S=T, B's table no longer depends on C),
 uploads the Monty Hall model and enters impossible evidence (the message shows, the bars
-stay), and shows a model whose names are markup as plain text.
+stay), and shows a model whose names are markup as plain text. Without Graphviz on the
+server the page lays the network out itself (dagre): parents above children, no box over
+another, an arrow per arc.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package; skipped
 with the reason when they are absent, except under CI (``CI=true``), where it fails.
@@ -41,8 +43,6 @@ def browser(tmp_path_factory):
         from selenium.webdriver.chrome.service import Service
     except ImportError:
         _missing("selenium is not installed: pip install selenium")
-    if shutil.which("dot") is None:
-        _missing("Graphviz's 'dot' is not installed (the explorer needs it)")
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if not (binary and driver):
@@ -210,3 +210,37 @@ def test_per_state_weights_on_a_node(browser, models):
         assert not browser.find_element(By.ID, "message").is_displayed()
         click(browser, "W", "T")                                     # a hard finding again
         assert probability(browser, "C", "T") == "0.9986"
+
+
+def test_without_dot_the_page_lays_the_network_out(browser, models, monkeypatch):
+    from selenium.webdriver.common.by import By
+
+    monkeypatch.setattr("bbn.apps.rendering.output.shutil.which", lambda name: None)
+    for name in ("chair.bn", "clusters.bn", "oil.bn"):
+        net = bbn.load(models / name)
+        with serve(net, port=0, block=False) as server:
+            browser.get(server.url)
+            wait_for_update(browser, 0)
+            boxes = browser.execute_script(
+                "return Object.fromEntries(Object.entries(explorer.model.layout.nodes))")
+            assert browser.execute_script("return explorer.model.layout.engine") == "page"
+            assert set(boxes) == set(net.variables)
+            for v in net.variables:                          # parents above their children
+                for p in net.parents(v):
+                    assert boxes[p]["y"] + boxes[p]["height"] < boxes[v]["y"], (p, v)
+            names = list(boxes)
+            for i, a in enumerate(names):                    # no box over another
+                for b in names[i + 1:]:
+                    A, B = boxes[a], boxes[b]
+                    assert (A["x"] + A["width"] <= B["x"] or B["x"] + B["width"] <= A["x"]
+                            or A["y"] + A["height"] <= B["y"]
+                            or B["y"] + B["height"] <= A["y"]), (a, b)
+            arcs = sum(len(net.parents(v)) for v in net.variables)
+            assert len(browser.find_elements(By.CSS_SELECTOR, "path.arc")) == arcs
+            assert len(browser.find_elements(By.CSS_SELECTOR, "polygon.arrow")) == arcs
+            node = browser.find_element(By.CSS_SELECTOR, f'[data-node="{names[0]}"]')
+            x, y = (float(n) for n in node.get_attribute("transform")[10:-1].split(","))
+            assert (x, y) == (boxes[names[0]]["x"], boxes[names[0]]["y"])
+            if name == "chair.bn":                           # and it answers as ever
+                click(browser, "A", "T")
+                assert probability(browser, "C", "T") == "0.8867"

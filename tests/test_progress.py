@@ -91,6 +91,20 @@ def test_sampling_reports_each_chunk(chair):
     assert [(s.done, s.total) for s in steps] == [(2, 5), (4, 5), (5, 5)]
 
 
+def test_plain_sampling_reports_each_variable_and_draws_the_same_rows(chair, capsys,
+                                                                       monkeypatch):
+    steps: list[Step] = []
+    rows = bbn.sample(chair, 1000, seed=3, progress=steps.append)
+    pd.testing.assert_frame_equal(rows, bbn.sample(chair, 1000, seed=3))  # nothing changes
+    assert [(s.task, s.done, s.total) for s in steps] == [("sample", k, 5) for k in range(1, 6)]
+    assert steps[-1] == "sample: 5 of 5, variables drawn (1,000 rows)"
+    bbn.sample(chair, 10, seed=3, progress=True)
+    assert capsys.readouterr().err == ""                    # not a terminal: silent
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    bbn.sample(chair, 10, seed=3, progress=True)
+    assert "sample [########################] 100%  sample: 5 of 5" in capsys.readouterr().err
+
+
 def test_a_structure_search_reports_steps_named_for_its_method(chair):
     steps: list[Step] = []
     bbn.learn_structure(bbn.sample(chair, 500, seed=1), method="hybrid", restarts=2,

@@ -244,6 +244,25 @@ def is_missing(value) -> bool:
                                                 and np.isnan(value))
 
 
+def absent_cells(values: pd.Series) -> np.ndarray:
+    """Where a column whose states are learned from the data has no value: NaN, None and
+    blank cells only (a text such as ``NA``, ``None`` or ``?`` is a state there; see
+    :func:`states_from_values`).
+
+    >>> absent_cells(pd.Series(["x", "", "  ", None, "NA", "?", float("nan")])).tolist()
+    [False, True, True, True, False, False, True]
+    >>> absent_cells(pd.Series([1.5, None], dtype=object)).tolist()    # no text at all
+    [False, True]
+    """
+    texts = values.astype(object)
+    missing = texts.isna().to_numpy(dtype=bool)
+    try:  # pandas refuses .str on a column holding no text: then nothing is blank
+        blank = texts.str.strip().eq("").to_numpy(dtype=bool)
+    except AttributeError:
+        return missing
+    return missing | blank
+
+
 def encode_column(values: pd.Series, states: Sequence[str], *, unknown: str = "error",
                   name: str | None = None, source: str = "data",
                   row_names=None, lookups: dict | None = None) -> np.ndarray:

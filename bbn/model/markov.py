@@ -177,6 +177,13 @@ class MarkovNetwork:
         self._compiled = None
         self._answering = None
 
+    def __getstate__(self) -> dict:
+        """Pickled without the view and engine of this revision (rebuilt on the first
+        question): a model crosses to another process, a Dask worker, as its tables."""
+        state = dict(self.__dict__)
+        state["_compiled"] = state["_answering"] = None
+        return state
+
     # ------------------------------------------------------------------ reading
     @property
     def variables(self) -> tuple[str, ...]:

@@ -281,6 +281,13 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         self._compiled = None
         self._answering = None
 
+    def __getstate__(self) -> dict:
+        """Pickled without the view and engine of this revision (rebuilt on the first
+        question): a model crosses to another process, a Dask worker, as its tables."""
+        state = dict(self.__dict__)
+        state["_compiled"] = state["_answering"] = None
+        return state
+
     def compiled(self) -> CompiledNetwork:
         """The immutable view of this revision that inference engines read (built once
         per revision): variables, states, parents, cardinalities, tables, which tables
@@ -490,8 +497,9 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
 
         With a :class:`pandas.DataFrame` as ``evidence`` (one case per row, missing
         cells allowed) the answer for every row comes from one batched elimination, as
-        an array of shape ``(N, |X1|, ..., |Xk|)`` (a Dask DataFrame: a Dask array of
-        that shape, one batched elimination per partition, ``docs/scale.md``); a row
+        a DataFrame indexed like it, a column per state (per joint state for several
+        variables; a Dask DataFrame gives a Dask DataFrame, one batched elimination per
+        partition, ``docs/scale.md``); a row
         with impossible evidence raises ImpossibleEvidenceError, or with
         ``impossible="nan"`` is NaN (a warning counts such rows). See :meth:`bbn.Engine.posterior`.
         Continuous (Gaussian) variables answer a :class:`bbn.Normal` (a normal or a mixture:
@@ -512,7 +520,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
 
         Returns
         -------
-        Factor, or for a DataFrame a numpy.ndarray (for a Dask DataFrame a Dask array)
+        Factor, or for a DataFrame a DataFrame (for a Dask DataFrame a Dask DataFrame)
 
         Raises
         ------

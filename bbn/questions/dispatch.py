@@ -53,7 +53,7 @@ from bbn.core.lazy import reference
 from bbn.engines.exact.engine import Engine
 from bbn.questions import resolution
 from bbn.questions.language import Query, parse_query
-from bbn.questions.partitions import is_dask, posterior_partitions
+from bbn.questions.partitions import is_dask, map_partitions
 from bbn.questions.resolution import (
     Asked,
     Cases,
@@ -480,8 +480,8 @@ def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
               impossible: str = "raise", method=EXACT, do=None, soft=None):
     """P(variables | evidence) (``net.posterior``): a Factor; for a DataFrame of cases a
     DataFrame indexed like it, one column per state (a joint state for several variables:
-    :func:`~bbn.questions.presentation.frame_of_cases`), for a Dask DataFrame a Dask array
-    ``(N, |X1|, ..., |Xk|)``, one batched elimination per partition.
+    :func:`~bbn.questions.presentation.frame_of_cases`), for a Dask DataFrame a Dask
+    DataFrame of the same columns, one batched elimination per partition.
 
     Examples
     --------
@@ -505,16 +505,40 @@ def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
 
 def _posterior_partitions(model: Model, variables: Sequence[str] | str, evidence,
                           impossible: str):
-    """A Dask DataFrame's posteriors: the variables checked now, each partition's
-    evidence resolved and answered where it lives."""
+    """A Dask DataFrame's posteriors, a Dask DataFrame: the variables checked now, each
+    partition's evidence resolved and answered where it lives, as a pandas batch is."""
     view = model.compiled()
     names = resolve_targets(view, variables, batched=True)
-    shape = tuple(view.cardinality[v] for v in names)
+    states = {v: view.states[v] for v in names}
+    meta = presentation.frame_of_cases(np.empty((0, *(len(states[v]) for v in names))),
+                                       names, states, evidence._meta.index)
+    return map_partitions(evidence, _partition_posterior, meta, model, names, states,
+                          impossible)
 
-    def answer_partition(frame) -> np.ndarray:
-        return _ask(model, Asked("P", "variables", names, frame, True), impossible=impossible)
 
-    return posterior_partitions(answer_partition, shape, evidence)
+def _partition_posterior(frame, model: Model, names: list[str], states: dict,
+                         impossible: str):
+    """One partition's posteriors as a DataFrame (a module function: Dask names its tasks
+    by hashing it and its arguments)."""
+    values = _ask(model, Asked("P", "variables", names, frame, True), impossible=impossible)
+    return presentation.frame_of_cases(values, names, states, frame.index)
+
+
+def _posteriors_partitions(model: Model, evidence, impossible: str) -> dict:
+    """A Dask DataFrame's posteriors of every variable: ``{X: Dask DataFrame}``, each
+    partition's posteriors answered per collection."""
+    view = model.compiled()
+    states = {v: view.states[v] for v in view.variables if v not in view.gaussian}
+    return {v: map_partitions(evidence, _partition_posteriors, presentation.frame_of_cases(
+        np.empty((0, len(s))), [v], states, evidence._meta.index), model, v, states,
+        impossible) for v, s in states.items()}
+
+
+def _partition_posteriors(frame, model: Model, variable: str, states: dict, impossible: str):
+    """One partition's P(variable | row) as :func:`posteriors` answers a pandas batch."""
+    values = _ask(model, Asked("POSTERIORS", "evidence", (), frame, True),
+                  impossible=impossible)[variable]
+    return presentation.frame_of_cases(values, [variable], states, frame.index)
 
 
 def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EXACT,
@@ -530,6 +554,11 @@ def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EX
     0.886749
     """
     check_impossible(impossible)
+    if evidence is not None and type(evidence) is not dict and is_dask(evidence):
+        if do or soft:
+            raise QueryError("do= and soft= take a dict or a pandas DataFrame of evidence, "
+                             "not a Dask DataFrame")
+        return _posteriors_partitions(model, evidence, impossible)
     asked = Asked("POSTERIORS", "evidence", (), evidence, _is_frame(evidence), do=do,
                   soft=soft)
     result = _ask(model, asked, method, impossible=impossible)

@@ -8,8 +8,9 @@ DataFrame of P partitions is learned from as
 
 with each n_p counted where partition p lives and the sums taken pairwise in a tree on
 the workers: only the count tables travel, never rows, and the client receives one set
-of tables. Predictions and posteriors are Dask collections, each partition answered by
-bbn's batched engine. Dask is optional (``pip install 'bbn[dask]'``); this module
+of tables. Predictions and posteriors are Dask collections (posteriors a Dask DataFrame
+indexed like the evidence, a column per state), each partition answered by bbn's batched
+engine. Dask is optional (``pip install 'bbn[dask]'``); this module
 imports it on first use, and without it these paths raise a DataError saying how to get
 it. A ``dask.distributed.Client`` in the session (a LocalCluster or a real cluster's
 scheduler) runs them there; without one, Dask's default scheduler does.
@@ -94,29 +95,12 @@ def sum_over_partitions(function: Callable, *collections):
     return pieces[0].compute()
 
 
-def map_partitions(frame, function: Callable, meta):
-    """``function`` applied to every partition of ``frame``: a lazy Dask collection shaped
-    like ``meta`` (an empty pandas DataFrame or Series).
+def map_partitions(frame, function: Callable, meta, *args):
+    """``function(partition, *args)`` applied to every partition of ``frame``: a lazy Dask
+    collection shaped like ``meta`` (an empty pandas DataFrame or Series).
 
     >>> map_partitions  # doctest: +ELLIPSIS
     <function map_partitions at ...>
     """
     require_dask()
-    return frame.map_partitions(function, meta=meta)
-
-
-def posterior_partitions(answer: Callable, shape: tuple[int, ...], evidence):
-    """``answer(partition)`` for every partition of a Dask DataFrame, as one Dask array of
-    shape ``(rows, *shape)`` (rows unknown until computed), one block per partition:
-    :func:`bbn.questions.dispatch.posterior` gives the answer of one partition (its
-    batched posteriors) and the shape of a row.
-
-    >>> posterior_partitions  # doctest: +ELLIPSIS
-    <function posterior_partitions at ...>
-    """
-    dask = require_dask()
-    import dask.array as array  # here: optional (bbn[dask])
-
-    blocks = [array.from_delayed(dask.delayed(answer)(part), shape=(float("nan"), *shape),
-                                 dtype=float) for part in evidence.to_delayed()]
-    return array.concatenate(blocks)
+    return frame.map_partitions(function, *args, meta=meta)

@@ -30,16 +30,18 @@ def run(args: argparse.Namespace) -> int:
     except ParseError as error:  # tables refused as read: then the rest of the model
         print(f"bbn check: {cli_advice(str(error), ['--normalize'])}", file=sys.stderr)
         count = len(getattr(error, "errors", ())) or 1
-        try:  # rows rescaled, so what else is wrong (a variable without a table) shows
-            rest = load(args.model, normalize=True)
-        except BBNError:
-            rest = None
-        problems = [] if rest is None or isinstance(rest, MarkovNetwork) else [
-            p for p in rest.validate() if "no table" in p]
-        for problem in problems:
-            print(f"{args.model}: {problem}", file=sys.stderr)
-        if problems:
-            print(f"{args.model}: {count + len(problems)} problem(s)", file=sys.stderr)
+        untabled = getattr(error, "untabled", None)  # a .bn file's, where they are declared
+        if untabled is None:  # rows rescaled, so what else is wrong (no table) shows
+            try:
+                rest = load(args.model, normalize=True)
+            except BBNError:
+                rest = None
+            untabled = [] if rest is None or isinstance(rest, MarkovNetwork) else [
+                f"{args.model}: {p}" for p in rest.validate() if "no table" in p]
+        for problem in untabled:
+            print(problem, file=sys.stderr)
+        if untabled:
+            print(f"{args.model}: {count + len(untabled)} problem(s)", file=sys.stderr)
         return EXIT_BAD_INPUT
     problems = [] if isinstance(net, MarkovNetwork) else net.validate()  # checked on reading
     if problems:

@@ -21,7 +21,7 @@ from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import refuse_overwriting
 from bbn.apps.cli.saved_tree import is_tree_file
 from bbn.apps.rendering import render
-from bbn.core.data import MISSING_TEXT, location, read_data
+from bbn.core.data import absent_cells, location, read_data
 from bbn.core.errors import DataError, suggest
 from bbn.tasks.learning.policies import TREE_MISSING_POLICIES
 from bbn.tasks.trees import DecisionTree
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"--categorical names {unknown[0]!r}, which {source} does not have"
                         f"{suggest(unknown[0], map(str, frame.columns))}")
     labels = frame[args.target]
-    missing = labels.isin(MISSING_TEXT).to_numpy()
+    missing = absent_cells(labels)  # blank cells only: a label 'NA' is a class
     if missing.any():
         where = location(source, int(missing.argmax()))
         raise DataError(f"{source}: column {args.target!r}, {where}: the target is missing "

@@ -26,7 +26,8 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bbn.apps.rendering.layout import network_layout
+import bbn.apps.rendering.output as output
+from bbn.apps.rendering.layout import network_layout, unplaced_layout
 from bbn.apps.rendering.output import GraphvizMissingError
 from bbn.core.deadline import TimeLimitError, time_limit
 from bbn.core.errors import BBNError, DataError, ImpossibleEvidenceError, QueryError
@@ -168,18 +169,14 @@ class Explorer:
         return self._model.net
 
     def model(self) -> dict:
-        """The network for the page: names, states, descriptions and Graphviz's layout.
+        """The network for the page: names, states, descriptions and Graphviz's layout
+        (without ``dot``, the sizes the page lays out: :func:`unplaced_layout`).
 
         Returns
         -------
         dict
             ``{"name", "source", "variables": [{"name", "states", "description",
             "continuous"}], "layout", "upload_limit"}``.
-
-        Raises
-        ------
-        bbn.apps.rendering.output.GraphvizMissingError
-            When Graphviz's ``dot`` is not installed.
 
         Examples
         --------
@@ -206,7 +203,10 @@ class Explorer:
                 "layout": model.layout, "upload_limit": self.settings.upload_limit}
 
     def _layout(self, net: Network) -> dict:
-        """Graphviz's layout of ``net`` as JSON, within the time limit."""
+        """Graphviz's layout of ``net`` as JSON, within the time limit; without ``dot``
+        the boxes' sizes and the arcs, which the page lays out (vendored dagre)."""
+        if not output.has_dot():
+            return unplaced_layout(net)
         with time_limit(self.settings.work_seconds, f"laying out {net.name!r}"):
             return network_layout(net).to_json()
 

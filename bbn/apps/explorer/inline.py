@@ -63,11 +63,6 @@ def explore(net: Network, height: int = 600, port: int = 0) -> InlineExplorer:
     InlineExplorer
         Shown by Jupyter as the app in a frame; its ``url`` also opens in a browser tab.
 
-    Raises
-    ------
-    GraphvizMissingError
-        Without Graphviz's ``dot`` (a :class:`bbn.BBNError` naming how to install it).
-
     Examples
     --------
     >>> import bbn

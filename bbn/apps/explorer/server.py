@@ -4,7 +4,7 @@ one page.
 Routes (everything else is 404; no path is ever joined to a folder, so nothing outside
 the page's three files and the model on show can be served)::
 
-    GET  /                      the page           GET /explorer.js, /explorer.css
+    GET  /                      the page           GET /explorer.js, /explorer.css, /dagre.min.js
     GET  /api/model             names, states, layout (bbn.apps.explorer.app.Explorer.model)
     GET  /api/posteriors?A=T    {"evidence", "p_evidence", "posteriors"}; 422 impossible
     POST /api/query             body: query text → {"query", "text", "json"}
@@ -35,7 +35,6 @@ from http import HTTPStatus
 from importlib import resources
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-import bbn.apps.rendering.output as output
 from bbn.apps.explorer.app import Explorer, Settings, TooLargeError, status_of
 from bbn.apps.explorer.pool import PooledHandler, PooledHTTPServer
 from bbn.core.errors import BBNError, clip
@@ -45,7 +44,10 @@ from bbn.model.network import Network
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/index.html": ("index.html", "text/html; charset=utf-8"),
           "/explorer.js": ("explorer.js", "text/javascript; charset=utf-8"),
-          "/explorer.css": ("explorer.css", "text/css; charset=utf-8")}
+          "/explorer.css": ("explorer.css", "text/css; charset=utf-8"),
+          # dagre (MIT, vendored with its licence, static/dagre.LICENSE): the page's own
+          # layout when the server has no Graphviz
+          "/dagre.min.js": ("dagre.min.js", "text/javascript; charset=utf-8")}
 
 #: Every response: no script but the page's own file. Framing stays allowed: a notebook
 #: (Jupyter, VS Code's webviews) shows the page in a frame of its own origin.
@@ -274,9 +276,6 @@ def serve(net: Network, host: str = "127.0.0.1", port: int = 8000, *, open: bool
 
     Raises
     ------
-    GraphvizMissingError
-        Without Graphviz's ``dot``, which lays the network out (with the install line),
-        before anything is bound.
     OSError
         When the address cannot be bound (the port is taken).
 
@@ -289,7 +288,6 @@ def serve(net: Network, host: str = "127.0.0.1", port: int = 8000, *, open: bool
     0.8867
     >>> server.close()
     """
-    output.require_dot("the explorer (Graphviz lays the network out)")
     if not is_loopback(host):
         print(f"warning: bbn serve on {host!r} answers every machine that can reach this "
               "one, with no password; bind 127.0.0.1 (the default) to keep it private",

@@ -91,6 +91,27 @@ class Layout:
         return asdict(self)
 
 
+def unplaced_layout(net: Network, geometry: Geometry | None = None) -> dict:
+    """What the explorer's page lays out itself when ``dot`` is missing (with the vendored
+    dagre): each box's size and the arcs, no coordinates, ``"engine": "page"``.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> sizes = unplaced_layout(bbn.load("models/chair.bn"))
+    >>> sizes["engine"], sizes["nodes"]["C"], sizes["arcs"][0]
+    ('page', {'width': 130.6, 'height': 58.0}, {'tail': 'C', 'head': 'W'})
+    """
+    geometry = geometry or Geometry()
+    nodes = {}
+    for v in net.variables:
+        width, height = geometry.size(v, [] if net.is_gaussian(v) else list(net.states(v)))
+        nodes[v] = {"width": width, "height": height}
+    return {"engine": "page", "nodes": nodes,
+            "arcs": [{"tail": p, "head": v} for v in net.variables for p in net.parents(v)],
+            "geometry": asdict(geometry)}
+
+
 def network_layout(net: Network, rankdir: str = "TB",
                    geometry: Geometry | None = None) -> Layout:
     """Lay out ``net`` with Graphviz's ``dot``: a box per variable sized for its bars.

@@ -54,6 +54,15 @@ class GraphvizMissingError(BBNError, RuntimeError):
                          f"machine: {INSTALL_HINT}")
 
 
+def has_dot() -> bool:
+    """Whether Graphviz's ``dot`` is on PATH.
+
+    >>> isinstance(has_dot(), bool)
+    True
+    """
+    return shutil.which("dot") is not None
+
+
 def require_dot(what: str) -> None:
     """Refuse now, with the install line, what would need Graphviz's ``dot`` later.
 
@@ -71,7 +80,7 @@ def require_dot(what: str) -> None:
     --------
     >>> require_dot("the explorer")                              # doctest: +SKIP
     """
-    if shutil.which("dot") is None:
+    if not has_dot():
         raise GraphvizMissingError(what)
 
 

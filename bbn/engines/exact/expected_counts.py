@@ -10,7 +10,7 @@ given as a *likelihood* per variable: λ_X(x) = [x = o_X] where X is seen, 1 whe
 not; the joint of the case is Π_X P(X | Pa(X)) · λ_X(X).
 
 One junction tree serves every case (its cliques do not depend on which variables a
-case sees). Its clique potentials carry a leading axis of cases, and one collect and
+case sees). Its clique potentials carry a trailing axis of cases, and one collect and
 distribute pass (Hugin) calibrates them all at once:
 
 * collect, leaves first: μ_{c→p} = Σ_{C_c ∖ S} ψ_c · Π_k μ_{k→c}, each message divided
@@ -21,8 +21,11 @@ distribute pass (Hugin) calibrates them all at once:
   family that lives in it (every family lies in the clique where its first-eliminated
   member was eliminated).
 
-The cases go in batches sized by the memory limit; the work per batch is a few numpy
-operations per clique, whatever the number of cases or missing-value patterns.
+The cases go in batches sized by the memory limit, into one buffer per clique reused by
+every batch; the work per batch is a few numpy operations per clique, whatever the
+number of cases or missing-value patterns. With the cases last, every product and sum
+runs along a contiguous axis whichever clique axes it touches, and a separator's
+marginal is one sparse 0/1 product.
 
 >>> import bbn, numpy as np
 >>> net = bbn.Network()
@@ -43,6 +46,7 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
+import scipy.sparse as sparse
 
 from bbn.core.memory import ENTRY_BYTES, check_allocation, get_memory_limit
 from bbn.engines.exact.clique_building import elimination_tree, junction_order
@@ -117,13 +121,15 @@ class CountingPlan:
         self.likelihood_into: list[list[tuple[str, tuple[int, ...]]]] = [[] for _ in members]
         for v in self.variables:
             c = home[v]
-            shape = [-1] + [1] * len(members[c])
-            shape[1 + members[c].index(v)] = card[v]
+            shape = [1] * len(members[c]) + [-1]
+            shape[members[c].index(v)] = card[v]
             self.likelihood_into[c].append((v, tuple(shape)))
-        # Messages: the axes a child sums out, and the separator's shape in the parent.
+        # Messages: the separator's shape in the parent, and the sparse 0/1 matrix that
+        # sums the parent's belief down to the separator (None: the separator is all of it;
+        # numpy's sums over scattered axes are several times slower, BLAS spawns threads).
         self.in_parent: list[tuple[int, ...]] = [()] * len(members)
         self.separator_size: list[int] = [1] * len(members)
-        self.separator_axes: list[list[int]] = [[] for _ in members]
+        self.summing: list[sparse.csr_array | None] = [None] * len(members)
         for c, p in enumerate(parent):
             if p < 0:
                 continue
@@ -132,10 +138,11 @@ class CountingPlan:
             separator = [u for u in members[c] if u in members[p]]
             assert list(members[c][:len(separator)]) == separator
             self.separator_size[c] = math.prod(card[u] for u in separator)
-            self.in_parent[c] = (-1,) + tuple(card[u] if u in separator else 1
-                                              for u in members[p])
-            self.separator_axes[c] = [0] + [1 + i for i, u in enumerate(members[p])
-                                            if u in separator]
+            self.in_parent[c] = tuple(card[u] if u in separator else 1
+                                      for u in members[p]) + (-1,)
+            if len(separator) < len(members[p]):
+                self.summing[c] = _projection(self.shapes[p], [
+                    i for i, u in enumerate(members[p]) if u in separator])
         self.entries_per_case = 2 * sum(self.sizes)
 
     def expected_counts(self, tables: Mapping[str, np.ndarray],
@@ -165,8 +172,11 @@ class CountingPlan:
         counts = {v: np.zeros(np.shape(tables[v])) for v in self.variables}
         log_p = np.empty(n)
         check_allocation(self.entries_per_case, "one case of the E-step's junction tree")
-        per_batch = max(1, min(BATCH_ENTRIES, get_memory_limit() // (4 * ENTRY_BYTES))
-                        // self.entries_per_case)
+        budget = min(BATCH_ENTRIES, get_memory_limit() // (4 * ENTRY_BYTES))
+        per_batch = max(1, min(n, budget // self.entries_per_case))
+        # One buffer per clique, reused by every batch (fresh pages cost as much as a pass).
+        check_allocation(per_batch * sum(self.sizes), "the E-step's clique potentials")
+        buffers = [np.empty(size * per_batch) for size in self.sizes]
         evidence_free = self._evidence_free(tables)
         card = self.network.cardinality
         for start in range(0, n, per_batch):
@@ -175,79 +185,78 @@ class CountingPlan:
             for v, codes in evidence.items():
                 codes = np.asarray(codes[start:stop])
                 seen = codes >= 0
-                if seen.all():
-                    likelihoods[v] = np.eye(card[v])[codes]
-                elif seen.any():
-                    lam = np.ones((stop - start, card[v]))
-                    lam[seen] = np.eye(card[v])[codes[seen]]
+                if seen.any():  # (|X|, cases): the cases run along the last axis
+                    lam = (codes == np.arange(card[v])[:, None]).astype(float)
+                    lam[:, ~seen] = 1.0
                     likelihoods[v] = lam
             log_p[start:stop] = self._calibrate(evidence_free, likelihoods, stop - start,
-                                                weights[start:stop], counts)
+                                                weights[start:stop], counts, buffers)
         return counts, log_p
 
     def _evidence_free(self, tables: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        """Each clique's product of the tables it holds (no case axis)."""
+        """Each clique's product of the tables it holds, with a trailing axis of length 1
+        for the cases."""
         potentials = []
         for c, shape in enumerate(self.shapes):
             potential = np.ones(shape)
             for v, order, spread in self.tables_into[c]:
                 potential = potential * np.transpose(tables[v], order).reshape(spread)
-            potentials.append(potential)
+            potentials.append(potential[..., None])
         return potentials
 
-    def _calibrate(self, evidence_free, likelihoods, n, weights, counts) -> np.ndarray:
-        """One collect–distribute pass over ``n`` cases; adds their counts in place."""
+    def _calibrate(self, evidence_free, likelihoods, n, weights, counts, buffers) -> np.ndarray:
+        """One collect–distribute pass over ``n`` cases; adds their counts in place.
+
+        Every potential is laid out ``(clique axes..., cases)``: each product and sum then
+        runs along the contiguous case axis, whichever clique axes it touches."""
         log_p = np.zeros(n)
-        up: list[np.ndarray | None] = [None] * len(self.cliques)
-        messages: list[np.ndarray | None] = [None] * len(self.cliques)
-        totals: list[np.ndarray | None] = [None] * len(self.cliques)
+        up: list[np.ndarray] = [np.empty(0)] * len(self.cliques)
+        messages: list[np.ndarray] = [np.empty(0)] * len(self.cliques)
+        totals: list[np.ndarray] = [np.empty(0)] * len(self.cliques)
         with np.errstate(divide="ignore", invalid="ignore"):
             for c in reversed(self.down):
-                potential = np.broadcast_to(evidence_free[c], (n, *self.shapes[c]))
-                first = True
-                for v, shape in self.likelihood_into[c]:
-                    if v in likelihoods:
-                        operand = likelihoods[v].reshape(shape)
-                        potential = potential * operand if first else _times(potential,
-                                                                              operand)
-                        first = False
-                for k in self.children[c]:
-                    operand = messages[k].reshape(self.in_parent[k])
-                    potential = potential * operand if first else _times(potential, operand)
-                    first = False
+                potential = buffers[c][:self.sizes[c] * n].reshape(*self.shapes[c], n)
+                operands = [likelihoods[v].reshape(shape)
+                            for v, shape in self.likelihood_into[c] if v in likelihoods]
+                operands += [messages[k].reshape(self.in_parent[k]) for k in self.children[c]]
+                operands = _merged(operands, self.sizes[c] * n)
+                if operands:
+                    np.multiply(evidence_free[c], operands[0], out=potential)
+                    for operand in operands[1:]:
+                        potential *= operand
+                else:
+                    potential[...] = evidence_free[c]
                 if self.parent[c] >= 0:
-                    message = potential.reshape(n, self.separator_size[c], -1).sum(axis=2)
-                    total = message.sum(axis=1)
+                    message = potential.reshape(self.separator_size[c], -1, n).sum(axis=1)
+                    total = message.sum(axis=0)
                     log_p += np.log(total)
                     total = np.where(total > 0, total, 1.0)
-                    message /= total[:, None]
+                    message /= total
                     messages[c] = message
                     totals[c] = total
                 else:
-                    total = potential.reshape(n, -1).sum(axis=1)
+                    total = potential.reshape(-1, n).sum(axis=0)
                     log_p += np.log(total)
-                    potential = potential / np.where(total > 0, total, 1.0).reshape(
-                        (n,) + (1,) * len(self.shapes[c]))
+                    potential /= np.where(total > 0, total, 1.0)
                 up[c] = potential
             for c in self.down:
                 p = self.parent[c]
                 belief = up[c]
                 if p >= 0:
-                    # numpy's einsum sums scattered axes about twice as fast as sum()
-                    separator = np.einsum(up[p], range(up[p].ndim), self.separator_axes[c]) \
-                        if len(self.separator_axes[c]) < up[p].ndim else up[p]
+                    summing = self.summing[c]
+                    separator = up[p].reshape(-1, n)
+                    if summing is not None:
+                        separator = summing @ separator
                     # Σ belief = the message's total before it was normalised: divide the
                     # (small) ratio by it rather than the belief by its sum.
-                    ratio = np.where(messages[c] > 0, separator.reshape(n, -1)
-                                     / (messages[c] * totals[c][:, None]), 0.0)
+                    ratio = np.where(messages[c] > 0, separator / (messages[c] * totals[c]),
+                                     0.0)
                     if not self.children[c]:  # a leaf: its counts without its belief
-                        self._count_leaf(c, belief, ratio * weights[:, None], counts)
+                        self._count_leaf(c, belief, ratio * weights, counts)
                         continue
-                    belief = _times(belief.reshape(n, self.separator_size[c], -1),
-                                    ratio[:, :, None]).reshape(up[c].shape)
-                    up[c] = belief
+                    belief.reshape(self.separator_size[c], -1, n)[...] *= ratio[:, None, :]
                 if self.tables_into[c]:
-                    self._count(c, np.tensordot(weights, belief, axes=1), counts)
+                    self._count(c, belief @ weights, counts)
         return log_p
 
     def _count(self, c: int, total: np.ndarray, counts) -> None:
@@ -262,20 +271,33 @@ class CountingPlan:
 
     def _count_leaf(self, c: int, potential: np.ndarray, scale: np.ndarray, counts) -> None:
         """:meth:`_count` of a leaf clique, whose belief is its potential times ``scale``
-        (per case, over the separator): Σ_r w_r β_r = Σ_r potential_r · scale_r, one
+        (over the separator, per case): Σ_r w_r β_r = Σ_r potential_r · scale_r, one
         contraction over the cases, without writing the beliefs."""
         if not self.tables_into[c]:
             return
-        n, size = len(scale), self.separator_size[c]
-        total = np.einsum("rsx,rs->sx", potential.reshape(n, size, -1), scale)
+        n, size = scale.shape[1], self.separator_size[c]
+        total = np.einsum("sxr,sr->sx", potential.reshape(size, -1, n), scale)
         self._count(c, total.reshape(self.shapes[c]), counts)
 
-def _times(potential: np.ndarray, operand: np.ndarray) -> np.ndarray:
-    """potential × operand, in place when ``potential`` owns its memory."""
-    if potential.flags.writeable and potential.base is None:
-        potential *= operand
-        return potential
-    return potential * operand
+def _merged(operands: list[np.ndarray], size: int) -> list[np.ndarray]:
+    """The operands, the smallest multiplied together first while their product stays
+    under half the potential's ``size``: one pass over the potential instead of two."""
+    operands = sorted(operands, key=lambda a: a.size)
+    while len(operands) > 1 and math.prod(np.broadcast_shapes(
+            operands[0].shape, operands[1].shape)) * 2 <= size:
+        operands = sorted([operands[0] * operands[1], *operands[2:]], key=lambda a: a.size)
+    return operands
+
+
+def _projection(shape: tuple[int, ...], kept: list[int]) -> sparse.csr_array:
+    """The 0/1 matrix ``(Π shape[kept], Π shape)`` whose product with a table over
+    ``shape`` (flattened) sums out every axis but ``kept``, which stay in order."""
+    size = math.prod(shape)
+    index = np.indices(shape).reshape(len(shape), size)
+    target = np.ravel_multi_index(index[kept], [shape[a] for a in kept]) if kept \
+        else np.zeros(size, dtype=np.intp)
+    rows = math.prod(shape[a] for a in kept)
+    return sparse.csr_array((np.ones(size), (target, np.arange(size))), shape=(rows, size))
 
 
 def _placing(family: tuple[str, ...], clique: tuple[str, ...],

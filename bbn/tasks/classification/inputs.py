@@ -21,7 +21,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from bbn.core.data import encode_column, encode_matrix, named_columns, numeric_column
+from bbn.core.data import (
+    absent_cells,
+    encode_column,
+    encode_matrix,
+    named_columns,
+    numeric_column,
+)
 from bbn.core.errors import DataError, suggest
 
 #: The kinds of feature, each read by its own likelihood.
@@ -256,9 +262,9 @@ def default_kind(column: pd.Series) -> str:
                 "integer", "floating", "mixed-integer-float", "decimal", "string"):
             return "categorical"
         texts = column.astype(object)
-        absent = texts.isna() | texts.map(lambda v: isinstance(v, str) and not v.strip())
+        absent = absent_cells(texts)
         values = pd.to_numeric(texts.where(~absent, None), errors="coerce").to_numpy(float)
-        if np.isnan(values[~absent.to_numpy()]).any():  # some text is no number
+        if np.isnan(values[~absent]).any():  # some text is no number
             return "categorical"
     else:
         return "categorical"

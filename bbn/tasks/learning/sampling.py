@@ -32,7 +32,8 @@ from bbn.core.progress import Progress, report, reporter
 from bbn.model.network import Network
 
 
-def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) -> pd.DataFrame:
+def sample(net: Network, n: int, seed: int | np.random.Generator | None = None,
+           progress: Progress = None) -> pd.DataFrame:
     """``n`` rows drawn from ``net``: one column per variable, in declaration order.
 
     Parameters
@@ -43,6 +44,9 @@ def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) 
         The number of rows, ≥ 0.
     seed : int, numpy.random.Generator or None
         Makes the draw reproducible (None: fresh entropy).
+    progress : callable, True or None
+        Told the variables drawn after each one (all its ``n`` rows at once), of all of
+        them; ``True``: a bar on a terminal only (:mod:`bbn.core.progress`).
 
     Returns
     -------
@@ -69,7 +73,7 @@ def sample(net: Network, n: int, seed: int | np.random.Generator | None = None) 
     """
     n = int(n)
     _check(net, n)
-    return _rows(net, n, np.random.default_rng(seed))
+    return _rows(net, n, np.random.default_rng(seed), reporter(progress))
 
 
 def sample_chunks(net: Network, n: int, seed: int | np.random.Generator | None = None,
@@ -131,40 +135,45 @@ def _check(net: Network, n: int) -> None:
         raise ModelError(f"cannot sample: no table for {', '.join(map(repr, missing))}")
 
 
-def _rows(net: Network, n: int, rng: np.random.Generator) -> pd.DataFrame:
-    """``n`` rows drawn with ``rng``: every variable in topological order."""
+def _rows(net: Network, n: int, rng: np.random.Generator, tell=None) -> pd.DataFrame:
+    """``n`` rows drawn with ``rng``: every variable in topological order (``tell``d
+    after each)."""
     # Each variable's draws (8 bytes a row at most) live until the frame is built.
     check_allocation(n * len(net.variables), f"{n} sampled rows of {len(net.variables)} "
                      "variables", "draw fewer rows at a time, or raise the limit with "
                      "bbn.set_memory_limit(bytes)")
     drawn: dict[str, np.ndarray] = {}
-    for v in net.topological_order():
-        parents = [p for p in net.parents(v) if not net.is_gaussian(p)]
-        spec = net.canonical(v)
-        if spec is not None and spec.kind == "softmax":  # P(v | d, y): one row per draw
-            codes = np.stack([drawn[p] for p in spec.discrete], axis=1) if spec.discrete \
-                else np.zeros((n, 0), np.int64)
-            probabilities = spec.probabilities(codes, np.stack(
-                [drawn[p] for p in spec.continuous], axis=1))
-            drawn[v] = draw_states(probabilities, np.arange(n), rng)
-            continue
-        if spec is not None and spec.chainable and parents:  # no full table, no row index
-            drawn[v] = canonical.draw(spec, [drawn[p] for p in parents], rng)
-            continue
-        cards = [net.cardinality(p) for p in parents]
-        index = (mixed_radix([drawn[p] for p in parents], cards) if parents
-                 else np.zeros(n, dtype=np.int64))
-        if net.is_gaussian(v):  # μ(d) + Σ b_i(d) y_i: continuous parents drawn before
-            mean, variance = net.gaussian_parameters(v)
-            location = mean.ravel()[index]
-            for p, b in net.gaussian_weights(v).items():
-                location = location + b.ravel()[index] * drawn[p]
-            drawn[v] = rng.normal(location, np.sqrt(variance.ravel()[index]))
-        else:
-            drawn[v] = draw_states(net.cpt_array(v).reshape(-1, net.cardinality(v)), index, rng)
+    for count, v in enumerate(net.topological_order(), 1):
+        drawn[v] = _draw(net, v, drawn, n, rng)
+        report(tell, "sample", count, len(net.variables), f"variables drawn ({n:,} rows)")
     columns = {}
     for v in net.variables:
         columns[v] = (drawn[v] if net.is_gaussian(v) else
                       pd.Categorical.from_codes(drawn[v], categories=list(net.states(v))))
     return pd.DataFrame(columns)
+
+
+def _draw(net: Network, v: str, drawn: dict[str, np.ndarray], n: int,
+          rng: np.random.Generator) -> np.ndarray:
+    """All ``n`` rows of ``v``, its parents' rows ``drawn``."""
+    parents = [p for p in net.parents(v) if not net.is_gaussian(p)]
+    spec = net.canonical(v)
+    if spec is not None and spec.kind == "softmax":  # P(v | d, y): one row per draw
+        codes = np.stack([drawn[p] for p in spec.discrete], axis=1) if spec.discrete \
+            else np.zeros((n, 0), np.int64)
+        probabilities = spec.probabilities(codes, np.stack(
+            [drawn[p] for p in spec.continuous], axis=1))
+        return draw_states(probabilities, np.arange(n), rng)
+    if spec is not None and spec.chainable and parents:  # no full table, no row index
+        return canonical.draw(spec, [drawn[p] for p in parents], rng)
+    cards = [net.cardinality(p) for p in parents]
+    index = (mixed_radix([drawn[p] for p in parents], cards) if parents
+             else np.zeros(n, dtype=np.int64))
+    if net.is_gaussian(v):  # μ(d) + Σ b_i(d) y_i: continuous parents drawn before
+        mean, variance = net.gaussian_parameters(v)
+        location = mean.ravel()[index]
+        for p, b in net.gaussian_weights(v).items():
+            location = location + b.ravel()[index] * drawn[p]
+        return rng.normal(location, np.sqrt(variance.ravel()[index]))
+    return draw_states(net.cpt_array(v).reshape(-1, net.cardinality(v)), index, rng)
 

@@ -29,7 +29,7 @@ import pandas as pd
 
 from bbn.core.data import (
     MISSING,
-    MISSING_TEXT,
+    absent_cells,
     encode_column,
     is_missing,
     named_columns,
@@ -290,18 +290,19 @@ def _coded(frame, array, names, kinds, states, missing,
 
 
 def typed_columns(frame: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame:
-    """``frame`` read from a CSV file as text, with its missing markers (empty, ``NA``,
-    ``?``...) as None and every column whose other cells are all numbers as floats — a
-    continuous feature — except those named in ``keep``.
+    """``frame`` read from a CSV file as text, with its missing cells (NaN, None, blank:
+    the states are learned from the data, so ``NA`` or ``?`` is a value) as None and every
+    column whose other cells are all numbers as floats — a continuous feature — except
+    those named in ``keep``.
 
-    >>> frame = typed_columns(pd.DataFrame({"a": ["1", "2.5", "?"], "b": ["x", "1", ""]}))
+    >>> frame = typed_columns(pd.DataFrame({"a": ["1", "2.5", ""], "b": ["x", "?", " "]}))
     >>> frame["a"].tolist(), frame["b"].tolist()
-    ([1.0, 2.5, nan], ['x', '1', None])
+    ([1.0, 2.5, nan], ['x', '?', None])
     """
     typed = {}
     for name in frame.columns:
         text = frame[name].astype(object)
-        missing = text.isin(MISSING_TEXT) | text.isna()
+        missing = absent_cells(text)
         text = text.where(~missing, None)
         numbers = pd.to_numeric(text, errors="coerce")
         if name in keep or (numbers.isna() & ~missing).any() or missing.all():
@@ -312,7 +313,7 @@ def typed_columns(frame: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame
 
 
 def _is_missing_cell(value) -> bool:
-    return is_missing(value) or (isinstance(value, str) and value.strip() in MISSING_TEXT)
+    return is_missing(value) or (isinstance(value, str) and not value.strip())
 
 
 def _refuse_missing(name: str, row: int) -> None:

@@ -1,4 +1,5 @@
-// bbn explorer: the network drawn from Graphviz's layout, belief bars on every node.
+// bbn explorer: the network drawn from Graphviz's layout, belief bars on every node
+// (without Graphviz on the server, laid out here by the vendored dagre: layOut below).
 // A click on a state toggles a finding; one GET /api/posteriors answers every bar.
 // Text from the model only ever goes through textContent and setAttribute: nothing the
 // model or a user wrote is parsed as HTML or run.
@@ -53,7 +54,45 @@ function showMessage(text) {
 }
 
 // ------------------------------------------------------------------ drawing
+const ARROW = 7;         // points from an arrow's base to its tip
+
+// The server has no Graphviz: dagre (static/dagre.min.js, MIT) places the boxes, parents
+// above children, and routes the arcs; the result has the shape of Graphviz's layout.
+function layOut(sizes) {
+  const graph = new dagre.graphlib.Graph();
+  graph.setGraph({rankdir: "TB", nodesep: 22, ranksep: 32, marginx: 7, marginy: 7});
+  graph.setDefaultEdgeLabel(() => ({}));
+  for (const [name, box] of Object.entries(sizes.nodes)) {
+    graph.setNode(name, {width: box.width, height: box.height});
+  }
+  for (const arc of sizes.arcs) graph.setEdge(arc.tail, arc.head);
+  dagre.layout(graph);
+  const nodes = {};
+  for (const [name, box] of Object.entries(sizes.nodes)) {
+    const placed = graph.node(name);
+    nodes[name] = {x: placed.x - box.width / 2, y: placed.y - box.height / 2,
+                   width: box.width, height: box.height};
+  }
+  const arcs = sizes.arcs.map((arc) => {
+    const points = graph.edge(arc.tail, arc.head).points.map((p) => [p.x, p.y]);
+    const tip = points[points.length - 1];
+    const from = points[points.length - 2];
+    const length = Math.hypot(tip[0] - from[0], tip[1] - from[1]) || 1;
+    const ux = (tip[0] - from[0]) / length, uy = (tip[1] - from[1]) / length;
+    const base = [tip[0] - ARROW * ux, tip[1] - ARROW * uy];
+    const line = [...points.slice(0, -1), base];
+    return {tail: arc.tail, head: arc.head,
+            path: "M" + line.map((p) => p.join(",")).join(" L"),
+            arrow: [tip, [base[0] - 3.5 * uy, base[1] + 3.5 * ux],
+                    [base[0] + 3.5 * uy, base[1] - 3.5 * ux]]};
+  });
+  const whole = graph.graph();
+  return {width: whole.width, height: whole.height, nodes, arcs, geometry: sizes.geometry,
+          engine: "page"};
+}
+
 function draw(model) {
+  if (model.layout.engine === "page") model.layout = layOut(model.layout);
   const picture = document.getElementById("network");
   picture.replaceChildren();
   explorer.bars = new Map();

@@ -107,6 +107,7 @@ def read(text: str, source: str = "<string>", normalize: bool = False,
         raise error_at(text, source, problem.loc, problem.message) from None
     except Problems as found:
         errors = [error_at(text, source, p.loc, p.message) for p in found.problems]
-        if len(errors) == 1:
-            raise errors[0] from None
-        raise ParseErrors(errors, found.dropped) from None
+        refused = errors[0] if len(errors) == 1 else ParseErrors(errors, found.dropped)
+        # what a refused file also lacks (bbn check reports it; loading alone is no mistake)
+        refused.untabled = [error_at(text, source, p.loc, p.message) for p in found.untabled]
+        raise refused from None

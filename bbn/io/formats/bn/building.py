@@ -74,10 +74,11 @@ def fast_network(statements: list, builder: LocatedBuilder) -> Network:
 class Problems(Exception):
     """The mistakes found by one phase of building the network."""
 
-    def __init__(self, problems: list[Problem], dropped: int):
+    def __init__(self, problems: list[Problem], dropped: int, untabled: list[Problem]):
         super().__init__(problems)
         self.problems = problems
         self.dropped = dropped
+        self.untabled = untabled  # variables without a table: no mistake, but worth saying
 
 
 class LocatedBuilder:
@@ -95,6 +96,7 @@ class LocatedBuilder:
         self.normalize = normalize  # rescale rows (check_rows does it)
         self.problems: list[Problem] = []
         self.dropped = 0
+        self.untabled: list[Problem] = []
 
     def line(self, loc: int) -> int:
         return self.text.count("\n", 0, loc) + 1  # as pyparsing's lineno
@@ -107,7 +109,7 @@ class LocatedBuilder:
 
     def checkpoint(self) -> None:
         if self.problems:
-            raise Problems(self.problems, self.dropped)
+            raise Problems(self.problems, self.dropped, self.untabled)
 
     def build(self, statements: list) -> Network:
         names = [s.name for s in statements if isinstance(s, NetworkName)]
@@ -146,6 +148,11 @@ class LocatedBuilder:
                         net.set_cpt(table.variable.value, array)
                 except ModelError as error:  # anything set_cpt checks that we did not
                     self.report(str(error), table.loc)
+        for variable in (s for s in statements if isinstance(s, Variable)):
+            table = tables.get(variable.name.value)
+            if table is None or (table.numbers is None and table.rows is None):
+                self.untabled.append(Problem(f"variable {variable.name.value!r} has no table",
+                                             variable.name.loc))
         self.checkpoint()
         for utility in (s for s in statements if isinstance(s, Utility)):
             self.add_utility(net, utility)
