@@ -311,3 +311,25 @@ def test_fit_from_no_tables():
     again = bbn.HMM(["a", "b"], ["x", "y", "z"]).fit(list("xyzxxy") * 20, random_state=0)
     assert np.array_equal(first.emission, again.emission)
     assert first.history_[-1] >= first.history_[0]
+
+
+def test_viterbi_as_indices_is_the_named_path():
+    # names=False gives each path as state indices: the same path as the names, for one
+    # sequence, equal lengths (one (N, T) array) and ragged lengths (a list of arrays)
+    rng = np.random.default_rng(8)
+    k, m = 3, 4
+    start, transition, emission = random_tables(rng, k, m)
+    hidden = [f"h{i}" for i in range(k)]
+    ours = bbn.HMM(hidden, list("wxyz"), start=start, transition=transition,
+                   emission=emission)
+    for lengths in (np.full(6, 9), rng.integers(1, 12, size=7)):
+        codes = rng.integers(0, m, size=lengths.sum())
+        named, best = ours.viterbi(codes, lengths)
+        indexed, best_too = ours.viterbi(codes, lengths, names=False)
+        assert [[hidden[i] for i in path] for path in indexed] == named
+        np.testing.assert_array_equal(best, best_too)
+        if len(set(lengths.tolist())) == 1:
+            assert indexed.shape == (6, 9) and indexed.dtype.kind == "i"
+    one, score = ours.viterbi(list("wxyz"), names=False)
+    assert [hidden[i] for i in one] == ours.viterbi(list("wxyz"))[0]
+    assert score == ours.viterbi(list("wxyz"))[1]

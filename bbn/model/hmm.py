@@ -220,17 +220,23 @@ class HMM:
         """
         return sequences.predicted(self, sequence, h, lengths)
 
-    def viterbi(self, sequence, lengths=None):
+    def viterbi(self, sequence, lengths=None, names: bool = True):
         """The most probable hidden path and its log P(x*_1:T, e_1:T).
 
         Parameters
         ----------
         sequence, lengths
             As :meth:`filter`.
+        names : bool, default True
+            The path as state names; ``False``: as state indices 0…K−1 in an int array
+            (as hmmlearn's ``decode``), which spares building a name per step — the
+            choice for long batches whose paths feed further computation.
 
         Returns
         -------
-        (list of str, float), or (list of lists, ndarray (N,)) with ``lengths``
+        (list of str, float), or (list of lists, ndarray (N,)) with ``lengths``;
+        with ``names=False`` the paths are an ndarray (T,), or (N, T) when every
+        sequence has the same length (else a list of ndarrays)
 
         Examples
         --------
@@ -238,8 +244,10 @@ class HMM:
         ...           emission=[[0.9, 0.1], [0.1, 0.9]])
         >>> hmm.viterbi(["x", "x", "y", "y"])[0]
         ['a', 'a', 'b', 'b']
+        >>> hmm.viterbi(["x", "x", "y", "y"], names=False)[0].tolist()
+        [0, 0, 1, 1]
         """
-        return sequences.most_probable(self, sequence, lengths)
+        return sequences.most_probable(self, sequence, lengths, names)
 
     def log_likelihood(self, sequence, lengths=None):
         """log P(e_1:T) (natural log; −inf for an impossible sequence).

@@ -184,23 +184,27 @@ def log_likelihood(model, values, lengths=None):
     return float(answer[0]) if resolved.single else answer
 
 
-def most_probable(model, values, lengths=None):
-    """The Viterbi path as state names and its log P(x*, e): ``(list, float)`` for one
-    sequence; ``(list of lists, (N,) array)`` for many."""
+def most_probable(model, values, lengths=None, names: bool = True):
+    """The Viterbi path as state names (indices with ``names=False``) and its
+    log P(x*, e): ``(list, float)`` for one sequence; ``(list of lists, (N,) array)``
+    for many (indices: one ``(N, T)`` array when the lengths are equal)."""
     resolved = Resolved(model, values, lengths)
     with np.errstate(divide="ignore"):
         path, best = chains.viterbi(np.log(model.start), np.log(model.transition),
                                     *resolved.log_table(), resolved.batch)
     batch = resolved.batch
-    names = np.asarray(model.hidden_states, dtype=object)
+    labels = np.asarray(model.hidden_states, dtype=object) if names else None
     if batch.ragged:
-        names = names[path.T]                                          # (N, T), batch order
+        rows = labels[path.T] if names else path.T                     # (N, T), batch order
         paths = [None] * len(batch.order)
         for position, (sequence, length) in enumerate(zip(batch.order,
                                                            batch.sorted_lengths)):
-            paths[sequence] = names[position, :length].tolist()
-    else:                          # equal lengths: the batch order is the caller's
-        paths = names.take(path.T).tolist()
+            paths[sequence] = (rows[position, :length].tolist() if names
+                               else rows[position, :length])
+    elif names:                    # equal lengths: the batch order is the caller's
+        paths = labels.take(path.T).tolist()
+    else:
+        paths = np.ascontiguousarray(path.T)
     scores = np.empty_like(best)
     scores[batch.order] = best
     if resolved.single:

@@ -4,8 +4,9 @@ network against pgmpy's DBNInference and pyAgrum on the unrolled network.
 * HMM: 1,000 sequences of length 1,000 (K hidden states, 6 symbols, random tables of
   seed 0, symbols uniform), given concatenated with their lengths to both:
   forward–backward (``bbn.HMM.smooth`` against ``CategoricalHMM.predict_proba``),
-  Viterbi (``viterbi`` against ``decode``) and one Baum–Welch iteration (``fit(n_iter=1)``
-  from the same tables, both). K = 4 and K = 16.
+  Viterbi (``viterbi`` against ``decode``: bbn's paths as state names, and as indices
+  with ``names=False``, the output hmmlearn gives) and one Baum–Welch iteration
+  (``fit(n_iter=1)`` from the same tables, both). K = 4 and K = 16.
 * DBN: ten variables per slice — five binary hidden chains H0…H4 (H_i's parents
   H_i[-1] and H_{i-1}) and five binary readings O_i of H_i — and one sequence of 20
   steps with every reading observed: bbn's filter (P(H_t | e_1:t) of the five chains at
@@ -56,7 +57,8 @@ def _tables(k: int, seed: int = 0):
 
 def _hmm(settings: Settings, bbn, k: int, n: int, length: int) -> list[Row]:
     rows = [Row("HMM", f"K={k}: {what}") for what in
-            ("forward–backward", "Viterbi", "one Baum–Welch iteration")]
+            ("forward–backward", "Viterbi", "Viterbi, paths as indices",
+             "one Baum–Welch iteration")]
     start, transition, emission = _tables(k)
     codes = np.random.default_rng(1).integers(0, SYMBOLS, size=n * length)
     lengths = np.full(n, length)
@@ -84,6 +86,8 @@ def _hmm(settings: Settings, bbn, k: int, n: int, length: int) -> list[Row]:
         (lambda: fitted_ours.smooth(codes, lengths),
          lambda: fitted_theirs.predict_proba(x, lengths)),
         (lambda: fitted_ours.viterbi(codes, lengths),
+         lambda: fitted_theirs.decode(x, lengths)),
+        (lambda: fitted_ours.viterbi(codes, lengths, names=False),   # hmmlearn's output
          lambda: fitted_theirs.decode(x, lengths)),
         (lambda: ours().fit(codes, lengths, n_iter=1),
          lambda: theirs().fit(x, lengths)),
