@@ -141,30 +141,6 @@ def test_batched_viterbi_equals_hmmlearn_and_brute_force(hmm_module):
         assert scores[tuple(int(name[1:]) for name in paths[i])] == pytest.approx(best, abs=1e-12)
 
 
-
-def test_viterbi_in_blocks_on_threads_equals_one_block(monkeypatch):
-    # a batch cut into blocks of sequences, each block's forward pass on its own thread,
-    # gives the same paths and scores as the whole batch at once (ragged lengths cross
-    # the block edges)
-    import bbn.engines.exact.chains as chains
-
-    rng = np.random.default_rng(3)
-    k, m = 4, 3
-    start, transition, emission = random_tables(rng, k, m)
-    ours = bbn.HMM([f"s{i}" for i in range(k)], list("abc"), start=start,
-                   transition=transition, emission=emission)
-    lengths = rng.integers(1, 40, size=33)
-    codes = rng.integers(0, m, size=lengths.sum())
-    monkeypatch.setattr(chains, "PARALLEL_SCORES", 1 << 30)
-    whole = ours.viterbi(codes, lengths)
-    monkeypatch.setattr(chains, "PARALLEL_SCORES", 1)
-    monkeypatch.setattr(chains.os, "sched_getaffinity", lambda pid: set(range(3)),
-                        raising=False)
-    assert len(chains._column_blocks(33, k * k * 33)) == 3
-    blocks = ours.viterbi(codes, lengths)
-    assert blocks[0] == whole[0]
-    np.testing.assert_array_equal(blocks[1], whole[1])
-
 def test_batched_gaussian_viterbi_equals_hmmlearn(hmm_module):
     rng = np.random.default_rng(11)
     start, transition, _ = random_tables(rng, 3, 2)

@@ -23,8 +23,6 @@ array([0.883, 0.117])
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -235,8 +233,7 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     maximum over the previous state, for the whole batch. No back-pointers: the way back
     takes the argmax above for the chosen states only (the same sums, so the same choices
     as back-pointers, the first state on a tie), three operations per step for all
-    sequences at once. A large batch is cut into blocks of sequences, one per core, whose
-    forward passes run on threads (numpy releases the GIL inside each operation).
+    sequences at once.
 
     Parameters
     ----------
@@ -268,37 +265,27 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     """
     k = len(log_start)
     steps, n = codes.shape
-    blocks = _column_blocks(n, k * k * n)
-    check_allocation(k * steps * n + k * k * n + k * n * len(blocks), "the Viterbi scores")
+    check_allocation(k * steps * n + k * k * n, "the Viterbi scores")
     delta = np.empty((steps, k, n))
     log_b.take(codes[0], axis=1, out=delta[0], mode="clip")
     delta[0] += log_start[:, None]
-    moves = np.ascontiguousarray(log_transition.T)                            # [j, i]
-
-    def forward_block(first: int, last: int) -> None:
-        """δ of the sequences ``first:last`` (a block of columns) at every step."""
-        width = last - first
-        laid_out = np.broadcast_to(moves[:, :, None], (k, k, width)).copy()  # [j, i, n]
-        scores = np.empty((k, k, width))
-        emitted = np.empty((k, width))
-        for t in range(1, steps):
-            m = min(int(batch.running[t]), last) - first
-            if m <= 0:
-                break
-            here, before = delta[t, :, first:first + m], delta[t - 1, :, first:first + m]
-            np.add(laid_out[:, :, :m], before, out=scores[:, :, :m])
-            np.maximum.reduce(scores[:, :, :m], axis=1, out=here)
-            log_b.take(codes[t, first:first + m], axis=1, out=emitted[:, :m], mode="clip")
-            here += emitted[:, :m]
-
-    _in_parallel(forward_block, blocks)
+    moves = np.broadcast_to(log_transition.T[:, :, None], (k, k, n)).copy()   # [j, i, n]
+    scores = np.empty((k, k, n))
+    emitted = np.empty((k, n))
+    for t in range(1, steps):
+        m = batch.running[t]
+        here, before = delta[t, :, :m], delta[t - 1, :, :m]
+        np.add(moves[:, :, :m], before, out=scores[:, :, :m])
+        np.maximum.reduce(scores[:, :, :m], axis=1, out=here)
+        log_b.take(codes[t, :m], axis=1, out=emitted[:, :m], mode="clip")
+        here += emitted[:, :m]
     ends = batch.sorted_lengths - 1
     columns = np.arange(n)
     final = delta[ends, :, columns]                                            # (N, K)
     path = np.zeros((steps, n), dtype=np.intp)
     path[ends, columns] = final.argmax(axis=1)
     log_probability = final[columns, path[ends, columns]]
-    incoming = moves
+    incoming = np.ascontiguousarray(log_transition.T)                         # [j, i]
     way_back = np.empty((n, k))
     for t in range(steps - 1, 0, -1):
         m = batch.running[t]
@@ -307,34 +294,6 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
         np.add(rows, delta[t - 1, :, :m].T, out=rows)
         rows.argmax(axis=1, out=path[t - 1, :m])
     return path, log_probability
-
-
-#: Below this many scores per step (K·K·N) a second thread costs more than it saves.
-PARALLEL_SCORES = 1 << 16
-
-
-def _column_blocks(n: int, scores_per_step: int) -> list[tuple[int, int]]:
-    """Contiguous blocks of the batch's columns, one per core this process may use, when a
-    step is large enough to share; numpy releases the GIL inside each block's operations,
-    so the blocks run in parallel and no two write the same columns.
-
-    >>> _column_blocks(10, 4)
-    [(0, 10)]
-    """
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    parts = max(1, min(cores or 1, scores_per_step // PARALLEL_SCORES, n))
-    edges = np.linspace(0, n, parts + 1).astype(int)
-    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
-
-
-def _in_parallel(work, blocks: list[tuple[int, int]]) -> None:
-    """``work(first, last)`` for every block, on threads when there are several."""
-    if len(blocks) == 1:
-        work(*blocks[0])
-        return
-    with ThreadPoolExecutor(max_workers=len(blocks)) as pool:
-        for done in [pool.submit(work, *block) for block in blocks]:
-            done.result()
 
 
 class Counts(NamedTuple):
