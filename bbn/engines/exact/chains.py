@@ -23,6 +23,7 @@ array([0.883, 0.117])
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -65,9 +66,14 @@ class Batch:
         self.running = np.searchsorted(-self.sorted_lengths, -np.arange(steps), side="left")
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])[self.order]
         t = np.arange(steps)[:, None]
-        self.rows = np.where(t < self.sorted_lengths, starts + t, -1)
-        self.valid = self.rows >= 0
         self.ragged = bool(steps) and bool(self.sorted_lengths[-1] < steps)
+        self.rows = (np.where(t < self.sorted_lengths, starts + t, -1) if self.ragged
+                     else starts + t)
+
+    @functools.cached_property
+    def valid(self) -> np.ndarray:
+        """``(T, N)``: whether sequence n has a step t."""
+        return self.rows >= 0
 
     def pad(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """``values`` given row by row for the concatenated sequences, as ``(T, N, ...)``
