@@ -9,6 +9,10 @@ than its rows, damaged Parquet, an output path that is one of the inputs, Ctrl-C
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +23,7 @@ from bbn.engines.approximate.gibbs import Gibbs
 from bbn.questions.dispatch import method_from_options
 
 METHODS = ("lbp", "lw", "is", "gibbs")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # ------------------------------------------------- approximate methods, other forms
@@ -262,6 +267,45 @@ def test_the_console_script_turns_ctrl_c_into_130(monkeypatch):
     with pytest.raises(SystemExit) as exited:
         console.run()
     assert exited.value.code == 130
+
+
+# the console script pip writes, with Ctrl-C (a real SIGINT) arriving as ``module`` loads
+CONSOLE_SCRIPT = """
+import os, signal, sys
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            os.kill(os.getpid(), signal.SIGINT)
+sys.meta_path.insert(0, CtrlC())
+import re
+from bbn.apps.cli.console import run
+if __name__ == "__main__":
+    sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])
+    sys.exit(run())
+"""
+
+
+@pytest.mark.parametrize("module", ["numpy", "bbn.core.factor", "bbn.model.network",
+                                    "bbn.apps.cli.main", "bbn.io.formats.bn"])
+def test_ctrl_c_while_the_console_script_starts_exits_130_quietly(module, chair_file):
+    """Ctrl-C during ``import bbn`` (numpy, the model...), during the command line's
+    import, during the command's: exit 130, nothing on stderr but what bbn says."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", CONSOLE_SCRIPT.format(module=module),
+                           "query", str(chair_file), "P(C)"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 130, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_ctrl_c_during_import_bbn_in_a_program_that_catches_it_is_its_own():
+    """Only an interrupt nobody catches ends the process; the program's own excepthook
+    is back once bbn has loaded."""
+    program = ("import sys\nhook = sys.excepthook\nimport bbn\n"
+               "print(sys.excepthook is hook)")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert done.stdout.strip() == "True", done.stderr
 
 
 def test_an_approximate_probability_carries_its_standard_error(chair, chair_file, capsys):
