@@ -91,23 +91,31 @@ ODD = ["0", "1", "-1", "1e309", "nan", "inf", "-0.0", "1e-400", "0x10", "Ù£", "ï
        "X0", "a", "T", "F", "gaussian", "<!ENTITY a 'b'>", "&a;", "&#0;", "<?xml?>"]
 
 
+# Strategies made once: hypothesis works out each new strategy object's properties on its
+# first draw, which cost more than the reading when made afresh at every draw.
+TOKENS = st.lists(st.sampled_from(ODD) | st.text(max_size=4), min_size=1, max_size=4)
+SEED_OF = {fmt: st.sampled_from(SEEDS[fmt] or [""]) for fmt in FORMATS}
+PLACE = st.integers(0, 2**31)  # a place in a text of n characters: PLACE % (n + 1)
+EDIT_COUNT, REPEATS = st.integers(1, 4), st.integers(2, 300)
+SPAN = st.sampled_from([1, 4, 16, 256])
+EDITS = st.sampled_from(["insert", "replace", "delete", "duplicate", "move", "truncate",
+                         "repeat"])
+
+
 def _tokens(draw) -> str:
-    pieces = draw(st.lists(st.sampled_from(ODD) | st.text(max_size=4), min_size=1,
-                           max_size=4))
-    return "".join(pieces)
+    return "".join(draw(TOKENS))
 
 
 @st.composite
 def mutated(draw, fmt: str) -> str:
     """A seed of ``fmt`` after 1 to 4 random edits."""
-    seeds = SEEDS[fmt]
-    text = draw(st.sampled_from(seeds)) if seeds else ""
-    for _ in range(draw(st.integers(1, 4))):
+    text = draw(SEED_OF[fmt])
+    for _ in range(draw(EDIT_COUNT)):
         n = len(text)
-        i = draw(st.integers(0, n))
-        j = draw(st.integers(i, min(n, i + draw(st.sampled_from([1, 4, 16, 256])))))
-        edit = draw(st.sampled_from(["insert", "replace", "delete", "duplicate", "move",
-                                     "truncate", "repeat"]))
+        i = draw(PLACE) % (n + 1)
+        j = min(n, i + draw(SPAN))
+        j = i + draw(PLACE) % (j - i + 1)
+        edit = draw(EDITS)
         if edit == "insert":
             text = text[:i] + _tokens(draw) + text[i:]
         elif edit == "replace":
@@ -117,14 +125,14 @@ def mutated(draw, fmt: str) -> str:
         elif edit == "duplicate":
             text = text[:j] + text[i:j] + text[j:]
         elif edit == "move":
-            k = draw(st.integers(0, n))
+            k = draw(PLACE) % (n + 1)
             piece, rest = text[i:j], text[:i] + text[j:]
             k = min(k, len(rest))
             text = rest[:k] + piece + rest[k:]
         elif edit == "truncate":
             text = text[:i]
         else:  # a piece repeated many times: deep nesting, long lines, many parents
-            text = text[:i] + _tokens(draw) * draw(st.integers(2, 300)) + text[i:]
+            text = text[:i] + _tokens(draw) * draw(REPEATS) + text[i:]
     return text
 
 
