@@ -44,6 +44,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BUFFER = 8192
+SLOW = 2.0  # seconds: a case slower than this is listed (not counted as a failure)
 
 #: surface → (test name in tests/test_fuzz.py, fixed arguments)
 SURFACES = {
@@ -194,10 +195,14 @@ def worker(surface: str, start: int, stop: int, seed: int, folder: Path,
             took = time.perf_counter() - t0
             worst = max(worst, took)
             slow += took > 5
+            if took > SLOW and not kind:  # not a failure: listed to look at
+                kind, exc_ = "slow", None
             if kind:
-                log.write(json.dumps({"case": i, "kind": kind, "what": _summary_of(exc_),
-                                      "traceback": traceback.format_exception(exc_)[-6:]})
-                          + "\n")
+                log.write(json.dumps(
+                    {"case": i, "kind": kind, "seconds": round(took, 3),
+                     "what": f"{took:.2f} s" if exc_ is None else _summary_of(exc_),
+                     "traceback": [] if exc_ is None else traceback.format_exception(exc_)[-6:]})
+                    + "\n")
                 log.flush()
         else:
             i = stop
@@ -238,8 +243,14 @@ def _write_summary(folder: Path, chosen: list[str], seed: int) -> str:
             f"| {kinds.count('hang')} | {kinds.count('wrong answer')} "
             f"| {s['seconds']:.0f} | {s['worst']:.2f} |")
     for name in chosen:
+        slow = [f for f in _state(folder, name)["found"] if f["kind"] == "slow"]
+        if slow:
+            lines.append(f"- {name}: {len(slow)} cases over {SLOW} s, the slowest "
+                         + ", ".join(f"{f['case']} ({f['what']})" for f in sorted(
+                             slow, key=lambda f: -f["seconds"])[:5]))
         for f in _state(folder, name)["found"]:
-            lines.append(f"- {name}:{f['case']} {f['kind']}: {f['what']}")
+            if f["kind"] != "slow":
+                lines.append(f"- {name}:{f['case']} {f['kind']}: {f['what']}")
     text = "\n".join(lines) + "\n"
     (folder / "summary.md").write_text(text)
     return text
@@ -287,7 +298,8 @@ def campaign(options) -> int:
             4 + chosen.index(name)], flush=True)
     text = _write_summary(folder, chosen, options.seed)
     print(text)
-    return 1 if any(_state(folder, n)["found"] for n in chosen) else 0
+    return 1 if any(f["kind"] != "slow" for n in chosen for f in _state(folder, n)["found"]) \
+        else 0
 
 
 def replay(options) -> int:
