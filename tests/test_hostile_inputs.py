@@ -287,9 +287,12 @@ def test_the_console_script_turns_ctrl_c_into_130(monkeypatch):
     assert exited.value.code == 130
 
 
-# the console script pip writes, with Ctrl-C (a real SIGINT) arriving as ``module`` loads
+# the console script pip writes, with Ctrl-C (a real SIGINT) arriving as ``module`` loads;
+# SIGINT handled as in a terminal, even when the test runner's was set to be ignored (a
+# child inherits that)
 CONSOLE_SCRIPT = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 class CtrlC:
     def find_spec(self, name, path=None, target=None):
         if name == {module!r}:
