@@ -20,8 +20,9 @@ replayed exactly with ``--replay SURFACE:i``.
   starts a new worker at the next case. A worker dying any other way (a crash, the 4 GiB
   address-space cap) is logged the same way.
 - A worker runs one surface for ``--slice`` seconds (bounding any leak); the next worker
-  takes the surface that has had the least time so far, so the cheap surfaces reach
-  ``--cases`` first and the time left goes to the costly ones. ``DIR/summary.md`` is
+  takes a surface that one slice finishes, else the surface that has had the least time
+  so far, so the cheap surfaces reach ``--cases`` first and the time left goes to the
+  costly ones. ``DIR/summary.md`` is
   rewritten after every slice, and a campaign stopped (``--hours``, Ctrl-C) resumes where
   it was when started again with the same ``--folder``.
 """
@@ -360,6 +361,18 @@ def _write_summary(folder: Path, chosen: list[str], seed: int) -> str:
     return text
 
 
+def _next_surface(folder: Path, todo: list[str], cases: int, slice_: float) -> str:
+    """The surface a slice finishes (the one with the least left, at its pace so far), or
+    else the one that has had the least time."""
+    states = {n: _state(folder, n) for n in todo}
+    left = {n: (cases - s["reached"]) * s["seconds"] / s["reached"]
+            for n, s in states.items() if s["reached"]}
+    finishing = [n for n in left if left[n] < 0.8 * slice_]
+    if finishing:
+        return min(finishing, key=left.get)
+    return min(todo, key=lambda n: states[n]["seconds"])
+
+
 def campaign(options) -> int:
     folder = Path(options.folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -373,7 +386,7 @@ def campaign(options) -> int:
         todo = [n for n in chosen if _state(folder, n)["reached"] < options.cases]
         if not todo:
             break
-        name = min(todo, key=lambda n: _state(folder, n)["seconds"])
+        name = _next_surface(folder, todo, options.cases, options.slice)
         start = _state(folder, name)["reached"]
         stop = options.cases
         began = time.perf_counter()
