@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import bbn.core.interrupts as _interrupts  # first: Ctrl-C while bbn loads exits 130 quietly
 from bbn.core.errors import (
     BBNError,
     DataError,
@@ -102,3 +103,6 @@ def __dir__() -> list[str]:
     True
     """
     return sorted(set(globals()) | set(_LAZY))
+
+
+_interrupts.uninstall()  # loaded: a program using bbn keeps its own excepthook

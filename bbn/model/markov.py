@@ -82,6 +82,11 @@ class MarkovNetwork:
         self._answering = None  # what answers this revision (bbn.questions.dispatch.Answering)
         self._log_scale = 0.0  # Σ_k log M_k + Σ_i log |X_i| of the compiled revision
 
+    def __getstate__(self) -> dict:
+        """What a pickle or deep copy keeps: the model, not the caches of its revision
+        (the compiled view and its engines are made again)."""
+        return {**self.__dict__, "_compiled": None, "_answering": None}
+
     # ------------------------------------------------------------------ building
     def add_variable(self, name: str, states: Sequence[str]) -> None:
         """Add a discrete variable.

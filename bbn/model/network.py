@@ -88,6 +88,11 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         self._compiled: CompiledNetwork | None = None
         self._answering = None  # bbn.questions.dispatch caches what answers this revision here
 
+    def __getstate__(self) -> dict:
+        """What a pickle or deep copy keeps: the model, not the caches of its revision
+        (the compiled view, engines, junction trees and their locks are made again)."""
+        return {**self.__dict__, "_compiled": None, "_answering": None}
+
     # ------------------------------------------------------------- building
     def add_variable(self, name: str, states: Sequence, description: str | None = None,
                      parents: Sequence[str] = (), table=None, normalize: bool = False) -> None:

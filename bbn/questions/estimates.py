@@ -362,14 +362,14 @@ def mpe_estimate(graph: FactorGraph, question: Question, method) -> MapEstimate:
                          "are answered through chains (a large noisy-OR); use the exact MPE")
     settings = approximate_method(method)
     indices = coded_evidence(graph, question)
-    log_z = None
+    log_z = z_error = None
     if isinstance(settings, LoopyBP):
         found = most_probable(graph, indices, settings)
         states, score, report = found.states, found.log_score, found.report
     else:
         sampled = sample_joint(graph, indices, (), settings, keep_best=True)
         states, score, report = sampled.best_states, sampled.best_log_score, sampled.report
-        log_z = sampled.log_partition
+        log_z, z_error = sampled.log_partition, sampled.log_partition_error
     if score == -math.inf:
         raise QueryError("the search ended on an assignment of probability 0 "
                          "(deterministic factors can trap it); use method='exact'")
@@ -381,8 +381,10 @@ def mpe_estimate(graph: FactorGraph, question: Question, method) -> MapEstimate:
     elif log_z is None:
         log_z = (settings if isinstance(settings, LoopyBP) else LoopyBP()).run(
             graph, indices).log_partition
-    return MapEstimate(assignment, min(1.0, math.exp(score - log_z)), report=report,
-                       estimated_z=not exact_z)
+    probability = min(1.0, math.exp(score - log_z))
+    # φ(x̂, e) is exact: the error is P̂(e)'s, carried by the delta method
+    error = None if exact_z or z_error is None else probability * z_error
+    return MapEstimate(assignment, probability, error, report=report, estimated_z=not exact_z)
 
 
 def log_partition(graph: FactorGraph, question: Question, method) -> float:

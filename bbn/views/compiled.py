@@ -124,6 +124,12 @@ class CompiledNetwork:
     auxiliary: frozenset = frozenset()
     softmax: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its read-only mappings as dicts, made read-only again on load."""
+        fields = [getattr(self, f) for f in self.__dataclass_fields__]
+        return (_unpickle, tuple(dict(f) if isinstance(f, MappingProxyType) else f
+                                 for f in fields))
+
     def table(self, variable: str) -> np.ndarray:
         """The table of a discrete variable; ModelError when the model has none yet."""
         table = self.tables[variable]
@@ -145,6 +151,11 @@ class CompiledNetwork:
                                only(self.parents), only(self.cardinality), self.tables,
                                self.zero_free, MappingProxyType({}), self.constraints,
                                self.auxiliary)
+
+
+def _unpickle(*fields) -> CompiledNetwork:
+    return CompiledNetwork(*(MappingProxyType(f) if isinstance(f, dict) else f
+                             for f in fields))
 
 
 def missing_table(variable: str) -> ModelError:

@@ -18,6 +18,7 @@ needs; for a Markov network ``child`` is None. Evidence reaches the engines as
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -64,10 +65,13 @@ class FactorGraph:
     tables: tuple[np.ndarray, ...]
     child: tuple[int, ...] | None = None
 
-    @property
+    @functools.cached_property
     def cardinality(self) -> np.ndarray:
-        """The number of states of each variable (an int array)."""
-        return np.array([len(s) for s in self.states], dtype=np.int64)
+        """The number of states of each variable (an int array, read-only; made once:
+        the engines read it in their loops over factors)."""
+        cardinality = np.array([len(s) for s in self.states], dtype=np.int64)
+        cardinality.flags.writeable = False
+        return cardinality
 
     @property
     def is_bayesian(self) -> bool:

@@ -64,7 +64,7 @@ def colour_classes(scopes: Sequence[tuple[int, ...]], tables: Sequence[np.ndarra
     for scope, table in zip(scopes, tables):
         for i, v in enumerate(scope):
             others = list(scope[:i] + scope[i + 1:])
-            pairs[v].append((np.moveaxis(table, i, -1).reshape(-1, cardinality[v]), others))
+            pairs[v].append((np.moveaxis(table, i, -1).reshape(-1, table.shape[i]), others))
             neighbours[v].update(others)
     for v in free:
         if not pairs[v]:  # in no factor: a uniform conditional
@@ -74,25 +74,29 @@ def colour_classes(scopes: Sequence[tuple[int, ...]], tables: Sequence[np.ndarra
         taken = {colour[u] for u in neighbours[v] if u in colour}
         colour[v] = next(c for c in range(len(free) + 1) if c not in taken)
     padding = len(cardinality)
+    sizes = cardinality.tolist()
     classes = []
     for c in range(max(colour.values(), default=-1) + 1):
         members = sorted(v for v in free if colour[v] == c)
         width = int(max(cardinality[v] for v in members))
-        blocks, offsets, others, strides, starts = [], [], [], [], []
+        offsets, others, strides, starts = [], [], [], []
         longest = max(len(o) for v in members for _, o in pairs[v])
+        rows = np.zeros((sum(t.shape[0] for v in members for t, _ in pairs[v]), width))
         row = 0
         for v in members:
             starts.append(len(offsets))
             for table, other in pairs[v]:
-                blocks.append(np.pad(table, ((0, 0), (0, width - table.shape[1]))))
+                rows[row:row + table.shape[0], :table.shape[1]] = table  # zero-padded
                 offsets.append(row)
                 row += table.shape[0]
-                places = np.cumprod([1, *cardinality[other][::-1]])[:-1][::-1]
+                places = [1] if other else []  # C order: the last of ``other`` fastest
+                for u in other[:0:-1]:
+                    places.append(places[-1] * sizes[u])
                 others.append(other + [padding] * (longest - len(other)))
-                strides.append([*places.tolist(), *[0] * (longest - len(other))])
+                strides.append([*places[::-1], *[0] * (longest - len(other))])
         classes.append(ColourClass(
             np.array(members, dtype=np.int64), cardinality[members].astype(np.int64),
-            np.vstack(blocks), np.array(offsets, dtype=np.int64),
+            rows, np.array(offsets, dtype=np.int64),
             np.array(others, dtype=np.int64).reshape(len(offsets), longest),
             np.array(strides, dtype=np.int64).reshape(len(offsets), longest),
             np.array(starts, dtype=np.int64)))

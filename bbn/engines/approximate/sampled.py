@@ -39,6 +39,7 @@ conditional modes, and the best of those is the answer.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -88,6 +89,9 @@ class SampledJoint:
         Its exact log φ(x, e) (−inf when not asked for).
     report : RunReport
         How the sampler ran.
+    log_partition_error : float, optional
+        The standard error of log P̂(e) — the relative one of the mean weight P̂(e) = W/n,
+        √(Σw²/W² − 1/n) — for the weighted samplers; None for Gibbs.
     """
 
     variables: tuple[int, ...]
@@ -98,6 +102,7 @@ class SampledJoint:
     best_states: np.ndarray | None
     best_log_score: float
     report: RunReport
+    log_partition_error: float | None = None
 
     def ranked(self, count: int = 2) -> list[tuple[int, ...]]:
         """The ``count`` most probable joint states (state indices), best first."""
@@ -166,8 +171,12 @@ def sample_joint(graph: FactorGraph, evidence: Mapping[int, int], variables: Seq
     p, se, margin = counts.estimates(settings, result.report)
     states, score = (None, -np.inf) if best is None else best.polished(np.array(
         [int(np.argmax(result.probabilities[v])) for v in graph.variables]))
+    z_error = None
+    if isinstance(counts, _WeightedCounts) and counts.totals.weight > 0:
+        totals, n = counts.totals, max(result.report.samples or 1, 1)
+        z_error = math.sqrt(max(totals.weight2 / totals.weight ** 2 - 1 / n, 0.0))
     return SampledJoint(variables, p.reshape(shape), se.reshape(shape), margin,
-                        result.log_partition, states, score, result.report)
+                        result.log_partition, states, score, result.report, z_error)
 
 
 class _WeightedCounts:

@@ -152,6 +152,15 @@ class JunctionTree:
     # product falls below 1e-300 (Alchemy_11) where a Bayesian network's stays near 1.
     rescale: bool = False
 
+    def __getstate__(self) -> dict:
+        """Pickled without the lock and the arrays reused between calls (made again)."""
+        state = dict(self.__dict__)
+        state.update(work={}, scratch=None, lock=None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, lock=threading.Lock())
+
 @dataclass
 class Joint:
     """The joint table of the hidden ``variables`` (small networks): a single clique.

@@ -70,6 +70,12 @@ class Policy:
         self.decision, self.known, self.states, self.chosen = decision, known, states, chosen
         self._expected, self._lock = expected, threading.Lock()
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its expected utilities computed (a function is not pickled) and
+        a lock of its own."""
+        return (type(self), (self.decision, self.known, dict(self.states), self.expected,
+                             self.chosen))
+
     @property
     def expected(self) -> np.ndarray:
         """E[Σ U | known = k, decision = d] for every k and d (computed on first use)."""

@@ -110,6 +110,11 @@ class Engine(CaseBatches, Weighing):
         # outside the lock (bbn.core.once)
         self._once = Once()
 
+    def __reduce__(self) -> tuple:
+        """A copy (pickled, deep-copied) is a fresh engine of the same view: its caches
+        and locks are made again on demand."""
+        return (Engine, (self.network,))
+
     def __repr__(self) -> str:
         return (f"Engine(revision {self.network.revision}, {len(self.network.variables)} "
                 f"variables, {len(self._plans)} plans, {len(self._trees)} junction trees)")
