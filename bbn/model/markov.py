@@ -84,7 +84,8 @@ class MarkovNetwork:
 
     def __getstate__(self) -> dict:
         """What a pickle or deep copy keeps: the model, not the caches of its revision
-        (the compiled view and its engines are made again)."""
+        (the compiled view and its engines are made again on the first question), so a
+        model crosses to another process, a Dask worker, as its tables."""
         return {**self.__dict__, "_compiled": None, "_answering": None}
 
     # ------------------------------------------------------------------ building
@@ -181,13 +182,6 @@ class MarkovNetwork:
         self._revision += 1
         self._compiled = None
         self._answering = None
-
-    def __getstate__(self) -> dict:
-        """Pickled without the view and engine of this revision (rebuilt on the first
-        question): a model crosses to another process, a Dask worker, as its tables."""
-        state = dict(self.__dict__)
-        state["_compiled"] = state["_answering"] = None
-        return state
 
     # ------------------------------------------------------------------ reading
     @property

@@ -90,7 +90,9 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
 
     def __getstate__(self) -> dict:
         """What a pickle or deep copy keeps: the model, not the caches of its revision
-        (the compiled view, engines, junction trees and their locks are made again)."""
+        (the compiled view, engines, junction trees and their locks are made again on the
+        first question), so a model crosses to another process, a Dask worker, as its
+        tables."""
         return {**self.__dict__, "_compiled": None, "_answering": None}
 
     # ------------------------------------------------------------- building
@@ -285,13 +287,6 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         self._revision += 1
         self._compiled = None
         self._answering = None
-
-    def __getstate__(self) -> dict:
-        """Pickled without the view and engine of this revision (rebuilt on the first
-        question): a model crosses to another process, a Dask worker, as its tables."""
-        state = dict(self.__dict__)
-        state["_compiled"] = state["_answering"] = None
-        return state
 
     def compiled(self) -> CompiledNetwork:
         """The immutable view of this revision that inference engines read (built once
