@@ -117,12 +117,9 @@ class GaussianFamilyScores:
         self.scored += 1
         return value
 
-    def gains(self, child: int, parents: Sequence[int], others: Sequence[int]) -> np.ndarray:
-        """The score change of toggling each p of ``others`` in the child's ``parents``."""
-        current = tuple(sorted(parents))
-        base = self.score(child, current)
-        return np.array([self.score(child, tuple(q for q in current if q != p) if p in current
-                                    else (*current, p)) - base for p in others])
+    #: The score change of toggling each p of ``others`` in the child's ``parents``: the
+    #: conditional Gaussian scores' method, on this class's :meth:`score`.
+    gains = ConditionalGaussianScores.gains
 
     def prefetch(self, needed: np.ndarray) -> None:
         """Nothing to do: a family costs one small solve."""
