@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -78,28 +79,34 @@ class LinearGaussian:
     def __init__(self, network: CompiledNetwork) -> None:
         self.network = network
         gaussian = network.gaussian
-        for v, leaf in gaussian.items():
-            if leaf.table is None:
-                raise ModelError(f"the Gaussian {v!r} has no mean and variance yet")
         order, leaves = list(gaussian), list(gaussian.values())
-        index = {v: i for i, v in enumerate(order)}
+        tables = [leaf.table for leaf in leaves]
+        if id(None) in map(id, tables):  # (`None in tables` would compare arrays)
+            v = order[[t is None for t in tables].index(True)]
+            raise ModelError(f"the Gaussian {v!r} has no mean and variance yet")
+        index = dict(zip(order, range(len(order))))
         # B's entries: row i (a Gaussian), column j (one of its continuous parents)
-        counts = [len(leaf.continuous) for leaf in leaves]
-        columns = np.fromiter([index[p] for leaf in leaves for p in leaf.continuous],
+        parents = [leaf.continuous for leaf in leaves]
+        counts = list(map(len, parents))
+        columns = np.fromiter(map(index.__getitem__, chain.from_iterable(parents)),
                               np.intp, sum(counts))
         rows = np.repeat(np.arange(len(order)), counts)
         if (columns > rows).any():  # not declared parents first: topological order
             order = _topological(gaussian)
             leaves = [gaussian[v] for v in order]
-            index = {v: i for i, v in enumerate(order)}
-            counts = [len(leaf.continuous) for leaf in leaves]
-            columns = np.fromiter([index[p] for leaf in leaves for p in leaf.continuous],
+            tables = [leaf.table for leaf in leaves]
+            index = dict(zip(order, range(len(order))))
+            parents = [leaf.continuous for leaf in leaves]
+            counts = list(map(len, parents))
+            columns = np.fromiter(map(index.__getitem__, chain.from_iterable(parents)),
                                   np.intp, sum(counts))
             rows = np.repeat(np.arange(len(order)), counts)
-        discrete = {p for leaf in leaves for p in leaf.parents}
+        # discrete parents only when some variable is not Gaussian
+        discrete = ({p for leaf in leaves for p in leaf.parents}
+                    if len(order) < len(network.variables) else ())
         self.names = tuple(order)
         self.index = index
-        self.discrete = tuple(v for v in network.variables if v in discrete)
+        self.discrete = tuple(v for v in network.variables if v in discrete) if discrete else ()
         self.shape = tuple(network.cardinality[v] for v in self.discrete)
         configurations = math.prod(self.shape)
         n = len(order)
@@ -116,7 +123,7 @@ class LinearGaussian:
         # I − B, unit lower triangular in topological order: X = (I − B)⁻¹ (c + ε)
         lower = np.zeros((k, n, n))
         if k == 1:  # a linear Gaussian network: every record [c, σ², b...] in one array
-            flat = np.concatenate([leaf.table for leaf in leaves])
+            flat = np.concatenate(tables)
             starts = np.arange(n) * 2
             starts[1:] += np.cumsum(counts[:-1], dtype=np.intp)
             intercept, noise = flat[starts][None], flat[starts + 1][None]
