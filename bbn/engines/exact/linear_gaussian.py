@@ -124,13 +124,12 @@ class LinearGaussian:
         lower = np.zeros((k, n, n))
         if k == 1:  # a linear Gaussian network: every record [c, σ², b...] in one array
             flat = np.concatenate(tables)
-            starts = np.arange(n) * 2
-            starts[1:] += np.cumsum(counts[:-1], dtype=np.intp)
-            intercept, noise = flat[starts][None], flat[starts + 1][None]
-            if len(columns):
-                weight = np.ones(len(flat), bool)
-                weight[starts] = weight[starts + 1] = False
-                lower[0, rows, columns] = -flat[weight]
+            # weight g (of row i) sits at g + 2 (i + 1): after the i + 1 records' [c, σ²]
+            at = np.arange(len(rows)) + 2 * rows + 2
+            kept = np.ones(len(flat), bool)
+            kept[at] = False
+            intercept, noise = flat[kept].reshape(n, 2).T[:, None]
+            lower[0, rows, columns] = -flat[at]
         else:
             intercept, noise = np.empty((k, n)), np.empty((k, n))
             for i, leaf in enumerate(leaves):
