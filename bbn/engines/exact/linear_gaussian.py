@@ -121,7 +121,6 @@ class LinearGaussian:
                          f"the {configurations} normals of {n} continuous variables")
         k = configurations
         # I − B, unit lower triangular in topological order: X = (I − B)⁻¹ (c + ε)
-        lower = np.zeros((k, n, n))
         if k == 1:  # a linear Gaussian network: every record [c, σ², b...] in one array
             flat = np.concatenate(tables)
             # weight g (of row i) sits at g + 2 (i + 1): after the i + 1 records' [c, σ²]
@@ -129,15 +128,19 @@ class LinearGaussian:
             kept = np.ones(len(flat), bool)
             kept[at] = False
             intercept, noise = flat[kept].reshape(n, 2).T[:, None]
-            lower[0, rows, columns] = -flat[at]
+            # B's entries only: the dense I − B is made per solve and freed (a fresh
+            # network's n² block kept per engine costs new memory pages each time)
+            lower = (rows, columns, -flat[at])
         else:
+            lower = np.zeros((k, n, n))
             intercept, noise = np.empty((k, n)), np.empty((k, n))
             for i, leaf in enumerate(leaves):
                 intercept[:, i] = self._on_grid(leaf.mean, leaf.parents)
                 noise[:, i] = self._on_grid(leaf.variance, leaf.parents)
                 for j, p in enumerate(leaf.continuous):
                     lower[:, i, index[p]] = -self._on_grid(leaf.weights[..., j], leaf.parents)
-        lower.reshape(k, n * n)[:, ::n + 1] = 1.0
+            lower.reshape(k, n * n)[:, ::n + 1] = 1.0
+        # I − B: (rows, columns, −b) of B's entries when k = 1, else dense (k, n, n)
         self._lower, self._noise, self._intercept = lower, noise, intercept
         self._kept: dict[tuple, tuple] = {}  # conditioning matrices per question shape
 
@@ -164,7 +167,10 @@ class LinearGaussian:
         if k == 1:  # LAPACK directly: (I − B)ᵀ is upper triangular, Fortran-ordered as .T
             unit = np.zeros((n, len(rows)), order="F")
             unit[rows, range(len(rows))] = 1.0
-            y, _ = dtrtrs(self._lower[0].T, unit, lower=0, unitdiag=1)
+            rows_b, columns_b, entries = self._lower
+            lower = np.zeros((n, n))  # I − B (the unit diagonal implied: unitdiag)
+            lower[rows_b, columns_b] = entries
+            y, _ = dtrtrs(lower.T, unit, lower=0, unitdiag=1, overwrite_b=1)
             return (self._intercept @ y,
                     ((y.T * self._noise[0]) @ y)[None])
         unit = np.zeros((k, n, len(rows)))
