@@ -165,8 +165,10 @@ class LinearGaussian:
         rows = list(rows)
         k, n = self._noise.shape
         if k == 1:  # LAPACK directly: (I − B)ᵀ is upper triangular, Fortran-ordered as .T
-            unit = np.zeros((n, len(rows)), order="F")
-            unit[rows, range(len(rows))] = 1.0
+            m = len(rows)
+            unit = np.zeros((m, n))  # e_S as columns, Fortran-ordered through .T
+            unit.reshape(-1)[np.add(rows, range(0, m * n, n))] = 1.0
+            unit = unit.T
             rows_b, columns_b, entries = self._lower
             lower = np.zeros((n, n))  # I − B (the unit diagonal implied: unitdiag)
             lower[rows_b, columns_b] = entries
@@ -353,7 +355,7 @@ def _inverse(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if info:
             raise np.linalg.LinAlgError("the evidence's covariance is singular")
         inverse, _ = dpotrs(chol, np.eye(len(chol)), lower=1)
-        return inverse[None], 2.0 * np.log(np.diagonal(chol)).sum(keepdims=True)
+        return inverse[None], 2.0 * np.log(chol.diagonal()).sum(keepdims=True)
     chol = np.linalg.cholesky(matrices)
     return (np.linalg.inv(matrices),
             2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1))
