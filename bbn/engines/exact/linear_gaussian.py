@@ -248,7 +248,7 @@ class LinearGaussian:
             raise QueryError("ask about continuous and discrete variables separately: "
                              f"{continuous} are continuous")
         discrete_targets = [] if continuous else list(targets)
-        t = tuple(self.index[v] for v in continuous)
+        t = tuple(map(self.index.__getitem__, continuous))
         density, means, covariances = self.conditioned(evidence.values, t)
         if not self.discrete and continuous:  # a linear Gaussian network: one normal
             if evidence.states and engine.log_weight(dict(evidence.states)) == -math.inf:
@@ -299,7 +299,7 @@ class LinearGaussian:
         >>> round(float(density[0]), 6), mean.tolist(), covariance.round(12).tolist()
         (-1.265512, [[0.0]], [[[0.5]]])
         """
-        observed = tuple(self.index[v] for v in values)
+        observed = tuple(map(self.index.__getitem__, values))
         mean_e, mean_t, precision, log_det, gain, conditional = self._conditioning(observed,
                                                                                    targets)
         if not observed:
