@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -43,23 +43,22 @@ def gaussian_leaf(nodes: Mapping[str, Variable], node: Variable) -> GaussianLeaf
     return _leaf((discrete, node.table, continuous))
 
 
-def gaussian_records(nodes: Mapping[str, Variable], gaussian: Mapping[str, Variable],
-                     only: bool) -> dict[str, GaussianLeaf]:
-    """:func:`gaussian_leaf` of each of the Gaussian variables ``gaussian``; ``only``:
-    the network has no discrete variable, so every parent is continuous (one
-    comprehension, no look-up of the parents' kinds).
+def gaussian_records(nodes: Mapping[str, Variable], names: Iterable[str]
+                     ) -> dict[str, GaussianLeaf]:
+    """:func:`gaussian_leaf` of each of the Gaussian variables ``names`` (their parents
+    split into discrete and continuous).
 
     >>> import bbn
     >>> net = bbn.Network()
+    >>> net.add_variable("d", ["a", "b"], table=[0.5, 0.5])
     >>> net.add_gaussian_variable("x", mean=0.0, variance=1.0)
-    >>> net.add_gaussian_variable("y", ["x"], mean=1.0, variance=0.5, weights={"x": 2.0})
-    >>> records = gaussian_records(net._nodes, {"y": net._nodes["y"]}, only=True)
+    >>> net.add_gaussian_variable("y", ["d", "x"], mean=[1.0, 2.0], variance=[0.5, 0.5],
+    ...                           weights={"x": 2.0})
+    >>> records = gaussian_records(net._nodes, ["y"])
     >>> records["y"].continuous, records["y"].parents, records["y"].weights.tolist()
-    (('x',), (), [2.0])
+    (('x',), ('d',), [[2.0], [2.0]])
     """
-    if only:
-        return {v: _leaf(((), node.table, node.parents)) for v, node in gaussian.items()}
-    return {v: gaussian_leaf(nodes, node) for v, node in gaussian.items()}
+    return {v: gaussian_leaf(nodes, nodes[v]) for v in names}
 
 
 class GaussianLeaves:

@@ -49,8 +49,10 @@ from bbn.model.markov import MarkovNetwork
 from bbn.model.softmax_nodes import SoftmaxNodes
 from bbn.model.variables import PackedTables, Variable, require, unpacked
 from bbn.questions import dispatch
-from bbn.views.compiled import CompiledNetwork
+from bbn.views.compiled import CompiledNetwork, GaussianLeaf
 from bbn.views.factor_graph import FactorGraph
+
+_record = tuple.__new__  # a Gaussian's record when compiling (faster than _make)
 
 __all__ = ["Network", "PackedTables"]
 
@@ -313,16 +315,15 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
                 states[v] = node.states
                 parents[v] = node.parents
                 cardinality[v] = len(node.states)
-                table = node.table
-                if node.kind:
-                    gaussian[v] = node
+                if node.kind:  # its record as if every parent were continuous
+                    gaussian[v] = _record(GaussianLeaf, ((), node.table, node.parents))
                 else:
-                    tables[v] = table
+                    tables[v] = node.table
                     zero_free[v] = node.positive
                     if node.compact is not None:
                         compact[v] = node.compact
-            if gaussian:  # their records (all parents continuous without discrete ones)
-                gaussian = gaussian_records(self._nodes, gaussian, not tables)
+            if gaussian and tables:  # discrete variables: each Gaussian's parents by kind
+                gaussian = gaussian_records(self._nodes, gaussian)
             compiled = CompiledNetwork(
                 self._revision, tuple(self._nodes), *map(MappingProxyType, (
                     states, parents, cardinality, tables, zero_free, gaussian)))

@@ -285,13 +285,17 @@ def resolve_evidence(network: CompiledNetwork, evidence: Mapping | None,
     if type(evidence) is Evidence:  # resolved already
         return evidence
     given = dict(evidence)
-    check_variables(network, list(given), role="evidence")
+    if not network.states.keys() >= given.keys():  # (one set comparison when all known)
+        check_variables(network, list(given), role="evidence")
     gaussian = network.gaussian
     if not numbers:
         check_discrete(network, given, "discrete evidence")
     states, values = dict(network.constraints), {}
     for v, s in given.items():
-        (values if v in gaussian else states)[v] = evidence_value(network, v, s)
+        if v in gaussian:
+            values[v] = gaussian_value(v, s)
+        else:
+            states[v] = state_index(network, v, s)
     return Evidence(states, values, given)
 
 

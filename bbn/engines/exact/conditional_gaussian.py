@@ -102,6 +102,8 @@ def configurations(network: CompiledNetwork, names: Sequence[str]) -> int:
     >>> configurations(net.compiled(), ["x"])
     3
     """
+    if not network.tables:  # no discrete variable
+        return 1
     heads = {p for v in names for p in network.gaussian[v].parents}
     return math.prod(network.cardinality[p] for p in heads)
 

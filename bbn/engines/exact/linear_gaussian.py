@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -78,28 +79,34 @@ class LinearGaussian:
     def __init__(self, network: CompiledNetwork) -> None:
         self.network = network
         gaussian = network.gaussian
-        for v, leaf in gaussian.items():
-            if leaf.table is None:
-                raise ModelError(f"the Gaussian {v!r} has no mean and variance yet")
         order, leaves = list(gaussian), list(gaussian.values())
-        index = {v: i for i, v in enumerate(order)}
+        tables = [leaf.table for leaf in leaves]
+        if id(None) in map(id, tables):  # (`None in tables` would compare arrays)
+            v = order[[t is None for t in tables].index(True)]
+            raise ModelError(f"the Gaussian {v!r} has no mean and variance yet")
+        index = dict(zip(order, range(len(order))))
         # B's entries: row i (a Gaussian), column j (one of its continuous parents)
-        counts = [len(leaf.continuous) for leaf in leaves]
-        columns = np.fromiter([index[p] for leaf in leaves for p in leaf.continuous],
+        parents = [leaf.continuous for leaf in leaves]
+        counts = list(map(len, parents))
+        columns = np.fromiter(map(index.__getitem__, chain.from_iterable(parents)),
                               np.intp, sum(counts))
         rows = np.repeat(np.arange(len(order)), counts)
         if (columns > rows).any():  # not declared parents first: topological order
             order = _topological(gaussian)
             leaves = [gaussian[v] for v in order]
-            index = {v: i for i, v in enumerate(order)}
-            counts = [len(leaf.continuous) for leaf in leaves]
-            columns = np.fromiter([index[p] for leaf in leaves for p in leaf.continuous],
+            tables = [leaf.table for leaf in leaves]
+            index = dict(zip(order, range(len(order))))
+            parents = [leaf.continuous for leaf in leaves]
+            counts = list(map(len, parents))
+            columns = np.fromiter(map(index.__getitem__, chain.from_iterable(parents)),
                                   np.intp, sum(counts))
             rows = np.repeat(np.arange(len(order)), counts)
-        discrete = {p for leaf in leaves for p in leaf.parents}
+        # discrete parents only when some variable is not Gaussian
+        discrete = ({p for leaf in leaves for p in leaf.parents}
+                    if len(order) < len(network.variables) else ())
         self.names = tuple(order)
         self.index = index
-        self.discrete = tuple(v for v in network.variables if v in discrete)
+        self.discrete = tuple(v for v in network.variables if v in discrete) if discrete else ()
         self.shape = tuple(network.cardinality[v] for v in self.discrete)
         configurations = math.prod(self.shape)
         n = len(order)
@@ -114,24 +121,26 @@ class LinearGaussian:
                          f"the {configurations} normals of {n} continuous variables")
         k = configurations
         # I − B, unit lower triangular in topological order: X = (I − B)⁻¹ (c + ε)
-        lower = np.zeros((k, n, n))
         if k == 1:  # a linear Gaussian network: every record [c, σ², b...] in one array
-            flat = np.concatenate([leaf.table for leaf in leaves])
-            starts = np.arange(n) * 2
-            starts[1:] += np.cumsum(counts[:-1], dtype=np.intp)
-            intercept, noise = flat[starts][None], flat[starts + 1][None]
-            if len(columns):
-                weight = np.ones(len(flat), bool)
-                weight[starts] = weight[starts + 1] = False
-                lower[0, rows, columns] = -flat[weight]
+            flat = np.concatenate(tables)
+            # weight g (of row i) sits at g + 2 (i + 1): after the i + 1 records' [c, σ²]
+            at = np.arange(len(rows)) + 2 * rows + 2
+            kept = np.ones(len(flat), bool)
+            kept[at] = False
+            intercept, noise = flat[kept].reshape(n, 2).T[:, None]
+            # B's entries only: the dense I − B is made per solve and freed (a fresh
+            # network's n² block kept per engine costs new memory pages each time)
+            lower = (rows, columns, -flat[at])
         else:
+            lower = np.zeros((k, n, n))
             intercept, noise = np.empty((k, n)), np.empty((k, n))
             for i, leaf in enumerate(leaves):
                 intercept[:, i] = self._on_grid(leaf.mean, leaf.parents)
                 noise[:, i] = self._on_grid(leaf.variance, leaf.parents)
                 for j, p in enumerate(leaf.continuous):
                     lower[:, i, index[p]] = -self._on_grid(leaf.weights[..., j], leaf.parents)
-        lower.reshape(k, n * n)[:, ::n + 1] = 1.0
+            lower.reshape(k, n * n)[:, ::n + 1] = 1.0
+        # I − B: (rows, columns, −b) of B's entries when k = 1, else dense (k, n, n)
         self._lower, self._noise, self._intercept = lower, noise, intercept
         self._kept: dict[tuple, tuple] = {}  # conditioning matrices per question shape
 
@@ -156,9 +165,14 @@ class LinearGaussian:
         rows = list(rows)
         k, n = self._noise.shape
         if k == 1:  # LAPACK directly: (I − B)ᵀ is upper triangular, Fortran-ordered as .T
-            unit = np.zeros((n, len(rows)), order="F")
-            unit[rows, range(len(rows))] = 1.0
-            y, _ = dtrtrs(self._lower[0].T, unit, lower=0, unitdiag=1)
+            m = len(rows)
+            unit = np.zeros((m, n))  # e_S as columns, Fortran-ordered through .T
+            unit.reshape(-1)[np.add(rows, range(0, m * n, n))] = 1.0
+            unit = unit.T
+            rows_b, columns_b, entries = self._lower
+            lower = np.zeros((n, n))  # I − B (the unit diagonal implied: unitdiag)
+            lower[rows_b, columns_b] = entries
+            y, _ = dtrtrs(lower.T, unit, lower=0, unitdiag=1, overwrite_b=1)
             return (self._intercept @ y,
                     ((y.T * self._noise[0]) @ y)[None])
         unit = np.zeros((k, n, len(rows)))
@@ -234,7 +248,7 @@ class LinearGaussian:
             raise QueryError("ask about continuous and discrete variables separately: "
                              f"{continuous} are continuous")
         discrete_targets = [] if continuous else list(targets)
-        t = tuple(self.index[v] for v in continuous)
+        t = tuple(map(self.index.__getitem__, continuous))
         density, means, covariances = self.conditioned(evidence.values, t)
         if not self.discrete and continuous:  # a linear Gaussian network: one normal
             if evidence.states and engine.log_weight(dict(evidence.states)) == -math.inf:
@@ -285,7 +299,7 @@ class LinearGaussian:
         >>> round(float(density[0]), 6), mean.tolist(), covariance.round(12).tolist()
         (-1.265512, [[0.0]], [[[0.5]]])
         """
-        observed = tuple(self.index[v] for v in values)
+        observed = tuple(map(self.index.__getitem__, values))
         mean_e, mean_t, precision, log_det, gain, conditional = self._conditioning(observed,
                                                                                    targets)
         if not observed:
@@ -341,7 +355,7 @@ def _inverse(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if info:
             raise np.linalg.LinAlgError("the evidence's covariance is singular")
         inverse, _ = dpotrs(chol, np.eye(len(chol)), lower=1)
-        return inverse[None], 2.0 * np.log(np.diagonal(chol)).sum(keepdims=True)
+        return inverse[None], 2.0 * np.log(chol.diagonal()).sum(keepdims=True)
     chol = np.linalg.cholesky(matrices)
     return (np.linalg.inv(matrices),
             2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1))
