@@ -210,6 +210,10 @@ class SoftFit(NamedTuple):
     converged: bool
 
 
+#: One soft finding's fit: exact in one sweep.
+_EXACT = SoftFit(1, 0.0, True)
+
+
 def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
              names: Sequence[str] = ()) -> tuple[list[np.ndarray], SoftFit]:
     """The likelihoods λ_i (one per axis of ``joint``, P(W_1, ..., W_k | e)) under which
@@ -231,14 +235,14 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
     """
     k = joint.ndim
     if k == 1:  # one soft finding: λ = q / P(w | e), exact in one step (a few numbers:
-        m, q = joint.tolist(), targets[0].tolist()  # Python floats, not numpy calls)
-        if any(qi > 0 and not mi > 0 for qi, mi in zip(q, m)):
+        w = [qi / mi if mi > 0 else -qi for qi, mi in zip(targets[0].tolist(),
+                                                           joint.tolist())]
+        if min(w) < 0:  # -q(w) marks q(w) > 0 where P(w | e) = 0 (Python floats, not numpy)
             raise ImpossibleEvidenceError({}, (
                 f"impossible evidence: the soft finding on {names[0] if names else 'it'} "
                 "gives weight to a state the other evidence rules out (probability 0 there)"))
-        w = [qi / mi if mi > 0 else 0.0 for qi, mi in zip(q, m)]
         top = max(w)
-        return [np.array([x / top for x in w])], SoftFit(1, 0.0, True)
+        return [np.array([x / top for x in w])], _EXACT
     weights = [np.ones_like(t) for t in targets]
 
     def weighted() -> np.ndarray:
@@ -346,8 +350,10 @@ def _positive(weights: dict[str, np.ndarray], joint: np.ndarray | None) -> dict:
 
 
 def _soft_key(evidence, found: Uncertain) -> tuple:
-    return (tuple(sorted(evidence.states.items())),
-            tuple((v, w.tobytes()) for v, w in found.likelihoods.items()), tuple(found.soft))
+    likelihoods = found.likelihoods
+    return (tuple(sorted(evidence.states.items())), tuple(
+        (v, w.tobytes()) for v, w in likelihoods.items()) if likelihoods else (),
+            tuple(found.soft))
 
 
 def _kept(engine, key: tuple) -> np.ndarray | None:
@@ -481,8 +487,15 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
         joint = _kept(engine, key)
         if joint is None and not set(names) & set(free):
             return _jeffrey_joint(engine, evidence, found, free, names, key)
-        fitted = _fitted(engine, evidence, found, joint=joint, key=key)
-        weights = {**weights, **_positive(fitted, joint)}
+        if joint is not None and len(names) == 1:  # asked again: λ = q / P(W | e) at once
+            (name, q), = found.soft.items()
+            fitted = fit_soft(joint, (q,), names)[0][0]
+            if 0.0 in fitted.tolist():  # 0 where P(W = w | e) = 0: 1 weighs as little
+                fitted = np.where(joint > 0, fitted, 1.0)
+            weights = {**weights, name: fitted}
+        else:
+            fitted = _fitted(engine, evidence, found, joint=joint, key=key)
+            weights = {**weights, **_positive(fitted, joint)}
     if not weights:  # interventions alone: the mutilated network's own question
         return engine.posterior(question.free, evidence)
     try:

@@ -107,6 +107,8 @@ class Weighing:
         table = self.network.table
         plan.tables = [None if s.variable in virtual else table(s.variable)
                        for s in plan.sources]
+        plan.weighed = tuple((i, s.free[-1]) for i, s in enumerate(plan.sources)
+                             if s.variable in virtual)
         return plan
 
     def run_weighed(self, plan: Plan, indices: Mapping[str, int | np.ndarray],
@@ -142,15 +144,15 @@ class Weighing:
         """
         tables = list(plan.tables)
         evidence = dict(indices)
+        sources = plan.sources
         weighed = []  # positions of the virtual children's tables
-        for i, source in enumerate(plan.sources):
-            if tables[i] is None:  # a virtual child of W = source.free[-1]: λ_W, read
-                w = weights[source.free[-1]]  # where the child is observed
-                if w.ndim == 2:  # a batch: case k reads column k
-                    tables[i], evidence[source.variable] = w.T, np.arange(len(w))
-                else:
-                    tables[i], evidence[source.variable] = w[:, None], 0
-                weighed.append(i)
+        for i, v in plan.weighed:  # a virtual child of W: λ_W, read where it is observed
+            w = weights[v]
+            if w.ndim == 2:  # a batch: case k reads column k
+                tables[i], evidence[sources[i].variable] = w.T, np.arange(len(w))
+            else:
+                tables[i], evidence[sources[i].variable] = w[:, None], 0
+            weighed.append(i)
         def logs(_: Plan) -> list[np.ndarray]:
             real = copy.copy(plan)  # the network's tables' logs are kept by the engine
             real.sources = [s for i, s in enumerate(plan.sources) if i not in weighed]
