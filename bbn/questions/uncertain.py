@@ -51,6 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+import bbn.engines.exact.weighing as weighing
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.lazy import reference
@@ -312,24 +313,26 @@ def _fitted(engine, evidence, found: Uncertain, report: bool = False,
     names = list(found.soft)
     if joint is None:  # the joint is the plan's result: its memory is checked with it
         joint = _keep(engine, key or _soft_key(evidence, found),
-                      _posterior(engine, names, evidence, found))
+                      _table(engine, names, evidence, found))
     weights, fit = fit_soft(joint, [found.soft[v] for v in names], names)
     _report(fit, names)
     weights = dict(zip(names, weights))
     return (weights, fit) if report else weights
 
 
-def _posterior(engine, variables: list[str], evidence, found: Uncertain) -> np.ndarray:
-    """P(variables | e, λ) on ``engine`` with the likelihoods of ``found`` (the
-    ImpossibleEvidenceError names them)."""
-    try:
-        return engine.weighed_posterior(variables, evidence, found.likelihoods).values
-    except ImpossibleEvidenceError:
+def _table(engine, variables: list[str], evidence, found: Uncertain) -> np.ndarray:
+    """c · P(variables, e, λ) on ``engine`` with the likelihoods of ``found``, for some c
+    > 0 (:meth:`~bbn.engines.exact.weighing.Weighing.weighed_table`: Jeffrey's rule needs
+    only its ratios); an ImpossibleEvidenceError naming them when it is 0."""
+    table = engine.weighed_table(variables, evidence, found.likelihoods)
+    if not table.sum() > 0:
         raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
-                                                        for v in found.likelihoods}}) from None
+                                                        for v in found.likelihoods}})
+    return table
 
 
-#: P(W_soft | e, λ), what Jeffrey's rule needs of the other evidence alone, is kept per
+#: P(W_soft | e, λ) (up to a constant: only its ratios matter), what Jeffrey's rule needs
+#: of the other evidence alone, is kept per
 #: engine (per revision and interventions) for this many sets of other evidence: a soft
 #: finding asked again with other targets or other numbers costs a likelihood's question.
 KEPT_MARGINALS = 256
@@ -511,8 +514,9 @@ def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
     P(W_soft | e, λ_L) (kept for the next question with this evidence): one elimination
     for a soft finding asked first."""
     # the joint is the plan's result: its memory is checked with the plan's
-    table = _posterior(engine, [*free, *names], evidence, found)
-    k = len(free)
+    hidden = [v for v in free if v not in evidence.states]
+    table = _table(engine, [*hidden, *names], evidence, found)
+    k = len(hidden)
     soft = table.shape[k:]  # the soft variables' axes, last: a matrix (Q, W_soft)
     matrix = table.reshape(-1, math.prod(soft))
     joint = _keep(engine, key, matrix.sum(axis=0).reshape(soft))
@@ -523,6 +527,8 @@ def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
         weight = np.multiply.outer(weight, w)
     values = (matrix @ weight.ravel()).reshape(table.shape[:k])
     states = engine.network.states
+    if len(hidden) < len(free):  # an observed target: one-hot at its state
+        return weighing.posterior_factor(states, free, hidden, evidence, values)
     return Factor.unchecked(tuple(free), {v: states[v] for v in free}, values / values.sum())
 
 

@@ -197,14 +197,44 @@ class Weighing:
         ...                          {"W": np.array([0.8, 0.4])}).values.round(6).tolist()
         [0.936426, 0.063574]
         """
-        weights = weights or {}
         variables = list(variables)
+        free = [v for v in variables if v not in evidence.states]
+        table = self.weighed_table(free, evidence, weights or {})
+        return posterior_factor(self.network.states, variables, free, evidence, table)
+
+    def weighed_table(self, free: Sequence[str], evidence: Evidence,
+                      weights: Mapping[str, np.ndarray]) -> np.ndarray:
+        """c · Σ_h P(free, h, e) Π_W λ_W(w), for some c > 0: the unnormalised joint of
+        the unobserved variables ``free`` (axes in that order) with the hard findings and
+        the likelihoods ``weights`` (what :meth:`weighed_posterior` normalises).
+
+        Parameters
+        ----------
+        free : sequence of str
+            The query variables, none observed.
+        evidence : Evidence
+            The hard findings, state indices.
+        weights : dict
+            ``{variable: λ}``, each λ ≥ 0 with one number per state.
+
+        Returns
+        -------
+        numpy.ndarray
+            Axes ``free``; all zeros when P(e, λ) = 0.
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> table = engine.weighed_table(["C"], Evidence({"A": 0}, {}, {}),
+        ...                              {"W": np.array([0.8, 0.4])})
+        >>> (table / table.sum()).round(6).tolist()
+        [0.936426, 0.063574]
+        """
         indices = evidence.states
-        free = [v for v in variables if v not in indices]
         plan = self.weighed_plan(free, list(indices), tuple(
             (v, 0.0 not in w.tolist()) for v, w in weights.items()))
-        table, _ = self.run_weighed(plan, indices, weights)
-        return posterior_factor(self.network.states, variables, free, evidence, table)
+        return self.run_weighed(plan, indices, weights)[0]
 
 
     def weighed_posterior_of_cases(self, variables: Sequence[str],
