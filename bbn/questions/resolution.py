@@ -559,7 +559,7 @@ def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
             total = sum(values)
             if math.isfinite(total) and min(values) >= 0 and total > 0 and not (
                     distribution and abs(total - 1.0) > 1e-6):
-                return np.array(values) / total if distribution else np.array(values)
+                return np.array([x / total for x in values] if distribution else values)
     check_variables(network, [variable], role=what)
     check_discrete(network, [variable], "discrete evidence")
     states = network.states[variable]
@@ -630,11 +630,11 @@ def resolve_uncertain(network: CompiledNetwork, asked: Asked) -> Uncertain:
                 hard_do[v] = state_index(network, v, s)
     soft = {v: per_state(network, v, s, "soft finding", distribution=True)
             for v, s in asked.soft.items()} if asked.soft else {}
-    groups = (("observed", hard), ("given a likelihood", likelihoods),
-              ("intervened on", do), ("given a soft finding", soft))
     # hard findings and likelihoods come from one dict: only do and soft may repeat them
-    if (do or soft) and sum(map(len, (hard, likelihoods, do, soft))) != len(
+    if (do or soft) and len(hard) + len(likelihoods) + len(do) + len(soft) != len(
             {*hard, *likelihoods, *do, *soft}):
+        groups = (("observed", hard), ("given a likelihood", likelihoods),
+                  ("intervened on", do), ("given a soft finding", soft))
         for v in {*hard, *likelihoods, *do, *soft}:
             roles = [role for role, group in groups if v in group]
             if len(roles) > 1:

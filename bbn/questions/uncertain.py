@@ -51,6 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+import bbn.engines.exact.weighing as weighing
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.lazy import reference
@@ -210,6 +211,10 @@ class SoftFit(NamedTuple):
     converged: bool
 
 
+#: One soft finding's fit: exact in one sweep.
+_EXACT = SoftFit(1, 0.0, True)
+
+
 def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
              names: Sequence[str] = ()) -> tuple[list[np.ndarray], SoftFit]:
     """The likelihoods λ_i (one per axis of ``joint``, P(W_1, ..., W_k | e)) under which
@@ -231,14 +236,14 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
     """
     k = joint.ndim
     if k == 1:  # one soft finding: λ = q / P(w | e), exact in one step (a few numbers:
-        m, q = joint.tolist(), targets[0].tolist()  # Python floats, not numpy calls)
-        if any(qi > 0 and not mi > 0 for qi, mi in zip(q, m)):
+        w = [qi / mi if mi > 0 else -qi for qi, mi in zip(targets[0].tolist(),
+                                                           joint.tolist())]
+        if min(w) < 0:  # -q(w) marks q(w) > 0 where P(w | e) = 0 (Python floats, not numpy)
             raise ImpossibleEvidenceError({}, (
                 f"impossible evidence: the soft finding on {names[0] if names else 'it'} "
                 "gives weight to a state the other evidence rules out (probability 0 there)"))
-        w = [qi / mi if mi > 0 else 0.0 for qi, mi in zip(q, m)]
         top = max(w)
-        return [np.array([x / top for x in w])], SoftFit(1, 0.0, True)
+        return [np.array([x / top for x in w])], _EXACT
     weights = [np.ones_like(t) for t in targets]
 
     def weighted() -> np.ndarray:
@@ -308,24 +313,26 @@ def _fitted(engine, evidence, found: Uncertain, report: bool = False,
     names = list(found.soft)
     if joint is None:  # the joint is the plan's result: its memory is checked with it
         joint = _keep(engine, key or _soft_key(evidence, found),
-                      _posterior(engine, names, evidence, found))
+                      _table(engine, names, evidence, found))
     weights, fit = fit_soft(joint, [found.soft[v] for v in names], names)
     _report(fit, names)
     weights = dict(zip(names, weights))
     return (weights, fit) if report else weights
 
 
-def _posterior(engine, variables: list[str], evidence, found: Uncertain) -> np.ndarray:
-    """P(variables | e, λ) on ``engine`` with the likelihoods of ``found`` (the
-    ImpossibleEvidenceError names them)."""
-    try:
-        return engine.weighed_posterior(variables, evidence, found.likelihoods).values
-    except ImpossibleEvidenceError:
+def _table(engine, variables: list[str], evidence, found: Uncertain) -> np.ndarray:
+    """c · P(variables, e, λ) on ``engine`` with the likelihoods of ``found``, for some c
+    > 0 (:meth:`~bbn.engines.exact.weighing.Weighing.weighed_table`: Jeffrey's rule needs
+    only its ratios); an ImpossibleEvidenceError naming them when it is 0."""
+    table = engine.weighed_table(variables, evidence, found.likelihoods)
+    if not table.sum() > 0:
         raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
-                                                        for v in found.likelihoods}}) from None
+                                                        for v in found.likelihoods}})
+    return table
 
 
-#: P(W_soft | e, λ), what Jeffrey's rule needs of the other evidence alone, is kept per
+#: P(W_soft | e, λ) (up to a constant: only its ratios matter), what Jeffrey's rule needs
+#: of the other evidence alone, is kept per
 #: engine (per revision and interventions) for this many sets of other evidence: a soft
 #: finding asked again with other targets or other numbers costs a likelihood's question.
 KEPT_MARGINALS = 256
@@ -346,8 +353,10 @@ def _positive(weights: dict[str, np.ndarray], joint: np.ndarray | None) -> dict:
 
 
 def _soft_key(evidence, found: Uncertain) -> tuple:
-    return (tuple(sorted(evidence.states.items())),
-            tuple((v, w.tobytes()) for v, w in found.likelihoods.items()), tuple(found.soft))
+    likelihoods = found.likelihoods
+    return (tuple(sorted(evidence.states.items())), tuple(
+        (v, w.tobytes()) for v, w in likelihoods.items()) if likelihoods else (),
+            tuple(found.soft))
 
 
 def _kept(engine, key: tuple) -> np.ndarray | None:
@@ -481,8 +490,15 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
         joint = _kept(engine, key)
         if joint is None and not set(names) & set(free):
             return _jeffrey_joint(engine, evidence, found, free, names, key)
-        fitted = _fitted(engine, evidence, found, joint=joint, key=key)
-        weights = {**weights, **_positive(fitted, joint)}
+        if joint is not None and len(names) == 1:  # asked again: λ = q / P(W | e) at once
+            (name, q), = found.soft.items()
+            fitted = fit_soft(joint, (q,), names)[0][0]
+            if 0.0 in fitted.tolist():  # 0 where P(W = w | e) = 0: 1 weighs as little
+                fitted = np.where(joint > 0, fitted, 1.0)
+            weights = {**weights, name: fitted}
+        else:
+            fitted = _fitted(engine, evidence, found, joint=joint, key=key)
+            weights = {**weights, **_positive(fitted, joint)}
     if not weights:  # interventions alone: the mutilated network's own question
         return engine.posterior(question.free, evidence)
     try:
@@ -498,8 +514,9 @@ def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
     P(W_soft | e, λ_L) (kept for the next question with this evidence): one elimination
     for a soft finding asked first."""
     # the joint is the plan's result: its memory is checked with the plan's
-    table = _posterior(engine, [*free, *names], evidence, found)
-    k = len(free)
+    hidden = [v for v in free if v not in evidence.states]
+    table = _table(engine, [*hidden, *names], evidence, found)
+    k = len(hidden)
     soft = table.shape[k:]  # the soft variables' axes, last: a matrix (Q, W_soft)
     matrix = table.reshape(-1, math.prod(soft))
     joint = _keep(engine, key, matrix.sum(axis=0).reshape(soft))
@@ -510,6 +527,8 @@ def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
         weight = np.multiply.outer(weight, w)
     values = (matrix @ weight.ravel()).reshape(table.shape[:k])
     states = engine.network.states
+    if len(hidden) < len(free):  # an observed target: one-hot at its state
+        return weighing.posterior_factor(states, free, hidden, evidence, values)
     return Factor.unchecked(tuple(free), {v: states[v] for v in free}, values / values.sum())
 
 

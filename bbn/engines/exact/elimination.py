@@ -145,6 +145,8 @@ class Plan:
     width: int = 0  # induced width: largest number of variables in one table, minus one
     cost: Cost = Cost(0, 0, 0, 0)  # the peak of the run (see check_memory)
     tables: list[np.ndarray] | None = None
+    #: (position in ``sources``, weighed variable) of each virtual child of a weighed plan
+    weighed: tuple[tuple[int, str], ...] = ()
 
 
 def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]) -> set[str]:

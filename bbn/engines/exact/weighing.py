@@ -107,6 +107,8 @@ class Weighing:
         table = self.network.table
         plan.tables = [None if s.variable in virtual else table(s.variable)
                        for s in plan.sources]
+        plan.weighed = tuple((i, s.free[-1]) for i, s in enumerate(plan.sources)
+                             if s.variable in virtual)
         return plan
 
     def run_weighed(self, plan: Plan, indices: Mapping[str, int | np.ndarray],
@@ -142,15 +144,15 @@ class Weighing:
         """
         tables = list(plan.tables)
         evidence = dict(indices)
+        sources = plan.sources
         weighed = []  # positions of the virtual children's tables
-        for i, source in enumerate(plan.sources):
-            if tables[i] is None:  # a virtual child of W = source.free[-1]: λ_W, read
-                w = weights[source.free[-1]]  # where the child is observed
-                if w.ndim == 2:  # a batch: case k reads column k
-                    tables[i], evidence[source.variable] = w.T, np.arange(len(w))
-                else:
-                    tables[i], evidence[source.variable] = w[:, None], 0
-                weighed.append(i)
+        for i, v in plan.weighed:  # a virtual child of W: λ_W, read where it is observed
+            w = weights[v]
+            if w.ndim == 2:  # a batch: case k reads column k
+                tables[i], evidence[sources[i].variable] = w.T, np.arange(len(w))
+            else:
+                tables[i], evidence[sources[i].variable] = w[:, None], 0
+            weighed.append(i)
         def logs(_: Plan) -> list[np.ndarray]:
             real = copy.copy(plan)  # the network's tables' logs are kept by the engine
             real.sources = [s for i, s in enumerate(plan.sources) if i not in weighed]
@@ -195,14 +197,44 @@ class Weighing:
         ...                          {"W": np.array([0.8, 0.4])}).values.round(6).tolist()
         [0.936426, 0.063574]
         """
-        weights = weights or {}
         variables = list(variables)
+        free = [v for v in variables if v not in evidence.states]
+        table = self.weighed_table(free, evidence, weights or {})
+        return posterior_factor(self.network.states, variables, free, evidence, table)
+
+    def weighed_table(self, free: Sequence[str], evidence: Evidence,
+                      weights: Mapping[str, np.ndarray]) -> np.ndarray:
+        """c · Σ_h P(free, h, e) Π_W λ_W(w), for some c > 0: the unnormalised joint of
+        the unobserved variables ``free`` (axes in that order) with the hard findings and
+        the likelihoods ``weights`` (what :meth:`weighed_posterior` normalises).
+
+        Parameters
+        ----------
+        free : sequence of str
+            The query variables, none observed.
+        evidence : Evidence
+            The hard findings, state indices.
+        weights : dict
+            ``{variable: λ}``, each λ ≥ 0 with one number per state.
+
+        Returns
+        -------
+        numpy.ndarray
+            Axes ``free``; all zeros when P(e, λ) = 0.
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> table = engine.weighed_table(["C"], Evidence({"A": 0}, {}, {}),
+        ...                              {"W": np.array([0.8, 0.4])})
+        >>> (table / table.sum()).round(6).tolist()
+        [0.936426, 0.063574]
+        """
         indices = evidence.states
-        free = [v for v in variables if v not in indices]
         plan = self.weighed_plan(free, list(indices), tuple(
             (v, 0.0 not in w.tolist()) for v, w in weights.items()))
-        table, _ = self.run_weighed(plan, indices, weights)
-        return posterior_factor(self.network.states, variables, free, evidence, table)
+        return self.run_weighed(plan, indices, weights)[0]
 
 
     def weighed_posterior_of_cases(self, variables: Sequence[str],
