@@ -84,23 +84,12 @@ class LinearGaussian:
         if id(None) in map(id, tables):  # (`None in tables` would compare arrays)
             v = order[[t is None for t in tables].index(True)]
             raise ModelError(f"the Gaussian {v!r} has no mean and variance yet")
-        index = dict(zip(order, range(len(order))))
-        # B's entries: row i (a Gaussian), column j (one of its continuous parents)
-        parents = [leaf.continuous for leaf in leaves]
-        counts = list(map(len, parents))
-        columns = np.fromiter(map(index.__getitem__, chain.from_iterable(parents)),
-                              np.intp, sum(counts))
-        rows = np.repeat(np.arange(len(order)), counts)
+        index, rows, columns = _arcs(order, leaves)
         if (columns > rows).any():  # not declared parents first: topological order
             order = _topological(gaussian)
             leaves = [gaussian[v] for v in order]
             tables = [leaf.table for leaf in leaves]
-            index = dict(zip(order, range(len(order))))
-            parents = [leaf.continuous for leaf in leaves]
-            counts = list(map(len, parents))
-            columns = np.fromiter(map(index.__getitem__, chain.from_iterable(parents)),
-                                  np.intp, sum(counts))
-            rows = np.repeat(np.arange(len(order)), counts)
+            index, rows, columns = _arcs(order, leaves)
         # discrete parents only when some variable is not Gaussian
         discrete = ({p for leaf in leaves for p in leaf.parents}
                     if len(order) < len(network.variables) else ())
@@ -331,6 +320,17 @@ class LinearGaussian:
                 self._kept.clear()
             self._kept[key] = found
         return found
+
+
+def _arcs(order: list, leaves: list) -> tuple[dict, np.ndarray, np.ndarray]:
+    """Each Gaussian's position in ``order``, and B's entries in that order: row i (a
+    Gaussian), column j (one of its continuous parents), one pair per arc."""
+    index = dict(zip(order, range(len(order))))
+    parents = [leaf.continuous for leaf in leaves]
+    counts = list(map(len, parents))
+    columns = np.fromiter(map(index.__getitem__, chain.from_iterable(parents)),
+                          np.intp, sum(counts))
+    return index, np.repeat(np.arange(len(order)), counts), columns
 
 
 def _topological(gaussian: Mapping) -> list[str]:
