@@ -57,6 +57,8 @@ def observation_codes(values, names: Sequence[str]) -> np.ndarray:
     if array.ndim != 1:
         raise QueryError(f"a sequence of observations is one-dimensional, not {array.shape}")
     if array.dtype.kind in "iu":
+        if not len(array) or (array.min() >= 0 and array.max() < len(names)):
+            return array.astype(np.int64, copy=False)
         bad = np.flatnonzero((array < 0) | (array >= len(names)))
         if len(bad):
             raise QueryError(f"observation {int(array[bad[0]])} at position {int(bad[0])} is "
@@ -193,18 +195,18 @@ def most_probable(model, values, lengths=None, names: bool = True):
         path, best = chains.viterbi(np.log(model.start), np.log(model.transition),
                                     *resolved.log_table(), resolved.batch)
     batch = resolved.batch
-    labels = np.asarray(model.hidden_states, dtype=object) if names else None
+    rows = np.empty((len(batch.order), batch.steps), dtype=np.intp)       # (N, T), batch order
+    np.copyto(rows, path.T)
+    if names:
+        rows = np.asarray(model.hidden_states, dtype=object).take(rows)
     if batch.ragged:
-        rows = labels[path.T] if names else path.T                     # (N, T), batch order
         paths = [None] * len(batch.order)
         for position, (sequence, length) in enumerate(zip(batch.order,
                                                            batch.sorted_lengths)):
             paths[sequence] = (rows[position, :length].tolist() if names
                                else rows[position, :length])
-    elif names:                    # equal lengths: the batch order is the caller's
-        paths = labels.take(path.T).tolist()
-    else:
-        paths = np.ascontiguousarray(path.T)
+    else:                          # equal lengths: the batch order is the caller's
+        paths = rows.tolist() if names else rows
     scores = np.empty_like(best)
     scores[batch.order] = best
     if resolved.single:
