@@ -295,10 +295,10 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
         run = delta[first - 1:stop, :, :m]
         moving, summed, seen = moves[:, :, :m], scores[:, :, :m], emitted[:, :m]
         for here, before, code in zip(run[1:], run[:-1], codes[first:stop, :m]):
-            add(moving, before, out=summed)
-            most(summed, axis=1, out=here)
-            emission(code, axis=1, out=seen, mode="clip")
-            add(here, seen, out=here)
+            add(moving, before, summed)                 # positional: the least overhead
+            most(summed, 1, None, here)
+            emission(code, 1, seen, "clip")
+            add(here, seen, here)
     ends = batch.sorted_lengths - 1
     columns = np.arange(n)
     final = delta[ends, :, columns]                                            # (N, K)
@@ -312,17 +312,18 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     reached = np.empty((k, n), dtype=bool)
     flags = reached.view(np.int8) if kind == np.int8 else reached
     weighted = np.empty((k, n), dtype=kind)
-    into = log_transition.take
+    into, equal, multiply = log_transition.take, np.equal, np.multiply
     for first, stop, m in reversed(_stretches(batch.running)):
         rows, top, hit, flag, index = (candidates[:, :m], best[:m], reached[:, :m],
                                        flags[:, :m], weighted[:, :m])
-        for t in range(stop - 1, first - 1, -1):
-            into(path[t, :m], axis=1, out=rows, mode="clip")
-            add(rows, delta[t - 1, :, :m], out=rows)
-            most(rows, axis=0, out=top)
-            np.equal(rows, top, out=hit)
-            np.multiply(flag, state, out=index)
-            most(index, axis=0, out=path[t - 1, :m])
+        states, previous = path[first - 1:stop, :m], delta[first - 1:stop - 1, :, :m]
+        for after, here, before in zip(states[:0:-1], states[-2::-1], previous[::-1]):
+            into(after, 1, rows, "clip")
+            add(rows, before, rows)
+            most(rows, 0, None, top)
+            equal(rows, top, hit)
+            multiply(flag, state, index)
+            most(index, 0, None, here)
     return path, log_probability
 
 
