@@ -283,7 +283,7 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     """
     k = len(log_start)
     steps, n = codes.shape
-    check_allocation(k * steps * n + k * k * n, "the Viterbi scores")
+    check_allocation(k * steps * n + 2 * k * k * n, "the Viterbi scores")
     delta = np.empty((steps, k, n))
     log_b.take(codes[0], axis=1, out=delta[0], mode="clip")
     delta[0] += log_start[:, None]
