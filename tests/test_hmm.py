@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import bbn
+import bbn.engines.exact.chains as chains
 
 
 @pytest.fixture(scope="module")
@@ -341,3 +342,13 @@ def test_viterbi_breaks_ties_as_hmmlearn(hmm_module, k):
             np.testing.assert_array_equal(paths[i], states)
             assert named[i] == [f"s{j}" for j in states]
             assert bests[i] == pytest.approx(logprob, abs=1e-9)
+
+
+def test_equal_lengths_pad_by_reshape_as_by_rows():
+    # equal lengths are padded by one reshape; the same (T, N, ...) as the gather through
+    # Batch.rows that ragged batches take, for 1-D and 2-D values
+    values = np.arange(24).reshape(12, 2)
+    batch = chains.Batch(np.full(3, 4))
+    for data in (values, values[:, 0]):
+        np.testing.assert_array_equal(batch.pad(data), data[batch.rows])
+    assert batch.pad(values).shape == (4, 3, 2) and batch.pad(values)[1, 2].tolist() == [18, 19]
