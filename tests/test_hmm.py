@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import bbn
+import bbn.engines.exact.chains as chains
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +127,7 @@ def test_batched_viterbi_equals_hmmlearn_and_brute_force(hmm_module):
         assert path_log_probability(ours, piece, found) == pytest.approx(logprob, abs=1e-9)
         same += found == states.tolist()
         assert ours.viterbi(piece) == (paths[i], pytest.approx(bests[i], abs=1e-12))
-    assert same >= 38   # the others tie exactly (hmmlearn breaks ties toward the last state)
+    assert same == 40   # ties broken as hmmlearn does
     # brute force over every path of four short sequences
     short = np.array([6, 1, 4, 5])
     codes = rng.integers(0, m, size=short.sum())
@@ -309,3 +310,45 @@ def test_viterbi_as_indices_is_the_named_path():
     one, score = ours.viterbi(list("wxyz"), names=False)
     assert [hidden[i] for i in one] == ours.viterbi(list("wxyz"))[0]
     assert score == ours.viterbi(list("wxyz"))[1]
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 6, 130])
+def test_viterbi_breaks_ties_as_hmmlearn(hmm_module, k):
+    # states in pairs with equal start, emission rows, transition rows and columns: δ of
+    # the two states of a pair are equal floats at every step, so every step back ties.
+    # hmmlearn takes the first best state at the last step and the last best one on the
+    # way back; bbn's paths are hmmlearn's, element for element, equal lengths or not
+    # (130 states: paths held in int16)
+    rng = np.random.default_rng(k)
+    m, half = 3, max(k // 2, 1)
+    pair = np.ones((2, 2)) if k > 1 else np.ones((1, 1))
+    start = np.kron(rng.dirichlet(np.ones(half)), pair[0])
+    transition = np.kron(rng.dirichlet(np.ones(half), size=half), pair)
+    transition /= transition.sum(axis=1, keepdims=True)
+    emission = np.kron(rng.dirichlet(np.ones(m), size=half), pair[:, :1])
+    start /= start.sum()
+    ours = bbn.HMM([f"s{i}" for i in range(k)], list("abc"), start=start,
+                   transition=transition, emission=emission)
+    theirs = hmm_module.CategoricalHMM(n_components=k, init_params="")
+    theirs.startprob_, theirs.transmat_ = start, transition
+    theirs.emissionprob_, theirs.n_features = emission, m
+    for lengths in (np.full(5, 30), np.array([1, 40, 7, 1, 25, 40, 3])):
+        codes = rng.integers(0, m, size=lengths.sum())
+        paths, bests = ours.viterbi(codes, lengths, names=False)
+        named, _ = ours.viterbi(codes, lengths)
+        starts = np.cumsum(lengths) - lengths
+        for i, (first, length) in enumerate(zip(starts, lengths, strict=True)):
+            logprob, states = theirs.decode(codes[first:first + length, None])
+            np.testing.assert_array_equal(paths[i], states)
+            assert named[i] == [f"s{j}" for j in states]
+            assert bests[i] == pytest.approx(logprob, abs=1e-9)
+
+
+def test_equal_lengths_pad_by_reshape_as_by_rows():
+    # equal lengths are padded by one reshape; the same (T, N, ...) as the gather through
+    # Batch.rows that ragged batches take, for 1-D and 2-D values
+    values = np.arange(24).reshape(12, 2)
+    batch = chains.Batch(np.full(3, 4))
+    for data in (values, values[:, 0]):
+        np.testing.assert_array_equal(batch.pad(data), data[batch.rows])
+    assert batch.pad(values).shape == (4, 3, 2) and batch.pad(values)[1, 2].tolist() == [18, 19]

@@ -223,6 +223,9 @@ class HMM:
     def viterbi(self, sequence, lengths=None, names: bool = True):
         """The most probable hidden path and its log P(x*_1:T, e_1:T).
 
+        Among equally probable paths, the one hmmlearn's ``decode`` gives: the first best
+        state at the last step, the last best predecessor on every step back.
+
         Parameters
         ----------
         sequence, lengths

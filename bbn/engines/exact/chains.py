@@ -64,11 +64,16 @@ class Batch:
         steps = int(self.sorted_lengths[0]) if len(lengths) else 0
         self.steps = steps
         self.running = np.searchsorted(-self.sorted_lengths, -np.arange(steps), side="left")
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])[self.order]
-        t = np.arange(steps)[:, None]
         self.ragged = bool(steps) and bool(self.sorted_lengths[-1] < steps)
-        self.rows = (np.where(t < self.sorted_lengths, starts + t, -1) if self.ragged
-                     else starts + t)
+
+    @functools.cached_property
+    def rows(self) -> np.ndarray:
+        """``(T, N)``: the row of every (step, sequence) in the concatenation, −1 past an
+        end (made when first asked: equal lengths are padded without it)."""
+        starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]])[self.order]
+        t = np.arange(self.steps)[:, None]
+        return (np.where(t < self.sorted_lengths, starts + t, -1) if self.ragged
+                else starts + t)
 
     @functools.cached_property
     def valid(self) -> np.ndarray:
@@ -78,7 +83,10 @@ class Batch:
     def pad(self, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """``values`` given row by row for the concatenated sequences, as ``(T, N, ...)``
         with ``fill`` past each sequence's end."""
-        check_allocation(self.rows.size * int(np.prod(values.shape[1:])), "a batch of sequences")
+        n, rest = len(self.lengths), values.shape[1:]
+        check_allocation(self.steps * n * int(np.prod(rest)), "a batch of sequences")
+        if not self.ragged and len(values) == self.steps * n:   # one reshape: (N, T) → (T, N)
+            return np.ascontiguousarray(values.reshape(n, self.steps, *rest).swapaxes(0, 1))
         out = np.take(values, np.maximum(self.rows, 0), axis=0)
         if self.ragged:
             out[~self.valid] = fill
@@ -232,14 +240,17 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     log P(x*_1:T, e_1:T), by max-product in log space.
 
         δ_t(j) = max_i δ_{t-1}(i) + log A(i, j) + log B(e_t | j)
-        x*_{t-1} = argmax_i δ_{t-1}(i) + log A(i, x*_t)
+        x*_T = first argmax_j δ_T(j),   x*_{t-1} = last argmax_i δ_{t-1}(i) + log A(i, x*_t)
 
     The forward pass keeps every δ_t, state-major ``(T, K, N)``: each step is one sum into
-    a preallocated ``(K, K, N)`` array (log A laid out once along the batch) and one
-    maximum over the previous state, for the whole batch. No back-pointers: the way back
-    takes the argmax above for the chosen states only (the same sums, so the same choices
-    as back-pointers, the first state on a tie), three operations per step for all
-    sequences at once.
+    a preallocated ``(K, K, N)`` array (log A laid out once along the batch), one maximum
+    over the previous state and the emissions, for the whole batch. No back-pointers: the
+    way back sums again, for the chosen states only, the ``(K, N)`` candidates
+    δ_{t-1}(i) + log A(i, x*_t) (the same floats as the forward pass, so the same
+    maximum), and takes the last state reaching their maximum as max_i i·[candidate_i =
+    max] — six operations on ``(K, N)`` arrays per step, no argmax along a short axis.
+    Ties go as in hmmlearn's ``decode``: the first state at the last step, the last one
+    on the way back.
 
     Parameters
     ----------
@@ -256,7 +267,8 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     Returns
     -------
     path : ndarray (T, N) of int
-        The states, batch order, 0 past an end.
+        The states, batch order, 0 past an end; the smallest signed integer type holding
+        K − 1.
     log_probability : ndarray (N,)
         Batch order.
 
@@ -271,35 +283,55 @@ def viterbi(log_start: np.ndarray, log_transition: np.ndarray, log_b: np.ndarray
     """
     k = len(log_start)
     steps, n = codes.shape
-    check_allocation(k * steps * n + k * k * n, "the Viterbi scores")
+    check_allocation(k * steps * n + 2 * k * k * n, "the Viterbi scores")
     delta = np.empty((steps, k, n))
     log_b.take(codes[0], axis=1, out=delta[0], mode="clip")
     delta[0] += log_start[:, None]
     moves = np.broadcast_to(log_transition.T[:, :, None], (k, k, n)).copy()   # [j, i, n]
     scores = np.empty((k, k, n))
     emitted = np.empty((k, n))
-    for t in range(1, steps):
-        m = batch.running[t]
-        here, before = delta[t, :, :m], delta[t - 1, :, :m]
-        np.add(moves[:, :, :m], before, out=scores[:, :, :m])
-        np.maximum.reduce(scores[:, :, :m], axis=1, out=here)
-        log_b.take(codes[t, :m], axis=1, out=emitted[:, :m], mode="clip")
-        here += emitted[:, :m]
+    add, most, emission = np.add, np.maximum.reduce, log_b.take
+    for first, stop, m in _stretches(batch.running):     # the same m sequences running
+        run = delta[first - 1:stop, :, :m]
+        moving, summed, seen = moves[:, :, :m], scores[:, :, :m], emitted[:, :m]
+        for here, before, code in zip(run[1:], run[:-1], codes[first:stop, :m]):
+            add(moving, before, summed)                 # positional: the least overhead
+            most(summed, 1, None, here)
+            emission(code, 1, seen, "clip")
+            add(here, seen, here)
     ends = batch.sorted_lengths - 1
     columns = np.arange(n)
     final = delta[ends, :, columns]                                            # (N, K)
-    path = np.zeros((steps, n), dtype=np.intp)
-    path[ends, columns] = final.argmax(axis=1)
-    log_probability = final[columns, path[ends, columns]]
-    incoming = np.ascontiguousarray(log_transition.T)                         # [j, i]
-    way_back = np.empty((n, k))
-    for t in range(steps - 1, 0, -1):
-        m = batch.running[t]
-        rows = way_back[:m]
-        incoming.take(path[t, :m], axis=0, out=rows, mode="clip")
-        np.add(rows, delta[t - 1, :, :m].T, out=rows)
-        rows.argmax(axis=1, out=path[t - 1, :m])
+    kind = np.min_scalar_type(-k)
+    path = np.zeros((steps, n), dtype=kind)
+    chosen = final.argmax(axis=1)
+    path[ends, columns] = chosen
+    log_probability = final[columns, chosen]
+    state = np.arange(k, dtype=kind)[:, None]
+    candidates, best = np.empty((k, n)), np.empty(n)
+    reached = np.empty((k, n), dtype=bool)
+    flags = reached.view(np.int8) if kind == np.int8 else reached
+    weighted = np.empty((k, n), dtype=kind)
+    into, equal, multiply = log_transition.take, np.equal, np.multiply
+    for first, stop, m in reversed(_stretches(batch.running)):
+        rows, top, hit, flag, index = (candidates[:, :m], best[:m], reached[:, :m],
+                                       flags[:, :m], weighted[:, :m])
+        states, previous = path[first - 1:stop, :m], delta[first - 1:stop - 1, :, :m]
+        for after, here, before in zip(states[:0:-1], states[-2::-1], previous[::-1]):
+            into(after, 1, rows, "clip")
+            add(rows, before, rows)
+            most(rows, 0, None, top)
+            equal(rows, top, hit)
+            multiply(flag, state, index)
+            most(index, 0, None, here)
     return path, log_probability
+
+
+def _stretches(running: np.ndarray) -> list[tuple[int, int, int]]:
+    """Steps 1…T−1 cut where the number of running sequences changes: ``(first, stop,
+    m)`` with m sequences running at every step of ``range(first, stop)``."""
+    cuts = [1, *(np.flatnonzero(np.diff(running[1:])) + 2).tolist(), len(running)]
+    return [(a, b, int(running[a])) for a, b in zip(cuts[:-1], cuts[1:]) if a < b]
 
 
 class Counts(NamedTuple):
