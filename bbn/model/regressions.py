@@ -1,15 +1,15 @@
-"""The regressions of a linear Gaussian network, kept as arrays in step with its edits.
+"""The regressions of a linear Gaussian network, kept in step with its edits.
 
     X = c + B X + ε,      ε ~ N(0, diag(σ²))
 
 A network whose variables are all Gaussian with Gaussian parents only keeps a
 :class:`Regressions`: the intercepts c, the variances σ², B's entries (row, column,
-weight; one per arc, grouped by row) in declaration order, in growable arrays, and the
-compiled view's records of its variables. ``add_gaussian_variable`` appends to it and
-``set_gaussian`` rewrites one row; every other edit drops it, and the next compile makes
-it again in one pass (:func:`linear_view`). Compiling such a network is then a few copies
-of arrays and dicts, not a pass over its variables, and the engine reads the arrays
-(:class:`bbn.views.compiled.LinearSystem`) as they are.
+weight; one per arc, grouped by row) in declaration order, and the compiled view's
+records of its variables. ``add_gaussian_variable`` appends to it and ``set_gaussian``
+rewrites one row; every other edit drops it, and the next compile makes it again in one
+pass (:func:`linear_view`). Compiling such a network is then one conversion to an array
+per list and a few dict copies, not a pass over its variables, and the engine reads the
+arrays (:class:`bbn.views.compiled.LinearSystem`) as they are.
 
 >>> import bbn
 >>> net = bbn.Network()
@@ -37,7 +37,8 @@ _kind = attrgetter("kind")
 
 class Regressions:
     """The regressions of a linear Gaussian network (see the module): per variable its
-    position, parents, compiled record, c and σ²; per arc its row, column and weight.
+    position, parents, compiled record, c and σ²; per arc its row, column and weight
+    (Python lists: appending costs a list append, compiling one conversion each).
 
     Examples
     --------
@@ -55,11 +56,12 @@ class Regressions:
         self.leaves: dict[str, GaussianLeaf] = {}
         self.states: dict[str, tuple] = {}  # () each: what the compiled view lists
         self.cardinality: dict[str, int] = {}  # 0 each
+        self.intercept: list[float] = []
+        self.variance: list[float] = []
         self.start: list[int] = []  # each row's first arc
-        self.count = 0  # arcs
-        self.values = np.empty((2, 8))  # c and σ², a column per variable (room to grow)
-        self.arcs = np.empty((2, 8), np.intp)  # row and column of each arc
-        self.weights = np.empty(8)
+        self.rows: list[int] = []
+        self.columns: list[int] = []
+        self.weights: list[float] = []
 
     def append(self, name: str, node: Variable) -> bool:
         """Add the last declared variable ``name``; False (nothing changed) when it does not
@@ -69,17 +71,15 @@ class Regressions:
         if (not node.kind or node.states or table is None or table.ndim != 1
                 or name in index or not all(map(index.__contains__, parents))):
             return False
-        row, first, m = len(index), self.count, len(parents)
-        self.values = _room(self.values, row + 1)
-        self.values[:, row] = table[:2]
-        if m:
-            self.arcs = _room(self.arcs, first + m)
-            self.weights = _room(self.weights, first + m)
-            self.arcs[0, first:first + m] = row
-            self.arcs[1, first:first + m] = [index[p] for p in parents]
-            self.weights[first:first + m] = table[2:]
-        self.start.append(first)
-        self.count = first + m
+        row = len(index)
+        c, variance, *weights = table.tolist()
+        self.intercept.append(c)
+        self.variance.append(variance)
+        self.start.append(len(self.rows))
+        if parents:
+            self.rows.extend([row] * len(parents))
+            self.columns.extend(map(index.__getitem__, parents))
+            self.weights.extend(weights)
         index[name] = row
         self.parents[name] = parents
         self.leaves[name] = _record(GaussianLeaf, ((), table, parents))
@@ -93,29 +93,28 @@ class Regressions:
         row, table = self.index.get(name), node.table
         if row is None or table is None or table.shape != self.leaves[name].table.shape:
             return False
-        self.values[:, row] = table[:2]
+        c, variance, *weights = table.tolist()
+        self.intercept[row], self.variance[row] = c, variance
         first = self.start[row]
-        self.weights[first:first + len(table) - 2] = table[2:]
+        self.weights[first:first + len(weights)] = weights
         self.leaves[name] = _record(GaussianLeaf, ((), table, node.parents))
         return True
 
     def copy(self) -> Regressions:
         """An independent copy (a network's copy keeps its regressions)."""
         other = Regressions.__new__(Regressions)
-        other.index, other.parents, other.leaves = (dict(self.index), dict(self.parents),
-                                                    dict(self.leaves))
-        other.states, other.cardinality = dict(self.states), dict(self.cardinality)
-        other.start, other.count = list(self.start), self.count
-        other.values, other.arcs = self.values.copy(), self.arcs.copy()
-        other.weights = self.weights.copy()
+        other.__dict__.update({k: v.copy() for k, v in self.__dict__.items()})
         return other
 
     def system(self) -> LinearSystem:
-        """The arrays as the engine reads them (copies: later edits do not reach them)."""
-        n, a = len(self.index), self.count
-        values, arcs = self.values[:, :n].copy(), self.arcs[:, :a].copy()
-        return LinearSystem(tuple(self.index), dict(self.index), values[0], values[1],
-                            arcs[0], arcs[1], self.weights[:a].copy())
+        """The arrays as the engine reads them (made now: later edits do not reach them)."""
+        n, a = len(self.index), len(self.rows)
+        return LinearSystem(tuple(self.index), dict(self.index),
+                            np.fromiter(self.intercept, float, n),
+                            np.fromiter(self.variance, float, n),
+                            np.fromiter(self.rows, np.intp, a),
+                            np.fromiter(self.columns, np.intp, a),
+                            np.fromiter(self.weights, float, a))
 
     def view(self, revision: int) -> CompiledNetwork:
         """The compiled view of the network at ``revision``."""
@@ -134,15 +133,6 @@ class Regressions:
             if not regressions.append(name, node):
                 return None
         return regressions
-
-
-def _room(array: np.ndarray, size: int) -> np.ndarray:
-    """``array``, or a copy twice as long on its last axis when ``size`` does not fit."""
-    if size <= array.shape[-1]:
-        return array
-    grown = np.empty(array.shape[:-1] + (2 * size,), array.dtype)
-    grown[..., :array.shape[-1]] = array
-    return grown
 
 
 def linear_view(network) -> CompiledNetwork | None:
