@@ -124,8 +124,6 @@ def test_python_questions_and_the_query_language_agree(chair):
 
 
 @pytest.mark.parametrize("ask, message", [
-    (lambda net: net.posterior(["x"], pd.DataFrame({"C": ["a"]})),  # one case: a Normal
-     "'x' is continuous: it can be evidence"),
     (lambda net: net.query("P(x=1 | C=a)"), "'x' is continuous: it can be evidence"),
     (lambda net: net.map(["x"]), "'x' is continuous: it can be evidence"),
     (lambda net: net.probability({"C": "a"}, {"x": 1.0}), "take discrete evidence only"),

@@ -181,3 +181,59 @@ def test_sampling_and_learning_a_softmax_equal_sklearn_logistic_regression():
         bbn.learn(net, data, missing="em")
     with pytest.raises(ModelError, match="has no table; see net.canonical"):
         net.cpt("D")
+
+
+def _written_and_read(net):
+    from bbn.io.formats.bn import read, write
+
+    text = write(net)
+    return text, read(text, "<test>")
+
+
+def test_bn_syntax_for_logistic_and_softmax_with_gaussian_parents(tmp_path):
+    net = bbn.Network("hybrid")
+    net.add_variable("C", ["a", "b", "c"], table=[0.2, 0.3, 0.5])
+    net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+    net.add_gaussian_variable("y", ["x"], mean=1.0, variance=1.0, weights={"x": 0.5})
+    net.add_logistic("D", ["C", "x"], weights={"C": 0.75, "x": 1.5}, bias=-0.5)
+    net.add_softmax("L", ["lo", "mid", "hi"], ["x", "y"],
+                    weights={"x": [0.0, 1.0, 2.0], "y": [0.0, -0.5, 0.5]},
+                    bias=[0.0, 0.25, -1.0])
+    text, again = _written_and_read(net)
+    assert "P(D | C, x) logistic {\n  C: 0.75\n  x: 1.5\n  bias: -0.5\n}" in text
+    assert "P(L | x, y) softmax {\n  x: 0.0, 1.0, 2.0\n  y: 0.0, -0.5, 0.5\n" in text
+    assert again == net
+    bbn.save(net, tmp_path / "hybrid.bn")
+    assert bbn.load(tmp_path / "hybrid.bn") == net
+    # the numbers as written: P(D = T | C = c, x = 0.4) = σ(−0.5 + 0.75·1 + 1.5·0.4)
+    p = again.canonical("D").probabilities(np.array([[1]]), np.array([[0.4]]))
+    assert p[0, 1] == pytest.approx(1 / (1 + math.exp(-(-0.5 + 0.75 + 0.6))), abs=1e-12)
+    # P(L = k | x = 1, y = 2) ∝ exp(a_k + w_xk·1 + w_yk·2): scores 0, 0.25, 2
+    p = again.canonical("L").probabilities(np.zeros((1, 0), int), np.array([[1.0, 2.0]]))
+    scores = np.exp([0.0, 0.25, 2.0])
+    np.testing.assert_allclose(p[0], scores / scores.sum(), rtol=0, atol=1e-12)
+    with pytest.raises(bbn.FormatError, match="cannot express 'D'.*save the model as .bn"):
+        bbn.save(net, tmp_path / "hybrid.xml")
+
+
+def test_bn_softmax_mistakes_are_named():
+    from bbn.io.formats.bn import read
+
+    head = ("variable C { a, b }  variable x gaussian  variable D { F, T }  "
+            "variable K { p, q, r }  P(C) = 0.5, 0.5  P(x) = N(0.0, 1.0)  ")
+    cases = {
+        "P(D | C) softmax { C: 1.0, 2.0 }": "needs a continuous \\(Gaussian\\) parent",
+        "P(D | C, x) softmax { C: 0, 1; x: 0, 1 }": "takes continuous parents only",
+        "P(K | x) logistic { x: 1.0 }": "has two states, not 3: write a softmax",
+        "P(D | x) logistic { x: 1.0, 2.0 }": "'x' takes one number, got 2",
+        "P(K | x) softmax { x: 1.0, 2.0 }": "weight",
+    }
+    for table, message in cases.items():
+        with pytest.raises(bbn.BBNError, match=message):
+            read(head + table, "<test>")
+    net = bbn.Network()
+    net.add_variable("C", ["a", "b"], table=[0.5, 0.5])
+    net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+    net.add_softmax("M", ["F", "T"], ["C", "x"], weights={"x": [[0, 1], [0, 3]]})
+    with pytest.raises(bbn.FormatError, match="weights depend on its discrete parents"):
+        _written_and_read(net)

@@ -347,14 +347,11 @@ class CompactTables:
         """A logistic with continuous parents as its softmax: a_T(d) = b + Σ w_j·d_j over
         the discrete parents, w_T = w_i for the continuous ones, a_F = w_F = 0."""
         discrete = [p for p in parents if not self._nodes[p].kind]
-        shape = tuple(self.cardinality(p) for p in discrete)
-        score = np.full(shape, float(bias))
-        for i, (p, n) in enumerate(zip(discrete, shape)):
-            score = score + float(given[p]) * np.arange(n).reshape(
-                [-1 if j == i else 1 for j in range(len(shape))])
-        self.add_softmax(name, states, parents, bias=np.stack([np.zeros(shape), score], -1),
-                         weights={p: [0.0, float(given[p])] for p in parents
-                                  if self._nodes[p].kind}, description=description)
+        bias, weights = logistic_as_softmax(
+            tuple(self.cardinality(p) for p in discrete), [given[p] for p in discrete],
+            {p: given[p] for p in parents if self._nodes[p].kind}, bias)
+        self.add_softmax(name, states, parents, bias=bias, weights=weights,
+                         description=description)
 
     def _set_canonical(self, name: str, spec: canonical_tables.Canonical) -> None:
         node = self._nodes[name]
@@ -369,6 +366,26 @@ class CompactTables:
         node.positive = bool(table is not None and (table > 0).all())
         node.compact = spec
         self._changed()
+
+
+def logistic_as_softmax(shape: tuple, discrete: Sequence[float], continuous: Mapping,
+                        bias: float) -> tuple[np.ndarray, dict]:
+    """A logistic P(Y = T | d, y) = σ(b + Σ_j w_j·d_j + Σ_i w_i·y_i) as its softmax:
+    a_T(d) = b + Σ_j w_j·d_j over the discrete parents (state indices d_j, ``shape``
+    their numbers of states, ``discrete`` their w_j), w_T = w_i for the continuous ones
+    (``continuous``: {parent: w_i}), a_F = w_F = 0. Returns (bias of shape
+    ``shape + (2,)``, {parent: [0, w_i]}).
+
+    >>> bias, weights = logistic_as_softmax((2,), [1.5], {"x": 2.0}, -1.0)
+    >>> bias.tolist(), weights
+    ([[0.0, -1.0], [0.0, 0.5]], {'x': [0.0, 2.0]})
+    """
+    score = np.full(shape, float(bias))
+    for i, (w, n) in enumerate(zip(discrete, shape)):
+        score = score + float(w) * np.arange(n).reshape(
+            [-1 if j == i else 1 for j in range(len(shape))])
+    return (np.stack([np.zeros(shape), score], -1),
+            {p: [0.0, float(w)] for p, w in continuous.items()})
 
 
 def _weights_of(name: str, parents: tuple, weights: Mapping) -> dict:

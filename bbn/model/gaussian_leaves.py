@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from bbn.core.errors import ModelError
+from bbn.model.regressions import Regressions
 from bbn.model.variables import Variable, gaussian_table
 from bbn.views.compiled import GaussianLeaf
 
@@ -72,6 +73,8 @@ class GaussianLeaves:
     """
 
     _nodes: dict[str, Variable]
+    # a linear Gaussian network's regressions as arrays (bbn.model.regressions), or None
+    _regressions: Regressions | None = None
 
     def add_gaussian_variable(self, name: str, parents: Sequence[str] = (), mean=None,
                               variance=None, description: str | None = None,
@@ -117,11 +120,14 @@ class GaussianLeaves:
         3.0
         """
         name = self._new_name(name)
+        kept = self._regressions if self._nodes else Regressions()  # (each edit drops it)
         def fill() -> None:
             if mean is not None or variance is not None:
                 self.set_gaussian(name, mean, variance, weights)
 
         self._add_node(name, (), description, parents, fill, kind="gaussian")
+        if kept is not None and kept.append(name, self._nodes[name]):
+            self._regressions = kept
 
     def is_gaussian(self, variable: str) -> bool:
         """Whether ``variable`` is a continuous (Gaussian) variable.
@@ -178,9 +184,12 @@ class GaussianLeaves:
         """
         if not self.is_gaussian(variable):
             raise ModelError(f"{variable!r} is discrete; set_gaussian is for Gaussian variables")
+        kept = self._regressions  # (each edit drops it)
         self._nodes[variable].table = gaussian_table(self._nodes, variable, mean, variance,
                                                      weights)
         self._changed()
+        if kept is not None and kept.update(variable, self._nodes[variable]):
+            self._regressions = kept
 
     def gaussian_text(self, variable: str) -> list[str]:
         """The regression of a Gaussian variable as text, one line per configuration of

@@ -46,6 +46,7 @@ from bbn.model.conditional_tables import ConditionalTables
 from bbn.model.dag import DAG, assembled
 from bbn.model.gaussian_leaves import GaussianLeaves, gaussian_records
 from bbn.model.markov import MarkovNetwork
+from bbn.model.regressions import linear_view
 from bbn.model.softmax_nodes import SoftmaxNodes
 from bbn.model.variables import PackedTables, Variable, require, unpacked
 from bbn.questions import dispatch
@@ -289,6 +290,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         self._revision += 1
         self._compiled = None
         self._answering = None
+        self._regressions = None  # add_gaussian_variable and set_gaussian keep them
 
     def compiled(self) -> CompiledNetwork:
         """The immutable view of this revision that inference engines read (built once
@@ -307,6 +309,8 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         (('a', 'b'), True, True)
         """
         compiled = self._compiled
+        if compiled is None:  # a linear Gaussian network: from its regressions' arrays
+            compiled = self._compiled = linear_view(self)
         if compiled is None:
             states, parents, cardinality, tables, zero_free, gaussian = {}, {}, {}, {}, {}, {}
             compact = {}
@@ -710,6 +714,8 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         other = Network(self.name)
         other._nodes = {v: node.copy() for v, node in self._nodes.items()}
         other._children = {v: dict(children) for v, children in self._children.items()}
+        if self._regressions is not None:
+            other._regressions = self._regressions.copy()
         return other
 
     def __eq__(self, other: object) -> bool:

@@ -258,20 +258,22 @@ def gaussian_table(nodes: Mapping[str, Variable], variable: str, mean,
         raise ModelError(f"the Gaussian {variable!r} needs a weight for its continuous "
                          f"parent(s) {missing}: weights={{parent: b}}")
     arrays = []
+    size = math.prod(shape)
     labelled = [("mean", mean), ("variance", variance)] + [
         (f"weight of {p!r}", weights[p]) for p in continuous]
     for label, values in labelled:
         array = np.asarray(values, dtype=float)
         if array.size == 1 and label.startswith("weight"):
             array = np.full(shape, float(array.reshape(-1)[0]))  # one b for every d
-        if array.size != int(np.prod(shape)):
-            raise ModelError(f"the {label} of {variable!r} needs {int(np.prod(shape))} "
+        if array.size != size:
+            raise ModelError(f"the {label} of {variable!r} needs {size} "
                              "number(s), one per configuration of "
                              f"{discrete}, got {array.size}")
         arrays.append(array.reshape(shape))
-    if not (all(np.all(np.isfinite(a)) for a in arrays) and np.all(arrays[1] > 0)):
+    # (one check of the whole table: a check per array cost most of adding a Gaussian)
+    table = np.stack(arrays, axis=-1) if shape else np.array(arrays)
+    if not (np.isfinite(table).all() and (table[..., 1] > 0).all()):
         raise ModelError(f"the Gaussian {variable!r} needs finite means and variances > 0")
-    table = np.stack(arrays, axis=-1)
     table.setflags(write=False)
     return table
 

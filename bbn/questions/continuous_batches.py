@@ -9,7 +9,10 @@ weighs each configuration by
     log w_i(d) = log P(d) + log [d agrees with e_i] + log N(x_O; μ_O(d), Σ_OO(d))
 
 computed for all rows sharing O at once, and P(T | e_i, x_O) = Σ_d w_i(d) [d_T = t] / Σ_d w_i(d)
-for discrete targets T. Each row's answer equals the one-case question's
+for discrete targets T. For continuous targets each row's answer is the mixture
+Σ_d w_i(d) N(μ_T|O(d), Σ_T|O(d)) given as its mean and variance per target (moments
+matched: E = Σ_d w_i(d) m_d, Var = Σ_d w_i(d) (v_d + m_d²) − E²), a ``mean`` and a
+``variance`` column each. Each row's answer equals the one-case question's
 (:mod:`bbn.questions.continuous_answers`).
 
 >>> import bbn, pandas as pd
@@ -20,6 +23,11 @@ for discrete targets T. Each row's answer equals the one-case question's
 >>> rows = pd.DataFrame({"y": [0.0, 2.0, None], "x": [None, 1.0, None]})
 >>> net.posterior("C", rows).round(4).to_numpy().tolist()
 [[0.7311, 0.2689], [0.5, 0.5], [0.5, 0.5]]
+>>> net.posterior("x", rows).round(4)   # a mixture per row: its mean and variance
+x    mean  variance
+0  0.2689    0.6966
+1  1.0000    0.0000
+2  1.0000    2.0000
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from graphlib import TopologicalSorter
 
 import numpy as np
 
-from bbn.core.errors import ImpossibleEvidenceError, ModelError
+from bbn.core.errors import ImpossibleEvidenceError, ModelError, QueryError
 from bbn.core.memory import check_allocation
 from bbn.engines.protocol import NO_EVIDENCE
 
@@ -39,8 +47,9 @@ MAX_CONFIGURATIONS = 4096
 
 def posterior_of_cases(answering, question, model, impossible: str = "raise",
                        **options) -> np.ndarray:
-    """P(free | e_i) for every case, shape ``(N, |T1|, ..., |Tk|)`` (NaN rows for
-    impossible cases with ``impossible="nan"``)."""
+    """P(free | e_i) for every case, shape ``(N, |T1|, ..., |Tk|)``; for continuous
+    targets the mean and variance of each (the mixture's, moments matched), shape
+    ``(N, k, 2)`` (NaN rows for impossible cases with ``impossible="nan"``)."""
     view, cases = answering.view, question.evidence
     targets = list(question.free)
     discrete = [v for v in view.variables if v not in view.gaussian]
@@ -61,7 +70,15 @@ def posterior_of_cases(answering, question, model, impossible: str = "raise",
     for v, codes in cases.codes.items():
         seen = codes >= 0
         log_w[seen] += np.where(states[at[v]][None, :] == codes[seen, None], 0.0, -np.inf)
-    _continuous_findings(view, cases.values, states, at, log_w)
+    continuous = [t for t in targets if t in view.gaussian]
+    if continuous and len(continuous) != len(targets):
+        raise QueryError("ask about continuous and discrete variables separately: "
+                         f"{continuous} are continuous")
+    if continuous:
+        check_allocation(8 * n * q * len(targets) * 2,
+                         f"the moments of {len(targets)} variables in {n} cases × {q} "
+                         "configurations")
+    moments = _continuous_findings(view, cases.values, states, at, log_w, continuous)
     top = log_w.max(axis=1, keepdims=True)
     bad = ~np.isfinite(top[:, 0])
     if bad.any() and impossible == "raise":
@@ -70,6 +87,13 @@ def posterior_of_cases(answering, question, model, impossible: str = "raise",
     with np.errstate(invalid="ignore"):
         w = np.exp(log_w - top)
         w /= w.sum(axis=1, keepdims=True)
+    if moments is not None:  # continuous targets: the mixtures' moments, row by row
+        mean, variance = moments
+        first = np.einsum("nd,ndk->nk", w, mean)
+        second = np.einsum("nd,ndk->nk", w, variance + mean * mean)
+        result = np.stack([first, np.maximum(second - first * first, 0.0)], axis=-1)
+        result[bad] = np.nan
+        return result
     shape = [view.cardinality[t] for t in targets]
     code = np.ravel_multi_index([states[at[t]] for t in targets], shape)
     result = np.zeros((n, math.prod(shape)))
@@ -80,32 +104,47 @@ def posterior_of_cases(answering, question, model, impossible: str = "raise",
 
 
 def _continuous_findings(view, values: dict, states: np.ndarray, at: dict,
-                         log_w: np.ndarray) -> None:
-    """Add log N(x_O; μ_O(d), Σ_OO(d)) to ``log_w``, grouped by the observed set O."""
+                         log_w: np.ndarray, targets: list[str] = ()
+                         ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Add log N(x_O; μ_O(d), Σ_OO(d)) to ``log_w``, grouped by the observed set O; for
+    continuous ``targets`` T also their means μ_T + Σ_TO Σ_OO⁻¹ (x_O − μ_O) and
+    variances diag(Σ_TT − Σ_TO Σ_OO⁻¹ Σ_OT) per row and configuration d, each of shape
+    ``(N, |D|, |T|)`` (None without targets)."""
     gaussian = list(TopologicalSorter({v: view.gaussian[v].continuous
                                        for v in view.gaussian}).static_order())
     columns = [v for v in gaussian if v in values]
-    if not columns:
-        return
-    x = np.column_stack([values[v] for v in columns])
-    pattern = ~np.isnan(x)
-    keys, group = np.unique(pattern, axis=0, return_inverse=True)
-    group = group.ravel()
+    n, q = log_w.shape
+    if columns:
+        x = np.column_stack([values[v] for v in columns])
+        keys, group = np.unique(~np.isnan(x), axis=0, return_inverse=True)
+        group = group.ravel()
+    else:  # no continuous findings: one group, nothing observed
+        x, keys, group = np.zeros((n, 0)), np.zeros((1, 0), bool), np.zeros(n, int)
     where = {v: i for i, v in enumerate(gaussian)}
     observed_of = [np.array([where[columns[c]] for c in np.flatnonzero(key)], int)
                    for key in keys]
-    for d in range(log_w.shape[1]):
+    t = np.array([where[v] for v in targets], int)
+    if len(t):
+        mean, variance = np.empty((n, q, len(t))), np.empty((n, q, len(t)))
+    for d in range(q):
         mu, sigma = _joint_normal(view, gaussian, where, states[:, d], at)
         for g, key in enumerate(keys):
             o = observed_of[g]
-            if not len(o):
-                continue
             rows = np.flatnonzero(group == g)
+            if not len(o):
+                if len(t):
+                    mean[rows, d], variance[rows, d] = mu[t], sigma[t, t]
+                continue
             chol = np.linalg.cholesky(sigma[np.ix_(o, o)])
             white = np.linalg.solve(chol, (x[np.ix_(rows, np.flatnonzero(key))] - mu[o]).T)
             log_w[rows, d] += (-0.5 * np.sum(white * white, axis=0)
                                - np.sum(np.log(np.diag(chol))) - 0.5 * len(o) * math.log(
                                    2 * math.pi))
+            if len(t):  # Σ_TO Σ_OO⁻¹ = (L⁻¹ Σ_OT)ᵀ L⁻¹, with Σ_OO = L Lᵀ
+                half = np.linalg.solve(chol, sigma[np.ix_(o, t)])
+                mean[rows, d] = mu[t] + white.T @ half
+                variance[rows, d] = sigma[t, t] - np.sum(half * half, axis=0)
+    return (mean, variance) if len(t) else None
 
 
 def _joint_normal(view, gaussian: list, where: dict, config: np.ndarray, at: dict):

@@ -102,12 +102,14 @@ def frame_of_cases(values: np.ndarray, variables: Sequence[str],
                    states: Mapping[str, Sequence[str]], index):
     """A batch's answers as a DataFrame indexed like the cases: P(X | e_i) in row i, one
     column per state of X (for several variables, one per joint state, columns a
-    MultiIndex named by the variables, last variable fastest).
+    MultiIndex named by the variables, last variable fastest); for continuous variables
+    (no states) a ``mean`` and a ``variance`` column each.
 
     Parameters
     ----------
     values : numpy.ndarray
-        ``(N, |X1|, ..., |Xk|)``, as the engine answers a batch.
+        ``(N, |X1|, ..., |Xk|)``, as the engine answers a batch (``(N, k, 2)`` for
+        continuous variables).
     variables : sequence of str
         X1, ..., Xk.
     states : mapping of str to sequence of str
@@ -129,7 +131,11 @@ def frame_of_cases(values: np.ndarray, variables: Sequence[str],
     """
     import pandas as pd
 
-    if len(variables) == 1:
+    if not states[variables[0]]:  # continuous variables: (N, k, 2), a mean and a variance
+        columns = (pd.Index(["mean", "variance"], name=variables[0]) if len(variables) == 1
+                   else pd.MultiIndex.from_product([list(variables), ["mean", "variance"]],
+                                                   names=["variable", "moment"]))
+    elif len(variables) == 1:
         columns = pd.Index(list(states[variables[0]]), name=variables[0])
     else:
         columns = pd.MultiIndex.from_product([list(states[v]) for v in variables],

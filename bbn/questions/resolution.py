@@ -113,7 +113,7 @@ _CONTINUOUS = {
     "table": ("{v!r} is continuous (Gaussian) and has no probability table; see "
               "gaussian_parameters"),
     "subject": ("{v!r} is continuous: it can be evidence ({v}=3.2), or asked about without "
-                "a state (P({v} | ...), one case at a time), not given a state to assign"),
+                "a state (P({v} | ...): its distribution), not given a state to assign"),
     "number": "{v!r} is continuous: its evidence must be a number, got {value!r}",
     "discrete evidence": ("{v!r} is continuous: evidence on it weighs posterior queries "
                           "(P(X | {v}=3.2)); probabilities of evidence, MAP and MPE take "
@@ -241,7 +241,8 @@ def continuous_kind(network: CompiledNetwork, kind: str, targets: Sequence[str],
     joint posterior; the continuous engine's component tree does not)."""
     if network.softmax:  # a discrete variable with continuous parents: sampled
         return hybrid_kind(network, kind, evidence)
-    if type(evidence) is Cases and evidence.values:  # continuous_batches.py
+    if type(evidence) is Cases and (evidence.values or any(  # continuous_batches.py
+            v in network.gaussian for v in targets)):
         if kind != "P":
             raise continuous_error(next(iter(evidence.values)), "all posteriors")
         return "CONTINUOUS"
@@ -444,7 +445,7 @@ def _variables(network: CompiledNetwork, asked: Asked) -> Question:
         check_discrete(network, variables)
         return Question(asked.kind, tuple(variables), {}, evidence, network)
     variables = resolve_targets(network, asked.targets, batched=asked.batch,
-                                continuous=asked.kind == "P" and not asked.batch)
+                                continuous=asked.kind == "P")
     evidence = _evidence(network, asked)
     return Question(continuous_kind(network, asked.kind, variables, evidence),
                     tuple(variables), {}, evidence, network)
@@ -470,7 +471,9 @@ def _evidence_only(network: CompiledNetwork, asked: Asked) -> Question:
 def _evidence(network: CompiledNetwork, asked: Asked) -> Evidence | Cases:
     evidence = asked.evidence
     if asked.batch:
-        linear = any(leaf.continuous for leaf in network.gaussian.values())
+        linear = any(leaf.continuous for leaf in network.gaussian.values()) or (
+            asked.kind == "P" and any(str(v) in network.gaussian for v in (
+                [asked.targets] if isinstance(asked.targets, str) else asked.targets)))
         numbers = [str(c) for c in evidence.columns if str(c) in network.gaussian] \
             if linear else []
         if numbers:  # numbers on the Gaussians of a linear network: continuous_batches.py

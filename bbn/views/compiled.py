@@ -64,6 +64,31 @@ class GaussianLeaf(NamedTuple):
         return None if self.table is None or not self.continuous else self.table[..., 2:]
 
 
+class LinearSystem(NamedTuple):
+    """A linear Gaussian network as arrays: X = c + B X + ε, ε ~ N(0, diag(σ²)), the
+    variables in ``names`` order (topological: every arc has ``columns < rows``).
+    ``intercept`` holds c, ``variance`` σ², and B's entries are ``weights[a]`` at
+    (``rows[a]``, ``columns[a]``), one per arc, grouped by row. A network keeps them in
+    step with its edits (:mod:`bbn.model.regressions`), so the engine reads them as they
+    are (:class:`bbn.engines.exact.linear_gaussian.LinearGaussian`).
+
+    >>> import numpy as np
+    >>> system = LinearSystem(("x", "y"), {"x": 0, "y": 1}, np.array([1.0, 0.0]),
+    ...                       np.array([1.0, 0.5]), np.array([1]), np.array([0]),
+    ...                       np.array([2.0]))
+    >>> system.index["y"], system.weights.tolist()
+    (1, [2.0])
+    """
+
+    names: tuple[str, ...]
+    index: Mapping[str, int]
+    intercept: np.ndarray
+    variance: np.ndarray
+    rows: np.ndarray
+    columns: np.ndarray
+    weights: np.ndarray
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class CompiledNetwork:
     """An immutable view of one revision of a network.
@@ -100,6 +125,9 @@ class CompiledNetwork:
         discrete variable with continuous parents → its softmax form
         (:class:`bbn.model.softmax_nodes.Softmax`); such a variable's table is None and
         the view is answered approximately (:mod:`bbn.questions.hybrid_answers`).
+    linear : LinearSystem, optional
+        For a linear Gaussian network (every variable Gaussian, with Gaussian parents
+        only), its regressions as arrays; None otherwise.
 
     Examples
     --------
@@ -123,6 +151,7 @@ class CompiledNetwork:
     constraints: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     auxiliary: frozenset = frozenset()
     softmax: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    linear: LinearSystem | None = None
 
     def __reduce__(self) -> tuple:
         """Pickled with its read-only mappings as dicts, made read-only again on load."""

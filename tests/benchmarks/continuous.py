@@ -9,6 +9,9 @@ the earlier ones, seeded), the same for every library.
   fresh copy's first question (the joint normal built, then conditioned). pgmpy 1.1.2:
   ``LinearGaussianBayesianNetwork.predict_probability`` of a one-row frame per question
   (it rebuilds the joint normal each call), and "pgmpy batch" one call for the 20 rows.
+* build + first question: the model made from its numbers, variable by variable (bbn:
+  ``add_gaussian_variable``; pgmpy: ``LinearGaussianCPD``, ``add_cpds``), then asked
+  the first question: what a network kept as arrays while it is built costs there.
 * learning, per node: 10 000 rows sampled from the network. bbn: ``bbn.learn(structure,
   rows)`` (least squares per node from Gram matrices), divided by the 100 nodes;
   scikit-learn: ``LinearRegression().fit(rows[parents], rows[node])`` for every node.
@@ -43,15 +46,21 @@ def network(n: int = N_VARIABLES, seed: int = 15):
     """(bbn network, {node: (intercept, [(parent, b)], variance)})."""
     rng = np.random.default_rng(seed)
     spec = {}
-    net = bbn.Network("linear")
     for i in range(n):
         count = min(i, int(rng.integers(0, 4)))
         parents = [f"x{j}" for j in sorted(rng.choice(i, count, replace=False))] if count else []
         weights = [(p, float(rng.normal(0, 0.6))) for p in parents]
         spec[f"x{i}"] = (float(rng.normal(0, 1)), weights, float(rng.uniform(0.3, 1.5)))
-        net.add_gaussian_variable(f"x{i}", parents, mean=spec[f"x{i}"][0],
-                                  variance=spec[f"x{i}"][2], weights=dict(weights))
-    return net, spec
+    return built(spec), spec
+
+
+def built(spec) -> bbn.Network:
+    """The bbn network of ``spec``, variable by variable."""
+    net = bbn.Network("linear")
+    for v, (c, weights, variance) in spec.items():
+        net.add_gaussian_variable(v, [p for p, _ in weights], mean=c, variance=variance,
+                                  weights=dict(weights))
+    return net
 
 
 def pgmpy_model(spec):
@@ -87,6 +96,7 @@ def run(settings: Settings, networks: list[str] | None = None) -> Section:
                        "all nodes / 100 against LinearRegression per node")
     net, spec = network()
     section.add(_inference(settings, net, spec))
+    section.add(_building(settings, spec))
     section.add(_learning(settings, net, spec))
     section.add(_switching(settings))
     return section
@@ -117,6 +127,21 @@ def _inference(settings: Settings, net: bbn.Network, spec) -> Row:
         ours = np.array([net.posterior(order, e).mean for e in asked])
         row.notes.append(f"largest |Δ mean| against pgmpy {np.abs(ours - mu).max():.1e}")
     row.cells.update(measure_side_by_side(settings, runs, setups, per=QUESTIONS))
+    return row
+
+
+def _building(settings: Settings, spec) -> Row:
+    row = Row("build + P(5 targets | 10 findings)",
+              f"built from its numbers + first question, {N_VARIABLES} variables")
+    targets, asked = questions()
+    model, failed = attempt(lambda: pgmpy_model(spec), "pgmpy: ")
+    runs = {"bbn": lambda: built(spec).posterior(targets, asked[0])}
+    if failed:
+        row.cells["pgmpy"] = failed
+    else:
+        frame = pd.DataFrame([asked[0]])
+        runs["pgmpy"] = lambda: pgmpy_model(spec).predict_probability(frame)
+    row.cells.update(measure_side_by_side(settings, runs))
     return row
 
 

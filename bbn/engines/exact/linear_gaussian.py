@@ -78,6 +78,16 @@ class LinearGaussian:
 
     def __init__(self, network: CompiledNetwork) -> None:
         self.network = network
+        self._kept: dict[tuple, tuple] = {}  # conditioning matrices per question shape
+        system = network.linear
+        if system is not None:  # a linear Gaussian network kept as arrays: read as they are
+            self.names, self.index, self.discrete, self.shape = (system.names, system.index,
+                                                                 (), ())
+            n = len(system.names)
+            check_allocation(n * n * 8, f"the normal of {n} continuous variables")
+            self._lower = (system.rows, system.columns, -system.weights)
+            self._intercept, self._noise = system.intercept[None], system.variance[None]
+            return
         gaussian = network.gaussian
         order, leaves = list(gaussian), list(gaussian.values())
         tables = [leaf.table for leaf in leaves]
@@ -131,7 +141,6 @@ class LinearGaussian:
             lower.reshape(k, n * n)[:, ::n + 1] = 1.0
         # I − B: (rows, columns, −b) of B's entries when k = 1, else dense (k, n, n)
         self._lower, self._noise, self._intercept = lower, noise, intercept
-        self._kept: dict[tuple, tuple] = {}  # conditioning matrices per question shape
 
     @property
     def means(self) -> np.ndarray:

@@ -183,10 +183,10 @@ def dumps(net: Network, format: str = "bn") -> str:
         raise FormatError(f"the {format} format cannot express an influence diagram "
                           f"(decisions and utilities): save it as {', '.join(DIAGRAM_FORMATS)}")
     softmax = [v for v in net.variables if getattr(net.canonical(v), "kind", "") == "softmax"]
-    if softmax:
+    if softmax and format != "bn":
         raise FormatError(f"the {format} format cannot express {softmax[0]!r}, a discrete "
-                          "variable with continuous parents (softmax form): no format bbn "
-                          "writes has them; keep the model in Python (pickle)")
+                          "variable with continuous parents (softmax form): save the model "
+                          "as .bn, the format bbn writes that has them")
     continuous = [v for v in net.variables if net.is_gaussian(v)]
     if continuous and format not in ("bn", "hugin"):
         raise FormatError(f"the {format} format cannot express the continuous (Gaussian) "

@@ -17,7 +17,7 @@ import numpy as np
 from bbn.core.errors import ModelError, suggest
 from bbn.core.tables import bad_rows, normalized, plain, row_tolerance
 from bbn.io.formats._text import Retry, check_table, name_from_source
-from bbn.io.formats.bn.compact import set_compact
+from bbn.io.formats.bn.compact import set_compact, softmax_form
 from bbn.io.formats.bn.linear import is_linear, set_linear
 from bbn.io.formats.bn.statements import (
     Decision,
@@ -290,6 +290,7 @@ class LocatedBuilder:
             seen.add(parent.value)
         if not fine:
             return
+        softmax_form(net, table)  # a logistic or softmax with continuous parents
         try:
             net.set_parents(name, [p.value for p in table.parents])
         except ModelError as error:  # a cycle

@@ -216,7 +216,7 @@ _VARIABLE_RE = re.compile(
     f"variable{_END_OF_WORD}{WS}(?P<name>{NAME}){WS}(?:(?P<description>{QUOTED}){WS})?"
     f"(?:\\{{{WS}(?P<states>{KEY}){WS}\\}}|(?P<gaussian>gaussian{_END_OF_WORD})){WS}")
 #: The compact tables a family may be written as (rows keyed by parent names).
-COMPACT_KINDS = ("noisy-or", "noisy-and", "noisy-max", "logistic")
+COMPACT_KINDS = ("noisy-or", "noisy-and", "noisy-max", "logistic", "softmax")
 _COMPACT_RE = re.compile(f"(?P<kind>{'|'.join(COMPACT_KINDS)}){_END_OF_WORD}{WS}")
 _HEADER_RE = re.compile(
     f"P{_END_OF_WORD}{WS}\\({WS}(?P<name>{NAME}){WS}"
