@@ -173,6 +173,33 @@ class CaseBatches:
         totals[bad] = np.nan
         return weights / totals.reshape((-1,) + (1,) * len(variables))
 
+    def weights_plan(self, observed: Sequence[str]):
+        """The batched elimination plan of P(e_i) for cases observing ``observed`` (no
+        pruning: the weight itself)."""
+        return self.discrete.plan([], list(observed), batched=True, prune=False)
+
+    def log_weights_of_cases(self, codes: Mapping[str, np.ndarray],
+                             cases: int) -> np.ndarray:
+        """ln P(e_i) for N cases that observe every variable of ``codes`` (state indices,
+        ``{variable: (N,) ints}``; a Markov network's constraints among them): one batched
+        elimination, in logs where it underflows; −inf where P(e_i) = 0.
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> np.exp(engine.log_weights_of_cases({"A": np.array([0, 1])}, 2)).round(6).tolist()
+        [0.206056, 0.793944]
+        """
+        if not codes:
+            return np.zeros(cases)
+        discrete = self.discrete
+        plan = self.weights_plan(list(codes))
+        table, scale, _ = discrete._execute(plan, codes, cases=cases)
+        table = np.broadcast_to(np.asarray(table, dtype=float).reshape(-1), (cases,))
+        with np.errstate(divide="ignore"):
+            return np.log(table) + scale
+
     def marginals_of_cases(self, codes: Mapping[str, np.ndarray], row_names=None,
                            cases: int | None = None,
                            impossible: str = "raise") -> dict[str, np.ndarray]:
