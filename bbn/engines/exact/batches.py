@@ -175,7 +175,23 @@ class CaseBatches:
 
     def weights_plan(self, observed: Sequence[str]):
         """The batched elimination plan of P(e_i) for cases observing ``observed`` (no
-        pruning: the weight itself)."""
+        pruning: the weight itself).
+
+        Parameters
+        ----------
+        observed : sequence of str
+            The variables every case observes.
+
+        Returns
+        -------
+        Plan
+
+        Examples
+        --------
+        >>> import bbn
+        >>> bbn.load("models/chair.bn").engine.weights_plan(["A"]).cost.width
+        2
+        """
         return self.discrete.plan([], list(observed), batched=True, prune=False)
 
     def log_weights_of_cases(self, codes: Mapping[str, np.ndarray],
@@ -183,6 +199,18 @@ class CaseBatches:
         """ln P(e_i) for N cases that observe every variable of ``codes`` (state indices,
         ``{variable: (N,) ints}``; a Markov network's constraints among them): one batched
         elimination, in logs where it underflows; −inf where P(e_i) = 0.
+
+        Parameters
+        ----------
+        codes : dict
+            ``{variable: (N,) state indices}``, none missing.
+        cases : int
+            N (when ``codes`` is empty: every weight is then 1).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(N,)``.
 
         Examples
         --------
