@@ -225,6 +225,32 @@ def consistent_assignments(graph: FactorGraph, evidence: Mapping[int, int],
     return rows
 
 
+def every_table(network) -> FactorGraph:
+    """The factor graph of every table of the view, a Markov network's factor nodes (its
+    ``constraints``, not among its ``variables``) and a compact table's chain included.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> every_table(bbn.load("models/chair.bn").compiled()).scopes[3]
+    (0, 1, 3)
+    """
+    names = tuple(network.parents)
+    index = {v: i for i, v in enumerate(names)}
+    return FactorGraph(names, tuple(tuple(network.states[v]) for v in names),
+                       tuple(tuple(index[u] for u in (*network.parents[v], v)) for v in names),
+                       tuple(network.table(v) for v in names))
+
+
+class _Columns(NamedTuple):
+    """What :func:`~bbn.engines.exact.junction_tree.marginals_of_cases` reads of a network:
+    here every table's variable, a Markov network's factor nodes included."""
+
+    variables: tuple[str, ...]
+    cardinality: Mapping[str, int]
+    states: Mapping[str, tuple[str, ...]]
+
+
 class _Measured(Exception):
     """Raised by the memory callback of :func:`measured_tree`: the cost is known, stop."""
 
@@ -313,7 +339,7 @@ class CutsetConditioning:
             self.order = greedy_order(graph, card, list(graph))
             self.size = tree_size(graph, card, self.order)
         self.cutset = tuple(cutset)
-        graph = FactorGraph.from_compiled(network)
+        graph = every_table(network)
         index = {v: i for i, v in enumerate(graph.variables)}
         self.rows = consistent_assignments(graph, {index[v]: s for v, s in evidence.items()},
                                            [index[v] for v in self.cutset])
@@ -332,7 +358,11 @@ class CutsetConditioning:
         if self._tree is None:
             self._tree = compile_cliques(engine.network, self.observed, self.order,
                                          engine.normalised_tables())
-        return TreeSource(engine.network, engine.normalised_tables, lambda: self.order,
+        network = engine.network
+        # the batch's columns include a Markov network's factor nodes (observed "on": the
+        # tree's constant tables read them), which are not among the view's variables
+        shown = _Columns(tuple(network.parents), network.cardinality, network.states)
+        return TreeSource(shown, engine.normalised_tables, lambda: self.order,
                           lambda observed: self._tree,
                           lambda variables, codes: engine.posterior_of_cases(
                               variables, codes, impossible="nan"))
@@ -450,4 +480,4 @@ class CutsetConditioning:
 
 
 __all__ = ["CutsetAnswer", "CutsetConditioning", "choose_cutset", "consistent_assignments",
-           "tree_size"]
+           "every_table", "hidden_graph", "measured_tree", "tree_size"]
