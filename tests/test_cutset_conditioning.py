@@ -205,3 +205,37 @@ def test_auto_says_the_estimate_when_conditioning_would_take_too_long(monkeypatc
     found = answer_auto(net, "MAR", evidence, time_budget=2)
     assert found.method == "mbis"
     assert found.why.endswith("would take about 12 days (timed on a few)")
+
+
+def long_chain(n: int = 300) -> bbn.Network:
+    """X0 → X1 → ... with every Xi observed where P(Xi = 1 | X_{i-1}) ≤ 0.02: P(e) far
+    below the smallest double (about 1e-600)."""
+    net = bbn.Network("chain")
+    net.add_variable("X0", ["0", "1"], table=[0.5, 0.5])
+    for i in range(1, n):
+        net.add_variable(f"X{i}", ["0", "1"], parents=[f"X{i - 1}"],
+                         table=[[0.99, 0.01], [0.98, 0.02]])
+    return net
+
+
+def test_weights_far_below_the_smallest_double():
+    net = long_chain()
+    evidence = {f"X{i}": "1" for i in range(2, 300) if i != 151}
+    states = resolve_evidence(net.engine.network, evidence, numbers=False).states
+    found = CutsetConditioning(net.engine, states, cutset=["X1", "X151"]).run()
+    exact = net.posteriors(evidence)
+    assert found.log_weight == pytest.approx(net.engine.log_weight(states), abs=1e-9)
+    assert found.log_weight < -1000  # below ln of the smallest double, −745
+    for v in ("X0", "X1", "X151", "X299"):
+        np.testing.assert_allclose(found.marginals[v], exact[v].values, rtol=0, atol=1e-12)
+
+
+def test_a_product_underflowing_inside_one_step_is_redone_in_logs():
+    from test_no_false_impossible import underflowing_network
+
+    net = underflowing_network()  # Z = 8e-400: two 1e-200 factors meet in one product
+    states = resolve_evidence(net.engine.network, {}, numbers=False).states
+    found = CutsetConditioning(net.engine, states, cutset=["X"]).run()
+    assert found.log_weight + net.log_scale == pytest.approx(np.log(8) - 400 * np.log(10),
+                                                             abs=1e-9)
+    np.testing.assert_allclose(found.marginals["X"], [0.5, 0.5], atol=1e-12)

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
                             progress=True)
         answer = found.answer
         if found.method == "cutset":
-            print(f"bbn uai: answered exactly by cutset conditioning in {found.seconds:.1f} s "
+            print(f"bbn uai: answered by cutset (exact, by conditioning) in {found.seconds:.1f} s "
                   f"({found.why})", file=sys.stderr)
         elif found.method != "exact":
             print(f"bbn uai: answered by {found.method} in {found.seconds:.1f} s "
