@@ -34,10 +34,11 @@ MiB = 1 << 20
 #: limit; the others answer exactly within it and are conditioned here under a lower
 #: limit, to measure the estimate against the sum's actual time.
 CASES = [("MAR", "linkage_12", None), ("PR", "linkage_12", None), ("MAR", "linkage_17", None),
-         ("MAR", "linkage_12", GiB), ("MAR", "linkage_17", GiB),
+         ("MAR", "linkage_14", GiB), ("PR", "linkage_14", GiB), ("MAR", "linkage_16", GiB),
+         ("MAR", "Grids_15", 256 * MiB), ("MAR", "Promedus_14", 256 * MiB),
+         ("MAR", "DBN_13", 256 * MiB), ("MAR", "Pedigree_11", 64 * MiB),
          ("MAR", "Grids_11", 4 * MiB), ("PR", "Grids_11", 4 * MiB),
-         ("MAR", "Pedigree_12", 4 * MiB), ("MAR", "Promedus_13", 4 * MiB),
-         ("MAR", "Segmentation_11", 64 * 1024), ("MAR", "Alchemy_11", 4 * MiB)]
+         ("MAR", "Pedigree_12", 4 * MiB), ("MAR", "Alchemy_11", 4 * MiB)]
 
 #: The modelled time up to which the sum is run (seconds).
 RUN_UP_TO = 300.0

@@ -408,7 +408,7 @@ class CutsetConditioning:
                                            [index[v] for v in self.cutset])
         self.observed = [*self.evidence, *self.cutset]
         self._tree = None
-        self._probe: tuple | None = None  # (rows done, weights, sums, seconds)
+        self._probe: tuple | None = None  # (rows done, their batches' answers, estimate)
 
     def __repr__(self) -> str:
         return (f"CutsetConditioning({len(self.cutset)} variables, {len(self.rows):,} "
@@ -481,9 +481,10 @@ class CutsetConditioning:
 
     # ------------------------------------------------------------------ answers
     def estimate(self) -> float:
-        """Seconds the whole sum should take: the tree compiled (counted as spent), then
-        a probe of PROBE assignments timed (kept for :meth:`run`), extrapolated to every
-        assignment.
+        """Seconds the whole sum should take: the tree compiled and a first assignment
+        run (the first call compiles the weights' plan and fills caches: counted as
+        spent), then a probe of up to PROBE more timed, its seconds per assignment
+        extrapolated to the rest (the batches done are kept for :meth:`run`).
 
         Examples
         --------
@@ -494,13 +495,17 @@ class CutsetConditioning:
         if self._probe is None:
             start = time.perf_counter()
             self._source()
-            compiled = time.perf_counter() - start
-            rows = self.rows[:min(PROBE, self.batch_size())]
+            batches = [self._batch(self.rows[:1])]
+            spent = time.perf_counter() - start
+            rows = self.rows[1:1 + min(PROBE, self.batch_size())]
             start = time.perf_counter()
-            logs, marginals = self._batch(rows)
-            self._probe = (len(rows), logs, marginals, compiled, time.perf_counter() - start)
-        done, _, _, compiled, seconds = self._probe
-        return compiled + seconds / done * len(self.rows)
+            if len(rows):
+                batches.append(self._batch(rows))
+            each = (time.perf_counter() - start) / max(len(rows), 1)
+            done = 1 + len(rows)
+            self._probe = (done, batches, spent + each * len(rows) + each * (
+                len(self.rows) - done))
+        return self._probe[2]
 
     def run(self, progress: Progress = None) -> CutsetAnswer:
         """Sum over every assignment: P(X | e) of every variable and ln Z(e).
@@ -526,9 +531,10 @@ class CutsetConditioning:
         total = len(self.rows)
         report(tell, "cutset", 0, total, f"{len(self.cutset)} variables conditioned on, "
                f"estimated {estimated:.3g} s")
-        done, logs, marginals, _, _ = self._probe
+        done, batches, _ = self._probe
         top, weight, sums = -math.inf, 0.0, {}
-        top, weight = self._add(logs, marginals, top, weight, sums)
+        for logs, marginals in batches:
+            top, weight = self._add(logs, marginals, top, weight, sums)
         report(tell, "cutset", done, total)
         size = self.batch_size()
         while done < total:
