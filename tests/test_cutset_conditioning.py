@@ -11,6 +11,7 @@ the tables' zeros alone cannot prove it (an exclusive or).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from brute_force import BruteForce
 from strategies import random_network
@@ -239,3 +240,15 @@ def test_a_product_underflowing_inside_one_step_is_redone_in_logs():
     assert found.log_weight + net.log_scale == pytest.approx(np.log(8) - 400 * np.log(10),
                                                              abs=1e-9)
     np.testing.assert_allclose(found.marginals["X"], [0.5, 0.5], atol=1e-12)
+
+
+def test_a_markov_networks_cases_are_answered_as_one_by_one():
+    """A DataFrame of cases on a Markov network (its factor nodes among the batch's
+    columns) raised KeyError('φ0') before; each row now equals the single question."""
+    net = random_markov(2)
+    v = net.variables[0]
+    rows = net.posteriors(pd.DataFrame({v: list(net.states(v))}))
+    for i, state in enumerate(net.states(v)):
+        one = net.posteriors({v: state})
+        for u in net.variables:
+            np.testing.assert_allclose(rows[u].to_numpy()[i], one[u].values, atol=1e-12)

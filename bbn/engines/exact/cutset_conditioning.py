@@ -305,15 +305,6 @@ def scaled_weights(plan: Plan, arrays: Sequence[np.ndarray], cases: int,
     return value, logs
 
 
-class _Columns(NamedTuple):
-    """What :func:`~bbn.engines.exact.junction_tree.marginals_of_cases` reads of a network:
-    here every table's variable, a Markov network's factor nodes included."""
-
-    variables: tuple[str, ...]
-    cardinality: Mapping[str, int]
-    states: Mapping[str, tuple[str, ...]]
-
-
 class _Measured(Exception):
     """Raised by the memory callback of :func:`measured_tree`: the cost is known, stop."""
 
@@ -421,11 +412,7 @@ class CutsetConditioning:
         if self._tree is None:
             self._tree = compile_cliques(engine.network, self.observed, self.order,
                                          engine.normalised_tables())
-        network = engine.network
-        # the batch's columns include a Markov network's factor nodes (observed "on": the
-        # tree's constant tables read them), which are not among the view's variables
-        shown = _Columns(tuple(network.parents), network.cardinality, network.states)
-        return TreeSource(shown, engine.normalised_tables, lambda: self.order,
+        return TreeSource(engine.network, engine.normalised_tables, lambda: self.order,
                           lambda observed: self._tree,
                           lambda variables, codes: engine.posterior_of_cases(
                               variables, codes, impossible="nan"))
