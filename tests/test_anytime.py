@@ -57,9 +57,11 @@ def test_approximate_where_exact_does_not_fit(monkeypatch):
                                    "of 1.0 GiB; raise it")
 
     monkeypatch.setattr(anytime, "answer_task", refused)
+    monkeypatch.setattr(anytime, "cutset_in_time", no_cutset)
     found = answer_auto(net, "MAR", {"D": "y"}, time_budget=1)
     assert found.method == "mbis"  # importance sampling from (unsplit) mini-buckets
-    assert found.why == "exact inference needs 9.0 GiB, above the memory limit of 1.0 GiB"
+    assert found.why == ("exact inference needs 9.0 GiB, above the memory limit of 1.0 GiB; "
+                         "cutset conditioning would take 3 days")
     for v in net.variables:  # a second of sampling from the exact conditionals
         np.testing.assert_allclose(found.answer.marginals[v], exact[v], atol=0.02)
     pr = answer_auto(net, "PR", {"D": "y"}, time_budget=1)
@@ -80,11 +82,18 @@ def test_far_beyond_the_memory_limit_exact_is_not_searched(monkeypatch):
     net = chain()
     monkeypatch.setattr(anytime, "get_memory_limit", lambda: 1)  # 1 byte
     monkeypatch.setattr(anytime, "_exact_out_of_reach", None)  # never called
+    monkeypatch.setattr(anytime, "cutset_in_time", no_cutset)
     found = answer_auto(net, "PR", {"D": "y"}, time_budget=1)
     assert found.method == "mbis"
     # D seen: eliminating A, B, C makes tables of 9, 9 and 3 entries, 21 × 8 bytes
     assert found.why == ("exact inference needs about 168.0 B in the greedy elimination "
-                         "order, over 100 times the memory limit of 1.0 B")
+                         "order, over 100 times the memory limit of 1.0 B; cutset "
+                         "conditioning would take 3 days")
+
+
+def no_cutset(*args):
+    """Cutset conditioning estimated far too slow (what auto tries before sampling)."""
+    return None, "cutset conditioning would take 3 days"
 
 
 class NoSample(anytime.MiniBucketSampler):

@@ -70,6 +70,10 @@ from bbn.views.factor_graph import FactorGraph
 #: The method of exact inference (any other value names an approximate method).
 EXACT = "exact"
 
+#: Exact inference by conditioning on a cutset: time for space where no junction tree
+#: fits (:mod:`bbn.questions.cutset_answers`).
+CUTSET = "cutset"
+
 # A batch's warnings name the caller of the model's method: warnings.warn ←
 # warn_impossible ← the batch answer ← answer ← _ask ← the public function here ← the
 # model's method ← its caller.
@@ -187,6 +191,7 @@ class Kind(NamedTuple):
     joint: bool = False
     structural: bool = False
     view: bool = False  # the approximate answer reads the Answering, not the factor graph
+    cutset: str | None = None  # a lazy reference to its answer by cutset conditioning
 
 
 def _probability_or_posterior(answering: Answering, question: Question, model, **options):
@@ -303,6 +308,12 @@ KINDS: dict[str, Kind] = {
 }
 
 
+#: The kinds cutset conditioning answers (``method="cutset"``).
+for _kind, _answer in (("P", "posterior"), ("PROBABILITY", "posterior"),
+                       ("POSTERIORS", "posteriors"), ("LOG_Z", "log_partition")):
+    KINDS[_kind] = KINDS[_kind]._replace(cutset=f"bbn.questions.cutset_answers:{_answer}")
+
+
 def register(kind: str, how: Kind) -> None:
     """Add a kind of question (or replace how one is answered).
 
@@ -349,6 +360,13 @@ def answer(model: Model, question: Question, method=EXACT, **options):
     if how is None:
         raise QueryError(f"no answer for questions of kind {question.kind!r}")
     batch = type(question.evidence) is Cases
+    if method == CUTSET and not how.structural:
+        if batch or how.cutset is None:
+            raise QueryError(f"cutset conditioning answers P(X | e) of one variable, every "
+                             f"posterior and log Z(e) for one case, not {question.kind} "
+                             + ("questions of a batch" if batch else "questions"))
+        return reference(how.cutset)(answering(model, question.network), question, model,
+                                     **options)
     if method == EXACT or how.structural:
         if batch:
             if how.batch is None:
@@ -694,12 +712,12 @@ def method_from_options(name: str, **settings):
         ...
     bbn.core.errors.QueryError: --samples set(s) an approximate method; add --method lbp, ...
     """
-    if name == EXACT:
+    if name in (EXACT, CUTSET):
         given = [f"--{k.replace('_', '-')}" for k, v in settings.items() if v is not None]
         if given:
             raise QueryError(f"{', '.join(given)} set(s) an approximate method; add --method "
                              "lbp, lw, is or gibbs")
-        return EXACT
+        return name
     return reference("bbn.questions.estimates:method_from_options")(name, **settings)
 
 

@@ -7,6 +7,9 @@ approximate answer found in time (``bbn uai``'s default, ``--method auto``).
        junction tree's cliques at SECONDS_PER_ENTRY × the machine's load, fits a quarter
        of the budget; a model whose greedy elimination order needs over GREEDY_OVER_LIMIT
        × the memory limit is not searched for a better order (seconds lost)
+    2b. when no junction tree fits the memory limit, MAR and PR exactly by cutset
+       conditioning (:mod:`bbn.tasks.conditioned_task`), when its estimate before
+       starting (assignments × seconds per assignment) fits half the time left
     3. otherwise MAR and PR by importance sampling from weighted mini-buckets on the
        model reduced by its zeros (:mod:`bbn.engines.approximate.mini_buckets`; in 11–13
        s at a load of 7 per core: pedigree linkage, Promedus and Grids_15 within 0.003
@@ -41,6 +44,7 @@ import numpy as np
 
 from bbn.core.errors import BBNError, MemoryLimitError, NoAnswerError
 from bbn.core.memory import ENTRY_BYTES, format_bytes, get_memory_limit
+from bbn.core.progress import Progress
 from bbn.engines.approximate.gibbs import Gibbs
 from bbn.engines.approximate.importance_sampling import ImportanceSampling
 from bbn.engines.approximate.lbp import LoopyBP
@@ -53,6 +57,7 @@ from bbn.model.markov import MarkovNetwork
 from bbn.questions import dispatch
 from bbn.questions.resolution import resolve_evidence
 from bbn.tasks.competition import TaskAnswer, answer_task, check_task
+from bbn.tasks.conditioned_task import cutset_in_time
 from bbn.views.factor_graph import FactorGraph
 
 if TYPE_CHECKING:
@@ -107,7 +112,8 @@ SECONDS_PER_ENTRY = 4e-8
 
 
 class AutoAnswer(NamedTuple):
-    """A task's answer and how it was found: ``method`` is ``"exact"``, ``"mbis"``
+    """A task's answer and how it was found: ``method`` is ``"exact"``, ``"cutset"``
+    (exact, by cutset conditioning: no tree fitted the memory limit), ``"mbis"``
     (importance sampling from weighted mini-buckets), ``"lbp"`` or ``"gibbs"`` (``"is"``
     for a PR by importance sampling from the network); ``why`` says why exact
     inference did not answer (empty when it did); ``seconds`` the time taken."""
@@ -121,7 +127,8 @@ class AutoAnswer(NamedTuple):
 def answer_auto(net: Network | MarkovNetwork, task: str,
                 evidence: Mapping[str, str] | None = None,
                 time_budget: float = DEFAULT_BUDGET, seed: int = 0,
-                on_answer: Callable[[AutoAnswer], None] | None = None) -> AutoAnswer:
+                on_answer: Callable[[AutoAnswer], None] | None = None,
+                progress: Progress = None) -> AutoAnswer:
     """Answer a competition task exactly when that fits memory and time, else
     approximately within ``time_budget`` (see the module).
 
@@ -141,6 +148,8 @@ def answer_auto(net: Network | MarkovNetwork, task: str,
     on_answer : callable, optional
         Sees the approximate answer before exact inference is tried for the time left
         (the best answer so far: ``bbn uai -o`` writes it).
+    progress : callable, bool or None
+        Told how cutset conditioning advances, when it answers (:mod:`bbn.core.progress`).
 
     Returns
     -------
@@ -173,6 +182,13 @@ def answer_auto(net: Network | MarkovNetwork, task: str,
                               time.perf_counter() - start)
         except MemoryLimitError as refused:
             why = str(refused).split(";")[0]
+    if task != "MPE" and not why.startswith(SLOW):  # beyond memory: time for space?
+        conditioned, said = cutset_in_time(net, task, evidence, time_budget - (
+            time.perf_counter() - start), progress, machine_load())
+        if conditioned is not None:
+            return AutoAnswer(conditioned, "cutset", f"{why}; {said}",
+                              time.perf_counter() - start)
+        why = f"{why}; {said}"
     left = max(time_budget - (time.perf_counter() - start), 1.0)
     if why.startswith(SLOW):  # exact inference comes after: keep most of the time for it
         left = max(BEFORE_EXACT_SHARE * left, 1.0)

@@ -25,6 +25,7 @@ from tests.benchmarks import (  # noqa: E402
     approximate,
     batch,
     continuous,
+    cutset_uai,
     decisions,
     em_learning,
     explorer,
@@ -51,7 +52,7 @@ WORKLOADS = {"1": load, "2": single_query, "3": all_posteriors, "4": batch, "5":
              "10": independence, "11": trees, "12": approximate,
              "13": uai, "14": scale, "15": em_learning, "16": sequences,
              "17": decisions, "18": uncertain, "19": continuous, "20": uai_auto,
-             "21": sequence_learning}
+             "21": sequence_learning, "22": cutset_uai}
 
 #: --quick: a smoke run of every workload on small inputs (about two minutes).
 QUICK_NETWORKS = {"1": ["asia", "alarm", "child", "insurance", "hepar2", "andes"],

@@ -87,10 +87,12 @@ def add_method_arguments(parser: argparse.ArgumentParser, auto: bool = False) ->
     approximate within ``--time-budget``)."""
     methods = ("lbp (loopy belief propagation), lw (likelihood weighting), is (importance "
                "sampling), gibbs")
+    exact = "cutset (exact by conditioning on a few variables, where no tree fits memory)"
     parser.add_argument("--method", default="auto" if auto else "exact",
                         help=(f"auto (the default: exact where it fits the memory limit and "
-                              f"--time-budget, else approximate within it), exact, {methods}"
-                              if auto else f"exact (the default), or approximately: {methods}"))
+                              f"--time-budget, else approximate within it), exact, {exact}, "
+                              f"{methods}" if auto else
+                              f"exact (the default), {exact}, or approximately: {methods}"))
     parser.add_argument("--samples", type=int, help="samples an approximate sampler draws")
     parser.add_argument("--seed", type=int, help="the seed of an approximate sampler")
     parser.add_argument("--time-budget", type=float, metavar="SECONDS",

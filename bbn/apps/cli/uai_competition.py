@@ -57,9 +57,13 @@ def run(args: argparse.Namespace) -> int:
                 write_atomically(args.output, result_text(args.task, found.answer) + "\n")
 
         found = answer_auto(net, args.task, evidence, budget,
-                            seed=0 if args.seed is None else args.seed, on_answer=best_so_far)
+                            seed=0 if args.seed is None else args.seed, on_answer=best_so_far,
+                            progress=True)
         answer = found.answer
-        if found.method != "exact":
+        if found.method == "cutset":
+            print(f"bbn uai: answered by cutset (exact, by conditioning) in {found.seconds:.1f} s "
+                  f"({found.why})", file=sys.stderr)
+        elif found.method != "exact":
             print(f"bbn uai: answered by {found.method} in {found.seconds:.1f} s "
                   f"(approximate: {found.why})", file=sys.stderr)
     else:

@@ -172,7 +172,7 @@ def marginals_of_cases(source: TreeSource, codes: Mapping[str, np.ndarray], row_
     for rows, pattern in observed_groups(matrix >= 0):
         observed = [c for c, seen in zip(columns, pattern) if seen]
         for j, c in enumerate(columns):
-            if pattern[j]:
+            if pattern[j] and c in result:  # not a Markov network's factor node
                 result[c][rows] = np.eye(card[c])[matrix[rows, j]]
         # Rows repeat (a few observed variables have few joint states): propagate each
         # distinct case once, in chunks that keep the batch within the memory limit.
@@ -209,7 +209,8 @@ def marginals_of_cases(source: TreeSource, codes: Mapping[str, np.ndarray], row_
             result[v][rows] = answers[v][inverse]
         if zero.any():
             for v in observed:  # no answer at all for an impossible case
-                result[v][rows[zero[inverse.ravel()]]] = np.nan
+                if v in result:
+                    result[v][rows[zero[inverse.ravel()]]] = np.nan
     if impossible_rows:
         row, observed = min(impossible_rows)
         raise impossible_case({c: network.states[c][int(matrix[row, columns.index(c)])]
