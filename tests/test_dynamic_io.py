@@ -96,7 +96,7 @@ def test_load_reads_the_dynamic_form(tmp_path, capsys):
         assert main(command) == 2
         error = capsys.readouterr().err
         assert f"bbn {command[0]}: {path} is a dynamic network" in error
-        assert "bbn filter, bbn viterbi or bbn classify --sequence-id" in error
+        assert "give --unroll T for T slices" in error   # tests/test_dynamic_cli.py
 
 
 def test_errors():
