@@ -34,6 +34,7 @@ from bbn.model.network import Network
 _LAGGED = re.compile(r"^(.*)\[(-?\d+)\]$")
 _SLICES = re.compile(r"^(.+)\[([01])\]$")      # Rain[0], Rain[1]: two_slice's names
 _AGRUM = re.compile(r"^(.+)(0|t)$")             # Rain0, Raint: pyAgrum's 2-TBN names
+_NAMINGS = ("brackets", "pyagrum")
 
 
 def slice_name(variable: str, step: int) -> str:
@@ -263,7 +264,7 @@ class DynamicNetwork:
             parents = [b if step else f"{b}[-1]" for b, step in
                        (split[p] for p in net.parents(later[base]))]
             dbn.add_variable(base, net.states(name), parents=parents,
-                             table=net.cpt_array(later[base]), initial=net.cpt_array(name),
+                             table=_table(net, later[base]), initial=_table(net, name),
                              initial_parents=[b for b, _ in initial_parents],
                              description=net.description(name))
         return dbn
@@ -319,20 +320,38 @@ class DynamicNetwork:
                                 {k: v for k, v in tables.items() if v is not None},
                                 {k: v for k, v in descriptions.items() if v is not None})
 
-    def two_slice(self) -> Network:
+    def two_slice(self, names: str = "brackets") -> Network:
         """The network of slices 0 and 1 (:meth:`unroll` of 2): what the questions over
         time run on (built once).
+
+        Parameters
+        ----------
+        names : {"brackets", "pyagrum"}
+            The variables named ``X[0]`` and ``X[1]``, or ``X0`` and ``Xt`` (pyAgrum's
+            2-TBN convention: ``pyagrum.lib.dynamicBN`` unrolls such a network, and every
+            file format can name them). :meth:`from_two_slice` reads either back.
 
         Examples
         --------
         >>> dbn = DynamicNetwork()
         >>> dbn.add_variable("X", ["a", "b"], table=[0.5, 0.5])
-        >>> dbn.two_slice().variables
-        ('X[0]', 'X[1]')
+        >>> dbn.two_slice().variables, dbn.two_slice("pyagrum").variables
+        (('X[0]', 'X[1]'), ('X0', 'Xt'))
         """
         if self._two_slice is None:
             self._two_slice = self.unroll(2)
-        return self._two_slice
+        if names == "brackets":
+            return self._two_slice
+        if names != "pyagrum":
+            raise ModelError(f"names={names!r}: the two slices are named 'brackets' (X[0], "
+                             f"X[1]) or 'pyagrum' (X0, Xt){suggest(str(names), _NAMINGS)}")
+        two = self._two_slice
+        renamed = {f"{v}[{step}]": f"{v}{'0t'[step]}" for v in self._specs for step in (0, 1)}
+        return Network.assemble(
+            two.name, {renamed[v]: two.states(v) for v in two.variables},
+            {renamed[v]: [renamed[p] for p in two.parents(v)] for v in two.variables},
+            {renamed[v]: two.cpt_array(v) for v in two.variables if two.has_cpt(v)},
+            {renamed[v]: two.description(v) for v in two.variables if two.description(v)})
 
     # ------------------------------------------------------------- questions
     def filter(self, data, variables: Sequence[str] | None = None,
@@ -476,6 +495,11 @@ class DynamicNetwork:
 
     def __repr__(self) -> str:
         return f"DynamicNetwork({self.name!r}, {len(self._specs)} variables per slice)"
+
+
+def _table(net: Network, variable: str):
+    """``variable``'s table, or None in a network of structure only."""
+    return net.cpt_array(variable) if net.has_cpt(variable) else None
 
 
 def with_tables(dbn: DynamicNetwork, initial: dict, transition: dict) -> DynamicNetwork:

@@ -144,6 +144,9 @@ def dumps(net: Network, format: str = "bn") -> str:
     ----------
     net : Network
         The network; only ``.bn`` and Hugin ``.net`` write continuous (Gaussian) variables.
+        A :class:`bbn.DynamicNetwork` is written in ``.bn``'s dynamic form
+        (``P(Rain | Rain[-1])``), in the other formats as its two slices named by
+        pyAgrum's convention (``Rain0``, ``Raint``); :func:`bbn.load_dynamic` reads both.
     format : str
         ``"bn"``, ``"bif"``, ``"xmlbif"``, ``"hugin"`` or ``"uai"``.
 
@@ -173,6 +176,10 @@ def dumps(net: Network, format: str = "bn") -> str:
     >>> loads(dumps(net)) == net
     True
     """
+    if hasattr(net, "two_slice"):  # a DynamicNetwork (duck-typed: its module brings pandas)
+        if format == "bn":  # P(Rain | Rain[-1])
+            return _module("bn").write_dynamic(net)
+        net = net.two_slice("pyagrum")  # Rain0, Raint: pyAgrum's 2-TBN, in any format
     module = _module(format)
     if isinstance(net, MarkovNetwork):
         if format != "uai":
@@ -432,7 +439,7 @@ def save(net: Network, path: str | os.PathLike, format: str | None = None) -> No
     Parameters
     ----------
     net : Network
-        The network.
+        The network (a :class:`bbn.DynamicNetwork` too: see :func:`dumps`).
     path : str or os.PathLike
         The file; a name ending in ``.gz`` is gzipped.
     format : str, optional

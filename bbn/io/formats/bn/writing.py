@@ -64,9 +64,15 @@ def write(net: Network) -> str:
               for v in net.variables
               if v not in decisions and (net.has_cpt(v) or net.parents(v))]
     chunks += [_utility_lines(net, u) for u in getattr(net, "utilities", ())]
+    return _joined(lines, chunks)
+
+
+def _joined(lines: list[str], chunks: list[list[str]]) -> str:
+    """The declarations' ``lines``, then the tables' ``chunks``: a multi-line table stands
+    apart, one-line tables follow each other."""
     previous: list[str] = ["", ""]  # a blank line after the declarations
     for chunk in chunks:
-        if len(chunk) > 1 or len(previous) > 1:  # multi-line tables stand apart
+        if len(chunk) > 1 or len(previous) > 1:
             lines.append("")
         lines += chunk
         previous = chunk
@@ -103,6 +109,70 @@ def family_header(net: Network, variable: str) -> str:
     parents = net.parents(variable)
     given = f" | {', '.join(quote(p) for p in parents)}" if parents else ""
     return f"P({quote(variable)}{given})"
+
+
+def write_dynamic(dbn) -> str:
+    """A dynamic network as ``.bn`` text in the dynamic form, which :func:`bbn.loads`
+    reads back into an equal 2-TBN: each variable declared once, ``P(Rain | Rain[-1])``
+    for the tables of slices t ≥ 1, and ``P(Rain[0] | ...)`` for slice 0's own table
+    where the variable has one (its parents named at slice 0).
+
+    Parameters
+    ----------
+    dbn : bbn.DynamicNetwork
+        (Duck-typed: its module loads pandas, which writing a file does not need.)
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from bbn.io.formats.bn import read
+    >>> dbn = read("variable X { a, b }  P(X[0]) = 0.5, 0.5  P(X | X[-1]) = 1, 0, 0.25, 0.75")
+    >>> print(write_dynamic(dbn), end="")
+    network network
+    <BLANKLINE>
+    variable X { a, b }
+    <BLANKLINE>
+    P(X[0]) = 0.5, 0.5
+    <BLANKLINE>
+    P(X | X[-1]) {
+      a: 1.0,  0.0
+      b: 0.25, 0.75
+    }
+    """
+    two = dbn.two_slice()
+    variables = dbn.variables
+    states = {v: dbn.states(v) for v in variables}
+    descriptions = {v: two.description(f"{v}[1]") for v in variables}
+    # a network only to write the families: X (later slices), X[0] (slice 0), X[-1]
+    family_states = {f"{v}{step}": states[v] for step in ("[-1]", "[0]", "") for v in variables}
+    parents = {v: dbn.parents(v) for v in variables}
+    parents.update({f"{v}[0]": two.parents(f"{v}[0]") for v in variables})
+    tables = {name: two.cpt_array(f"{name}[1]" if name in states else name)
+              for name in (*variables, *(f"{v}[0]" for v in variables))
+              if two.has_cpt(f"{name}[1]" if name in states else name)}
+    families = Network.assemble(dbn.name, family_states, parents, tables)
+    chunks = []
+    for v in variables:
+        names = [v] if _one_table(families, v) else [f"{v}[0]", v]
+        chunks += [_table_lines(families, name) if families.has_cpt(name)
+                   else [family_header(families, name)] for name in names]
+    declared = Network.assemble(dbn.name, states, descriptions=descriptions)
+    return _joined([f"network {quote(dbn.name)}", ""] + _declarations(declared), chunks)
+
+
+def _one_table(families: Network, variable: str) -> bool:
+    """Whether ``variable``'s table in slice 0 is that of the later slices: no parent in
+    the slice before, the same parents, the same numbers (or no table in either)."""
+    first = f"{variable}[0]"
+    if families.parents(first) != tuple(f"{p}[0]" for p in families.parents(variable)):
+        return False
+    if families.has_cpt(first) != families.has_cpt(variable):
+        return False
+    return not families.has_cpt(first) or np.array_equal(families.cpt_array(first),
+                                                         families.cpt_array(variable))
 
 
 def _table_lines(net: Network, variable: str) -> list[str]:
