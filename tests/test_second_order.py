@@ -138,3 +138,58 @@ def test_learning_refuses_second_order():
     for learn in (bbn.learn_dynamic, bbn.dynamic_em):
         with pytest.raises(bbn.ModelError, match="two slices before"):
             learn(dbn, data)
+
+
+@pytest.mark.parametrize("suffix", [".bn", ".bif", ".xmlbif"])
+def test_files_read_back_equal(suffix, tmp_path):
+    dbn = random_second_order(3)
+    path = tmp_path / f"second{suffix}"
+    bbn.save(dbn, path)
+    again = bbn.load_dynamic(path)
+    assert again.order == 2
+    assert [again.parents(v) for v in again.variables] == [dbn.parents(v)
+                                                            for v in dbn.variables]
+    assert [again.second_parents(v) for v in again.variables] == [
+        dbn.second_parents(v) for v in dbn.variables]
+    a, b = dbn.unroll(4), again.unroll(4)
+    for v in a.variables:
+        assert a.parents(v) == b.parents(v)
+        assert np.abs(a.cpt_array(v) - b.cpt_array(v)).max() <= 1e-12
+    if suffix == ".bn":
+        text = path.read_text()
+        assert "P(H[1] | H[0]) {" in text and "P(H | H[-1], H[-2]) {" in text
+        assert "P(G[1] | H[1], H[0]) {" in text and bbn.dumps(again) == text
+
+
+def test_the_dynamic_bn_language_second_order():
+    text = """network period
+variable X { a, b }
+variable O { u, v }
+P(X[0]) = 1, 0
+P(X[1] | X[-1]) { a: 0.2, 0.8; b: 0.5, 0.5 }
+P(X | X[-1], X[-2]) {
+  a, a: 0.9, 0.1
+  a, b: 0.1, 0.9
+  b, a: 0.9, 0.1
+  b, b: 0.1, 0.9
+}
+P(O | X) { a: 0.7, 0.3; b: 0.1, 0.9 }
+"""
+    dbn = bbn.loads(text, source="period.bn")
+    assert dbn.second_parents("X") == ("X[-1]",) and dbn.parents("O") == ("X",)
+    # X_2 = X_0 = a with 0.9 whatever X_1
+    assert dbn.unroll(3).posterior("X[2]").values.tolist() == pytest.approx([0.9, 0.1])
+    smoothed = dbn.smooth(pd.DataFrame({"O": ["u", "v", None]}))
+    whole = BruteForce(dbn.unroll(3))
+    for t in range(3):
+        want = whole.posterior([f"X[{t}]"], {"O[0]": "u", "O[1]": "v"})
+        assert np.abs(smoothed["X"].to_numpy()[t] - want).max() < 1e-12
+    second = "P(X[1] | X[-1]) { a: 0.2, 0.8; b: 0.5, 0.5 }\n"
+    for broken, message in (
+            (text.replace(second, ""), r"period.bn:5:3: .*give its slice-1 table"),
+            (text.replace(second, second + "P(O[1] | X) { a: 0.5, 0.5; b: 0.5, 0.5 }\n"),
+             r"slice 1's own table is for a variable with a parent two slices before"),
+            (text.replace("P(X[1] | X[-1])", "P(X[1] | X[-2])"),
+             r"period.bn:5:10: .*slice 1's table has its parents in slice 1")):
+        with pytest.raises(bbn.ParseError, match=message):
+            bbn.loads(broken, source="period.bn")

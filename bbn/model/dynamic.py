@@ -34,7 +34,7 @@ from bbn.core.errors import ModelError, suggest
 from bbn.model.network import Network
 
 _LAGGED = re.compile(r"^(.*)\[(-?\d+)\]$")
-_SLICES = re.compile(r"^(.+)\[([01])\]$")      # Rain[0], Rain[1]: two_slice's names
+_SLICES = re.compile(r"^(.+)\[([012])\]$")     # Rain[0], Rain[1] (Rain[2]: second order)
 _AGRUM = re.compile(r"^(.+)(0|t)$")             # Rain0, Raint: pyAgrum's 2-TBN names
 _NAMINGS = ("brackets", "pyagrum")
 
@@ -309,24 +309,32 @@ class DynamicNetwork:
             if match is None:
                 raise ModelError(f"variable {name!r} is named in neither slice convention: "
                                  "X[0] and X[1], or pyAgrum's X0 and Xt")
-            split[name] = (match.group(1), 0 if match.group(2) == "0" else 1)
-        first = {base: v for v, (base, step) in split.items() if step == 0}
-        later = {base: v for v, (base, step) in split.items() if step == 1}
-        if set(first) != set(later):
-            odd = sorted(set(first) ^ set(later))[0]
-            raise ModelError(f"variable {odd!r} is in one slice only: a two-slice network "
-                             "has every variable in both")
+            split[name] = (match.group(1), {"0": 0, "t": 1}.get(match.group(2)) or
+                           int(match.group(2)))
+        last = max((step for _, step in split.values()), default=1)
+        slices = [{base: v for v, (base, step) in split.items() if step == k}
+                  for k in range(max(last, 1) + 1)]
+        for k in range(1, len(slices)):
+            if set(slices[0]) != set(slices[k]):
+                odd = sorted(set(slices[0]) ^ set(slices[k]))[0]
+                raise ModelError(f"variable {odd!r} is in one slice only: a two-slice network "
+                                 "has every variable in both (a three-slice one in all three)")
         dbn = cls(net.name)
-        for base, name in first.items():
+        for base, name in slices[0].items():
             initial_parents = [split[p] for p in net.parents(name)]
             if any(step for _, step in initial_parents):
                 raise ModelError(f"variable {name!r} of slice 0 has a parent in slice 1")
-            parents = [b if step else f"{b}[-1]" for b, step in
-                       (split[p] for p in net.parents(later[base]))]
-            dbn.add_variable(base, net.states(name), parents=parents,
-                             table=_table(net, later[base]), initial=_table(net, name),
+            final = slices[-1][base]
+            lagged = [(b, step - last) for b, step in (split[p] for p in net.parents(final))]
+            second = second_parents = None
+            if last == 2:
+                second, second_parents = _second(net, base, slices[1][base], split, lagged)
+            dbn.add_variable(base, net.states(name),
+                             parents=[b if lag == 0 else f"{b}[{lag}]" for b, lag in lagged],
+                             table=_table(net, final), initial=_table(net, name),
                              initial_parents=[b for b, _ in initial_parents],
-                             description=net.description(name))
+                             description=net.description(name), second=second,
+                             second_parents=second_parents)
         return dbn
 
     # ------------------------------------------------------------- networks
@@ -686,6 +694,24 @@ def _aligned(table: np.ndarray, axes: list, keys: list) -> np.ndarray:
     moved = table.transpose([axes.index(k) for k in keys if k in axes] + [len(axes)])
     sizes = iter(moved.shape[:-1])
     return moved.reshape([next(sizes) if k in axes else 1 for k in keys] + [moved.shape[-1]])
+
+
+def _second(net: Network, base: str, middle: str, split: dict, lagged: list) -> tuple:
+    """Slice 1's table and parents of ``base`` in a three-slice network (second order):
+    ``(None, None)`` when its family in slice 2 has no parent in slice 0, and then its
+    slice-1 family must be the same one slice earlier."""
+    parents = [(b, step - 1) for b, step in (split[p] for p in net.parents(middle))]
+    if any(lag < -1 for _, lag in parents):
+        raise ModelError(f"variable {middle!r} of slice 1 has a parent in slice 2")
+    if any(lag == -2 for _, lag in lagged):
+        return _table(net, middle), [b if lag == 0 else f"{b}[{lag}]" for b, lag in parents]
+    final = next(v for v, (b, step) in split.items() if b == base and step == 2)
+    if parents != lagged or net.has_cpt(middle) != net.has_cpt(final) or (
+            net.has_cpt(middle) and not np.array_equal(net.cpt_array(middle),
+                                                       net.cpt_array(final))):
+        raise ModelError(f"variable {base!r} has no parent two slices before, so its "
+                         f"tables in slices 1 and 2 are one: {middle!r} and {final!r} differ")
+    return None, None
 
 
 def _table(net: Network, variable: str):

@@ -115,7 +115,8 @@ def write_dynamic(dbn) -> str:
     """A dynamic network as ``.bn`` text in the dynamic form, which :func:`bbn.loads`
     reads back into an equal 2-TBN: each variable declared once, ``P(Rain | Rain[-1])``
     for the tables of slices t ≥ 1, and ``P(Rain[0] | ...)`` for slice 0's own table
-    where the variable has one (its parents named at slice 0).
+    where the variable has one (its parents named at slice 0); with a parent two slices
+    before, ``P(X | X[-1], X[-2])`` and slice 1's table ``P(X[1] | X[0])``.
 
     Parameters
     ----------
@@ -142,21 +143,29 @@ def write_dynamic(dbn) -> str:
       b: 0.25, 0.75
     }
     """
-    two = dbn.two_slice()
+    last = max(dbn.order, 1)  # the slice whose tables every later slice repeats
+    net = dbn.unroll(last + 1)
     variables = dbn.variables
     states = {v: dbn.states(v) for v in variables}
-    descriptions = {v: two.description(f"{v}[1]") for v in variables}
-    # a network only to write the families: X (later slices), X[0] (slice 0), X[-1]
-    family_states = {f"{v}{step}": states[v] for step in ("[-1]", "[0]", "") for v in variables}
+    descriptions = {v: net.description(f"{v}[{last}]") for v in variables}
+    # a network only to write the families: X (later slices), X[0], X[1] (slices 0 and
+    # 1, as slices), X[-1] and X[-2] (the slices before)
+    steps = ("[-2]", "[-1]", "[0]", "[1]", "")
+    family_states = {f"{v}{step}": states[v] for step in steps for v in variables}
+    second = {v for v in variables if any(p.endswith("[-2]") for p in dbn.parents(v))}
     parents = {v: dbn.parents(v) for v in variables}
-    parents.update({f"{v}[0]": two.parents(f"{v}[0]") for v in variables})
-    tables = {name: two.cpt_array(f"{name}[1]" if name in states else name)
-              for name in (*variables, *(f"{v}[0]" for v in variables))
-              if two.has_cpt(f"{name}[1]" if name in states else name)}
+    parents.update({f"{v}[0]": net.parents(f"{v}[0]") for v in variables})
+    parents.update({f"{v}[1]": net.parents(f"{v}[1]") for v in second})
+    sources = {v: f"{v}[{last}]" for v in variables}
+    sources.update({f"{v}[{k}]": f"{v}[{k}]" for v in variables for k in (0, 1)
+                    if k == 0 or v in second})
+    tables = {name: net.cpt_array(source) for name, source in sources.items()
+              if net.has_cpt(source)}
     families = Network.assemble(dbn.name, family_states, parents, tables)
     chunks = []
     for v in variables:
-        names = [v] if _one_table(families, v) else [f"{v}[0]", v]
+        names = ([v] if _one_table(families, v) else [f"{v}[0]", v]) if v not in second \
+            else [f"{v}[0]", f"{v}[1]", v]
         chunks += [_table_lines(families, name) if families.has_cpt(name)
                    else [family_header(families, name)] for name in names]
     declared = Network.assemble(dbn.name, states, descriptions=descriptions)
