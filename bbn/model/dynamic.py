@@ -425,6 +425,20 @@ class DynamicNetwork:
             {renamed[v]: two.cpt_array(v) for v in two.variables if two.has_cpt(v)},
             {renamed[v]: two.description(v) for v in two.variables if two.description(v)})
 
+    def slices(self) -> Network:
+        """The slices that hold every table: :meth:`two_slice`, or for a second-order
+        network slices 0, 1 and 2 (:meth:`unroll` of 3) — what ``bbn info``, ``check``
+        and ``render`` show.
+
+        Examples
+        --------
+        >>> dbn = DynamicNetwork()
+        >>> dbn.add_variable("X", ["a", "b"], parents=["X[-2]"])
+        >>> dbn.slices().variables
+        ('X[0]', 'X[1]', 'X[2]')
+        """
+        return self.two_slice() if self.order < 2 else self.unroll(self.order + 1)
+
     # ------------------------------------------------------------- questions
     def filter(self, data, variables: Sequence[str] | None = None,
                sequence_id: str | None = None):

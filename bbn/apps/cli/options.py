@@ -59,7 +59,7 @@ def read_model(args: argparse.Namespace, path: str | None = None,
     if isinstance(net, (Network, MarkovNetwork)) or dynamic == "keep":
         return net
     if dynamic == "two slices":
-        return net.two_slice()
+        return net.slices()
     raise BBNError(f"{where} is a dynamic network (a parent in the slice before): bbn "
                    f"{getattr(args, 'command', 'this command')} takes an ordinary one. Ask "
                    "it with bbn filter, bbn viterbi or bbn classify --sequence-id; see it "

@@ -18,9 +18,9 @@ import argparse
 import re
 from collections.abc import Iterable
 
+from bbn.apps.cli.options import read_model
 from bbn.core.errors import BBNError
 from bbn.core.lazy import reference
-from bbn.io.formats import load
 from bbn.model.markov import MarkovNetwork
 from bbn.model.network import Network
 
@@ -82,7 +82,7 @@ def read_unrolled(args: argparse.Namespace, names: Iterable[str] = (),
                            f"{args.unroll} keeps slices 0 to {args.unroll - 1}: give "
                            f"--unroll {steps} or more")
         return dbn.unroll(args.unroll)
-    model = load(args.model, normalize=args.normalize)
+    model = read_model(args, dynamic="keep")
     if isinstance(model, (Network, MarkovNetwork)):
         return model
     steps = unrolled_steps(names, model.variables)
