@@ -14,14 +14,8 @@ import pytest
 import bbn
 from bbn.apps.cli.main import main
 from tests.brute_force import joint_array
+from tests.test_dynamic_io import DYNAMIC
 
-DYNAMIC = """network umbrella
-variable Rain { T, F }
-variable Umbrella { T, F }
-P(Rain[0]) = 0.5, 0.5
-P(Rain | Rain[-1]) { T: 0.7, 0.3; F: 0.3, 0.7 }
-P(Umbrella | Rain) { T: 0.9, 0.1; F: 0.2, 0.8 }
-"""
 PRIOR = np.array([0.5, 0.5])
 MOVE = np.array([[0.7, 0.3], [0.3, 0.7]])
 SEEN = np.array([[0.9, 0.1], [0.2, 0.8]])  # P(Umbrella | Rain)
