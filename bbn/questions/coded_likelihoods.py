@@ -17,7 +17,7 @@ likelihoods weighed into the elimination per case
 >>> import bbn, pandas as pd
 >>> net = bbn.load("models/chair.bn")
 >>> cases = pd.DataFrame({"A": ["T", "T"], "W": [{"T": 0.8, "F": 0.4}, None]})
->>> round(net.posteriors(cases)["C"].loc[0, "T"], 6), round(net.posterior(
+>>> round(float(net.posteriors(cases)["C"].loc[0, "T"]), 6), round(net.posterior(
 ...     "C", {"A": "T", "W": {"T": 0.8, "F": 0.4}}).to_dict()["T"], 6)
 (0.936426, 0.936426)
 """
