@@ -137,3 +137,11 @@ def test_sample_sequences(model, tmp_path, capsys):
     learned = bbn.learn_dynamic(bbn.load(model), long, sequence_id="who").two_slice()
     assert np.allclose(learned.cpt_array("Rain[1]"), MOVE, atol=0.03)
     assert np.allclose(learned.cpt_array("Umbrella[1]"), SEEN, atol=0.03)
+
+
+def test_explain_on_the_unrolled_network(model, capsys):
+    code, out, _ = ask(capsys, "explain", model, "P(Rain[1]=T | Umbrella[0]=T, Umbrella[1]=T)")
+    # 0.5·0.9·0.7·0.9 + 0.5·0.2·0.3·0.9 = 0.3105 over P(u, u) = 0.3515: 621/703 = 0.883357
+    assert code == 0 and out.rstrip().endswith("= 0.3105 / 0.3515 = 0.883357  (= 621/703)")
+    code, _, err = ask(capsys, "explain", model, "P(Rain)")
+    assert code == 2 and "give --unroll T" in err

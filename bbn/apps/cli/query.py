@@ -16,7 +16,7 @@ import math
 
 from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import add_method_arguments, add_model_argument, method_of
-from bbn.apps.cli.unrolled import add_unroll_argument, read_unrolled
+from bbn.apps.cli.unrolled import add_unroll_argument, query_names, read_unrolled
 from bbn.questions import dispatch
 from bbn.questions.language import parse_query
 from bbn.questions.presentation import to_json, to_text
@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     query = parse_query(args.query)
-    net = read_unrolled(args, _names(query),
+    net = read_unrolled(args, query_names(query),
                         'name the slices in the query, as in "P({first}[1] | ...)", or ')
     method = method_of(args)
     if args.log:
@@ -51,12 +51,6 @@ def run(args: argparse.Namespace) -> int:
     result = dispatch.ask(net, query, method)
     print(json.dumps(to_json(query, result)) if args.json else to_text(query, result))
     return EXIT_OK
-
-
-def _names(query) -> list[str]:
-    """Every variable a query names."""
-    return [name for items in (query.targets, query.evidence, query.others, query.do,
-                               query.counterfactual) for name, _ in items]
 
 
 __all__ = ["add_arguments", "run"]

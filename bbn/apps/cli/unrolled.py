@@ -1,4 +1,4 @@
-"""``--unroll T``: a dynamic network asked and sampled as the ordinary network of its
+"""``--unroll T``: a dynamic network asked, explained and sampled as the ordinary network of its
 first T slices (:meth:`bbn.DynamicNetwork.unroll`), whose variables are named ``X[t]``
 (t = 0, 1, …, T − 1).
 
@@ -40,6 +40,17 @@ def _slices(text: str) -> int:
     if steps < 1:
         raise argparse.ArgumentTypeError(f"a network unrolls to at least one slice, not {steps}")
     return steps
+
+
+def query_names(query) -> list[str]:
+    """Every variable a parsed query names (:class:`bbn.questions.language.Query`).
+
+    >>> from bbn.questions.language import parse_query
+    >>> query_names(parse_query("P(Rain[2] | Umbrella[0]=T)"))
+    ['Rain[2]', 'Umbrella[0]']
+    """
+    return [name for items in (query.targets, query.evidence, query.others, query.do,
+                               query.counterfactual) for name, _ in items]
 
 
 def unrolled_steps(names: Iterable[str], variables: Iterable[str]) -> int | None:
@@ -96,4 +107,4 @@ def read_unrolled(args: argparse.Namespace, names: Iterable[str] = (),
     return model.unroll(steps)
 
 
-__all__ = ["add_unroll_argument", "read_unrolled", "unrolled_steps"]
+__all__ = ["add_unroll_argument", "query_names", "read_unrolled", "unrolled_steps"]
