@@ -154,3 +154,25 @@ def test_interventions_and_errors():
         impossible.mpe(frame.assign(B=[None, "1"]))
     with pytest.raises(bbn.QueryError, match="unknown"):
         net.map(["Q"], cases)
+
+
+def test_markov_network_batches():
+    """A Markov network's batches (its factors are constraints of the view): hard rows
+    (a KeyError before) and likelihood rows, every kind, equal to the rows' questions."""
+    markov = bbn.load("models/chair.bn").to_markov()
+    cases = pd.DataFrame({"A": ["T", "F", None], "W": [{"T": 0.8, "F": 0.4}, "F", None]})
+    hard = pd.DataFrame({"A": ["T", "F"]})
+    for frame in (hard, cases):
+        rows = [row_evidence(row) for _, row in frame.iterrows()]
+        batch = markov.posteriors(frame)
+        assert sorted(batch) == sorted(markov.variables)
+        best, chosen = markov.mpe(frame), markov.map(["C", "S"], frame)
+        for i, evidence in enumerate(rows):
+            single_ = markov.posteriors(evidence)
+            for v in markov.variables:
+                np.testing.assert_allclose(batch[v].to_numpy()[i], single_[v].values,
+                                           atol=1e-14)
+            for answer, (assignment, p) in ((best, markov.mpe(evidence)),
+                                            (chosen, markov.map(["C", "S"], evidence))):
+                assert answer["probability"].iloc[i] == pytest.approx(p, abs=1e-14)
+                assert {v: answer[v].iloc[i] for v in assignment} == assignment

@@ -172,7 +172,7 @@ def marginals_of_cases(source: TreeSource, codes: Mapping[str, np.ndarray], row_
     for rows, pattern in observed_groups(matrix >= 0):
         observed = [c for c, seen in zip(columns, pattern) if seen]
         for j, c in enumerate(columns):
-            if pattern[j]:
+            if pattern[j] and c in result:  # not a Markov network's factor constraint
                 result[c][rows] = np.eye(card[c])[matrix[rows, j]]
         # Rows repeat (a few observed variables have few joint states): propagate each
         # distinct case once, in chunks that keep the batch within the memory limit.
