@@ -428,6 +428,8 @@ LOCAL_IMPORTS = {
         "start-up: pandas (~0.3 s), only when a table is asked for as pandas",
     ("bbn.questions.presentation", "frame_of_cases", "pandas"):
         "start-up: pandas, only for a batch of cases (already a DataFrame, so loaded)",
+    ("bbn.questions.max_cases", "frame_of_assignments", "pandas"):
+        "start-up: pandas, only for a batch of cases (already a DataFrame, so loaded)",
     ("bbn.plot", "_axes", "matplotlib.pyplot"):
         "optional: matplotlib (bbn[plot]) draws the plots, and only those",
 }

@@ -57,7 +57,9 @@ def test_the_dynamic_bn_language(tmp_path):
     with pytest.raises(bbn.ParseError,
                        match=r"umbrella.bn:5:38: P\(Rain\[1\] \| Rain\[0\]=F\) sums"):
         read_dynamic(DYNAMIC.replace("0.3, 0.7 }", "0.3, 0.8 }", 1), "umbrella.bn")
-    with pytest.raises(bbn.ParseError, match="the same slice or the one before"):
+    with pytest.raises(bbn.ParseError, match=r"the same slice or one of the two before"):
+        read_dynamic(DYNAMIC.replace("Rain[-1])", "Rain[-3])"), "umbrella.bn")
+    with pytest.raises(bbn.ParseError, match=r":5:3: .*give its slice-1 table, P\(Rain\[1\]"):
         read_dynamic(DYNAMIC.replace("Rain[-1])", "Rain[-2])"), "umbrella.bn")
     # a plain network reads as slices with no arc between them
     assert bbn.load_dynamic("models/chair.bn").parents("A") == ("B",)
@@ -96,7 +98,7 @@ def test_load_reads_the_dynamic_form(tmp_path, capsys):
         assert main(command) == 2
         error = capsys.readouterr().err
         assert f"bbn {command[0]}: {path} is a dynamic network" in error
-        assert "bbn filter, bbn viterbi or bbn classify --sequence-id" in error
+        assert "give --unroll T for T slices" in error   # tests/test_dynamic_cli.py
 
 
 def test_errors():

@@ -46,6 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+import bbn.questions.max_cases as max_cases
 import bbn.questions.presentation as presentation
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
@@ -285,8 +286,8 @@ KINDS: dict[str, Kind] = {
               joint=True),
     "PROBABILITY": Kind(_probability, None, "bbn.questions.estimates:posterior"),
     "POSTERIORS": Kind(_posteriors, _posteriors_of_cases, "bbn.questions.estimates:posteriors"),
-    "MAP": Kind(_map, None, "bbn.questions.estimates:map_estimate"),
-    "MPE": Kind(_mpe, None, "bbn.questions.estimates:mpe_estimate"),
+    "MAP": Kind(_map, max_cases.map_of_cases, "bbn.questions.estimates:map_estimate"),
+    "MPE": Kind(_mpe, max_cases.mpe_of_cases, "bbn.questions.estimates:mpe_estimate"),
     "LOG": Kind(_log),
     "LOG_P": Kind(_log_probability),
     "LOG_Z": Kind(_log_partition, None, "bbn.questions.estimates:log_partition"),
@@ -641,7 +642,10 @@ def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F'}, 0.837054)
     """
-    return _ask(model, Asked("MAP", "variables", variables, evidence, do=do, soft=soft), method)
+    asked = Asked("MAP", "variables", variables, evidence, _is_frame(evidence), do=do, soft=soft)
+    result = _ask(model, asked, method)
+    return (max_cases.frame_of_assignments(result, model.compiled().states, evidence.index)
+            if asked.batch else result)
 
 
 def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT, do=None,
@@ -656,7 +660,10 @@ def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT, d
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
     """
-    return _ask(model, Asked("MPE", "evidence", (), evidence, do=do, soft=soft), method)
+    asked = Asked("MPE", "evidence", (), evidence, _is_frame(evidence), do=do, soft=soft)
+    result = _ask(model, asked, method)
+    return (max_cases.frame_of_assignments(result, model.compiled().states, evidence.index)
+            if asked.batch else result)
 
 
 def counterfactual(model: Model, variables: Sequence[str] | str, do: Mapping[str, str],

@@ -441,7 +441,8 @@ def _variables(network: CompiledNetwork, asked: Asked) -> Question:
             hybrid_kind(network, asked.kind, NO_EVIDENCE)
         variables = [asked.targets] if isinstance(asked.targets, str) else list(asked.targets)
         check_variables(network, variables)
-        evidence = resolve_evidence(network, asked.evidence, numbers=False)
+        evidence = (_evidence(network, asked) if asked.batch else
+                    resolve_evidence(network, asked.evidence, numbers=False))
         check_discrete(network, variables)
         return Question(asked.kind, tuple(variables), {}, evidence, network)
     variables = resolve_targets(network, asked.targets, batched=asked.batch,

@@ -52,6 +52,7 @@ from typing import NamedTuple
 import numpy as np
 
 import bbn.engines.exact.weighing as weighing
+import bbn.questions.coded_likelihoods as coded_likelihoods
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.lazy import reference
@@ -421,6 +422,13 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
         if found.soft:
             raise QueryError("soft findings take one case, not a batch")
         weighed = likelihood_columns(asked.evidence)
+        if weighed and asked.kind != "P":  # other kinds: a virtual child coded per case
+            model_, extra = model, {}
+            if found.do or found.stochastic:
+                model_ = derived(model, answering, found.do, found.stochastic, {})
+                extra = _extra(base, found, model_)
+            return coded_likelihoods.ask_coded(model_, asked, weighed, extra, answer, method,
+                                               **options)
         if weighed:
             return _weighed_cases(model, answering, asked, found, weighed, **options)
     if found.soft:

@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     refuse_overwriting(args.output, input=args.input)
-    save(read_model(args, args.input, dynamic="two slices"), args.output)
+    save(read_model(args, args.input, dynamic="keep"), args.output)
     print(f"wrote {args.output}")
     return EXIT_OK
 

@@ -28,9 +28,11 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(net, MarkovNetwork):
         return _markov_info(net)
     if not isinstance(net, Network):  # a dynamic network: its two slices
-        print(f"dynamic network {net.name!r}: {len(net.variables)} variables a slice; "
-              "slices 0 and 1:")
-        net = net.two_slice()
+        dynamic = net
+        net = net.slices()
+        last = len(net.variables) // len(dynamic.variables) - 1
+        print(f"dynamic network {net.name!r}: {len(dynamic.variables)} variables a slice; "
+              f"slices 0 {'and' if last == 1 else 'to'} {last}:")
     print(f"network {net.name!r}: {len(net.variables)} variables, "
           f"{len(net.arcs())} arcs")
     rows = [("variable", "states", "parents")]

@@ -59,11 +59,12 @@ def read_model(args: argparse.Namespace, path: str | None = None,
     if isinstance(net, (Network, MarkovNetwork)) or dynamic == "keep":
         return net
     if dynamic == "two slices":
-        return net.two_slice()
+        return net.slices()
     raise BBNError(f"{where} is a dynamic network (a parent in the slice before): bbn "
                    f"{getattr(args, 'command', 'this command')} takes an ordinary one. Ask "
-                   "it with bbn filter, bbn viterbi or bbn classify --sequence-id; see it "
-                   "with bbn info or bbn render; write its two slices with bbn convert")
+                   "it with bbn filter, bbn viterbi or bbn classify --sequence-id, or bbn "
+                   "query on its unrolled network (--unroll T); see it with bbn info or bbn "
+                   "render; write it in another format with bbn convert")
 
 
 def count(text: str) -> int:

@@ -1,5 +1,6 @@
 """``bbn query MODEL QUESTION``: a probability, a posterior table, MAP or MPE, as text or
-JSON, exactly or with ``--method``; ``--log`` for ln P of a tiny probability.
+JSON, exactly or with ``--method``; ``--log`` for ln P of a tiny probability. A dynamic
+model is asked on its unrolled network (``P(Rain[2] | Umbrella[0]=T)``; ``--unroll T``).
 
 >>> from bbn.apps.cli.main import main
 >>> main(["query", "models/chair.bn", "P(C=T | A=T)"])
@@ -14,7 +15,8 @@ import json
 import math
 
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import add_method_arguments, add_model_argument, method_of, read_model
+from bbn.apps.cli.options import add_method_arguments, add_model_argument, method_of
+from bbn.apps.cli.unrolled import add_unroll_argument, query_names, read_unrolled
 from bbn.questions import dispatch
 from bbn.questions.language import parse_query
 from bbn.questions.presentation import to_json, to_text
@@ -28,11 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the natural log of a probability such as P(A=T, S=F) "
                         "(exact below 1e-308, where the probability prints as 0)")
     add_method_arguments(parser)
+    add_unroll_argument(parser, "a dynamic model (P(X | X[-1])): ask its network of T slices, "
+                        "variables X[0] ... X[T-1] (default: to the last slice the query "
+                        "names)")
 
 
 def run(args: argparse.Namespace) -> int:
-    net = read_model(args)
     query = parse_query(args.query)
+    net = read_unrolled(args, query_names(query),
+                        'name the slices in the query, as in "P({first}[1] | ...)", or ')
     method = method_of(args)
     if args.log:
         value = dispatch.log_answer(net, query, method)

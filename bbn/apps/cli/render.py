@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     refuse_overwriting(args.output, model=args.model, reference=args.compare)
-    net = (load_dynamic(args.model, normalize=args.normalize).two_slice() if args.dynamic
+    net = (load_dynamic(args.model, normalize=args.normalize).slices() if args.dynamic
            else read_model(args, dynamic="two slices"))
     reference = None if args.compare is None else read_model(args, args.compare)
     graph = render(net, args.output, tables=args.tables, evidence=args.evidence,

@@ -1,5 +1,8 @@
 """``bbn sample MODEL -n N [-o DATA.csv.gz]``: draw rows from a model, a chunk at a time, as
-CSV (gzipped when the output ends in ``.gz``), reproducible with ``--seed``.
+CSV (gzipped when the output ends in ``.gz``), reproducible with ``--seed``. A dynamic
+model is sampled as its network of ``--unroll T`` slices: N sequences, one row each
+(columns ``X[0]`` … ``X[T-1]``), or with ``--sequence-id COL`` one row per step, as
+``bbn learn --sequence-id`` and ``bbn filter`` read them.
 
 >>> from bbn.apps.cli.main import main
 >>> main(["sample", "models/chair.bn", "-n", "2", "--seed", "1"])
@@ -13,9 +16,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+import pandas as pd
+
 from bbn.apps.cli.delimited import add_sep_argument
 from bbn.apps.cli.exit_codes import EXIT_OK
-from bbn.apps.cli.options import add_model_argument, count, read_model, refuse_overwriting
+from bbn.apps.cli.options import add_model_argument, count, refuse_overwriting
+from bbn.apps.cli.unrolled import add_unroll_argument, read_unrolled
+from bbn.core.errors import BBNError
 from bbn.core.progress import on_terminal
 from bbn.io.formats import atomic_writer
 from bbn.tasks.learning.sampling import sample_chunks
@@ -33,15 +40,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "tab, semicolon, space, pipe (default ',')")
     parser.add_argument("--chunksize", type=int, default=100_000,
                         help="rows drawn and written at a time (default 100000)")
+    add_unroll_argument(parser, "a dynamic model (P(X | X[-1])): draw sequences of T slices "
+                        "(columns X[0] ... X[T-1])")
+    parser.add_argument("--sequence-id", metavar="COLUMN",
+                        help="with --unroll: one row per step, a sequence's rows told apart "
+                        "by this column (0, 1, ...), as bbn learn --sequence-id reads them")
 
 
 def run(args: argparse.Namespace) -> int:
     refuse_overwriting(args.output, model=args.model)
-    net = read_model(args)
+    if args.sequence_id is not None and args.unroll is None:
+        raise BBNError("--sequence-id writes a dynamic model's sequences a row per step: "
+                       "give --unroll T, the steps of each sequence")
+    net = read_unrolled(args)
     progress = on_terminal("bbn sample: ")   # a bar on a terminal, else silent
+    rows = sample_chunks(net, args.rows, seed=args.seed, chunksize=args.chunksize,
+                         progress=progress)
+    if args.sequence_id is not None:
+        rows = (by_step(chunk, args.unroll, args.sequence_id) for chunk in rows)
     try:
-        return _write(net, args, sample_chunks(net, args.rows, seed=args.seed,
-                                               chunksize=args.chunksize, progress=progress))
+        return _write(net, args, rows)
     finally:
         if progress is not None:
             progress.close()
@@ -60,8 +78,38 @@ def _write(net, args: argparse.Namespace, rows) -> int:
             written += len(chunk)
         if not written:  # no rows: the header alone
             file.write((args.sep.join(net.variables) + "\n").encode("utf-8"))
-    print(f"wrote {args.output} ({args.rows} rows of {len(net.variables)} variables)")
+    if args.sequence_id is None:
+        print(f"wrote {args.output} ({args.rows} rows of {len(net.variables)} variables)")
+    else:
+        print(f"wrote {args.output} ({args.rows} sequences of {args.unroll} steps, "
+              f"{written} rows)")
     return EXIT_OK
+
+
+def by_step(wide, steps: int, sequence_id: str):
+    """Rows of an unrolled network (columns ``X[0]`` … ``X[T-1]``) as one row per step:
+    the ``sequence_id`` column (the row's number in ``wide``'s index), then a column per
+    variable of a slice.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> wide = pd.DataFrame({"X[0]": ["a", "b"], "X[1]": ["c", "d"]}, index=[4, 5])
+    >>> by_step(wide, 2, "seq").to_dict("list")
+    {'seq': [4, 4, 5, 5], 'X': ['a', 'c', 'b', 'd']}
+    """
+    names = [str(column)[:-3] for column in wide.columns if str(column).endswith("[0]")]
+    if sequence_id in names:
+        raise BBNError(f"--sequence-id {sequence_id}: a variable has that name; choose "
+                       "another column name")
+    long = {sequence_id: wide.index.to_numpy().repeat(steps)}
+    for name in names:
+        columns = [wide[f"{name}[{t}]"] for t in range(steps)]
+        cells = pd.concat(columns, axis=1).to_numpy().reshape(-1)
+        if all(isinstance(c.dtype, pd.CategoricalDtype) for c in columns):
+            cells = pd.Categorical(cells, categories=columns[0].cat.categories)
+        long[name] = cells
+    return pd.DataFrame(long)
 
 
 def csv_text(frame, header: bool, sep: str = ",") -> bytes:
@@ -97,4 +145,4 @@ def _plain_states(frame, sep: str = ",") -> bool:
         for c in frame.columns)
 
 
-__all__ = ["add_arguments", "csv_text", "run"]
+__all__ = ["add_arguments", "by_step", "csv_text", "run"]

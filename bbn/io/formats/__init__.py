@@ -144,6 +144,10 @@ def dumps(net: Network, format: str = "bn") -> str:
     ----------
     net : Network
         The network; only ``.bn`` and Hugin ``.net`` write continuous (Gaussian) variables.
+        A :class:`bbn.DynamicNetwork` is written in ``.bn``'s dynamic form
+        (``P(Rain | Rain[-1])``), in the other formats as its two slices named by
+        pyAgrum's convention (``Rain0``, ``Raint``; a second-order one as its slices 0, 1
+        and 2, ``Rain[0]``...); :func:`bbn.load_dynamic` reads both.
     format : str
         ``"bn"``, ``"bif"``, ``"xmlbif"``, ``"hugin"`` or ``"uai"``.
 
@@ -173,6 +177,11 @@ def dumps(net: Network, format: str = "bn") -> str:
     >>> loads(dumps(net)) == net
     True
     """
+    if hasattr(net, "two_slice"):  # a DynamicNetwork (duck-typed: its module brings pandas)
+        if format == "bn":  # P(Rain | Rain[-1])
+            return _module("bn").write_dynamic(net)
+        # Rain0, Raint: pyAgrum's 2-TBN; second order: slices Rain[0], Rain[1], Rain[2]
+        net = net.two_slice("pyagrum") if net.order < 2 else net.unroll(3)
     module = _module(format)
     if isinstance(net, MarkovNetwork):
         if format != "uai":
@@ -432,7 +441,7 @@ def save(net: Network, path: str | os.PathLike, format: str | None = None) -> No
     Parameters
     ----------
     net : Network
-        The network.
+        The network (a :class:`bbn.DynamicNetwork` too: see :func:`dumps`).
     path : str or os.PathLike
         The file; a name ending in ``.gz`` is gzipped.
     format : str, optional

@@ -72,6 +72,7 @@ def learn_dynamic(dbn, data, sequence_id: str | None = None,
     ...     "X[0]").tolist()
     [0.25, 0.75]
     """
+    dynamic.require_first_order(dbn, "bbn.learn_dynamic")
     if not _complete(dbn, data):
         return dynamic_em(dbn, data, estimator, sequence_id=sequence_id, **options).network
     rows, lengths, _ = findings.sequence_rows(data, sequence_id)

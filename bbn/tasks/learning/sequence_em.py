@@ -118,6 +118,7 @@ def dynamic_em(dbn, data, estimator: Estimator | str = "mle", *,
     """
     estimator = estimator_from_arguments("bbn.dynamic_em", estimator)
     check_iteration(max_iter, tol)
+    dynamic.require_first_order(dbn, "bbn.dynamic_em")
     two = dbn.two_slice()
     check_family_sizes(two)
     variables = list(dbn.variables)

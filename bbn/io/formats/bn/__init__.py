@@ -23,7 +23,8 @@ The package holds, each in a module named for it:
 - ``grammar``: the pyparsing grammar, which the first statement that is not well formed
   sends the file to, and which says what is wrong where;
 - ``building``: the network from the statements, at once or with located mistakes;
-- ``writing``: the text of a network, which ``read`` turns back into an equal network;
+- ``writing``: the text of a network, which ``read`` turns back into an equal network
+  (``write_dynamic``: a dynamic network's, in the form ``lagged`` reads);
 - ``lagged``: a dynamic network's statements (``P(Rain | Rain[-1])``) rewritten into
   those of its two slices (``timeslices``: ``read_dynamic``, ``load_dynamic``).
 
@@ -46,13 +47,13 @@ from bbn.io.formats.bn import grammar
 from bbn.io.formats.bn.building import LocatedBuilder, Problems, fast_network
 from bbn.io.formats.bn.lexicon import blank_comments, quote
 from bbn.io.formats.bn.statements import WS_RE, Problem, statements_at
-from bbn.io.formats.bn.writing import write
+from bbn.io.formats.bn.writing import write, write_dynamic
 from bbn.model.network import Network
 
 if TYPE_CHECKING:
     from bbn.model.dynamic import DynamicNetwork
 
-__all__ = ["quote", "read", "write"]
+__all__ = ["quote", "read", "write", "write_dynamic"]
 
 
 def read(text: str, source: str = "<string>", normalize: bool = False,

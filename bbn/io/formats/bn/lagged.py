@@ -58,52 +58,82 @@ def _renamed(name: Name, step: int) -> Name:
 
 
 def two_slice_statements(statements: list) -> list:
-    """The statements of the two-slice network a dynamic ``.bn`` file describes; a file
-    already in two-slice form (every variable declared as ``X[0]`` or ``X[1]``) is
-    returned as it is."""
+    """The statements of the two-slice network a dynamic ``.bn`` file describes (three
+    slices for a second-order one, with parents two slices before: ``X[-2]``); a file
+    already in slice form (every variable declared as ``X[0]``, ``X[1]``...) is returned
+    as it is.
+
+    A table written for a variable, ``P(X | ...)``, is that of every later slice; for
+    ``X[0]`` slice 0's (its parents in slice 0); for ``X[1]`` slice 1's, needed by a
+    variable with a parent two slices before (its parents in slice 1, named plainly or
+    ``Y[1]``, or in slice 0, ``Y[0]`` or ``Y[-1]``)."""
     variables = [s for s in statements if type(s) is Variable]
     if variables and all(_split(s.name)[1] is not None for s in variables):
         return statements
     names = [s.name.value for s in variables]
-    initial, transition, others = {}, {}, []
+    order = 2 if any(type(s) is Table and _split(s.variable)[1] is None and
+                     any(_split(p)[1] == -2 for p in s.parents) for s in statements) else 1
+    early: dict = {0: {}, 1: {}}
+    transition, others = {}, []
     for s in statements:
         if type(s) is not Table:
             if type(s) is not Variable:
                 others.append(s)
             continue
         base, step = _split(s.variable)
-        if step not in (None, 0):
+        if step not in (None, 0, 1) or (step == 1 and order == 1):
             raise Problem(f"P({s.variable.value} ...): a table is written for a variable "
-                          f"(every slice) or for its slice 0, {base}[0]", s.variable.loc)
-        parents = []
-        for p in s.parents:
-            parent, lag = _split(p)
-            if parent not in names:
-                raise Problem(f"unknown parent {parent!r}{suggest(parent, names)}", p.loc)
-            if step == 0 and lag not in (None, 0):
-                raise Problem(f"P({s.variable.value} ...) is slice 0's table: its parents "
-                              f"are in slice 0 ({parent} or {parent}[0])", p.loc)
-            if lag not in (None, 0, -1):
-                raise Problem(f"parent {p.value}: a parent is in the same slice or the one "
-                              "before ([-1])", p.loc)
-            parents.append(_renamed(Name(parent, p.loc), 0 if step == 0 or lag == -1 else 1))
-        table = dataclasses.replace(s, variable=_renamed(Name(base, s.variable.loc),
-                                                         1 if step is None else 0),
-                                    parents=parents)
-        (initial if step == 0 else transition)[base] = (table, s)
+                          f"(every slice) or for its slice 0, {base}[0] (and slice 1, "
+                          f"{base}[1], with a parent two slices before)", s.variable.loc)
+        parents = [_placed(p, names, step, order) for p in s.parents]
+        table = dataclasses.replace(s, variable=_renamed(
+            Name(base, s.variable.loc), order if step is None else step), parents=parents)
+        (transition if step is None else early[step])[base] = (table, s)
     rewritten = list(others)
     for s in variables:
-        rewritten += [dataclasses.replace(s, name=_renamed(s.name, t)) for t in (0, 1)]
+        rewritten += [dataclasses.replace(s, name=_renamed(s.name, t)) for t in range(order + 1)]
     for base, (table, written) in transition.items():
         rewritten.append(table)
-        if base in initial:
-            continue
-        if any(_split(p)[1] == -1 for p in written.parents):
-            raise Problem(f"P({written.variable.value} | ...) has a parent in the slice "
-                          f"before: give its slice-0 table, P({base}[0] ...)",
+        lags = [_split(p)[1] for p in written.parents]
+        for step in range(order - 1, -1, -1):
+            if base in early[step]:
+                continue
+            if any(lag is not None and lag < -step for lag in lags):
+                raise Problem(f"P({written.variable.value} | ...) has a parent "
+                              f"{'two slices' if step else 'in the slice'} before: give "
+                              f"its slice-{step} table, P({base}[{step}] ...)",
+                              written.variable.loc)
+            rewritten.append(dataclasses.replace(
+                table, variable=_renamed(Name(base, table.variable.loc), step),
+                parents=[Name(_slice_name(_split(p)[0], step + (_split(p)[1] or 0)), p.loc)
+                         for p in written.parents]))
+    rewritten += [table for step in (1, 0) for table, _ in early[step].values()]
+    for base, (_, written) in early[1].items():
+        if base not in transition or not any(_split(p)[1] == -2
+                                             for p in transition[base][1].parents):
+            raise Problem(f"P({written.variable.value} ...): slice 1's own table is for a "
+                          "variable with a parent two slices before ([-2])",
                           written.variable.loc)
-        rewritten.append(dataclasses.replace(
-            table, variable=_renamed(Name(base, table.variable.loc), 0),
-            parents=[Name(_slice_name(_split(p)[0], 0), p.loc) for p in written.parents]))
-    rewritten += [table for table, _ in initial.values()]
     return rewritten
+
+
+def _placed(parent: Name, names: list[str], step: int | None, order: int) -> Name:
+    """A parent named in a table of slice ``step`` (None: every later slice) → its name in
+    the slice network: in a later slice's table relative (``Y``, ``Y[-1]``, ``Y[-2]``),
+    in slice 0's and 1's a slice (``Y[0]``, ``Y[1]``; ``Y[-1]`` in slice 1's: slice 0)."""
+    base, lag = _split(parent)
+    if base not in names:
+        raise Problem(f"unknown parent {base!r}{suggest(base, names)}", parent.loc)
+    if step == 0 and lag not in (None, 0):
+        raise Problem(f"P(... | {parent.value}) is slice 0's table: its parents are in slice "
+                      f"0 ({base} or {base}[0])", parent.loc)
+    if step == 1:
+        if lag not in (None, 0, 1, -1):
+            raise Problem(f"parent {parent.value}: slice 1's table has its parents in slice "
+                          f"1 ({base} or {base}[1]) or 0 ({base}[0] or {base}[-1])",
+                          parent.loc)
+        return _renamed(Name(base, parent.loc), 1 if lag in (None, 1) else 0)
+    if step is None and lag not in (None, 0, -1, -2):
+        raise Problem(f"parent {parent.value}: a parent is in the same slice or one of the two "
+                      "before ([-1], [-2])", parent.loc)
+    return _renamed(Name(base, parent.loc), 0 if step == 0 else order + (lag or 0))

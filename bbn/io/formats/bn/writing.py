@@ -64,9 +64,15 @@ def write(net: Network) -> str:
               for v in net.variables
               if v not in decisions and (net.has_cpt(v) or net.parents(v))]
     chunks += [_utility_lines(net, u) for u in getattr(net, "utilities", ())]
+    return _joined(lines, chunks)
+
+
+def _joined(lines: list[str], chunks: list[list[str]]) -> str:
+    """The declarations' ``lines``, then the tables' ``chunks``: a multi-line table stands
+    apart, one-line tables follow each other."""
     previous: list[str] = ["", ""]  # a blank line after the declarations
     for chunk in chunks:
-        if len(chunk) > 1 or len(previous) > 1:  # multi-line tables stand apart
+        if len(chunk) > 1 or len(previous) > 1:
             lines.append("")
         lines += chunk
         previous = chunk
@@ -103,6 +109,79 @@ def family_header(net: Network, variable: str) -> str:
     parents = net.parents(variable)
     given = f" | {', '.join(quote(p) for p in parents)}" if parents else ""
     return f"P({quote(variable)}{given})"
+
+
+def write_dynamic(dbn) -> str:
+    """A dynamic network as ``.bn`` text in the dynamic form, which :func:`bbn.loads`
+    reads back into an equal 2-TBN: each variable declared once, ``P(Rain | Rain[-1])``
+    for the tables of slices t ≥ 1, and ``P(Rain[0] | ...)`` for slice 0's own table
+    where the variable has one (its parents named at slice 0); with a parent two slices
+    before, ``P(X | X[-1], X[-2])`` and slice 1's table ``P(X[1] | X[0])``.
+
+    Parameters
+    ----------
+    dbn : bbn.DynamicNetwork
+        (Duck-typed: its module loads pandas, which writing a file does not need.)
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from bbn.io.formats.bn import read
+    >>> dbn = read("variable X { a, b }  P(X[0]) = 0.5, 0.5  P(X | X[-1]) = 1, 0, 0.25, 0.75")
+    >>> print(write_dynamic(dbn), end="")
+    network network
+    <BLANKLINE>
+    variable X { a, b }
+    <BLANKLINE>
+    P(X[0]) = 0.5, 0.5
+    <BLANKLINE>
+    P(X | X[-1]) {
+      a: 1.0,  0.0
+      b: 0.25, 0.75
+    }
+    """
+    last = max(dbn.order, 1)  # the slice whose tables every later slice repeats
+    net = dbn.unroll(last + 1)
+    variables = dbn.variables
+    states = {v: dbn.states(v) for v in variables}
+    descriptions = {v: net.description(f"{v}[{last}]") for v in variables}
+    # a network only to write the families: X (later slices), X[0], X[1] (slices 0 and
+    # 1, as slices), X[-1] and X[-2] (the slices before)
+    steps = ("[-2]", "[-1]", "[0]", "[1]", "")
+    family_states = {f"{v}{step}": states[v] for step in steps for v in variables}
+    second = {v for v in variables if any(p.endswith("[-2]") for p in dbn.parents(v))}
+    parents = {v: dbn.parents(v) for v in variables}
+    parents.update({f"{v}[0]": net.parents(f"{v}[0]") for v in variables})
+    parents.update({f"{v}[1]": net.parents(f"{v}[1]") for v in second})
+    sources = {v: f"{v}[{last}]" for v in variables}
+    sources.update({f"{v}[{k}]": f"{v}[{k}]" for v in variables for k in (0, 1)
+                    if k == 0 or v in second})
+    tables = {name: net.cpt_array(source) for name, source in sources.items()
+              if net.has_cpt(source)}
+    families = Network.assemble(dbn.name, family_states, parents, tables)
+    chunks = []
+    for v in variables:
+        names = ([v] if _one_table(families, v) else [f"{v}[0]", v]) if v not in second \
+            else [f"{v}[0]", f"{v}[1]", v]
+        chunks += [_table_lines(families, name) if families.has_cpt(name)
+                   else [family_header(families, name)] for name in names]
+    declared = Network.assemble(dbn.name, states, descriptions=descriptions)
+    return _joined([f"network {quote(dbn.name)}", ""] + _declarations(declared), chunks)
+
+
+def _one_table(families: Network, variable: str) -> bool:
+    """Whether ``variable``'s table in slice 0 is that of the later slices: no parent in
+    the slice before, the same parents, the same numbers (or no table in either)."""
+    first = f"{variable}[0]"
+    if families.parents(first) != tuple(f"{p}[0]" for p in families.parents(variable)):
+        return False
+    if families.has_cpt(first) != families.has_cpt(variable):
+        return False
+    return not families.has_cpt(first) or np.array_equal(families.cpt_array(first),
+                                                         families.cpt_array(variable))
 
 
 def _table_lines(net: Network, variable: str) -> list[str]:
