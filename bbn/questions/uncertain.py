@@ -41,6 +41,7 @@ True
 from __future__ import annotations
 
 import math
+import operator
 import threading
 import warnings
 import weakref
@@ -270,6 +271,8 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
             raise ImpossibleEvidenceError({}, (
                 f"impossible evidence: the soft finding on {name} gives weight to a "
                 "state the other evidence rules out (probability 0 there)"))
+    if k == 2 and joint.size <= 1024:
+        return _fit_pair(joint, *targets)
     deviation, sweeps = math.inf, 0
     while sweeps < SWEEPS and deviation > TOLERANCE:
         sweeps += 1
@@ -281,6 +284,49 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
         deviation = max(float(np.abs(marginal(table, i) - q).max())
                         for i, q in enumerate(targets))
     return weights, SoftFit(sweeps, deviation, deviation <= TOLERANCE)
+
+
+def _fit_pair(joint: np.ndarray, q0: np.ndarray,
+              q1: np.ndarray) -> tuple[list[np.ndarray], SoftFit]:
+    """:func:`fit_soft` of two soft findings (a small joint J, checked already) in
+    Python floats, two matrix-vector products a sweep:
+
+        λ_0 ← q_0 / (J λ_1),   λ_1 ← q_1 / (Jᵀ λ_0)      (each scaled to a largest of 1)
+
+    >>> weights, fit = _fit_pair(np.array([[0.4, 0.1], [0.1, 0.4]]),
+    ...                          np.array([0.5, 0.5]), np.array([0.7, 0.3]))
+    >>> fitted = weights[0][:, None] * weights[1] * [[0.4, 0.1], [0.1, 0.4]]
+    >>> fit.converged, (fitted.sum(axis=0) / fitted.sum()).round(9).tolist()
+    (True, [0.7, 0.3])
+    """
+    if not (joint[q0 > 0][:, q1 > 0] > 0).any():
+        raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
+    rows = (joint / joint.max()).tolist()
+    columns = [list(c) for c in zip(*rows)]
+    q0, q1 = q0.tolist(), q1.tolist()
+    l0, l1 = [1.0] * len(q0), [1.0] * len(q1)
+    r = [sum(map(operator.mul, row, l1)) for row in rows]  # J λ_1
+    deviation, sweeps, last = math.inf, 0, (l0, l1)
+    while sweeps < SWEEPS and deviation > TOLERANCE:
+        sweeps += 1
+        l0 = [q / x if x > 0 else 0.0 for q, x in zip(q0, r)]
+        top = max(l0)
+        l0 = [x / top for x in l0] if top > 0 else l0
+        c = [sum(map(operator.mul, column, l0)) for column in columns]  # Jᵀ λ_0
+        l1 = [q / x if x > 0 else 0.0 for q, x in zip(q1, c)]
+        top = max(l1)
+        l1 = [x / top for x in l1] if top > 0 else l1
+        r = [sum(map(operator.mul, row, l1)) for row in rows]
+        m0, m1 = list(map(operator.mul, l0, r)), list(map(operator.mul, l1, c))
+        t0, t1 = sum(m0), sum(m1)
+        if not (t0 > 0 and t1 > 0):  # underflow: findings that contradict each other
+            sweeps -= 1
+            l0, l1 = last
+            break
+        last = l0, l1
+        deviation = max(max(abs(m / t0 - q) for m, q in zip(m0, q0)),
+                        max(abs(m / t1 - q) for m, q in zip(m1, q1)))
+    return [np.array(l0), np.array(l1)], SoftFit(sweeps, deviation, deviation <= TOLERANCE)
 
 
 def _jeffrey(model, answering, found: Uncertain, answer: Callable,
@@ -486,7 +532,10 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
         return None
     weights, evidence = found.likelihoods, question.evidence
     if found.soft:
-        names, free, key = list(found.soft), list(question.free), _soft_key(evidence, found)
+        names, free = list(found.soft), list(question.free)
+        if len(names) == 1 and not weights and names[0] not in free:
+            return _jeffrey_each(engine, evidence, found, free, names[0])
+        key = _soft_key(evidence, found)
         joint = _kept(engine, key)
         if joint is None and not set(names) & set(free):
             return _jeffrey_joint(engine, evidence, found, free, names, key)
@@ -506,6 +555,42 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
     except ImpossibleEvidenceError:
         raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
                                                         for v in found.likelihoods}}) from None
+
+
+def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str) -> Factor:
+    """Jeffrey's rule as it is written, P'(Q) = Σ_w q(w) P(Q | w, e): one batched
+    elimination over W's states in which W is observed
+    (:meth:`~bbn.engines.exact.weighing.Weighing.given_each`), so it costs about what
+    the hard question does, asked first or again: P(W | e) is not needed."""
+    hidden = [v for v in free if v not in evidence.states]
+    table = engine.given_each(hidden, evidence, (name,))
+    if table.ndim > len(hidden):  # W's state matters: each case weighed by q(w) / its sum
+        shape = table.shape[1:]
+        rows = table.reshape(len(table), -1).tolist()  # a few floats: Python's arithmetic
+        values = [0.0] * len(rows[0])
+        for q, row in zip(found.soft[name].tolist(), rows):
+            total = sum(row)
+            if total > 0:
+                if q > 0:
+                    c = q / total
+                    values = [v + c * x for v, x in zip(values, row)]
+            elif q > 0:
+                if not any(map(any, rows)):
+                    raise ImpossibleEvidenceError(found.hard)
+                raise ImpossibleEvidenceError({}, (
+                    f"impossible evidence: the soft finding on {name} gives weight to a "
+                    "state the other evidence rules out (probability 0 there)"))
+        total = sum(values)  # Σ_w q(w) = 1 but for rounding
+        table = np.array([v / total for v in values]).reshape(shape)
+    else:  # the findings d-separate W from Q: P'(Q) = P(Q | e)
+        total = table.sum()
+        if not total > 0:
+            raise ImpossibleEvidenceError(found.hard)
+        table = table / total
+    states = engine.network.states
+    if len(hidden) < len(free):  # an observed target: one-hot at its state
+        return weighing.posterior_factor(states, free, hidden, evidence, table)
+    return Factor.unchecked(tuple(free), {v: states[v] for v in free}, table)
 
 
 def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],

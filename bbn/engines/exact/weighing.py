@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -236,6 +237,66 @@ class Weighing:
             (v, 0.0 not in w.tolist()) for v, w in weights.items()))
         return self.run_weighed(plan, indices, weights)[0]
 
+
+    def given_each(self, free: Sequence[str], evidence: Evidence,
+                   varied: Sequence[str]) -> np.ndarray:
+        """c_w · P(free, w, e) for every joint state w of the variables ``varied`` (none
+        of them observed or in ``free``; a constant c_w > 0 per case), by one batched
+        elimination in which only the tables of ``varied`` carry the case axis
+        (compiled once per shape): W is observed in it, so the evidence d-separates as
+        much as it does for the hard question, and the hard findings slice the other
+        tables once. Each case normalised is P(free | e, w) (Jeffrey's rule is
+        P'(free) = Σ_w q(w) P(free | e, w)); a case sums to 0 iff P(w, e) = 0.
+
+        Parameters
+        ----------
+        free : sequence of str
+            The query variables, none observed.
+        evidence : Evidence
+            The hard findings, state indices.
+        varied : sequence of str
+            The variables whose every joint state is a case.
+
+        Returns
+        -------
+        numpy.ndarray
+            Axes ``varied + free``; or ``free`` alone when the hard findings d-separate
+            ``varied`` from ``free`` (then P(free | e, w) = P(free | e), and P(w, e) > 0
+            for every w when P(e) > 0).
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> table = engine.given_each(["C"], Evidence({"A": 0}, {}, {}), ["W"])
+        >>> (table / table.sum(axis=1, keepdims=True)).round(6).tolist()
+        [[0.998583, 0.001417], [0.441623, 0.558377]]
+        """
+        indices = evidence.states
+        key = ("given each", tuple(free), tuple(sorted(indices)), tuple(varied))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._once.get(self._plans, key, lambda: self._compile_given_each(key))
+        cases = dict(indices)
+        cases.update(plan.cases)
+        check_memory(plan.cost, math.prod(self.network.cardinality[v] for v in varied))
+        table, _, _ = evaluate(plan, cases, self._logs)
+        if plan.result_variables[:1] == (CASE,):
+            shape = tuple(self.network.cardinality[v] for v in varied)
+            return table.reshape(shape + table.shape[1:])
+        return table
+
+    def _compile_given_each(self, key: tuple) -> Plan:
+        _, query, observed, varied = key
+        parents, cardinality, zero_free = self._plain_structure()
+        plan = self._searched_plan((parents, cardinality, query, [*observed, *varied],
+                                    frozenset(varied), (), zero_free), [*observed, *varied])
+        table = self.network.table
+        plan.tables = [table(source.variable) for source in plan.sources]
+        shape = tuple(cardinality[v] for v in varied)
+        plan.cases = (((varied[0], slice(None)),) if len(varied) == 1 else  # no copy
+                      tuple(zip(varied, np.unravel_index(np.arange(math.prod(shape)), shape))))
+        return plan
 
     def weighed_posterior_of_cases(self, variables: Sequence[str],
                                    codes: Mapping[str, np.ndarray],
