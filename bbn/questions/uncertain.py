@@ -563,19 +563,21 @@ def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str
     (:meth:`~bbn.engines.exact.weighing.Weighing.given_each`), so it costs about what
     the hard question does, asked first or again: P(W | e) is not needed."""
     hidden = [v for v in free if v not in evidence.states]
-    table = engine.given_each(hidden, evidence, (name,))
+    q = found.soft[name].tolist()
+    states = None if 0.0 not in q else [i for i, x in enumerate(q) if x > 0]
+    table = engine.given_each(hidden, evidence, (name,), states)
     if table.ndim > len(hidden):  # W's state matters: each case weighed by q(w) / its sum
         shape = table.shape[1:]
         rows = table.reshape(len(table), -1).tolist()  # a few floats: Python's arithmetic
         values = [0.0] * len(rows[0])
-        for q, row in zip(found.soft[name].tolist(), rows):
+        for q, row in zip(q if states is None else [q[i] for i in states], rows):
             total = sum(row)
             if total > 0:
                 if q > 0:
                     c = q / total
                     values = [v + c * x for v, x in zip(values, row)]
             elif q > 0:
-                if not any(map(any, rows)):
+                if states is None and not any(map(any, rows)):
                     raise ImpossibleEvidenceError(found.hard)
                 raise ImpossibleEvidenceError({}, (
                     f"impossible evidence: the soft finding on {name} gives weight to a "

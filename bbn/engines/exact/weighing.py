@@ -239,7 +239,7 @@ class Weighing:
 
 
     def given_each(self, free: Sequence[str], evidence: Evidence,
-                   varied: Sequence[str]) -> np.ndarray:
+                   varied: Sequence[str], states: Sequence[int] | None = None) -> np.ndarray:
         """c_w · P(free, w, e) for every joint state w of the variables ``varied`` (none
         of them observed or in ``free``; a constant c_w > 0 per case), by one batched
         elimination in which only the tables of ``varied`` carry the case axis
@@ -256,13 +256,16 @@ class Weighing:
             The hard findings, state indices.
         varied : sequence of str
             The variables whose every joint state is a case.
+        states : sequence of int, optional
+            With one variable in ``varied``: the states to take as cases (a case P(w, e)
+            = 0 costs a run in logs, to tell it from underflow), in this order.
 
         Returns
         -------
         numpy.ndarray
-            Axes ``varied + free``; or ``free`` alone when the hard findings d-separate
-            ``varied`` from ``free`` (then P(free | e, w) = P(free | e), and P(w, e) > 0
-            for every w when P(e) > 0).
+            Axes ``varied + free`` (the first ``len(states)`` long); or ``free`` alone
+            when the hard findings d-separate ``varied`` from ``free`` (then P(free | e,
+            w) = P(free | e), and P(w, e) > 0 for every w when P(e) > 0).
 
         Examples
         --------
@@ -278,11 +281,15 @@ class Weighing:
         if plan is None:
             plan = self._once.get(self._plans, key, lambda: self._compile_given_each(key))
         cases = dict(indices)
-        cases.update(plan.cases)
-        check_memory(plan.cost, math.prod(self.network.cardinality[v] for v in varied))
+        if states is None:
+            cases.update(plan.cases)
+            shape = tuple(self.network.cardinality[v] for v in varied)
+        else:
+            cases[varied[0]] = np.asarray(states, dtype=np.intp)
+            shape = (len(states),)
+        check_memory(plan.cost, math.prod(shape))
         table, _, _ = evaluate(plan, cases, self._logs)
         if plan.result_variables[:1] == (CASE,):
-            shape = tuple(self.network.cardinality[v] for v in varied)
             return table.reshape(shape + table.shape[1:])
         return table
 
