@@ -304,29 +304,38 @@ def _fit_pair(joint: np.ndarray, q0: np.ndarray,
     rows = (joint / joint.max()).tolist()
     columns = [list(c) for c in zip(*rows)]
     q0, q1 = q0.tolist(), q1.tolist()
+    mul = operator.mul
     l0, l1 = [1.0] * len(q0), [1.0] * len(q1)
-    r = [sum(map(operator.mul, row, l1)) for row in rows]  # J λ_1
-    deviation, sweeps, last = math.inf, 0, (l0, l1)
-    while sweeps < SWEEPS and deviation > TOLERANCE:
+    r = [sum(map(mul, row, l1)) for row in rows]  # J λ_1
+    c = [sum(map(mul, column, l0)) for column in columns]  # Jᵀ λ_0
+    deviation, sweeps, last = math.inf, 0, (l0, l1, c)
+    while sweeps < SWEEPS:
         sweeps += 1
         l0 = [q / x if x > 0 else 0.0 for q, x in zip(q0, r)]
         top = max(l0)
-        l0 = [x / top for x in l0] if top > 0 else l0
-        c = [sum(map(operator.mul, column, l0)) for column in columns]  # Jᵀ λ_0
+        if top > 0:  # only the ratios matter: λ_0 kept at a largest of 1 (λ_1 follows it)
+            l0 = [x / top for x in l0]
+        c = [sum(map(mul, column, l0)) for column in columns]
         l1 = [q / x if x > 0 else 0.0 for q, x in zip(q1, c)]
-        top = max(l1)
-        l1 = [x / top for x in l1] if top > 0 else l1
-        r = [sum(map(operator.mul, row, l1)) for row in rows]
-        m0, m1 = list(map(operator.mul, l0, r)), list(map(operator.mul, l1, c))
-        t0, t1 = sum(m0), sum(m1)
-        if not (t0 > 0 and t1 > 0):  # underflow: findings that contradict each other
+        r = [sum(map(mul, row, l1)) for row in rows]
+        m0 = list(map(mul, l0, r))
+        t0 = sum(m0)
+        if not 0 < t0 < math.inf:  # underflow: findings that contradict each other
             sweeps -= 1
-            l0, l1 = last
+            l0, l1, c = last
             break
-        last = l0, l1
-        deviation = max(max(abs(m / t0 - q) for m, q in zip(m0, q0)),
-                        max(abs(m / t1 - q) for m, q in zip(m1, q1)))
-    return [np.array(l0), np.array(l1)], SoftFit(sweeps, deviation, deviation <= TOLERANCE)
+        last = l0, l1, c
+        # P_λ(W_1) = q_1 wherever Jᵀ λ_0 > 0 by construction: W_0's deviation decides
+        deviation = max([abs(m / t0 - q) for m, q in zip(m0, q0)])
+        if deviation <= TOLERANCE:
+            break
+    m1 = list(map(mul, l1, c))
+    t1 = sum(m1)
+    deviation = max(deviation, max([abs(m / t1 - q) for m, q in zip(m1, q1)]) if t1 > 0
+                    else 1.0)
+    top0, top1 = max(l0), max(l1)
+    return ([np.array(l0) / top0, np.array(l1) / top1],
+            SoftFit(sweeps, deviation, deviation <= TOLERANCE))
 
 
 def _jeffrey(model, answering, found: Uncertain, answer: Callable,
@@ -563,14 +572,14 @@ def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str
     (:meth:`~bbn.engines.exact.weighing.Weighing.given_each`), so it costs about what
     the hard question does, asked first or again: P(W | e) is not needed."""
     hidden = [v for v in free if v not in evidence.states]
-    q = found.soft[name].tolist()
-    states = None if 0.0 not in q else [i for i, x in enumerate(q) if x > 0]
+    shares = found.soft[name].tolist()
+    states = None if 0.0 not in shares else [i for i, x in enumerate(shares) if x > 0]
     table = engine.given_each(hidden, evidence, (name,), states)
     if table.ndim > len(hidden):  # W's state matters: each case weighed by q(w) / its sum
         shape = table.shape[1:]
         rows = table.reshape(len(table), -1).tolist()  # a few floats: Python's arithmetic
         values = [0.0] * len(rows[0])
-        for q, row in zip(q if states is None else [q[i] for i in states], rows):
+        for q, row in zip(shares if states is None else [shares[i] for i in states], rows):
             total = sum(row)
             if total > 0:
                 if q > 0:
