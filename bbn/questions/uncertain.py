@@ -265,14 +265,11 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
             raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
         return m / total
 
+    if k == 2 and joint.size <= 1024:
+        return _fit_pair(joint, *targets, names=names)
     for i, q in enumerate(targets):
         if ((q > 0) & (marginal(joint, i) == 0)).any():
-            name = names[i] if i < len(names) else f"variable {i}"
-            raise ImpossibleEvidenceError({}, (
-                f"impossible evidence: the soft finding on {name} gives weight to a "
-                "state the other evidence rules out (probability 0 there)"))
-    if k == 2 and joint.size <= 1024:
-        return _fit_pair(joint, *targets)
+            raise _ruled_out(names, i)
     deviation, sweeps = math.inf, 0
     while sweeps < SWEEPS and deviation > TOLERANCE:
         sweeps += 1
@@ -286,10 +283,17 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
     return weights, SoftFit(sweeps, deviation, deviation <= TOLERANCE)
 
 
-def _fit_pair(joint: np.ndarray, q0: np.ndarray,
-              q1: np.ndarray) -> tuple[list[np.ndarray], SoftFit]:
-    """:func:`fit_soft` of two soft findings (a small joint J, checked already) in
-    Python floats, two matrix-vector products a sweep:
+def _ruled_out(names: Sequence[str], i: int) -> ImpossibleEvidenceError:
+    name = names[i] if i < len(names) else f"variable {i}"
+    return ImpossibleEvidenceError({}, (
+        f"impossible evidence: the soft finding on {name} gives weight to a state the "
+        "other evidence rules out (probability 0 there)"))
+
+
+def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,
+              names: Sequence[str] = ()) -> tuple[list[np.ndarray], SoftFit]:
+    """:func:`fit_soft` of two soft findings (a small joint J) in Python floats, two
+    matrix-vector products a sweep:
 
         λ_0 ← q_0 / (J λ_1),   λ_1 ← q_1 / (Jᵀ λ_0)      (each scaled to a largest of 1)
 
@@ -299,11 +303,15 @@ def _fit_pair(joint: np.ndarray, q0: np.ndarray,
     >>> fit.converged, (fitted.sum(axis=0) / fitted.sum()).round(9).tolist()
     (True, [0.7, 0.3])
     """
-    if not (joint[q0 > 0][:, q1 > 0] > 0).any():
-        raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
     rows = (joint / joint.max()).tolist()
     columns = [list(c) for c in zip(*rows)]
     q0, q1 = q0.tolist(), q1.tolist()
+    for i, (q, lines) in enumerate(((q0, rows), (q1, columns))):
+        if any(x > 0 and not any(line) for x, line in zip(q, lines)):
+            raise _ruled_out(names, i)
+    if not any(any(x > 0 and y > 0 for x, y in zip(q1, row))
+               for q, row in zip(q0, rows) if q > 0):
+        raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
     mul = operator.mul
     l0, l1 = [1.0] * len(q0), [1.0] * len(q1)
     r = [sum(map(mul, row, l1)) for row in rows]  # J λ_1
