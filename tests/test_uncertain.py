@@ -625,3 +625,29 @@ def test_two_soft_findings_against_proportional_fitting_on_the_joint(seed):
                                        atol=1e-9)
             np.testing.assert_allclose(net.posterior(w1, hard, soft=soft).values, q1,
                                        atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_posterior_with_new_likelihood_numbers_shares_the_tree(seed):
+    """net.posteriors with a likelihood whose numbers change: each view's junction tree
+    is the first one's with the virtual child's table replaced (no new tree), and every
+    marginal is the brute-force one, on a tree of cliques (12 variables) and on the dense
+    joint of a small network."""
+    rng = np.random.default_rng(seed)
+    for net, dense in ((generic_network(seed + 800, 12, 12), False),
+                       (generic_network(seed + 900, 5, 6), True)):
+        w, h = _pick(net, rng, 2)
+        hard = {h: _states(net, h)[0]}
+        locks = set()
+        for zero in (False, True, False):
+            lam = _likelihood(net, w, rng, zero=zero)
+            joint = _weighted_joint(net, {w: lam}, hard)
+            marginals = net.posteriors({**hard, w: lam})
+            for v in net.variables:
+                m = _marginal(net, joint, [v])
+                np.testing.assert_allclose(marginals[v].values, m / m.sum(), atol=1e-12)
+            newest = list(net._answering.derived.values())[-1]
+            trees = newest.engine._trees.values()
+            assert all((tree.joint is not None) == dense for tree in trees)
+            locks.update(tree.lock for tree in trees)
+        assert len(locks) == 2  # one tree for λ > 0, one for a λ with a zero

@@ -193,13 +193,23 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
         factors = (*factors, *(Factor((v, name), {v: view.states[v], name: VIRTUAL_STATES},
                                       view.tables[name]) for v, name in virtual.items()))
     found = Derived(view, factors, getattr(model, "log_scale", 0.0), virtual)
-    found._answering = type(answering)(view)  # what dispatch answers it with
+    # what dispatch answers it with; likelihoods of a shape asked before with other
+    # numbers share that view's junction trees (only the virtual children's tables differ)
+    shape = ("shape", *key[:2], tuple((v, bool((w > 0).all()))
+                                      for v, w in sorted(likelihoods.items())))
+    before = kept.get(shape) if likelihoods else None
+    engine = (before._answering._engine.reweighed(view, list(virtual.values()))
+              if before is not None and before._answering._engine is not None else None)
+    found._answering = type(answering)(view, engine)
     if len(kept) >= KEPT:
         try:  # another thread may be changing it: then it keeps one more for a while
             del kept[next(iter(kept))]
         except (KeyError, RuntimeError, StopIteration):
             pass
     kept[key] = found
+    if likelihoods:  # the newest of its shape, kept last
+        kept.pop(shape, None)
+        kept[shape] = found
     return found
 
 

@@ -17,7 +17,10 @@ variable E1 is given four ways, the other two staying hard findings:
   the engine (E1 summed out, not sliced): the floor of that cell;
 * soft 2, soft 2 first: E1 and E2 both given soft findings (0.7 on the sampled state),
   E3 hard — iterative proportional fitting on P(E1, E2 | E3) — asked again, and with
-  what is kept of P(E1, E2 | E3) forgotten before each round.
+  what is kept of P(E1, E2 | E3) forgotten before each round;
+* all hard, all likelihood new: every posterior at once (``net.posteriors``), hard and
+  with the likelihood's numbers changed at every question (a view per set of numbers,
+  sharing the junction tree of the view asked before with other numbers).
 
 A single soft finding is Jeffrey's rule as written, Σ_w q(w) P(X | w, rest): one batched
 hard question over E1's states, nothing kept between questions, so ``soft``, ``soft
@@ -45,11 +48,11 @@ NETWORKS = ["alarm", "child", "insurance", "andes"]
 def run(settings: Settings, networks: list[str] | None = None) -> Section:
     section = Section("18", TITLE, ["hard", "joint", "do", "likelihood", "soft",
                                     "likelihood new", "soft new", "soft first", "soft 2",
-                                    "soft 2 first"],
+                                    "soft 2 first", "all hard", "all likelihood new"],
                       [("do", "hard"), ("likelihood", "hard"), ("soft", "hard"),
                        ("likelihood new", "hard"), ("soft new", "hard"),
                        ("soft first", "hard"), ("soft 2", "hard"), ("soft 2 first", "hard"),
-                       ("likelihood", "joint")])
+                       ("all likelihood new", "all hard"), ("likelihood", "joint")])
     section.comment = ("one of three evidence variables given as do / likelihood / soft, "
                        "the others hard; medians per question, cells interleaved")
     for name in networks or NETWORKS:
@@ -117,6 +120,9 @@ def _row(settings: Settings, net, cases, row: Row) -> Row:
     }
     runs["soft 2"] = lambda: [net.posterior([x], third, soft=soft)
                               for x, third, soft in pairs]
+    runs["all hard"] = lambda: [net.posteriors(e) for _, e, *_ in questions]
+    runs["all likelihood new"] = lambda: [net.posteriors({**rest, f: fresh(lk)})
+                                          for _, _, f, _, rest, lk, _ in questions]
     with warnings.catch_warnings():  # warm the plan caches (and check every cell answers)
         warnings.simplefilter("ignore")  # a fit that does not converge still answers
         for run in runs.values():
