@@ -21,11 +21,14 @@ fitting (:func:`fit_soft`), whose convergence is reported (a ``ConvergenceWarnin
 it does not reach 1e-10; :func:`soft_likelihoods` returns its report). A soft finding
 giving weight to a state the other evidence rules out is an ImpossibleEvidenceError.
 
-A posterior (and a DataFrame of cases) weighs its likelihoods and soft findings into the
-model's own elimination (:mod:`bbn.engines.exact.weighing`: a virtual child in the plan,
-its numbers given per question), with P(W_soft | e) kept per engine and evidence for
-Jeffrey's rule; other questions are asked of a view with the virtual children, the views
-kept per revision (the last 32 asked). :mod:`bbn.questions.dispatch` sends here every question with
+A posterior (and a DataFrame of cases) weighs its likelihoods into the model's own
+elimination (:mod:`bbn.engines.exact.weighing`: a virtual child in the plan, its numbers
+given per question). One soft finding is Jeffrey's sum itself, one batched elimination
+over W's states with W observed in each (``given_each``); several are fitted on
+P(W_soft | e), kept per engine and evidence. Other questions are asked of a view with the
+virtual children, the views kept per revision (the last 32 asked); a view with new
+numbers shares the junction trees of the last one of its shape (``reweighed``).
+:mod:`bbn.questions.dispatch` sends here every question with
 likelihoods, ``do`` or ``soft``; the names are checked by
 :func:`bbn.questions.resolution.resolve_uncertain`.
 

@@ -12,6 +12,14 @@ child cannot make P(e) zero, and what the evidence d-separates from the query is
 as for hard findings (a likelihood on a variable d-separated from the query costs
 nothing). A batch of N cases gives each case its own λ (an ``(N, |W|)`` array).
 
+    P'(Q) = Σ_w q(w) P(Q | e, W = w)                       (Jeffrey's rule, a soft finding)
+
+needs P(Q | e, w) for every state w: :meth:`Weighing.given_each` gives them in one
+batched elimination whose case axis is W's own, W observed in each case (so the evidence
+d-separates as for the hard question). New numbers for likelihoods asked of a view with
+virtual children (every posterior at once) share that view's junction trees:
+:meth:`Weighing.reweighed`.
+
 >>> import bbn, numpy as np
 >>> engine = bbn.load("models/chair.bn").engine
 >>> from bbn.engines.protocol import Evidence
