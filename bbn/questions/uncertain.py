@@ -43,6 +43,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
 import threading
@@ -148,17 +149,23 @@ def derived_view(base: CompiledNetwork, cut: dict[str, np.ndarray],
         name = f"λ({v})"
         while name in states:
             name += "'"
-        scaled = weights / weights.max()
-        table = np.stack([scaled, 1.0 - scaled], axis=-1)
-        table.setflags(write=False)
         states[name], parents[name], cardinality[name] = VIRTUAL_STATES, (v,), 2
-        tables[name], zero_free[name] = table, bool((scaled > 0).all())  # "yes" is read
+        tables[name] = _virtual_table(weights)
+        zero_free[name] = bool((weights > 0).all())  # "yes" is read
         variables.append(name)
         virtual[v] = name
     view = CompiledNetwork(base.revision, tuple(variables), *map(MappingProxyType, (
         states, parents, cardinality, tables, zero_free)), base.gaussian, base.constraints,
         base.auxiliary)
     return view, virtual
+
+
+def _virtual_table(weights: np.ndarray) -> np.ndarray:
+    """A virtual child's table: P(yes | w) = λ(w) / max λ (read-only)."""
+    scaled = weights / weights.max()
+    table = np.stack([scaled, 1.0 - scaled], axis=-1)
+    table.setflags(write=False)
+    return table
 
 
 def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarray],
@@ -190,7 +197,16 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
     for v, i in do.items():
         cut[v] = np.zeros(base.cardinality[v])
         cut[v][i] = 1.0
-    view, virtual = derived_view(base, cut, likelihoods)
+    shape = ("shape", *key[:2], tuple((v, bool((w > 0).all()))
+                                      for v, w in sorted(likelihoods.items())))
+    before = kept.get(shape) if likelihoods else None
+    if before is None:
+        view, virtual = derived_view(base, cut, likelihoods)
+    else:  # the view of the same shape, with the virtual children's numbers replaced
+        virtual = before.virtual
+        tables = dict(before.view.tables)
+        tables.update((virtual[v], _virtual_table(w)) for v, w in likelihoods.items())
+        view = dataclasses.replace(before.view, tables=MappingProxyType(tables))
     factors = getattr(model, "factors", None)
     if factors is not None:
         factors = (*factors, *(Factor((v, name), {v: view.states[v], name: VIRTUAL_STATES},
@@ -198,9 +214,6 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
     found = Derived(view, factors, getattr(model, "log_scale", 0.0), virtual)
     # what dispatch answers it with; likelihoods of a shape asked before with other
     # numbers share that view's junction trees (only the virtual children's tables differ)
-    shape = ("shape", *key[:2], tuple((v, bool((w > 0).all()))
-                                      for v, w in sorted(likelihoods.items())))
-    before = kept.get(shape) if likelihoods else None
     engine = (before._answering._engine.reweighed(view, list(virtual.values()))
               if before is not None and before._answering._engine is not None else None)
     found._answering = type(answering)(view, engine)
