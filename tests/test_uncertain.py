@@ -479,3 +479,176 @@ def test_explain_derives_likelihood_evidence_as_a_virtual_child(capsys):
     assert "= 0.936426" in capsys.readouterr().out
     assert main(["explain", "models/chair.bn", "P(C=T | A=T)", "--likelihood", "W"]) == 2
     assert "VARIABLE=STATE:NUMBER" in capsys.readouterr().err
+
+
+def _with_zeros(net, rng, count=2):
+    """``net`` with ``count`` table entries set to 0 (rows renormalised): impossible
+    combinations for the zero-aware paths."""
+    for v in rng.choice(list(net.variables), size=count, replace=False):
+        table = np.array(net.cpt_array(str(v)), dtype=float)
+        flat = table.reshape(-1, table.shape[-1])
+        flat[rng.integers(len(flat)), rng.integers(flat.shape[1])] = 0.0
+        net.set_cpt(str(v), flat.reshape(table.shape) / flat.sum(axis=1).reshape(
+            table.shape[:-1] + (1,)))
+    return net
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_each_state_of_the_varied_variables_is_a_hard_question(seed):
+    """Engine.given_each: one batched elimination whose case w is P(Q, w, e) up to a
+    per-case constant; normalised, the hard question with W = w; 0 iff P(w, e) = 0.
+    When the finding d-separates W from Q it returns P(Q, e) once, and then every w is
+    possible (what it drops cannot be 0)."""
+    from bbn.engines.protocol import Evidence
+
+    rng = np.random.default_rng(seed)
+    net = _with_zeros(generic_network(seed + 500, 5, 7), rng, 3)
+    varied = _pick(net, rng, 1 + seed % 2)
+    q, h = rng.choice(
+        [v for v in net.variables if v not in varied], size=2, replace=False).tolist()
+    brute = BruteForce(net)
+    hard = {h: next(s for s in _states(net, h) if brute.p_evidence({h: s}) > 0)}
+    evidence = Evidence({h: _states(net, h).index(hard[h])}, {}, hard)
+    table = net.engine.given_each([q], evidence, varied)
+    shape = tuple(net.cardinality(v) for v in varied)
+    for w in np.ndindex(*shape):
+        given = {**hard, **{v: _states(net, v)[i] for v, i in zip(varied, w)}}
+        case = table if table.ndim == 1 else table[w]
+        if brute.p_evidence(given) == 0:
+            assert table.ndim > 1 and case.sum() == 0
+        else:
+            np.testing.assert_allclose(case / case.sum(), brute.posterior([q], given),
+                                       atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_jeffrey_rule_as_a_batch_of_hard_questions(seed):
+    """One soft finding (no likelihoods): P'(Y) = Σ_w q(w) P(Y | w, e), by brute force,
+    on networks with zeros, asked first and again, a target observed too; a q giving
+    weight to a state the rest rules out is impossible evidence."""
+    rng = np.random.default_rng(seed)
+    net = _with_zeros(generic_network(seed + 600, 4, 7), rng, 3)
+    w, y, h = _pick(net, rng, 3)
+    brute = BruteForce(net)
+    hard = {h: next(s for s in _states(net, h) if brute.p_evidence({h: s}) > 0)}
+    allowed = np.array([brute.p_evidence({**hard, w: s}) > 0 for s in _states(net, w)])
+    q = rng.dirichlet(np.ones(int(allowed.sum())))
+    full = np.zeros(len(allowed))
+    full[allowed] = q
+    soft = {w: dict(zip(_states(net, w), full.tolist()))}
+    expected = sum(full[i] * brute.posterior([y], {**hard, w: s})
+                   for i, s in enumerate(_states(net, w)) if allowed[i])
+    for _ in range(2):  # nothing is kept between the two: both are one batched question
+        np.testing.assert_allclose(net.posterior(y, hard, soft=soft).values, expected,
+                                   atol=1e-12)
+    both = net.posterior([h, y], hard, soft=soft)  # h observed: one-hot at its state
+    np.testing.assert_allclose(both.values[_states(net, h).index(hard[h])], expected,
+                               atol=1e-12)
+    assert both.values.sum() == pytest.approx(1.0, abs=1e-12)
+    if not allowed.all():
+        bad = dict.fromkeys(_states(net, w), 1.0 / len(allowed))
+        with pytest.raises(bbn.ImpossibleEvidenceError, match=f"soft finding on {w}"):
+            net.posterior(y, hard, soft={w: bad})
+
+
+def test_jeffrey_rule_where_the_evidence_underflows():
+    """P(C | x, e) needs 200 findings (P(e) = 1e-600): the batch over X's states is
+    redone in logs. P'(C) = Σ_x q(x) P(C | x, e), each by hand in logs."""
+    net = bbn.Network("many")
+    net.add_variable("C", ["a", "b"], table=[0.3, 0.7])
+    net.add_variable("X", ["u", "v"], parents=["C"], table=[[0.9, 0.1], [0.2, 0.8]])
+    for i in range(200):
+        net.add_variable(f"E{i}", ["y", "n"], parents=["C"],
+                         table=[[1e-3, 1 - 1e-3], [2e-3, 1 - 2e-3]])
+    evidence = {f"E{i}": "y" for i in range(200)}
+    q = np.array([0.25, 0.75])
+    expected = 0
+    for i, px in enumerate(([0.9, 0.2], [0.1, 0.8])):
+        logs = np.log([0.3, 0.7]) + 200 * np.log([1e-3, 2e-3]) + np.log(px)
+        given = np.exp(logs - logs.max())
+        expected = expected + q[i] * given / given.sum()
+    answer = net.posterior("C", evidence, soft={"X": dict(zip("uv", q.tolist()))})
+    np.testing.assert_allclose(answer.values, expected, rtol=1e-10)
+    assert answer.values[0] == pytest.approx(3.2504e-61, rel=1e-4)  # kept, not lost as 0
+
+
+def test_jeffrey_rule_when_the_findings_separate_the_soft_variable():
+    """A → B → C, B observed: a soft finding on A says nothing of C (P'(C) = P(C | B));
+    the batch of hard questions is then the hard question itself."""
+    from bbn.engines.protocol import Evidence
+
+    net = bbn.Network("chain")
+    net.add_variable("A", ["0", "1"], table=[0.4, 0.6])
+    net.add_variable("B", ["0", "1"], parents=["A"], table=[[0.9, 0.1], [0.3, 0.7]])
+    net.add_variable("C", ["0", "1"], parents=["B"], table=[[0.8, 0.2], [0.25, 0.75]])
+    table = net.engine.given_each(["C"], Evidence({"B": 1}, {}, {}), ["A"])
+    assert table.shape == (2,)  # no case axis: A's state does not matter
+    answer = net.posterior("C", {"B": "1"}, soft={"A": {"0": 0.9, "1": 0.1}})
+    np.testing.assert_allclose(answer.values, [0.25, 0.75], atol=1e-15)
+
+
+def _proportional_fit(joint, q1, q2, sweeps=5000):
+    """Iterative proportional fitting of a 2-D table to two marginals, plainly."""
+    table = joint / joint.sum()
+    for _ in range(sweeps):
+        table = table * np.divide(q1, table.sum(axis=1), out=np.zeros_like(q1),
+                                  where=table.sum(axis=1) > 0)[:, None]
+        table = table * np.divide(q2, table.sum(axis=0), out=np.zeros_like(q2),
+                                  where=table.sum(axis=0) > 0)[None, :]
+    return table
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_two_soft_findings_against_proportional_fitting_on_the_joint(seed):
+    """P'(Y) = Σ_w P(Y | w, e) P'(w), P'(W1, W2) the joint P(W1, W2 | e) fitted to both
+    soft findings (by a plain fit on the brute-force joint), asked first and again."""
+    rng = np.random.default_rng(seed)
+    net = _with_zeros(generic_network(seed + 700, 5, 7), rng, 2)
+    w1, w2, y, h = _pick(net, rng, 4)
+    brute = BruteForce(net)
+    hard = {h: next(s for s in _states(net, h) if brute.p_evidence({h: s}) > 0)}
+    joint = brute.unnormalised([w1, w2], hard)
+    support1, support2 = joint.sum(axis=1) > 0, joint.sum(axis=0) > 0
+    q1 = np.where(support1, rng.uniform(0.2, 1, len(support1)), 0)
+    q2 = np.where(support2, rng.uniform(0.2, 1, len(support2)), 0)
+    q1, q2 = q1 / q1.sum(), q2 / q2.sum()
+    fitted = _proportional_fit(joint, q1, q2)
+    given = brute.unnormalised([w1, w2, y], hard)
+    given = np.divide(given, given.sum(axis=2, keepdims=True),
+                      out=np.zeros_like(given), where=given.sum(axis=2, keepdims=True) > 0)
+    expected = np.einsum("ab,aby->y", fitted, given)
+    soft = {w1: dict(zip(_states(net, w1), q1.tolist())),
+            w2: dict(zip(_states(net, w2), q2.tolist()))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # these findings agree: the fit converges
+        for _ in range(2):
+            np.testing.assert_allclose(net.posterior(y, hard, soft=soft).values, expected,
+                                       atol=1e-9)
+            np.testing.assert_allclose(net.posterior(w1, hard, soft=soft).values, q1,
+                                       atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_posterior_with_new_likelihood_numbers_shares_the_tree(seed):
+    """net.posteriors with a likelihood whose numbers change: each view's junction tree
+    is the first one's with the virtual child's table replaced (no new tree), and every
+    marginal is the brute-force one, on a tree of cliques (12 variables) and on the dense
+    joint of a small network."""
+    rng = np.random.default_rng(seed)
+    for net, dense in ((generic_network(seed + 800, 12, 12), False),
+                       (generic_network(seed + 900, 5, 6), True)):
+        w, h = _pick(net, rng, 2)
+        hard = {h: _states(net, h)[0]}
+        locks = set()
+        for zero in (False, True, False):
+            lam = _likelihood(net, w, rng, zero=zero)
+            joint = _weighted_joint(net, {w: lam}, hard)
+            marginals = net.posteriors({**hard, w: lam})
+            for v in net.variables:
+                m = _marginal(net, joint, [v])
+                np.testing.assert_allclose(marginals[v].values, m / m.sum(), atol=1e-12)
+            newest = list(net._answering.derived.values())[-1]
+            trees = newest.engine._trees.values()
+            assert all((tree.joint is not None) == dense for tree in trees)
+            locks.update(tree.lock for tree in trees)
+        assert len(locks) == 2  # one tree for λ > 0, one for a λ with a zero

@@ -100,9 +100,9 @@ class Answering:
 
     __slots__ = ("view", "_engine", "graph", "derived", "continuous")
 
-    def __init__(self, view: CompiledNetwork) -> None:
+    def __init__(self, view: CompiledNetwork, engine: Engine | None = None) -> None:
         self.view = view
-        self._engine: Engine | None = None
+        self._engine: Engine | None = engine  # given: made already, for this view
         self.graph: FactorGraph | None = None
         self.derived: dict | None = None  # the views of interventions... (uncertain.py)
         self.continuous = None  # bbn.questions.continuous_answers keeps its engine here

@@ -21,11 +21,14 @@ fitting (:func:`fit_soft`), whose convergence is reported (a ``ConvergenceWarnin
 it does not reach 1e-10; :func:`soft_likelihoods` returns its report). A soft finding
 giving weight to a state the other evidence rules out is an ImpossibleEvidenceError.
 
-A posterior (and a DataFrame of cases) weighs its likelihoods and soft findings into the
-model's own elimination (:mod:`bbn.engines.exact.weighing`: a virtual child in the plan,
-its numbers given per question), with P(W_soft | e) kept per engine and evidence for
-Jeffrey's rule; other questions are asked of a view with the virtual children, the views
-kept per revision (the last 32 asked). :mod:`bbn.questions.dispatch` sends here every question with
+A posterior (and a DataFrame of cases) weighs its likelihoods into the model's own
+elimination (:mod:`bbn.engines.exact.weighing`: a virtual child in the plan, its numbers
+given per question). One soft finding is Jeffrey's sum itself, one batched elimination
+over W's states with W observed in each (``given_each``); several are fitted on
+P(W_soft | e), kept per engine and evidence. Other questions are asked of a view with the
+virtual children, the views kept per revision (the last 32 asked); a view with new
+numbers shares the junction trees of the last one of its shape (``reweighed``).
+:mod:`bbn.questions.dispatch` sends here every question with
 likelihoods, ``do`` or ``soft``; the names are checked by
 :func:`bbn.questions.resolution.resolve_uncertain`.
 
@@ -40,7 +43,9 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import operator
 import threading
 import warnings
 import weakref
@@ -145,17 +150,23 @@ def derived_view(base: CompiledNetwork, cut: dict[str, np.ndarray],
         name = f"λ({v})"
         while name in states:
             name += "'"
-        scaled = weights / weights.max()
-        table = np.stack([scaled, 1.0 - scaled], axis=-1)
-        table.setflags(write=False)
         states[name], parents[name], cardinality[name] = VIRTUAL_STATES, (v,), 2
-        tables[name], zero_free[name] = table, bool((scaled > 0).all())  # "yes" is read
+        tables[name] = _virtual_table(weights)
+        zero_free[name] = bool((weights > 0).all())  # "yes" is read
         variables.append(name)
         virtual[v] = name
     view = CompiledNetwork(base.revision, tuple(variables), *map(MappingProxyType, (
         states, parents, cardinality, tables, zero_free)), base.gaussian, base.constraints,
         base.auxiliary)
     return view, virtual
+
+
+def _virtual_table(weights: np.ndarray) -> np.ndarray:
+    """A virtual child's table: P(yes | w) = λ(w) / max λ (read-only)."""
+    scaled = weights / weights.max()
+    table = np.stack([scaled, 1.0 - scaled], axis=-1)
+    table.setflags(write=False)
+    return table
 
 
 def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarray],
@@ -187,19 +198,35 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
     for v, i in do.items():
         cut[v] = np.zeros(base.cardinality[v])
         cut[v][i] = 1.0
-    view, virtual = derived_view(base, cut, likelihoods)
+    shape = ("shape", *key[:2], tuple((v, bool((w > 0).all()))
+                                      for v, w in sorted(likelihoods.items())))
+    before = kept.get(shape) if likelihoods else None
+    if before is None:
+        view, virtual = derived_view(base, cut, likelihoods)
+    else:  # the view of the same shape, with the virtual children's numbers replaced
+        virtual = before.virtual
+        tables = dict(before.view.tables)
+        tables.update((virtual[v], _virtual_table(w)) for v, w in likelihoods.items())
+        view = dataclasses.replace(before.view, tables=MappingProxyType(tables))
     factors = getattr(model, "factors", None)
     if factors is not None:
         factors = (*factors, *(Factor((v, name), {v: view.states[v], name: VIRTUAL_STATES},
                                       view.tables[name]) for v, name in virtual.items()))
     found = Derived(view, factors, getattr(model, "log_scale", 0.0), virtual)
-    found._answering = type(answering)(view)  # what dispatch answers it with
+    # what dispatch answers it with; likelihoods of a shape asked before with other
+    # numbers share that view's junction trees (only the virtual children's tables differ)
+    engine = (before._answering._engine.reweighed(view, list(virtual.values()))
+              if before is not None and before._answering._engine is not None else None)
+    found._answering = type(answering)(view, engine)
     if len(kept) >= KEPT:
         try:  # another thread may be changing it: then it keeps one more for a while
             del kept[next(iter(kept))]
         except (KeyError, RuntimeError, StopIteration):
             pass
     kept[key] = found
+    if likelihoods:  # the newest of its shape, kept last
+        kept.pop(shape, None)
+        kept[shape] = found
     return found
 
 
@@ -265,12 +292,11 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
             raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
         return m / total
 
+    if k == 2 and joint.size <= 1024:
+        return _fit_pair(joint, *targets, names=names)
     for i, q in enumerate(targets):
         if ((q > 0) & (marginal(joint, i) == 0)).any():
-            name = names[i] if i < len(names) else f"variable {i}"
-            raise ImpossibleEvidenceError({}, (
-                f"impossible evidence: the soft finding on {name} gives weight to a "
-                "state the other evidence rules out (probability 0 there)"))
+            raise _ruled_out(names, i)
     deviation, sweeps = math.inf, 0
     while sweeps < SWEEPS and deviation > TOLERANCE:
         sweeps += 1
@@ -282,6 +308,69 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
         deviation = max(float(np.abs(marginal(table, i) - q).max())
                         for i, q in enumerate(targets))
     return weights, SoftFit(sweeps, deviation, deviation <= TOLERANCE)
+
+
+def _ruled_out(names: Sequence[str], i: int) -> ImpossibleEvidenceError:
+    name = names[i] if i < len(names) else f"variable {i}"
+    return ImpossibleEvidenceError({}, (
+        f"impossible evidence: the soft finding on {name} gives weight to a state the "
+        "other evidence rules out (probability 0 there)"))
+
+
+def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,
+              names: Sequence[str] = ()) -> tuple[list[np.ndarray], SoftFit]:
+    """:func:`fit_soft` of two soft findings (a small joint J) in Python floats, two
+    matrix-vector products a sweep:
+
+        λ_0 ← q_0 / (J λ_1),   λ_1 ← q_1 / (Jᵀ λ_0)      (each scaled to a largest of 1)
+
+    >>> weights, fit = _fit_pair(np.array([[0.4, 0.1], [0.1, 0.4]]),
+    ...                          np.array([0.5, 0.5]), np.array([0.7, 0.3]))
+    >>> fitted = weights[0][:, None] * weights[1] * [[0.4, 0.1], [0.1, 0.4]]
+    >>> fit.converged, (fitted.sum(axis=0) / fitted.sum()).round(9).tolist()
+    (True, [0.7, 0.3])
+    """
+    rows = (joint / joint.max()).tolist()
+    columns = [list(c) for c in zip(*rows)]
+    q0, q1 = q0.tolist(), q1.tolist()
+    for i, (q, lines) in enumerate(((q0, rows), (q1, columns))):
+        if any(x > 0 and not any(line) for x, line in zip(q, lines)):
+            raise _ruled_out(names, i)
+    if not any(any(x > 0 and y > 0 for x, y in zip(q1, row))
+               for q, row in zip(q0, rows) if q > 0):
+        raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
+    mul = operator.mul
+    l0, l1 = [1.0] * len(q0), [1.0] * len(q1)
+    r = [sum(map(mul, row, l1)) for row in rows]  # J λ_1
+    c = [sum(map(mul, column, l0)) for column in columns]  # Jᵀ λ_0
+    deviation, sweeps, last = math.inf, 0, (l0, l1, c)
+    while sweeps < SWEEPS:
+        sweeps += 1
+        l0 = [q / x if x > 0 else 0.0 for q, x in zip(q0, r)]
+        top = max(l0)
+        if top > 0:  # only the ratios matter: λ_0 kept at a largest of 1 (λ_1 follows it)
+            l0 = [x / top for x in l0]
+        c = [sum(map(mul, column, l0)) for column in columns]
+        l1 = [q / x if x > 0 else 0.0 for q, x in zip(q1, c)]
+        r = [sum(map(mul, row, l1)) for row in rows]
+        m0 = list(map(mul, l0, r))
+        t0 = sum(m0)
+        if not 0 < t0 < math.inf:  # underflow: findings that contradict each other
+            sweeps -= 1
+            l0, l1, c = last
+            break
+        last = l0, l1, c
+        # P_λ(W_1) = q_1 wherever Jᵀ λ_0 > 0 by construction: W_0's deviation decides
+        deviation = max([abs(m / t0 - q) for m, q in zip(m0, q0)])
+        if deviation <= TOLERANCE:
+            break
+    m1 = list(map(mul, l1, c))
+    t1 = sum(m1)
+    deviation = max(deviation, max([abs(m / t1 - q) for m, q in zip(m1, q1)]) if t1 > 0
+                    else 1.0)
+    top0, top1 = max(l0), max(l1)
+    return ([np.array(l0) / top0, np.array(l1) / top1],
+            SoftFit(sweeps, deviation, deviation <= TOLERANCE))
 
 
 def _jeffrey(model, answering, found: Uncertain, answer: Callable,
@@ -494,7 +583,10 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
         return None
     weights, evidence = found.likelihoods, question.evidence
     if found.soft:
-        names, free, key = list(found.soft), list(question.free), _soft_key(evidence, found)
+        names, free = list(found.soft), list(question.free)
+        if len(names) == 1 and not weights and names[0] not in free:
+            return _jeffrey_each(engine, evidence, found, free, names[0])
+        key = _soft_key(evidence, found)
         joint = _kept(engine, key)
         if joint is None and not set(names) & set(free):
             return _jeffrey_joint(engine, evidence, found, free, names, key)
@@ -514,6 +606,44 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
     except ImpossibleEvidenceError:
         raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
                                                         for v in found.likelihoods}}) from None
+
+
+def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str) -> Factor:
+    """Jeffrey's rule as it is written, P'(Q) = Σ_w q(w) P(Q | w, e): one batched
+    elimination over W's states in which W is observed
+    (:meth:`~bbn.engines.exact.weighing.Weighing.given_each`), so it costs about what
+    the hard question does, asked first or again: P(W | e) is not needed."""
+    hidden = [v for v in free if v not in evidence.states]
+    shares = found.soft[name].tolist()
+    states = None if 0.0 not in shares else [i for i, x in enumerate(shares) if x > 0]
+    table = engine.given_each(hidden, evidence, (name,), states)
+    if table.ndim > len(hidden):  # W's state matters: each case weighed by q(w) / its sum
+        shape = table.shape[1:]
+        rows = table.reshape(len(table), -1).tolist()  # a few floats: Python's arithmetic
+        values = [0.0] * len(rows[0])
+        for q, row in zip(shares if states is None else [shares[i] for i in states], rows):
+            total = sum(row)
+            if total > 0:
+                if q > 0:
+                    c = q / total
+                    values = [v + c * x for v, x in zip(values, row)]
+            elif q > 0:
+                if states is None and not any(map(any, rows)):
+                    raise ImpossibleEvidenceError(found.hard)
+                raise ImpossibleEvidenceError({}, (
+                    f"impossible evidence: the soft finding on {name} gives weight to a "
+                    "state the other evidence rules out (probability 0 there)"))
+        total = sum(values)  # Σ_w q(w) = 1 but for rounding
+        table = np.array([v / total for v in values]).reshape(shape)
+    else:  # the findings d-separate W from Q: P'(Q) = P(Q | e)
+        total = table.sum()
+        if not total > 0:
+            raise ImpossibleEvidenceError(found.hard)
+        table = table / total
+    states = engine.network.states
+    if len(hidden) < len(free):  # an observed target: one-hot at its state
+        return weighing.posterior_factor(states, free, hidden, evidence, table)
+    return Factor.unchecked(tuple(free), {v: states[v] for v in free}, table)
 
 
 def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],

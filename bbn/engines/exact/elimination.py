@@ -147,6 +147,9 @@ class Plan:
     tables: list[np.ndarray] | None = None
     #: (position in ``sources``, weighed variable) of each virtual child of a weighed plan
     weighed: tuple[tuple[int, str], ...] = ()
+    #: (variable, (N,) state indices) of each variable whose states vary over the cases
+    #: of a plan batched over every joint state of some variables
+    cases: tuple[tuple[str, np.ndarray], ...] = ()
 
 
 def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]) -> set[str]:
@@ -166,13 +169,18 @@ def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]
 
 
 def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[str, int],
-                 query: Sequence[str], observed: Sequence[str], batched: bool = False,
+                 query: Sequence[str], observed: Sequence[str],
+                 batched: bool | frozenset[str] = False,
                  maximize: Sequence[str] = (),
                  positive: Mapping[str, bool] | None = None,
                  order: Sequence[str] | None = None) -> Plan:
     """Plan the elimination of everything but ``query`` given ``observed`` variables.
 
-    The result factor is over ``(CASE,) + query`` when batched, else ``query``. The
+    The result factor is over ``(CASE,) + query`` when batched, else ``query``.
+    ``batched`` may instead name the observed variables whose states vary from case to
+    case: then only the tables they slice carry the case axis, the others are sliced by
+    one state each (ints), so a batch over the states of one variable W is the joint of
+    the query with W in which W still blocks paths as a finding does. The
     ``maximize`` variables (for MAP) are max-eliminated after every other variable has
     been summed out — the order MAP requires, max_m Σ_h P(m, h, e).
 
@@ -194,6 +202,8 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     # answering with small tables: the loops below avoid rebuilding tuples, dicts and
     # sets per step, and the interaction graph is built once for pruning and ordering.
     observed_set = set(observed)
+    cased = None if isinstance(batched, bool) else frozenset(batched)
+    batched = bool(batched) or cased is not None
     keep = tuple(query)
     targets = set(keep).union(maximize)
     sources = []
@@ -203,10 +213,12 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
             sources.append(Source(v, (), family, None))
             continue
         fixed: list = []
-        free: list = [CASE] if batched else []
+        free: list = []
         for u in family:
             (fixed if u in observed_set else free).append(u)
-        axes = tuple(map(family.index, fixed + (free[1:] if batched else free)))
+        axes = tuple(map(family.index, fixed + free))
+        if batched and (cased is None or not cased.isdisjoint(fixed)):
+            free.insert(0, CASE)
         sources.append(Source(v, tuple(fixed), tuple(free), axes))
     kept: dict = {v: set() for v in keep}
     if batched:
@@ -283,7 +295,7 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
         subscripts.append(output)
         for u in out:
             holding[u].append(new)
-    has_case = batched and any(source.fixed for source in sources)
+    has_case = batched and any(source.free[:1] == (CASE,) for source in sources)
     final = ((CASE,) if has_case else ()) + keep
     remaining = [i for i, scope in enumerate(scopes) if scope is not None]
     union = dict.fromkeys(chain.from_iterable([scopes[i] for i in remaining]))
@@ -417,13 +429,14 @@ def slice_tables(plan: Plan, tables: Sequence[np.ndarray],
     return arrays
 
 
-def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray],
+def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray | slice],
              logs: Callable[[Plan], list[np.ndarray]],
              tables: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray,
                                                                  np.ndarray | float, list]:
     """Run the plan on its tables (``tables`` in their place when given) sliced by
     ``evidence``, safe from underflow (``logs`` gives the logs of the tables run, for the
-    runs in logs).
+    runs in logs). In a batch, ``slice(None)`` for an observed variable makes each of its
+    states in turn a case (the case axis is its own axis: no table is copied).
 
     Returns ``(table, log_scale, choices)``: the result is ``table × exp(log_scale)``
     (``log_scale`` per case, an array, for a batched result; else a float). A result
@@ -438,6 +451,8 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray],
         return table, 0.0, choices  # the common case, first
     if batched:
         flat = table.reshape(len(table), -1)
+        if table.size <= 64 and _trusted_cases(flat.tolist()):
+            return table, 0.0, choices  # a few cases of a few floats: Python's min and max
         low = ~(flat.max(axis=1) >= TRUSTED)
         if flat.min() < SHARP:
             low |= _blurred(flat).any(axis=1)
@@ -451,7 +466,8 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray],
             return np.zeros_like(logs), 0.0, choices
         return np.exp(logs - top), top, choices
     rows = np.flatnonzero(low)
-    part = {u: e[rows] for u, e in evidence.items()}
+    part = {u: e[rows] if type(e) is np.ndarray else rows if type(e) is slice else e
+            for u, e in evidence.items()}  # an int holds in every case, a slice is the case
     logs, _ = run_plan(plan, slice_tables(plan, log_tables, part), log=True)
     top = logs.reshape(len(rows), -1).max(axis=1)
     top[top == -np.inf] = 0.0  # P = 0 exactly: exp(−inf) = 0 stays
@@ -470,6 +486,14 @@ def _trusted(table: np.ndarray) -> bool:
         positive = [x for x in values if x > 0]
         return max(values) >= TRUSTED and min(positive) >= SHARP
     return table.max() >= TRUSTED and (table.min() >= SHARP or not _blurred(table).any())
+
+
+def _trusted_cases(rows: list[list[float]]) -> bool:
+    """Whether every case of a small batched result (its rows, as Python floats) lost
+    nothing to underflow, as :func:`_trusted` says of one."""
+    if min(map(max, rows)) < TRUSTED:
+        return False
+    return min(map(min, rows)) >= SHARP or not any(0 < x < SHARP for r in rows for x in r)
 
 
 def _blurred(table: np.ndarray) -> np.ndarray:
