@@ -470,15 +470,17 @@ def _conditionals(blankets, drawn: np.ndarray, column: Mapping[int, int],
     count of its states (the conditional given every other variable of the sample is
     the product of v's factors there; E[p(x_v | x_−v)] = p(x_v))."""
     live = w > 0
-    drawn, w = drawn[:, live], w[live]
+    if not live.all():
+        drawn, w = drawn[:, live], w[live]
     for v, factors in blankets.items():
-        product = None
+        product = np.ones((len(w), card[v]))
         for others, table in factors:
             flat = table.reshape(-1, card[v])
-            found = flat.take(_flat(others, table.shape, drawn, column), axis=0) if others else flat
-            product = found if product is None else product * found
-        product = np.broadcast_to(product, (len(w), card[v]))
-        yield v, (w / product.sum(axis=1)) @ product
+            if others:
+                flat = flat.take(_flat(others, table.shape, drawn, column), axis=0)
+            product *= flat
+        total = product[:, 0] + product[:, 1] if card[v] == 2 else product.sum(axis=1)
+        yield v, (w / total) @ product
 
 
 def _log_weights(reduced: Reduced, drawn: np.ndarray, column: Mapping[int, int]) -> np.ndarray:
