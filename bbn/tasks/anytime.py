@@ -385,9 +385,13 @@ def pruned_graph(graph: FactorGraph, domains: list[np.ndarray]) -> FactorGraph:
 def _mini_bucket_answer(graph: FactorGraph, evidence: Mapping[int, int], task: str,
                         seconds: float, seed: int) -> tuple[TaskAnswer, str] | None:
     """MAR or PR by importance sampling from weighted mini-buckets for ``seconds`` (None
-    when every sample had weight 0: the other methods then have the time left)."""
+    when every sample had weight 0: the other methods then have the time left); the
+    messages' share of the time kept on a loaded machine (their cap lowered by
+    :func:`machine_load` ** LOAD_EXPONENT)."""
     try:
-        found = MiniBucketSampler(seconds=seconds, seed=seed).run(graph, evidence)
+        rate = MiniBucketSampler.entries_per_second / machine_load() ** LOAD_EXPONENT
+        found = MiniBucketSampler(seconds=seconds, seed=seed,
+                                  entries_per_second=rate).run(graph, evidence)
     except NoAnswerError:
         return None
     if task == "PR":
