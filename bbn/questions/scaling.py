@@ -78,6 +78,13 @@ def newton_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
             size *= 0.5
             if size < 1e-4:
                 return None
+        while size >= 1.0 and then[3] > tolerance:  # towards the boundary: longer steps
+            size *= 2.0
+            further = [x + size * y for x, y in zip(u, d)]
+            beyond = at(further)
+            if beyond is None or not beyond[3] < then[3]:
+                break
+            moved, then = further, beyond
         u, (a, s, r, deviation) = moved, then
     if deviation > tolerance:
         return None
