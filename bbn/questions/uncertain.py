@@ -17,7 +17,8 @@ distribution q), X set to x also observed; the mutilated joint P_x then answers 
 kind of question, exactly or by any approximate method. A soft finding (Jeffrey's rule)
 is the likelihood λ(w) = q(w) / P(w | e) on the view of everything else; several at once
 are fitted to the joint of the softly observed variables by iterative proportional
-fitting (:func:`fit_soft`), whose convergence is reported (a ``ConvergenceWarning`` when
+fitting (:func:`fit_soft`; two by a few sweeps, then Newton's method,
+:mod:`bbn.questions.scaling`), whose convergence is reported (a ``ConvergenceWarning`` when
 it does not reach 1e-10; :func:`soft_likelihoods` returns its report). A soft finding
 giving weight to a state the other evidence rules out is an ImpossibleEvidenceError.
 
@@ -325,6 +326,11 @@ def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,
 
         λ_0 ← q_0 / (J λ_1),   λ_1 ← q_1 / (Jᵀ λ_0)      (each scaled to a largest of 1)
 
+    and after :data:`NEWTON_AFTER` sweeps Newton's method
+    (:func:`bbn.questions.scaling.newton_scaling`, its steps counted as sweeps), unless
+    the targets cannot be met (:func:`bbn.questions.scaling.infeasible`: the fit stops
+    there, not converged) or a Newton step makes no progress (sweeping goes on).
+
     >>> weights, fit = _fit_pair(np.array([[0.4, 0.1], [0.1, 0.4]]),
     ...                          np.array([0.5, 0.5]), np.array([0.7, 0.3]))
     >>> fitted = weights[0][:, None] * weights[1] * [[0.4, 0.1], [0.1, 0.4]]
@@ -372,9 +378,9 @@ def _fit_rows(rows: list[list[float]], q0: list[float], q1: list[float],
         if deviation <= TOLERANCE:
             break
         if sweeps == NEWTON_AFTER:  # slow: Newton's method from here, or on sweeping
-            if scaling.infeasible(rows, q0, q1):
-                break  # no joint meets both: said (a warning), not swept 1000 times
             solved = scaling.newton_scaling(rows, q0, q1, l0, TOLERANCE)
+            if solved is None and scaling.infeasible(rows, q0, q1):
+                break  # no joint meets both: said (a warning), not swept 1000 times
             if solved is not None:
                 l0, steps = solved
                 sweeps += steps
