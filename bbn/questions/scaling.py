@@ -50,18 +50,18 @@ def newton_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
         if not min(c) > 0:
             return None
         b = [q / x for q, x in zip(p1, c)]
-        s = [[ai * x * bj for x, bj in zip(row, b)] for ai, row in zip(a, matrix)]
-        r = [sum(row) for row in s]
-        return a, s, r, max([abs(x - q) for x, q in zip(r, p0)])
+        r = [ai * sum(map(mul, row, b)) for ai, row in zip(a, matrix)]
+        return a, b, r, max([abs(x - q) for x, q in zip(r, p0)])
 
     u = [math.log(l0[i]) for i in live]
     now = at(u)
     if now is None:
         return None
-    a, s, r, deviation = now
+    a, b, r, deviation = now
     done = 0
     while deviation > tolerance and done < steps:
         done += 1
+        s = [[ai * x * bj for x, bj in zip(row, b)] for ai, row in zip(a, matrix)]
         t = [[x / q for x, q in zip(row, p1)] for row in s]
         h = [[(r[i] if i == k else 0.0) - sum(map(mul, t[i], s[k])) for k in range(n)]
              for i in range(n)]
@@ -78,14 +78,14 @@ def newton_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
             size *= 0.5
             if size < 1e-4:
                 return None
-        while size >= 1.0 and then[3] > tolerance:  # towards the boundary: longer steps
+        while size >= 1.0 and tolerance < then[3] > 0.1 * deviation:  # slow: the boundary
             size *= 2.0
             further = [x + size * y for x, y in zip(u, d)]
             beyond = at(further)
             if beyond is None or not beyond[3] < then[3]:
                 break
             moved, then = further, beyond
-        u, (a, s, r, deviation) = moved, then
+        u, (a, b, r, deviation) = moved, then
     if deviation > tolerance:
         return None
     l0 = [0.0] * len(q0)
