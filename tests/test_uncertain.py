@@ -731,3 +731,11 @@ def test_two_soft_findings_on_the_boundary_in_a_network():
         for _ in range(2):
             np.testing.assert_allclose(net.posterior("Y", soft=soft).values, expected,
                                        atol=1e-9)
+
+
+def test_soft_findings_where_a_weighed_state_meets_only_states_ruled_out():
+    """W1 = 1 occurs only with W2 = 1, which the second finding rules out: not met, said
+    after the sweeps (no error from Newton's method)."""
+    from bbn.questions.uncertain import NEWTON_AFTER, fit_soft
+    _, fit = fit_soft(np.eye(2), [np.array([0.5, 0.5]), np.array([1.0, 0.0])])
+    assert not fit.converged and fit.sweeps == NEWTON_AFTER and fit.deviation >= 0.5

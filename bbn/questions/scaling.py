@@ -53,6 +53,8 @@ def newton_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
         r = [ai * sum(map(mul, row, b)) for ai, row in zip(a, matrix)]
         return a, b, r, max([abs(x - q) for x, q in zip(r, p0)])
 
+    if not min(l0[i] for i in live) > 0:
+        return None  # a weighed row reaching no weighed column: the targets cannot be met
     u = [math.log(l0[i]) for i in live]
     now = at(u)
     if now is None:
