@@ -652,3 +652,90 @@ def test_every_posterior_with_new_likelihood_numbers_shares_the_tree(seed):
             assert all((tree.joint is not None) == dense for tree in trees)
             locks.update(tree.lock for tree in trees)
         assert len(locks) == 2  # one tree for λ > 0, one for a λ with a zero
+
+
+# insurance's P(Accident, OtherCarCost | e) of workload 18: Accident = None only with
+# OtherCarCost = Thousand, so q(None) = q(Thousand) = 0.1 forces the rest of the Thousand
+# column to 0 (the fit lies on the boundary; sweeping alone met it to 9e-5 in 1000 sweeps)
+_BOUNDARY = np.array([[7.1825e-01, 0, 0, 0],
+                      [8.7850e-02, 1.0132e-03, 8.5436e-04, 2.4199e-06],
+                      [4.2228e-02, 1.7395e-02, 2.0390e-02, 2.1785e-06],
+                      [1.4553e-02, 5.1792e-02, 4.5666e-02, 6.4545e-06]])
+
+
+def test_two_soft_findings_on_the_boundary_by_newtons_method():
+    """The fit on the boundary is the plain fit of J with its forced cells set to 0
+    (an interior fit, met quickly by sweeping); Newton's method meets it in a few dozen
+    steps, not 1000 sweeps, without a warning."""
+    from bbn.questions.uncertain import NEWTON_AFTER, fit_soft
+    q1, q2 = np.array([0.1, 0.1, 0.7, 0.1]), np.array([0.1, 0.7, 0.1, 0.1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (l1, l2), fit = fit_soft(_BOUNDARY, [q1, q2])
+    assert fit.converged and fit.deviation <= 1e-10 and NEWTON_AFTER < fit.sweeps < 60
+    fitted = l1[:, None] * _BOUNDARY * l2
+    fitted /= fitted.sum()
+    forced = _BOUNDARY.copy()
+    forced[1:, 0] = 0.0
+    expected = _proportional_fit(forced, q1, q2, sweeps=2000)
+    np.testing.assert_allclose(fitted, expected, atol=1e-9)
+    assert abs(_proportional_fit(_BOUNDARY, q1, q2, sweeps=1000) - expected).max() > 1e-6
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_newtons_method_meets_the_plain_fit(seed):
+    """Strongly related findings (J near a permutation, some cells 0): the fit, swept a
+    few times then by Newton's method, is the plain fit's limit."""
+    from bbn.questions.uncertain import NEWTON_AFTER, fit_soft
+    rng = np.random.default_rng(seed)
+    n1, n2 = rng.integers(2, 6, size=2)
+    joint = rng.uniform(size=(n1, n2)) ** 6 + np.eye(n1, n2) * 3
+    joint[rng.uniform(size=joint.shape) < 0.2] = 0.0
+    joint[np.arange(n1), np.arange(n1) % n2] = 3.0  # every row and column reached
+    joint[np.arange(n2) % n1, np.arange(n2)] = 3.0
+    q1, q2 = rng.dirichlet(np.ones(n1)), rng.dirichlet(np.ones(n2))
+    q1, q2 = 0.5 * q1 + 0.5 / n1, 0.5 * q2 + 0.5 / n2  # inside: no boundary
+    (l1, l2), fit = fit_soft(joint, [q1, q2])
+    fitted = l1[:, None] * joint * l2
+    fitted /= fitted.sum()
+    np.testing.assert_allclose(fitted, _proportional_fit(joint, q1, q2), atol=1e-9)
+    assert fit.converged and fit.sweeps < NEWTON_AFTER + 20
+
+
+def test_soft_findings_that_contradict_are_said_early():
+    """B copies A: A ~ (0.5, 0.5) and B ~ (0.9, 0.1) cannot both hold (A = 1 asks 0.5 of
+    B = 1, which gives 0.1): the fit stops at the first check, not after 1000 sweeps."""
+    from bbn.questions.uncertain import NEWTON_AFTER, fit_soft
+    (l1, l2), fit = fit_soft(np.eye(2), [np.array([0.5, 0.5]), np.array([0.9, 0.1])])
+    assert not fit.converged and fit.sweeps == NEWTON_AFTER and fit.deviation > 0.3
+
+
+def test_two_soft_findings_on_the_boundary_in_a_network():
+    """P(A, C) = the boundary table above, Y a child of C: P'(Y) = Σ_w r(w) P(Y | w) with r
+    the fit of J with its forced cells 0, asked first and again, without a warning."""
+    net = bbn.Network("boundary")
+    states = ["0", "1", "2", "3"]
+    rows = _BOUNDARY.sum(axis=1)
+    net.add_variable("A", states, table=(rows / rows.sum()).tolist())
+    net.add_variable("C", states, parents=["A"],
+                     table=(_BOUNDARY / rows[:, None]).tolist())
+    given = np.array([[0.9, 0.1], [0.6, 0.4], [0.3, 0.7], [0.2, 0.8]])
+    net.add_variable("Y", ["y", "n"], parents=["C"], table=given.tolist())
+    q1, q2 = np.array([0.1, 0.1, 0.7, 0.1]), np.array([0.1, 0.7, 0.1, 0.1])
+    forced = _BOUNDARY.copy()
+    forced[1:, 0] = 0.0
+    expected = _proportional_fit(forced, q1, q2, sweeps=2000).sum(axis=0) @ given
+    soft = {"A": dict(zip(states, q1.tolist())), "C": dict(zip(states, q2.tolist()))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(2):
+            np.testing.assert_allclose(net.posterior("Y", soft=soft).values, expected,
+                                       atol=1e-9)
+
+
+def test_soft_findings_where_a_weighed_state_meets_only_states_ruled_out():
+    """W1 = 1 occurs only with W2 = 1, which the second finding rules out: not met, said
+    after the sweeps (no error from Newton's method)."""
+    from bbn.questions.uncertain import NEWTON_AFTER, fit_soft
+    _, fit = fit_soft(np.eye(2), [np.array([0.5, 0.5]), np.array([1.0, 0.0])])
+    assert not fit.converged and fit.sweeps == NEWTON_AFTER and fit.deviation >= 0.5

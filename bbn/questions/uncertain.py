@@ -17,7 +17,8 @@ distribution q), X set to x also observed; the mutilated joint P_x then answers 
 kind of question, exactly or by any approximate method. A soft finding (Jeffrey's rule)
 is the likelihood λ(w) = q(w) / P(w | e) on the view of everything else; several at once
 are fitted to the joint of the softly observed variables by iterative proportional
-fitting (:func:`fit_soft`), whose convergence is reported (a ``ConvergenceWarning`` when
+fitting (:func:`fit_soft`; two by a few sweeps, then Newton's method,
+:mod:`bbn.questions.scaling`), whose convergence is reported (a ``ConvergenceWarning`` when
 it does not reach 1e-10; :func:`soft_likelihoods` returns its report). A soft finding
 giving weight to a state the other evidence rules out is an ImpossibleEvidenceError.
 
@@ -58,6 +59,7 @@ import numpy as np
 
 import bbn.engines.exact.weighing as weighing
 import bbn.questions.coded_likelihoods as coded_likelihoods
+import bbn.questions.scaling as scaling
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.lazy import reference
@@ -272,6 +274,8 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
                 "gives weight to a state the other evidence rules out (probability 0 there)"))
         top = max(w)
         return [np.array([x / top for x in w])], _EXACT
+    if k == 2 and joint.size <= 1024:
+        return _fit_pair(joint, *targets, names=names)
     weights = [np.ones_like(t) for t in targets]
 
     def weighted() -> np.ndarray:
@@ -292,8 +296,6 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
             raise ImpossibleEvidenceError({}, "the soft findings rule out every state")
         return m / total
 
-    if k == 2 and joint.size <= 1024:
-        return _fit_pair(joint, *targets, names=names)
     for i, q in enumerate(targets):
         if ((q > 0) & (marginal(joint, i) == 0)).any():
             raise _ruled_out(names, i)
@@ -324,15 +326,26 @@ def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,
 
         λ_0 ← q_0 / (J λ_1),   λ_1 ← q_1 / (Jᵀ λ_0)      (each scaled to a largest of 1)
 
+    and after :data:`NEWTON_AFTER` sweeps Newton's method
+    (:func:`bbn.questions.scaling.newton_scaling`, its steps counted as sweeps), unless
+    the targets cannot be met (:func:`bbn.questions.scaling.infeasible`: the fit stops
+    there, not converged) or a Newton step makes no progress (sweeping goes on).
+
     >>> weights, fit = _fit_pair(np.array([[0.4, 0.1], [0.1, 0.4]]),
     ...                          np.array([0.5, 0.5]), np.array([0.7, 0.3]))
     >>> fitted = weights[0][:, None] * weights[1] * [[0.4, 0.1], [0.1, 0.4]]
     >>> fit.converged, (fitted.sum(axis=0) / fitted.sum()).round(9).tolist()
     (True, [0.7, 0.3])
     """
-    rows = (joint / joint.max()).tolist()
+    l0, l1, fit = _fit_rows((joint / joint.max()).tolist(), q0.tolist(), q1.tolist(), names)
+    return [np.array(l0), np.array(l1)], fit
+
+
+def _fit_rows(rows: list[list[float]], q0: list[float], q1: list[float],
+              names: Sequence[str] = ()) -> tuple[list[float], list[float], SoftFit]:
+    """:func:`_fit_pair` on J's rows (its largest 1) and the targets as Python floats:
+    (λ_0, λ_1, each with a largest of 1, and the fit)."""
     columns = [list(c) for c in zip(*rows)]
-    q0, q1 = q0.tolist(), q1.tolist()
     for i, (q, lines) in enumerate(((q0, rows), (q1, columns))):
         if any(x > 0 and not any(line) for x, line in zip(q, lines)):
             raise _ruled_out(names, i)
@@ -364,13 +377,32 @@ def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,
         deviation = max([abs(m / t0 - q) for m, q in zip(m0, q0)])
         if deviation <= TOLERANCE:
             break
+        if sweeps == NEWTON_AFTER:  # slow: Newton's method from here, or on sweeping
+            solved = scaling.newton_scaling(rows, q0, q1, l0, TOLERANCE)
+            if solved is None and scaling.infeasible(rows, q0, q1):
+                break  # no joint meets both: said (a warning), not swept 1000 times
+            if solved is not None:
+                l0, steps = solved
+                sweeps += steps
+                c = [sum(map(mul, column, l0)) for column in columns]
+                l1 = [q / x if x > 0 else 0.0 for q, x in zip(q1, c)]
+                r = [sum(map(mul, row, l1)) for row in rows]
+                m0 = list(map(mul, l0, r))
+                t0 = sum(m0)
+                deviation = max([abs(m / t0 - q) for m, q in zip(m0, q0)])
+                break
     m1 = list(map(mul, l1, c))
     t1 = sum(m1)
     deviation = max(deviation, max([abs(m / t1 - q) for m, q in zip(m1, q1)]) if t1 > 0
                     else 1.0)
     top0, top1 = max(l0), max(l1)
-    return ([np.array(l0) / top0, np.array(l1) / top1],
+    return ([x / top0 for x in l0], [x / top1 for x in l1],
             SoftFit(sweeps, deviation, deviation <= TOLERANCE))
+
+
+#: Sweeps of :func:`_fit_pair` before it turns to Newton's method
+#: (:func:`bbn.questions.scaling.newton_scaling`).
+NEWTON_AFTER = 8
 
 
 def _jeffrey(model, answering, found: Uncertain, answer: Callable,
