@@ -64,6 +64,10 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
         :class:`~bbn.tasks.learning.estimators.MLE`, ``Laplace(alpha)``, ``MEstimate(m, prior)``
         or ``BDeu(ess)`` (:mod:`bbn.tasks.learning.estimators`), or one's name: ``"mle"``,
         ``"laplace"``, ``"m-estimate"``, ``"bayes"`` (with the default settings).
+        ``BDeu(gaussian=NormalInverseGamma(...))`` also learns the Gaussian variables
+        under the conjugate prior (:mod:`bbn.tasks.learning.conjugate`: the posterior
+        means of the coefficients and of σ²; ``ddof`` and ``var_smoothing`` then do not
+        apply); otherwise they are least squares.
     missing : {"error", "drop", "em"}, default "error"
         ``"error"`` refuses data with missing values, ``"drop"`` ignores every row that
         has one, ``"em"`` runs expectation–maximisation (:func:`bbn.tasks.learning.missing.em`,
@@ -139,6 +143,10 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     if missing == "em" and softmax:
         raise ModelError(f"EM does not learn softmax variables ({softmax[0]!r}, discrete with "
                          "continuous parents); learn from complete rows (missing='drop')")
+    if missing == "em" and getattr(estimator, "gaussian", None) is not None:
+        raise DataError("the normal-inverse-gamma prior (BDeu(gaussian=...)) is applied to "
+                        "complete rows only; use missing='drop', or BDeu without gaussian= "
+                        "under missing='em'")
     if missing == "em":
         linear = [v for v in net.variables if net.is_gaussian(v)
                   and any(net.is_gaussian(p) for p in net.parents(v))]
@@ -165,10 +173,13 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
                     learned=learned)
     if statistics.moments:
         epsilon, floor = epsilon_from_moments(statistics.columns, var_smoothing)
+        conjugate = getattr(estimator, "gaussian", None)
         for v, moments in statistics.moments.items():
-            if type(moments) is Gram:  # continuous parents: least squares
+            if conjugate is not None or type(moments) is Gram:
+                # the normal-inverse-gamma posterior means, or least squares
+                mean, variance, b = (conjugate.estimate(moments, v) if conjugate is not None
+                                     else fit_regression(moments, ddof, v, epsilon))
                 discrete = [net.cardinality(p) for p in net.parents(v) if not net.is_gaussian(p)]
-                mean, variance, b = fit_regression(moments, ddof, v, epsilon)
                 continuous = [p for p in net.parents(v) if net.is_gaussian(p)]
                 learned.set_gaussian(v, mean.reshape(discrete), variance.reshape(discrete), {
                     p: b[:, i].reshape(discrete) for i, p in enumerate(continuous)})
