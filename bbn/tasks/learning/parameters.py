@@ -33,7 +33,7 @@ from bbn.tasks.learning.estimators import (
     table_from_counts,
 )
 from bbn.tasks.learning.gaussian import check_ddof, epsilon_from_moments, gaussian_from_moments
-from bbn.tasks.learning.linear_em import linear_em
+from bbn.tasks.learning.hybrid_em import hybrid_em
 from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.noisy_em import learn_noisy, noisy_variables, without_parents
 from bbn.tasks.learning.policies import MISSING_POLICIES
@@ -73,7 +73,9 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
         has one, ``"em"`` runs expectation–maximisation (:func:`bbn.tasks.learning.missing.em`,
         with ``tol``, ``max_iter`` and ``seed``; call that function for the
         log-likelihood trace). A variable with no column at all is an error except under
-        ``"em"``, where it is hidden.
+        ``"em"``, where it is hidden. With Gaussians having continuous parents, EM takes
+        missing continuous values (:mod:`bbn.tasks.learning.linear_em`) or missing discrete
+        values (:mod:`bbn.tasks.learning.hybrid_em`), not both in one data set.
     columns : list of str, optional
         Names for the columns of a plain 2-D array.
     ddof : int, optional
@@ -150,9 +152,9 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     if missing == "em":
         linear = [v for v in net.variables if net.is_gaussian(v)
                   and any(net.is_gaussian(p) for p in net.parents(v))]
-        if linear:  # the discrete columns complete: the conditional normal per pattern
-            return linear_em(net, data, columns=columns, tol=tol, max_iter=max_iter,
-                             ddof=ddof, chunksize=chunksize, progress=progress,
+        if linear:  # the conditional normal per pattern, or the discrete configurations
+            return hybrid_em(net, data, columns=columns, tol=tol, max_iter=max_iter,
+                             seed=seed, ddof=ddof, chunksize=chunksize, progress=progress,
                              estimator=estimator).network
         return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                   seed=seed, ddof=ddof, var_smoothing=var_smoothing,
