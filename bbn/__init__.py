@@ -50,6 +50,7 @@ _LAZY = {
     "Laplace": "bbn.tasks.learning",
     "MEstimate": "bbn.tasks.learning",
     "BDeu": "bbn.tasks.learning",
+    "NormalInverseGamma": "bbn.tasks.learning",
     "naive_bayes": "bbn.tasks.classification",
     "NaiveBayes": "bbn.tasks.classification",
     "Boosting": "bbn.tasks.classification",

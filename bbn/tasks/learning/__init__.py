@@ -2,7 +2,8 @@
 
 * :func:`learn` — every table of a network estimated from rows by an estimator
   (:class:`MLE`, :class:`MEstimate`, :class:`Laplace`, :class:`BDeu`, or its name), with
-  missing values refused, dropped, or handled by EM;
+  missing values refused, dropped, or handled by EM; Gaussian variables by least squares
+  or, under ``BDeu(gaussian=NormalInverseGamma(...))``, the conjugate prior;
 * :func:`em` — expectation–maximisation with its log-likelihood trace;
 * :func:`discretize` — cut points for numeric columns (equal width, equal frequency,
   k-means, MDLP), a :class:`Discretiser` reusable on new data;
@@ -33,6 +34,7 @@ _NAMES = {
     "Laplace": "bbn.tasks.learning.estimators",
     "MEstimate": "bbn.tasks.learning.estimators",
     "BDeu": "bbn.tasks.learning.estimators",
+    "NormalInverseGamma": "bbn.tasks.learning.conjugate",
     "UnseenParentsWarning": "bbn.tasks.learning.estimators",
     "GaussianFallbackWarning": "bbn.tasks.learning.gaussian",
 }

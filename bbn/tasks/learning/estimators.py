@@ -35,6 +35,7 @@ import numpy as np
 
 from bbn.core.errors import DataError, suggest
 from bbn.model.network import Network
+from bbn.tasks.learning.conjugate import NormalInverseGamma
 
 #: The estimators' names, as the command line offers them (``--estimator``).
 ESTIMATORS = ("mle", "m-estimate", "laplace", "bayes")
@@ -200,24 +201,35 @@ class BDeu(Estimator):
     ----------
     ess : float, default 1.0
         s, the equivalent sample size; must be > 0.
+    gaussian : NormalInverseGamma, optional
+        The conjugate prior of the Gaussian variables' coefficients and variances
+        (:mod:`bbn.tasks.learning.conjugate`); None (the default, also for the name
+        ``"bayes"``) keeps least squares for them.
 
     Raises
     ------
     DataError
-        When ``ess`` is not a finite number above 0.
+        When ``ess`` is not a finite number above 0, or ``gaussian`` is not a
+        :class:`~bbn.tasks.learning.conjugate.NormalInverseGamma`.
 
     Examples
     --------
     >>> import numpy as np
     >>> BDeu(ess=6.0).table(np.array([[2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])).tolist()
     [[0.5, 0.3333333333333333, 0.16666666666666666], [0.25, 0.25, 0.5]]
+    >>> BDeu(gaussian=NormalInverseGamma(strength=2.0))
+    BDeu(gaussian=NormalInverseGamma(strength=2.0, mean=0.0, weight=0.0, shape=2.0, scale=1.0))
     """
 
     ess: float = 1.0
+    gaussian: NormalInverseGamma | None = None
     name: ClassVar[str] = "bayes"
 
     def __post_init__(self) -> None:
         _check_positive(self.name, "ess", self.ess)
+        if self.gaussian is not None and not isinstance(self.gaussian, NormalInverseGamma):
+            raise DataError("BDeu's gaussian must be a bbn.NormalInverseGamma, got "
+                            f"{type(self.gaussian).__name__}")
 
     def table(self, counts: np.ndarray, p: np.ndarray | None = None) -> np.ndarray:
         counts = np.asarray(counts, dtype=float)

@@ -33,7 +33,7 @@ from bbn.tasks.learning.estimators import (
     table_from_counts,
 )
 from bbn.tasks.learning.gaussian import check_ddof, epsilon_from_moments, gaussian_from_moments
-from bbn.tasks.learning.linear_em import linear_em
+from bbn.tasks.learning.hybrid_em import hybrid_em
 from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.noisy_em import learn_noisy, noisy_variables, without_parents
 from bbn.tasks.learning.policies import MISSING_POLICIES
@@ -64,12 +64,18 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
         :class:`~bbn.tasks.learning.estimators.MLE`, ``Laplace(alpha)``, ``MEstimate(m, prior)``
         or ``BDeu(ess)`` (:mod:`bbn.tasks.learning.estimators`), or one's name: ``"mle"``,
         ``"laplace"``, ``"m-estimate"``, ``"bayes"`` (with the default settings).
+        ``BDeu(gaussian=NormalInverseGamma(...))`` also learns the Gaussian variables
+        under the conjugate prior (:mod:`bbn.tasks.learning.conjugate`: the posterior
+        means of the coefficients and of σ²; ``ddof`` and ``var_smoothing`` then do not
+        apply); otherwise they are least squares.
     missing : {"error", "drop", "em"}, default "error"
         ``"error"`` refuses data with missing values, ``"drop"`` ignores every row that
         has one, ``"em"`` runs expectation–maximisation (:func:`bbn.tasks.learning.missing.em`,
         with ``tol``, ``max_iter`` and ``seed``; call that function for the
         log-likelihood trace). A variable with no column at all is an error except under
-        ``"em"``, where it is hidden.
+        ``"em"``, where it is hidden. With Gaussians having continuous parents, EM takes
+        missing continuous values (:mod:`bbn.tasks.learning.linear_em`) or missing discrete
+        values (:mod:`bbn.tasks.learning.hybrid_em`), not both in one data set.
     columns : list of str, optional
         Names for the columns of a plain 2-D array.
     ddof : int, optional
@@ -139,12 +145,16 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
     if missing == "em" and softmax:
         raise ModelError(f"EM does not learn softmax variables ({softmax[0]!r}, discrete with "
                          "continuous parents); learn from complete rows (missing='drop')")
+    if missing == "em" and getattr(estimator, "gaussian", None) is not None:
+        raise DataError("the normal-inverse-gamma prior (BDeu(gaussian=...)) is applied to "
+                        "complete rows only; use missing='drop', or BDeu without gaussian= "
+                        "under missing='em'")
     if missing == "em":
         linear = [v for v in net.variables if net.is_gaussian(v)
                   and any(net.is_gaussian(p) for p in net.parents(v))]
-        if linear:  # the discrete columns complete: the conditional normal per pattern
-            return linear_em(net, data, columns=columns, tol=tol, max_iter=max_iter,
-                             ddof=ddof, chunksize=chunksize, progress=progress,
+        if linear:  # the conditional normal per pattern, or the discrete configurations
+            return hybrid_em(net, data, columns=columns, tol=tol, max_iter=max_iter,
+                             seed=seed, ddof=ddof, chunksize=chunksize, progress=progress,
                              estimator=estimator).network
         return em(net, data, estimator, columns=columns, tol=tol, max_iter=max_iter,
                   seed=seed, ddof=ddof, var_smoothing=var_smoothing,
@@ -165,10 +175,13 @@ def learn(net: Network, data, estimator: Estimator | str = "mle", *, missing: st
                     learned=learned)
     if statistics.moments:
         epsilon, floor = epsilon_from_moments(statistics.columns, var_smoothing)
+        conjugate = getattr(estimator, "gaussian", None)
         for v, moments in statistics.moments.items():
-            if type(moments) is Gram:  # continuous parents: least squares
+            if conjugate is not None or type(moments) is Gram:
+                # the normal-inverse-gamma posterior means, or least squares
+                mean, variance, b = (conjugate.estimate(moments, v) if conjugate is not None
+                                     else fit_regression(moments, ddof, v, epsilon))
                 discrete = [net.cardinality(p) for p in net.parents(v) if not net.is_gaussian(p)]
-                mean, variance, b = fit_regression(moments, ddof, v, epsilon)
                 continuous = [p for p in net.parents(v) if net.is_gaussian(p)]
                 learned.set_gaussian(v, mean.reshape(discrete), variance.reshape(discrete), {
                     p: b[:, i].reshape(discrete) for i, p in enumerate(continuous)})
