@@ -1,0 +1,146 @@
+"""Learning a noisy-MAX table (graded causes and child, with leak) by EM, kept compact.
+
+Y = max(Z_1, ..., Z_n, Z_L): Z_i ~ C_i[u_i] is what cause i alone would make Y (its
+first state, "absent", gives y_0 for sure), Z_L ~ L the leak's; the Z's are hidden. With
+F_j(y) = P(Z_j ≤ y) and G_i(y) = Π_{j ≠ i} F_j(y) (every other contribution, leak
+included, at most y), a row (u, y) has P(Y = y | u) = Π_j F_j(y) − Π_j F_j(y − 1) and::
+
+    P(Z_i = z | u, y) = C_i[u_i](z) · G_i(y)                  z = y
+                      = C_i[u_i](z) · (G_i(y) − G_i(y − 1))    z < y
+                      = 0                                      z > y
+
+divided by P(Y = y | u) (E-step: G_i by prefix and suffix products, an N × (n + 1) × |Y|
+array, no division by F_i). The M-step normalises the expected counts:
+C_i[u](z) = Σ_{rows with u_i = u} P(Z_i = z | ·) / #(u_i = u), and L likewise over every
+row. Each iteration costs N·(n + 1)·|Y| numbers, never the Π|U_i|·|Y| full table, and
+the log-likelihood never decreases. Equal rows are collapsed first (with their counts).
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> u = rng.integers(0, 2, size=(20000, 1))
+>>> z = np.where(u[:, 0] == 1, rng.choice(3, 20000, p=[0.2, 0.3, 0.5]), 0)
+>>> y = np.maximum(z, rng.choice(3, 20000, p=[0.9, 0.1, 0.0]))
+>>> contributions, leak, trace = fit_noisy_max(u, y, (2,), 3)
+>>> np.round(contributions[0][1], 1).tolist(), np.round(leak, 1).tolist()
+([0.2, 0.3, 0.5], [0.9, 0.1, 0.0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from bbn.core.codes import distinct_rows
+from bbn.core.errors import DataError
+
+#: EM stops when no probability moves more than this, or after MAX_ITERATIONS.
+TOLERANCE = 1e-7
+MAX_ITERATIONS = 1000
+
+
+def _exclusive_products(values: np.ndarray) -> np.ndarray:
+    """Along axis 1, the product of every other entry: prefix × suffix, no division."""
+    ones = np.ones_like(values[:, :1])
+    prefix = np.cumprod(np.concatenate([ones, values[:, :-1]], axis=1), axis=1)
+    suffix = np.cumprod(np.concatenate([ones, values[:, :0:-1]], axis=1), axis=1)[:, ::-1]
+    return prefix * suffix
+
+
+def expected_contributions(contributions: Sequence[np.ndarray], leak: np.ndarray,
+                           causes: np.ndarray, y: np.ndarray
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """The E-step: P(Z_i = z | u_r, y_r) of shape (N, n + 1, |Y|) (the leak last) and
+    P(y_r | u_r) of shape (N,).
+
+    Parameters
+    ----------
+    contributions : sequence of numpy.ndarray
+        C_i of shape ``(|U_i|, |Y|)``, rows summing to 1 (the first the point mass y_0).
+    leak : numpy.ndarray
+        L, shape ``(|Y|,)``.
+    causes : numpy.ndarray
+        N × n state codes of the causes.
+    y : numpy.ndarray
+        N state codes of Y.
+
+    Returns
+    -------
+    posterior, likelihood : numpy.ndarray
+
+    Examples
+    --------
+    >>> c = [np.array([[1.0, 0.0], [0.2, 0.8]])]
+    >>> post, p = expected_contributions(c, np.array([0.5, 0.5]), np.array([[1]]),
+    ...                                  np.array([1]))
+    >>> np.round(post[0, 0] * 9, 6).tolist(), round(float(p[0]), 6)   # 1 − 0.2·0.5
+    ([1.0, 8.0], 0.9)
+    """
+    rows = len(y)
+    states = leak.shape[0]
+    # per row and contribution (leak last), its distribution over Y's states
+    c = np.stack([np.asarray(rows_i)[causes[:, i]] for i, rows_i in enumerate(contributions)]
+                 + [np.broadcast_to(leak, (rows, states))], axis=1)
+    cumulative = np.cumsum(c, axis=2)
+    at = np.take_along_axis(cumulative, y[:, None, None], axis=2)[:, :, 0]
+    below = np.where(y[:, None] > 0, np.take_along_axis(
+        cumulative, np.maximum(y - 1, 0)[:, None, None], axis=2)[:, :, 0], 0.0)
+    others_at, others_below = _exclusive_products(at), _exclusive_products(below)
+    likelihood = np.maximum(others_at[:, 0] * at[:, 0] - others_below[:, 0] * below[:, 0], 0.0)
+    z = np.arange(states)[None, None, :]
+    factor = np.where(z < y[:, None, None], (others_at - others_below)[:, :, None],
+                      np.where(z == y[:, None, None], others_at[:, :, None], 0.0))
+    scale = np.divide(1.0, likelihood, out=np.zeros(rows), where=likelihood > 0)
+    return c * factor * scale[:, None, None], likelihood
+
+
+def fit_noisy_max(causes: np.ndarray, y: np.ndarray, cardinalities: Sequence[int],
+                  states: int, weights: np.ndarray | None = None, tol: float = TOLERANCE,
+                  max_iter: int = MAX_ITERATIONS
+                  ) -> tuple[list[np.ndarray], np.ndarray, list[float]]:
+    """(C_i per cause, L, log-likelihood per iteration) of the noisy-MAX of ``y`` (N
+    codes < ``states``) on ``causes`` (N × n codes, cause i < ``cardinalities[i]``) by EM
+    from uniform rows; ``weights`` counts each row (default 1). A cause state never seen
+    keeps its uniform row.
+
+    Raises
+    ------
+    DataError
+        For no rows.
+    """
+    causes = np.asarray(causes, dtype=np.int64).reshape(len(y), -1)
+    y = np.asarray(y, dtype=np.int64)
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+    if not len(y) or weights.sum() <= 0:
+        raise DataError("no rows to learn the noisy-MAX table from")
+    distinct, inverse = distinct_rows(np.column_stack([causes, y]))
+    weights = np.bincount(inverse.ravel(), weights=weights, minlength=len(distinct))
+    causes, y = distinct[:, :-1], distinct[:, -1]
+    n = causes.shape[1]
+    offsets = np.concatenate([[0], np.cumsum(cardinalities)[:-1]]).astype(np.int64)
+    index = (causes + offsets).ravel()  # (cause, cause state) of each row's contribution
+    total = int(np.sum(cardinalities))
+    seen = np.bincount(index, weights=np.repeat(weights, n), minlength=total) > 0
+    first = np.zeros(total, bool)
+    first[offsets] = True  # "absent": the point mass y_0, not learned
+    learned = seen & ~first
+    flat = np.full((total, states), 1.0 / states)
+    flat[first] = np.eye(states)[0]
+    leak = np.full(states, 1.0 / states)
+    trace: list[float] = []
+    for _ in range(max_iter):
+        contributions = np.split(flat, offsets[1:])
+        posterior, likelihood = expected_contributions(contributions, leak, causes, y)
+        with np.errstate(divide="ignore"):
+            trace.append(float(np.dot(weights, np.log(likelihood))))
+        weighted = posterior * weights[:, None, None]
+        counts = np.stack([np.bincount(index, weights=weighted[:, :n, s].ravel(),
+                                       minlength=total) for s in range(states)], axis=1)
+        new = flat.copy()
+        new[learned] = counts[learned] / counts[learned].sum(axis=1, keepdims=True)
+        new_leak = weighted[:, n].sum(axis=0) / weights.sum()
+        moved = max(float(np.abs(new - flat).max()), float(np.abs(new_leak - leak).max()))
+        flat, leak = new, new_leak
+        if moved < tol:
+            break
+    return np.split(flat, offsets[1:]), leak, trace
