@@ -12,6 +12,7 @@ import pytest
 
 import bbn
 from bbn.core.memory import get_memory_limit, set_memory_limit
+from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.noisy_max_em import expected_contributions, fit_noisy_max
 
 
@@ -149,3 +150,24 @@ def test_logistic_weights_equal_scikit_learn():
     model = sklearn.LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(x, y)
     np.testing.assert_allclose(spec.weights, model.coef_[0], atol=1e-5)
     assert spec.bias == pytest.approx(model.intercept_[0], abs=1e-5)
+
+
+def test_em_over_missing_values_keeps_noisy_tables_compact():
+    rng = np.random.default_rng(8)
+    net, names, truth, leak = _network(rng, (2, 2, 3))
+    net.add_noisy_or("O", ["U0", "U1"], weights={"U0": 0.0, "U1": 0.7}, leak=0.1)
+    net.add_noisy_and("A", ["U1", "O"], weights={"U1": 0.6, "O": 0.8}, leak=0.05)
+    data = bbn.sample(net, 20_000, seed=8)
+    holes = rng.random(data.shape) < 0.15  # 15% of the cells missing, parents and children
+    data = data.astype(object).mask(holes)
+    result = em(net, data, max_iter=200, tol=1e-9)
+    learned = result.network
+    assert [learned.canonical(v).kind for v in ("Y", "O", "A")] == [
+        "noisy-max", "noisy-or", "noisy-and"]
+    trace = np.array(result.log_likelihood)
+    assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[1:]))
+    for got, want in zip(learned.canonical("Y").contributions, truth):
+        np.testing.assert_allclose(got, want, atol=0.05)
+    np.testing.assert_allclose(learned.canonical("O").weights, [0.0, 0.7], atol=0.04)
+    np.testing.assert_allclose(learned.canonical("A").weights, [0.6, 0.8], atol=0.04)
+    assert bbn.learn(net, data, missing="em").canonical("Y").kind == "noisy-max"

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+import bbn.model.canonical as canonical
 from bbn.core.codes import distinct_rows
 from bbn.core.errors import DataError
 
@@ -96,12 +97,12 @@ def expected_contributions(contributions: Sequence[np.ndarray], leak: np.ndarray
 
 def fit_noisy_max(causes: np.ndarray, y: np.ndarray, cardinalities: Sequence[int],
                   states: int, weights: np.ndarray | None = None, tol: float = TOLERANCE,
-                  max_iter: int = MAX_ITERATIONS
+                  max_iter: int = MAX_ITERATIONS, initial: tuple | None = None
                   ) -> tuple[list[np.ndarray], np.ndarray, list[float]]:
     """(C_i per cause, L, log-likelihood per iteration) of the noisy-MAX of ``y`` (N
     codes < ``states``) on ``causes`` (N × n codes, cause i < ``cardinalities[i]``) by EM
-    from uniform rows; ``weights`` counts each row (default 1). A cause state never seen
-    keeps its uniform row.
+    from uniform rows, or from ``initial`` = (C_i per cause, L); ``weights`` counts each
+    row (default 1). A cause state never seen keeps its starting row.
 
     Raises
     ------
@@ -127,6 +128,8 @@ def fit_noisy_max(causes: np.ndarray, y: np.ndarray, cardinalities: Sequence[int
     flat = np.full((total, states), 1.0 / states)
     flat[first] = np.eye(states)[0]
     leak = np.full(states, 1.0 / states)
+    if initial is not None:
+        flat, leak = np.vstack(initial[0]).astype(float), np.asarray(initial[1], float)
     trace: list[float] = []
     for _ in range(max_iter):
         contributions = np.split(flat, offsets[1:])
@@ -144,3 +147,31 @@ def fit_noisy_max(causes: np.ndarray, y: np.ndarray, cardinalities: Sequence[int
         if moved < tol:
             break
     return np.split(flat, offsets[1:]), leak, trace
+
+
+def compact_from_counts(spec: canonical.Canonical, counts: np.ndarray, name: str,
+                        parents: Sequence[str], tol: float = TOLERANCE) -> canonical.Canonical:
+    """The noisy table of ``spec``'s kind (noisy-OR, -AND or -MAX) maximising
+    Σ_{u, y} n(u, y) · log P(y | u), ``counts`` n of shape (|U_1|, ..., |U_n|, |Y|) (the
+    expected counts of an EM over missing values), by the noisy EM above started from
+    ``spec``: the log-likelihood of the counts does not fall, so the outer EM stays
+    monotone. A noisy-AND (a minimum) is fitted as the maximum of the reversed states.
+
+    >>> spec = canonical.noisy_or((2, 2), [0.5], leak=0.5)
+    >>> counts = np.array([[90.0, 10.0], [20.0, 80.0]])     # 1 − 0.9 · (1 − p) = 0.8
+    >>> round(compact_from_counts(spec, counts, "Y", ["A"]).weights[0], 4)
+    0.7778
+    """
+    flip = spec.combine == "min"
+    contributions = [c[::-1, ::-1] if flip else c for c in spec.contributions]
+    leak = spec.leak[::-1] if flip else spec.leak
+    counts = counts[(slice(None, None, -1),) * counts.ndim] if flip else counts
+    seen = np.nonzero(counts > 0)
+    rows, leak, _ = fit_noisy_max(np.column_stack(seen[:-1]) if len(seen) > 1 else
+                                  np.empty((len(seen[0]), 0), np.int64), seen[-1],
+                                  counts.shape[:-1], counts.shape[-1], weights=counts[seen],
+                                  tol=tol, initial=(contributions, leak))
+    if spec.kind == "noisy-max":
+        return canonical.noisy_max(counts.shape, [r[1:] for r in rows], leak, name, parents)
+    return canonical.noisy_or(counts.shape, [float(r[1, 1]) for r in rows], float(leak[1]),
+                              name, parents, dual=flip)
