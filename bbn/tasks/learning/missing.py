@@ -65,6 +65,10 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
        chunksize: int | None = None, progress: Progress = None) -> EMResult:
     """Learn every table of ``net`` from ``data`` with missing values by EM.
 
+    A noisy-OR, noisy-AND or noisy-MAX table stays compact: its M-step is the noisy EM
+    (:func:`bbn.tasks.learning.noisy_max_em.compact_from_counts`) on its expected counts,
+    maximum likelihood whatever ``estimator``.
+
     Variables without a column are hidden (never observed). Initial tables: those of
     ``initial`` when given; otherwise counts over the rows where each family is fully
     observed, plus 1 in every cell, plus (for families touching a hidden variable) a
@@ -156,7 +160,7 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
     for v, spec in compact.items():  # start inside the compact family: EM stays monotone
         start = initial.canonical(v) if initial is not None else None
         compact[v] = start if start is not None and start.kind == spec.kind else \
-            compact_from_counts(spec, theta[v], v, net.parents(v))
+            compact_from_counts(spec, theta[v], v, net.parents(v), warm=False)
         theta[v] = canonical.full_table(compact[v])
     result = EMResult(network=net)
     tell = reporter(progress)

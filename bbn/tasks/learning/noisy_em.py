@@ -9,7 +9,9 @@ Z's are hidden. Given a row (u, y), with P(Y = T | u) = 1 − (1 − leak) Π_{u
 and the M-step divides: p_i = Σ_rows E[Z_i] / #(u_i = T), leak = Σ_rows E[Z_L] / N. Each
 iteration is two matrix products over the rows (N × n causes), so 40 causes cost 40
 numbers per row, never a 2^40 table; the log-likelihood never decreases. A noisy-AND is
-the noisy-OR of the complements (every state flipped).
+the noisy-OR of the complements (every state flipped). :func:`learn_noisy` also learns
+noisy-MAX tables (:mod:`bbn.tasks.learning.noisy_max_em`) and logistic ones
+(:func:`fit_logistic`), each kept compact.
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)

@@ -141,7 +141,8 @@ def fit_noisy_max(causes: np.ndarray, y: np.ndarray, cardinalities: Sequence[int
                                        minlength=total) for s in range(states)], axis=1)
         new = flat.copy()
         new[learned] = counts[learned] / counts[learned].sum(axis=1, keepdims=True)
-        new_leak = weighted[:, n].sum(axis=0) / weights.sum()
+        new_leak = weighted[:, n].sum(axis=0)
+        new_leak = new_leak / new_leak.sum()  # rows impossible under θ count for nothing
         moved = max(float(np.abs(new - flat).max()), float(np.abs(new_leak - leak).max()))
         flat, leak = new, new_leak
         if moved < tol:
@@ -150,12 +151,14 @@ def fit_noisy_max(causes: np.ndarray, y: np.ndarray, cardinalities: Sequence[int
 
 
 def compact_from_counts(spec: canonical.Canonical, counts: np.ndarray, name: str,
-                        parents: Sequence[str], tol: float = TOLERANCE) -> canonical.Canonical:
+                        parents: Sequence[str], tol: float = TOLERANCE,
+                        warm: bool = True) -> canonical.Canonical:
     """The noisy table of ``spec``'s kind (noisy-OR, -AND or -MAX) maximising
     Σ_{u, y} n(u, y) · log P(y | u), ``counts`` n of shape (|U_1|, ..., |U_n|, |Y|) (the
     expected counts of an EM over missing values), by the noisy EM above started from
-    ``spec``: the log-likelihood of the counts does not fall, so the outer EM stays
-    monotone. A noisy-AND (a minimum) is fitted as the maximum of the reversed states.
+    ``spec`` (``warm=False``: from uniform rows): the log-likelihood of the counts does
+    not fall, so the outer EM stays monotone. A noisy-AND (a minimum) is fitted as the
+    maximum of the reversed states.
 
     >>> spec = canonical.noisy_or((2, 2), [0.5], leak=0.5)
     >>> counts = np.array([[90.0, 10.0], [20.0, 80.0]])     # 1 − 0.9 · (1 − p) = 0.8
@@ -170,7 +173,7 @@ def compact_from_counts(spec: canonical.Canonical, counts: np.ndarray, name: str
     rows, leak, _ = fit_noisy_max(np.column_stack(seen[:-1]) if len(seen) > 1 else
                                   np.empty((len(seen[0]), 0), np.int64), seen[-1],
                                   counts.shape[:-1], counts.shape[-1], weights=counts[seen],
-                                  tol=tol, initial=(contributions, leak))
+                                  tol=tol, initial=(contributions, leak) if warm else None)
     if spec.kind == "noisy-max":
         return canonical.noisy_max(counts.shape, [r[1:] for r in rows], leak, name, parents)
     return canonical.noisy_or(counts.shape, [float(r[1, 1]) for r in rows], float(leak[1]),
