@@ -129,10 +129,8 @@ def test_thirty_cause_noisy_max_learned_without_a_full_table():
     np.testing.assert_allclose(spec.leak, [0.9, 0.08, 0.02], atol=0.03)
 
 
-sklearn = pytest.importorskip("sklearn.linear_model", reason="scikit-learn is the oracle")
-
-
 def test_logistic_weights_equal_scikit_learn():
+    sklearn = pytest.importorskip("sklearn.linear_model", reason="scikit-learn is the oracle")
     net = bbn.Network("logit")
     net.add_variable("A", ["a0", "a1", "a2"], table=[0.3, 0.4, 0.3])
     net.add_variable("B", ["F", "T"], table=[0.5, 0.5])
@@ -157,17 +155,32 @@ def test_em_over_missing_values_keeps_noisy_tables_compact():
     net, names, truth, leak = _network(rng, (2, 2, 3))
     net.add_noisy_or("O", ["U0", "U1"], weights={"U0": 0.0, "U1": 0.7}, leak=0.1)
     net.add_noisy_and("A", ["U1", "O"], weights={"U1": 0.6, "O": 0.8}, leak=0.05)
+    net.add_logistic("R", ["U2", "Y"], weights={"U2": 1.0, "Y": -0.5}, bias=0.3)
     data = bbn.sample(net, 20_000, seed=8)
     holes = rng.random(data.shape) < 0.15  # 15% of the cells missing, parents and children
     data = data.astype(object).mask(holes)
     result = em(net, data, max_iter=200, tol=1e-9)
     learned = result.network
-    assert [learned.canonical(v).kind for v in ("Y", "O", "A")] == [
-        "noisy-max", "noisy-or", "noisy-and"]
+    assert [learned.canonical(v).kind for v in ("Y", "O", "A", "R")] == [
+        "noisy-max", "noisy-or", "noisy-and", "logistic"]
     trace = np.array(result.log_likelihood)
     assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[1:]))
     for got, want in zip(learned.canonical("Y").contributions, truth):
         np.testing.assert_allclose(got, want, atol=0.05)
     np.testing.assert_allclose(learned.canonical("O").weights, [0.0, 0.7], atol=0.04)
     np.testing.assert_allclose(learned.canonical("A").weights, [0.6, 0.8], atol=0.04)
+    np.testing.assert_allclose(learned.canonical("R").weights, [1.0, -0.5], atol=0.1)
     assert bbn.learn(net, data, missing="em").canonical("Y").kind == "noisy-max"
+
+
+def test_em_on_complete_rows_learns_the_logistic_of_complete_data():
+    """One M-step on the counts of complete rows: the row-by-row logistic regression."""
+    net = bbn.Network("logit")
+    net.add_variable("A", ["a0", "a1", "a2"], table=[0.3, 0.4, 0.3])
+    net.add_variable("B", ["F", "T"], table=[0.5, 0.5])
+    net.add_logistic("Y", ["A", "B"], weights={"A": 0.8, "B": -1.2}, bias=-0.7)
+    data = bbn.sample(net, 3000, seed=9)
+    by_rows = bbn.learn(net, data).canonical("Y")
+    by_counts = em(net, data).network.canonical("Y")
+    np.testing.assert_allclose(by_counts.weights, by_rows.weights, atol=1e-6)
+    assert by_counts.bias == pytest.approx(by_rows.bias, abs=1e-6)

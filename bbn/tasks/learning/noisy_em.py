@@ -33,7 +33,7 @@ from bbn.core.errors import DataError
 from bbn.io.chunks import chunks
 from bbn.model.network import Network
 from bbn.tasks.learning.noisy_max_em import fit_noisy_max
-from bbn.tasks.learning.softmax_fit import fit_softmax
+from bbn.tasks.learning.softmax_fit import fit_counts, fit_softmax
 
 #: EM stops when no parameter moves more than this, or after MAX_ITERATIONS.
 TOLERANCE = 1e-7
@@ -79,6 +79,21 @@ def fit_noisy_or(causes: np.ndarray, on: np.ndarray, tol: float = TOLERANCE,
 #: The compact kinds :func:`bbn.learn` learns kept compact: by EM (noisy), by maximum
 #: likelihood (logistic: a logistic regression on the parents' state indices).
 LEARNED_COMPACT = ("noisy-or", "noisy-and", "noisy-max", "logistic")
+
+
+def logistic_from_counts(counts: np.ndarray, name: str) -> canonical.Canonical:
+    """The logistic table maximising Σ_{u, y} n(u, y) · log P(y | u), ``counts`` n of shape
+    (|U_1|, ..., |U_n|, 2) (the expected counts of an EM over missing values): a
+    logistic regression with one row per parent configuration u, weighted by its counts.
+
+    >>> spec = logistic_from_counts(np.array([[2.0, 1.0], [1.0, 2.0]]), "Y")
+    >>> [round(w, 4) for w in spec.weights], round(spec.bias, 4)    # 2·log 2, −log 2
+    ([1.3863], -0.6931)
+    """
+    shape = counts.shape
+    values = np.indices(shape[:-1]).reshape(len(shape) - 1, -1).T.astype(float)
+    theta = fit_counts(values, counts.reshape(-1, shape[-1]))
+    return canonical.logistic(shape, theta[0, 1:].tolist(), float(theta[0, 0]), name)
 
 
 def noisy_variables(net: Network) -> list[str]:
