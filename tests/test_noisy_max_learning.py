@@ -13,6 +13,7 @@ import pytest
 import bbn
 from bbn.core.memory import get_memory_limit, set_memory_limit
 from bbn.tasks.learning.missing import em
+from bbn.tasks.learning.noisy_em import fit_noisy_or
 from bbn.tasks.learning.noisy_max_em import expected_contributions, fit_noisy_max
 
 
@@ -184,3 +185,15 @@ def test_em_on_complete_rows_learns_the_logistic_of_complete_data():
     by_counts = em(net, data).network.canonical("Y")
     np.testing.assert_allclose(by_counts.weights, by_rows.weights, atol=1e-6)
     assert by_counts.bias == pytest.approx(by_rows.bias, abs=1e-6)
+
+
+def test_binary_noisy_max_em_equals_the_noisy_or_em():
+    """Two states: the noisy-MAX EM is the noisy-OR EM (fit_noisy_or) at their optimum."""
+    rng = np.random.default_rng(10)
+    u = rng.random((8000, 3)) < 0.4
+    on = (rng.random(8000) < 0.1) | (u & (rng.random((8000, 3)) < [0.8, 0.5, 0.3])).any(1)
+    p, leak, _ = fit_noisy_or(u, on, tol=1e-12, max_iter=20_000)
+    rows, leak_max, _ = fit_noisy_max(u.astype(int), on.astype(int), (2, 2, 2), 2,
+                                      tol=1e-12, max_iter=20_000)
+    np.testing.assert_allclose([r[1, 1] for r in rows], p, atol=1e-6)
+    assert leak_max[1] == pytest.approx(leak, abs=1e-6)
