@@ -14,7 +14,11 @@ import bbn
 from bbn.core.memory import get_memory_limit, set_memory_limit
 from bbn.tasks.learning.missing import em
 from bbn.tasks.learning.noisy_em import fit_noisy_or
-from bbn.tasks.learning.noisy_max_em import expected_contributions, fit_noisy_max
+from bbn.tasks.learning.noisy_max_em import (
+    _expected_counts,
+    expected_contributions,
+    fit_noisy_max,
+)
 
 
 def _random_rows(rng, k, states):
@@ -50,6 +54,23 @@ def test_e_step_equals_enumeration_over_the_hidden_contributions(seed):
                     joint[i, z] += p
         assert likelihood[r] == pytest.approx(total, abs=1e-12)
         np.testing.assert_allclose(posterior[r], joint / total, atol=1e-12, rtol=0)
+
+
+def test_the_summed_counts_equal_the_summed_posteriors():
+    """What each EM iteration sums (N·(n + 1) numbers) equals Σ_rows of the E-step."""
+    rng = np.random.default_rng(11)
+    cards, states = (3, 2, 4), 3
+    rows, leak = _spec(rng, cards, states)
+    causes = np.column_stack([rng.integers(0, k, 500) for k in cards])
+    y, weights = rng.integers(0, states, 500), rng.random(500)
+    posterior, likelihood = expected_contributions(rows, leak, causes, y)
+    offsets = np.concatenate([[0], np.cumsum(cards)[:-1]])
+    index = np.column_stack([causes + offsets, np.full(500, sum(cards))])
+    counts, ll = _expected_counts(np.vstack([*rows, leak]), index, y, weights)
+    expected = np.zeros_like(counts)
+    np.add.at(expected, index, posterior * weights[:, None, None])
+    np.testing.assert_allclose(counts, expected, atol=1e-12, rtol=0)
+    assert ll == pytest.approx(float(np.dot(weights, np.log(likelihood))), abs=1e-9)
 
 
 def _network(rng, cards, states_y=3):

@@ -12,7 +12,8 @@ included, at most y), a row (u, y) has P(Y = y | u) = Π_j F_j(y) − Π_j F_j(y
 divided by P(Y = y | u) (E-step: G_i by prefix and suffix products, an N × (n + 1) × |Y|
 array, no division by F_i). The M-step normalises the expected counts:
 C_i[u](z) = Σ_{rows with u_i = u} P(Z_i = z | ·) / #(u_i = u), and L likewise over every
-row. Each iteration costs N·(n + 1)·|Y| numbers, never the Π|U_i|·|Y| full table, and
+row. Each iteration sums N·(n + 1) numbers (:func:`_expected_counts`), never the
+Π|U_i|·|Y| full table, and
 the log-likelihood never decreases. Equal rows are collapsed first (with their counts).
 
 >>> import numpy as np
@@ -117,37 +118,56 @@ def fit_noisy_max(causes: np.ndarray, y: np.ndarray, cardinalities: Sequence[int
     distinct, inverse = distinct_rows(np.column_stack([causes, y]))
     weights = np.bincount(inverse.ravel(), weights=weights, minlength=len(distinct))
     causes, y = distinct[:, :-1], distinct[:, -1]
-    n = causes.shape[1]
     offsets = np.concatenate([[0], np.cumsum(cardinalities)[:-1]]).astype(np.int64)
-    index = (causes + offsets).ravel()  # (cause, cause state) of each row's contribution
     total = int(np.sum(cardinalities))
-    seen = np.bincount(index, weights=np.repeat(weights, n), minlength=total) > 0
-    first = np.zeros(total, bool)
+    # each row's contributions as rows of one stacked table, the leak the last row
+    index = np.column_stack([causes + offsets, np.full(len(y), total)])
+    seen = np.bincount(index.ravel(), weights=np.repeat(weights, index.shape[1]),
+                       minlength=total + 1) > 0
+    first = np.zeros(total + 1, bool)
     first[offsets] = True  # "absent": the point mass y_0, not learned
     learned = seen & ~first
-    flat = np.full((total, states), 1.0 / states)
+    flat = np.full((total + 1, states), 1.0 / states)
     flat[first] = np.eye(states)[0]
-    leak = np.full(states, 1.0 / states)
     if initial is not None:
-        flat, leak = np.vstack(initial[0]).astype(float), np.asarray(initial[1], float)
+        flat = np.vstack([*initial[0], initial[1]]).astype(float)
     trace: list[float] = []
     for _ in range(max_iter):
-        contributions = np.split(flat, offsets[1:])
-        posterior, likelihood = expected_contributions(contributions, leak, causes, y)
-        with np.errstate(divide="ignore"):
-            trace.append(float(np.dot(weights, np.log(likelihood))))
-        weighted = posterior * weights[:, None, None]
-        counts = np.stack([np.bincount(index, weights=weighted[:, :n, s].ravel(),
-                                       minlength=total) for s in range(states)], axis=1)
+        counts, log_likelihood = _expected_counts(flat, index, y, weights)
+        trace.append(log_likelihood)
         new = flat.copy()
         new[learned] = counts[learned] / counts[learned].sum(axis=1, keepdims=True)
-        new_leak = weighted[:, n].sum(axis=0)
-        new_leak = new_leak / new_leak.sum()  # rows impossible under θ count for nothing
-        moved = max(float(np.abs(new - flat).max()), float(np.abs(new_leak - leak).max()))
-        flat, leak = new, new_leak
+        moved = float(np.abs(new - flat).max())
+        flat = new
         if moved < tol:
             break
-    return np.split(flat, offsets[1:]), leak, trace
+    return np.split(flat[:-1], offsets[1:]), flat[-1], trace
+
+
+def _expected_counts(flat: np.ndarray, index: np.ndarray, y: np.ndarray, weights: np.ndarray
+                     ) -> tuple[np.ndarray, float]:
+    """Σ_rows weight · P(Z = z | u, y) per row of ``flat`` (the stacked C_i[u] and L;
+    ``index`` the N × (n + 1) rows each data row uses) and the log-likelihood. The
+    posterior of :func:`expected_contributions` is C(z) times a factor that depends on z
+    only through z < y or z = y, so the sums need N × (n + 1) numbers, not × |Y|:
+    n(z) = C(z) · (Σ_{y > z} S_<(y) + S_=(z))."""
+    states = flat.shape[1]
+    cumulative = np.cumsum(flat, axis=1)
+    at = cumulative[index, y[:, None]]
+    below = np.where(y[:, None] > 0, cumulative[index, np.maximum(y - 1, 0)[:, None]], 0.0)
+    others_at, others_below = _exclusive_products(at), _exclusive_products(below)
+    likelihood = np.maximum(others_at[:, 0] * at[:, 0] - others_below[:, 0] * below[:, 0], 0.0)
+    share = np.divide(weights, likelihood, out=np.zeros(len(y)), where=likelihood > 0)
+    key = (index * states + y[:, None]).ravel()
+    size = flat.size
+    lower = np.bincount(key, weights=(share[:, None] * (others_at - others_below)).ravel(),
+                        minlength=size).reshape(flat.shape)
+    equal = np.bincount(key, weights=(share[:, None] * others_at).ravel(),
+                        minlength=size).reshape(flat.shape)
+    above = np.cumsum(lower[:, ::-1], axis=1)[:, ::-1] - lower  # Σ_{y > z}
+    with np.errstate(divide="ignore"):
+        log_likelihood = float(np.dot(weights, np.log(likelihood)))
+    return flat * (above + equal), log_likelihood
 
 
 def compact_from_counts(spec: canonical.Canonical, counts: np.ndarray, name: str,
