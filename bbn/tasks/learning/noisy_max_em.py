@@ -42,11 +42,14 @@ MAX_ITERATIONS = 1000
 
 
 def _exclusive_products(values: np.ndarray) -> np.ndarray:
-    """Along axis 1, the product of every other entry: prefix × suffix, no division."""
-    ones = np.ones_like(values[:, :1])
-    prefix = np.cumprod(np.concatenate([ones, values[:, :-1]], axis=1), axis=1)
-    suffix = np.cumprod(np.concatenate([ones, values[:, :0:-1]], axis=1), axis=1)[:, ::-1]
-    return prefix * suffix
+    """Along axis 1, the product of every other entry: the row's product divided by the
+    entry, or for a zero entry the product of the others when it is the row's only zero
+    (a reduction and a division: numpy's cumulative products are several times slower)."""
+    zero = values == 0
+    zeros = zero.sum(axis=1, keepdims=True)
+    product = np.where(zero, 1.0, values).prod(axis=1, keepdims=True)
+    divided = np.divide(product, values, out=np.zeros_like(values), where=~zero)
+    return np.where(zeros == 0, divided, np.where(zero & (zeros == 1), product, 0.0))
 
 
 def expected_contributions(contributions: Sequence[np.ndarray], leak: np.ndarray,
