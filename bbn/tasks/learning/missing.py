@@ -33,6 +33,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+import bbn.model.canonical as canonical
 from bbn.core.codes import distinct_rows, mixed_radix
 from bbn.core.data import MISSING, encode, require_columns
 from bbn.core.errors import DataError
@@ -50,6 +51,12 @@ from bbn.tasks.learning.estimators import (
     warn_unseen,
 )
 from bbn.tasks.learning.mixture import mixture_em
+from bbn.tasks.learning.noisy_em import logistic_from_counts
+from bbn.tasks.learning.noisy_max_em import compact_from_counts
+
+#: Compact tables EM keeps compact: their M-step is the noisy EM on the expected counts
+#: (a logistic: the logistic regression on them).
+NOISY_KINDS = ("noisy-or", "noisy-and", "noisy-max", "logistic")
 
 
 def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
@@ -59,6 +66,11 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
        alpha: float | None = None, ess: float | None = None,
        chunksize: int | None = None, progress: Progress = None) -> EMResult:
     """Learn every table of ``net`` from ``data`` with missing values by EM.
+
+    A noisy-OR, noisy-AND, noisy-MAX or logistic table stays compact: its M-step is the
+    noisy EM (:func:`bbn.tasks.learning.noisy_max_em.compact_from_counts`) or the logistic
+    regression (:func:`bbn.tasks.learning.noisy_em.logistic_from_counts`) on its expected
+    counts, maximum likelihood whatever ``estimator``.
 
     Variables without a column are hidden (never observed). Initial tables: those of
     ``initial`` when given; otherwise counts over the rows where each family is fully
@@ -146,6 +158,13 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
                for v in variables}  # complete rows: their counts never change
 
     theta = _initial_tables(net, initial, fixed, rows, variables, seed)
+    compact = {v: net.canonical(v) for v in variables if net.parents(v)
+               and getattr(net.canonical(v), "kind", None) in NOISY_KINDS}
+    for v, spec in compact.items():  # start inside the compact family: EM stays monotone
+        start = initial.canonical(v) if initial is not None else None
+        compact[v] = start if start is not None and start.kind == spec.kind else \
+            _compact_m_step(spec, theta[v], v, net.parents(v), warm=False)
+        theta[v] = canonical.full_table(compact[v])
     result = EMResult(network=net)
     tell = reporter(progress)
     for iteration in range(max_iter + 1):
@@ -166,13 +185,26 @@ def em(net: Network, data, estimator: Estimator | str = "mle", *, columns=None,
         if iteration == max_iter:
             break
         theta = {v: table_from_counts(net, v, expected[v], estimator, warn=False)
-                 for v in variables}
+                 for v in variables if v not in compact}
+        for v, spec in compact.items():  # maximum likelihood on the expected counts
+            compact[v] = _compact_m_step(spec, expected[v], v, net.parents(v))
+            theta[v] = canonical.full_table(compact[v])
         result.iterations = iteration + 1
     result.network = _with_tables(net, theta)
+    for v, spec in compact.items():
+        result.network._set_canonical(v, spec)
     if isinstance(estimator, MLE):
         for v in variables:
-            warn_unseen(net, v, expected[v])
+            if v not in compact:
+                warn_unseen(net, v, expected[v])
     return result
+
+
+def _compact_m_step(spec, counts: np.ndarray, name: str, parents, warm: bool = True):
+    """The compact table of ``spec``'s kind fitted to ``counts`` (maximum likelihood)."""
+    if spec.kind == "logistic":
+        return logistic_from_counts(counts, name)
+    return compact_from_counts(spec, counts, name, parents, warm=warm)
 
 
 def _distinct_over_chunks(net: Network, data, columns, chunksize) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,9 @@ Z's are hidden. Given a row (u, y), with P(Y = T | u) = 1 − (1 − leak) Π_{u
 and the M-step divides: p_i = Σ_rows E[Z_i] / #(u_i = T), leak = Σ_rows E[Z_L] / N. Each
 iteration is two matrix products over the rows (N × n causes), so 40 causes cost 40
 numbers per row, never a 2^40 table; the log-likelihood never decreases. A noisy-AND is
-the noisy-OR of the complements (every state flipped).
+the noisy-OR of the complements (every state flipped). :func:`learn_noisy` also learns
+noisy-MAX tables (:mod:`bbn.tasks.learning.noisy_max_em`) and logistic ones
+(:func:`fit_logistic`), each kept compact.
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
@@ -30,6 +32,8 @@ from bbn.core.data import MISSING, encode
 from bbn.core.errors import DataError
 from bbn.io.chunks import chunks
 from bbn.model.network import Network
+from bbn.tasks.learning.noisy_max_em import fit_noisy_max
+from bbn.tasks.learning.softmax_fit import fit_counts, fit_softmax
 
 #: EM stops when no parameter moves more than this, or after MAX_ITERATIONS.
 TOLERANCE = 1e-7
@@ -72,15 +76,53 @@ def fit_noisy_or(causes: np.ndarray, on: np.ndarray, tol: float = TOLERANCE,
     return p, leak, iterations
 
 
+#: The compact kinds :func:`bbn.learn` learns kept compact: by EM (noisy), by maximum
+#: likelihood (logistic: a logistic regression on the parents' state indices).
+LEARNED_COMPACT = ("noisy-or", "noisy-and", "noisy-max", "logistic")
+
+
+def logistic_from_counts(counts: np.ndarray, name: str) -> canonical.Canonical:
+    """The logistic table maximising Σ_{u, y} n(u, y) · log P(y | u), ``counts`` n of shape
+    (|U_1|, ..., |U_n|, 2) (the expected counts of an EM over missing values): a
+    logistic regression with one row per parent configuration u, weighted by its counts.
+
+    >>> spec = logistic_from_counts(np.array([[2.0, 1.0], [1.0, 2.0]]), "Y")
+    >>> [round(w, 4) for w in spec.weights], round(spec.bias, 4)    # 2·log 2, −log 2
+    ([1.3863], -0.6931)
+    """
+    shape = counts.shape
+    values = np.indices(shape[:-1]).reshape(len(shape) - 1, -1).T.astype(float)
+    theta = fit_counts(values, counts.reshape(-1, shape[-1]))
+    return canonical.logistic(shape, theta[0, 1:].tolist(), float(theta[0, 0]), name)
+
+
 def noisy_variables(net: Network) -> list[str]:
-    """The variables of ``net`` with a noisy-OR or noisy-AND table (what :func:`bbn.learn`
-    learns by EM, keeping them compact)."""
+    """The variables of ``net`` with a noisy-OR, noisy-AND, noisy-MAX or logistic table
+    (what :func:`bbn.learn` learns keeping them compact)."""
     found = []
     for v in net.variables:
         spec = net.canonical(v)
-        if spec is not None and spec.kind in ("noisy-or", "noisy-and"):
+        if spec is not None and spec.kind in LEARNED_COMPACT:
             found.append(v)
     return found
+
+
+def fit_logistic(causes: np.ndarray, on: np.ndarray) -> tuple[np.ndarray, float]:
+    """(w, b) maximising Σ_rows log P(y | u), P(Y = T | u) = σ(b + Σ_i w_i · u_i), ``causes``
+    the N × n parents' state indices, ``on`` Y = T (Newton's method of
+    :func:`bbn.tasks.learning.softmax_fit.fit_softmax`, its ridge 1e-8 per row).
+
+    >>> u = np.array([[0], [0], [0], [1], [1], [1]])
+    >>> w, b = fit_logistic(u, np.array([0, 0, 1, 1, 1, 0], bool))   # 1/3 then 2/3
+    >>> round(float(w[0]), 4), round(b, 4)                          # 2·log 2, −log 2
+    (1.3863, -0.6931)
+    """
+    rows = len(on)
+    if rows == 0:
+        raise DataError("no rows to learn the logistic table from")
+    bias, weights = fit_softmax(np.zeros(rows, np.int64), np.asarray(causes, float),
+                                np.asarray(on, np.int64), 1, 2)
+    return weights[0, 1], float(bias[0, 1])
 
 
 def without_parents(net: Network, variables: list[str]) -> Network:
@@ -112,9 +154,20 @@ def learn_noisy(net: Network, data, variables: list[str], *, columns=None,
         block = codes[:, [position[u] for u in family]]
         block = block[(block != MISSING).all(axis=1)]
         spec = net.canonical(v)
+        shape = tuple(net.cardinality(u) for u in family)
+        if spec.kind == "noisy-max":
+            if not len(block):
+                raise DataError(f"no complete rows to learn the noisy-MAX table of {v!r}")
+            rows, leak, _ = fit_noisy_max(block[:, :-1], block[:, -1], shape[:-1], shape[-1])
+            learned._set_canonical(v, canonical.noisy_max(
+                shape, [r[1:] for r in rows], leak, v, tuple(family[:-1])))
+            continue
+        if spec.kind == "logistic":
+            w, bias = fit_logistic(block[:, :-1], block[:, -1] == 1)
+            learned._set_canonical(v, canonical.logistic(shape, w.tolist(), bias, v))
+            continue
         flip = spec.kind == "noisy-and"  # the noisy-OR of the complements
         causes, on = (block[:, :-1] == 1), (block[:, -1] == 1)
         p, leak, _ = fit_noisy_or(~causes if flip else causes, ~on if flip else on)
-        shape = tuple(net.cardinality(u) for u in family)
         learned._set_canonical(v, canonical.noisy_or(
             shape, p.tolist(), leak, v, tuple(family[:-1]), dual=flip))

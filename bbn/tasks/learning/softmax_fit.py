@@ -52,11 +52,25 @@ def fit_softmax(index: np.ndarray, values: np.ndarray, states: np.ndarray, q: in
     return bias, weights
 
 
+def fit_counts(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """θ of shape (k − 1, 1 + m) maximising Σ_r Σ_x counts[r, x] · log softmax(θ z_r)_x,
+    z_r = (1, values[r]) (rows of counts, e.g. the expected counts of an EM; the first
+    state the reference), by the same Newton steps.
+
+    >>> theta = fit_counts(np.array([[0.0], [1.0]]), np.array([[3.0, 1.0], [1.0, 3.0]]))
+    >>> np.round(theta, 4).tolist()                      # log 3 − log 1 = 1.0986 apart
+    [[-1.0986, 2.1972]]
+    """
+    return _newton(np.column_stack([np.ones(len(values)), values]), np.asarray(counts, float))
+
+
 def _newton(z: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Rows of ``y``: one-hot states, or counts per state (each row weighs its total)."""
     n, width = z.shape
     k = y.shape[1] - 1
     ridge = RIDGE * n
     theta = np.zeros((k, width))
+    total = y.sum(axis=1)
 
     def log_likelihood(theta: np.ndarray) -> tuple[float, np.ndarray]:
         scores = np.column_stack([np.zeros(n), z @ theta.T])
@@ -68,8 +82,8 @@ def _newton(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     value, p = log_likelihood(theta)
     for _ in range(100):
         pk = p[:, 1:]
-        gradient = (y[:, 1:] - pk).T @ z - ridge * theta
-        w = pk[:, :, None] * (np.eye(k)[None] - pk[:, None, :])
+        gradient = (y[:, 1:] - total[:, None] * pk).T @ z - ridge * theta
+        w = total[:, None, None] * pk[:, :, None] * (np.eye(k)[None] - pk[:, None, :])
         hessian = np.einsum("nab,ni,nj->aibj", w, z, z).reshape(k * width, k * width)
         step = np.linalg.solve(hessian + ridge * np.eye(k * width),
                                gradient.ravel()).reshape(k, width)
