@@ -47,7 +47,6 @@ from bbn.questions.language import Query, parse_query
 from bbn.questions.resolution import per_state, resolve_query
 from bbn.questions.uncertain import VIRTUAL_STATES
 from bbn.tasks.explain.decision_working import DECISION_KINDS, explain_decisions
-from bbn.tasks.explain.hybrid_working import explain_hybrid
 from bbn.tasks.explain.formatting import (
     MAX_WRITTEN,
     Derivation,
@@ -56,6 +55,7 @@ from bbn.tasks.explain.formatting import (
     Table,
     as_fraction,
 )
+from bbn.tasks.explain.hybrid_working import explain_hybrid
 
 if TYPE_CHECKING:
     from bbn.model.network import Network

@@ -46,6 +46,16 @@ def _g(x: float) -> str:
     return f"{x:.6g}"
 
 
+def _p(x: float) -> str:
+    """A number as a factor: negative ones in parentheses, ``(-1)``."""
+    return f"({x:.6g})" if x < 0 else f"{x:.6g}"
+
+
+def _plus(x: float) -> str:
+    """`` + x`` or `` − |x|``."""
+    return f" {'−' if x < 0 else '+'} {abs(x):.6g}"
+
+
 def explain_hybrid(net: Network, query: Query, question: Question, explain) -> Derivation:
     """The derivation of ``P(...)`` with continuous findings or one continuous target.
 
@@ -185,9 +195,9 @@ def explain_hybrid(net: Network, query: Query, question: Question, explain) -> D
         m_c, v_c = m + float(gain @ (e - mean[idx])), var - float(gain @ sxe)
         components.append((m_c, v_c))
         if len(idx) == 1:
-            mixture.append(f"  {given}: μ = {_g(m)} + {_g(sxe[0])} / {_g(see[0, 0])} · "
-                           f"({_g(e[0])} − {_g(mean[idx][0])}) = {_g(m_c)}, σ² = "
-                           f"{_g(var)} − {_g(sxe[0])}² / {_g(see[0, 0])} = {_g(v_c)}, "
+            mixture.append(f"  {given}: μ = {_g(m)}{_plus(sxe[0])} / {_g(see[0, 0])} · "
+                           f"({_g(e[0])}{_plus(-mean[idx][0])}) = {_g(m_c)}, σ² = "
+                           f"{_g(var)} − {_p(sxe[0])}² / {_g(see[0, 0])} = {_g(v_c)}, "
                            f"weight P({given} | e) = {_g(w)}")
         else:
             mixture.append(f"  {given}: μ = μ_{target} + Σ_{target}e Σ_ee⁻¹ (e − μ_e) = "
@@ -236,9 +246,9 @@ def _moments(net: Network, order: list[str], at: dict[str, str], bar: str):
         mean[k] = mu + (bv @ mean[idx] if idx else 0.0)
         cov[k, :k] = cov[:k, k] = bv @ cov[idx, :k] if idx else 0.0
         cov[k, k] = var + (bv @ cov[np.ix_(idx, idx)] @ bv if idx else 0.0)
-        m_terms = "".join(f" + {_g(w)}·{_g(mean[j])}" for w, j in zip(bv, idx))
-        v_terms = "".join(f" + {_g(w)}²·{_g(cov[j, j])}" for w, j in zip(bv, idx))
-        v_terms += "".join(f" + 2·{_g(bv[a])}·{_g(bv[c])}·{_g(cov[idx[a], idx[c]])}"
+        m_terms = "".join(f"{_plus(w)}·{_p(mean[j])}" for w, j in zip(bv, idx))
+        v_terms = "".join(f" + {_p(w)}²·{_g(cov[j, j])}" for w, j in zip(bv, idx))
+        v_terms += "".join(f" + 2·{_p(bv[a])}·{_p(bv[c])}·{_p(cov[idx[a], idx[c]])}"
                            for a in range(len(idx)) for c in range(a + 1, len(idx))
                            if cov[idx[a], idx[c]] != 0.0)
         lines.append(f"  E[{v}{bar}] = {_g(mu)}{m_terms}"
