@@ -192,3 +192,14 @@ def test_render_labels_each_gaussian_with_its_regression(chain_file, tmp_path, c
     dot = out.read_text()
     assert ('<TR><TD><FONT POINT-SIZE="10">C=a: N(0, 1)</FONT></TD></TR>'
             '<TR><TD><FONT POINT-SIZE="10">C=b: N(2, 0.5)</FONT></TD></TR>') in dot
+
+
+def test_a_far_finding_is_weighed_in_logs(chain):
+    # N(80; 5, 2.5) underflows to 0; λ(b)/λ(a) = exp(log N(80; 5, 2.5) − log N(80; 1, 4.5))
+    log_ratio = (-0.5 * math.log(2 * math.pi * 2.5) - 75 ** 2 / 5
+                 + 0.5 * math.log(2 * math.pi * 4.5) + 79 ** 2 / 9)
+    expected = 0.6 * math.exp(log_ratio) / (0.4 + 0.6 * math.exp(log_ratio))
+    derivation = bbn.explain(chain, "P(C=b | y=80)")
+    assert derivation.numerator / derivation.total == pytest.approx(expected, rel=1e-9)
+    assert chain.query("P(C=b | y=80)") == pytest.approx(expected, rel=1e-9)
+    assert expected > 0

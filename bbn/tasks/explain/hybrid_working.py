@@ -113,7 +113,7 @@ def explain_hybrid(net: Network, query: Query, question: Question, explain) -> D
     configurations = list(itertools.product(*(net.states(v) for v in discrete)))
     lines = [f"The regressions, for each configuration of {', '.join(discrete) or 'none'}, "
              "with the unobserved continuous parents integrated out:"]
-    lam, moments = [], []
+    lam, moments = [], []  # λ in logs
     e_names = [v for v in order if v in findings]
     e = np.array([findings[v] for v in e_names])
     for config in configurations:
@@ -126,8 +126,9 @@ def explain_hybrid(net: Network, query: Query, question: Question, explain) -> D
         if e_names:
             idx = [order.index(v) for v in e_names]
             mu, sigma = mean[idx], cov[np.ix_(idx, idx)]
-            density = _density(e, mu, sigma)
-            lam.append(density)
+            log_density = _log_density(e, mu, sigma)
+            density = math.exp(log_density)
+            lam.append(log_density)
             point = ", ".join(f"{v}={_g(x)}" for v, x in zip(e_names, e))
             if len(e_names) == 1:
                 lines.append(f"  p({point}{bar}) = N({_g(e[0])}; {_g(mu[0])}, "
@@ -142,7 +143,7 @@ def explain_hybrid(net: Network, query: Query, question: Question, explain) -> D
     for v in reversed([u for u in net.variables if u in gaussian]):
         reduced.remove_variable(v)
     if e_names and discrete:
-        scaled = np.asarray(lam) / max(lam)
+        scaled = np.exp(np.asarray(lam) - max(lam))  # in logs: far findings underflow
         name = virtual_name("".join(e_names), reduced.variables)
         reduced.add_variable(name, list(VIRTUAL_STATES), parents=discrete,
                              table=np.stack([scaled, 1.0 - scaled], axis=-1).reshape(
@@ -258,8 +259,8 @@ def _moments(net: Network, order: list[str], at: dict[str, str], bar: str):
     return mean, cov, lines
 
 
-def _density(e: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> float:
-    """N(e; μ, Σ), the multivariate normal density."""
+def _log_density(e: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> float:
+    """log N(e; μ, Σ), the multivariate normal density's logarithm."""
     r = e - mu
     quad = float(r @ np.linalg.solve(sigma, r))
-    return math.exp(-0.5 * quad) / math.sqrt((2 * math.pi) ** len(e) * np.linalg.det(sigma))
+    return -0.5 * (quad + len(e) * math.log(2 * math.pi) + np.linalg.slogdet(sigma)[1])
