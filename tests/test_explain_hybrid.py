@@ -165,7 +165,6 @@ def test_formats(chain):
     ("P(x, C)", "one continuous target alone, not x, C"),
     ("MAP(C | y=1.5)", "explain derives P"),
     ("P(C | do(x=1))", "do\\(x=...\\) on the Gaussian x"),
-    ("P(y | C=a)", "given C, y is one normal"),
     ("P(y=1)", "'y' is continuous"),
 ])
 def test_what_explain_does_not_derive_is_a_query_error(chain, chain_file, capsys, question,
@@ -203,3 +202,24 @@ def test_a_far_finding_is_weighed_in_logs(chain):
     assert derivation.numerator / derivation.total == pytest.approx(expected, rel=1e-9)
     assert chain.query("P(C=b | y=80)") == pytest.approx(expected, rel=1e-9)
     assert expected > 0
+
+
+def test_one_normal_is_the_conditioning_formula_alone(chain, tmp_path):
+    # P(x | C=a, y=1.5): μ = 0 + 2/4.5·(1.5 − 1) = 2/9, σ² = 1 − 4/4.5 = 1/9
+    derivation = bbn.explain(chain, "P(x | C=a, y=1.5)")
+    np.testing.assert_allclose(derivation.components, [(1.0, 2 / 9, 1 / 9)], atol=1e-12)
+    normal = chain.posterior(["x"], evidence={"C": "a", "y": 1.5})
+    assert (normal.mean, normal.variance) == pytest.approx((2 / 9, 1 / 9), abs=1e-12)
+    # a linear Gaussian network without discrete variables: x ~ N(0, 1), y | x ~ N(1 − 2x, 0.5)
+    # E[x | y=2] = 0 − 2/4.5·(2 − 1) = −4/9, Var = 1 − 4/4.5 = 1/9
+    net = bbn.Network("g")
+    net.add_gaussian_variable("x", mean=0.0, variance=1.0)
+    net.add_gaussian_variable("y", ["x"], mean=1.0, variance=0.5, weights={"x": -2.0})
+    derivation = bbn.explain(net, "P(x | y=2)")
+    np.testing.assert_allclose(derivation.components, [(1.0, -4 / 9, 1 / 9)], atol=1e-12)
+    normal = net.posterior(["x"], evidence={"y": 2.0})
+    assert (normal.mean, normal.variance) == pytest.approx((-4 / 9, 1 / 9), abs=1e-12)
+    text = derivation.to_text()
+    assert "x: μ = 0 − 2 / 4.5 · (2 − 1) = -0.444444, σ² = 1 − (-2)² / 4.5 = 0.111111" in text
+    assert text.splitlines()[0] == "P(x | y=2)"
+    assert derivation.to_latex().count(r"\item") == 2

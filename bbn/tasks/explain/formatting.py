@@ -284,6 +284,10 @@ def _sections(d: Derivation, n: _Notation) -> list[_Section]:
     kind = query.kind
     targets = list(query.targets) if kind != "MPE" else []
     maximized = kind != "P"
+    if not d.steps:  # a continuous target that is one normal: its regressions alone
+        return [_Section(title, [("text", line) for line in lines]) for title, lines in
+                (("The regressions", d.regression), ("The continuous target", d.mixture))
+                if lines]
     last = d.steps[-1]
     final = _final_name(d, n)
     sections = []

@@ -32,14 +32,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bbn.core.errors import QueryError
+from bbn.core.factor import Factor
 from bbn.engines.exact.weighing import virtual_name
 from bbn.questions.language import Query
 from bbn.questions.uncertain import VIRTUAL_STATES
+from bbn.tasks.explain.formatting import Derivation
 
 if TYPE_CHECKING:
     from bbn.model.network import Network
     from bbn.questions.resolution import Question
-    from bbn.tasks.explain.formatting import Derivation
 
 
 def _g(x: float) -> str:
@@ -111,8 +112,8 @@ def explain_hybrid(net: Network, query: Query, question: Question, explain) -> D
                 raise QueryError(f"explain does not derive {v}, a discrete variable with "
                                  "continuous parents" + hint)
     configurations = list(itertools.product(*(net.states(v) for v in discrete)))
-    lines = [f"The regressions, for each configuration of {', '.join(discrete) or 'none'}, "
-             "with the unobserved continuous parents integrated out:"]
+    lines = [f"The regressions{', for each configuration of ' if discrete else ''}"
+             f"{', '.join(discrete)}, with the unobserved continuous parents integrated out:"]
     lam, moments = [], []  # λ in logs
     e_names = [v for v in order if v in findings]
     e = np.array([findings[v] for v in e_names])
@@ -162,33 +163,36 @@ def explain_hybrid(net: Network, query: Query, question: Question, explain) -> D
         return replace(derivation, answer=answer, regression=tuple(lines),
                        title=query.text())
     target = continuous_asked[0]
-    if not discrete:  # one normal: no weights to derive
-        raise QueryError(f"explain derives the mixture of {target} over discrete "
-                         f"configurations; {target} depends on no discrete variable" + hint)
     observed = dict(evidence)
     free = [v for v in discrete if v not in observed]
-    if not free:
-        raise QueryError(f"explain derives the mixture of {target} over unobserved discrete "
-                         f"variables; given {', '.join(discrete)}, {target} is one normal"
-                         + hint)
-    derivation = explain(reduced, Query("P", tuple((v, None) for v in free), tuple(evidence)))
-    weights = derivation.result.normalize().values.reshape(-1)
     consistent = [k for k, config in enumerate(configurations)
                   if all(observed.get(v, s) == s for v, s in zip(discrete, config))]
     configurations = [configurations[k] for k in consistent]
     moments = [moments[k] for k in consistent]
+    if free:
+        derivation = explain(reduced, Query("P", tuple((v, None) for v in free),
+                                            tuple(evidence)))
+        weights = derivation.result.normalize().values.reshape(-1)
+    else:  # one normal: no discrete derivation, no weights
+        derivation = Derivation(query, (), (), (), (), Factor((), {}, np.array(1.0)), 1.0,
+                                answer, None, None)
+        weights = np.ones(1)
     mixture = [f"P({target}{' | ' if query.evidence else ''}"
                f"{', '.join(f'{v}={s}' for v, s in query.evidence)}) = Σ_d P(d | e) · "
-               f"N({target}; μ_d, σ²_d), d over {', '.join(free)}:"]
+               f"N({target}; μ_d, σ²_d), d over {', '.join(free)}:" if free else
+               f"P({target}{' | ' if query.evidence else ''}"
+               f"{', '.join(f'{v}={s}' for v, s in query.evidence)}) = N({target}; μ, σ²), "
+               "one normal (no unobserved discrete variable):"]
     t = order.index(target)
     idx = [order.index(v) for v in e_names]
     components = []
     for config, w, (mean, cov) in zip(configurations, weights, moments):
-        given = ", ".join(f"{v}={s}" for v, s in zip(discrete, config) if v in free)
+        given = ", ".join(f"{v}={s}" for v, s in zip(discrete, config) if v in free) or target
+        weight = (f", weight P({given}{' | e' if idx or evidence else ''}) = {_g(w)}"
+                  if free else "")
         m, var = float(mean[t]), float(cov[t, t])
         if not idx:
-            mixture.append(f"  {given}: μ = {_g(m)}, σ² = {_g(var)}, weight P({given}) = "
-                           f"{_g(w)}")
+            mixture.append(f"  {given}: μ = {_g(m)}, σ² = {_g(var)}{weight}")
             components.append((m, var))
             continue
         sxe, see = cov[t, idx], cov[np.ix_(idx, idx)]
@@ -198,21 +202,19 @@ def explain_hybrid(net: Network, query: Query, question: Question, explain) -> D
         if len(idx) == 1:
             mixture.append(f"  {given}: μ = {_g(m)}{_plus(sxe[0])} / {_g(see[0, 0])} · "
                            f"({_g(e[0])}{_plus(-mean[idx][0])}) = {_g(m_c)}, σ² = "
-                           f"{_g(var)} − {_p(sxe[0])}² / {_g(see[0, 0])} = {_g(v_c)}, "
-                           f"weight P({given} | e) = {_g(w)}")
+                           f"{_g(var)} − {_p(sxe[0])}² / {_g(see[0, 0])} = {_g(v_c)}{weight}")
         else:
             mixture.append(f"  {given}: μ = μ_{target} + Σ_{target}e Σ_ee⁻¹ (e − μ_e) = "
                            f"{_g(m)} + ({', '.join(map(_g, gain))})·(e − "
                            f"({', '.join(map(_g, mean[idx]))})) = {_g(m_c)}, σ² = "
                            f"Σ_{target}{target} − Σ_{target}e Σ_ee⁻¹ Σ_e{target} = {_g(var)} − "
-                           f"{_g(float(gain @ sxe))} = {_g(v_c)}, weight P({given} | e) = "
-                           f"{_g(w)}")
+                           f"{_g(float(gain @ sxe))} = {_g(v_c)}{weight}")
     means, variances = (np.array(c) for c in zip(*components))
     total_mean = float(weights @ means)
     total_variance = float(weights @ (variances + means ** 2)) - total_mean ** 2
-    mixture.append(f"  mean = Σ_d P(d | e) μ_d = {_g(total_mean)}; variance = "
+    mixture += [] if not free else [f"  mean = Σ_d P(d | e) μ_d = {_g(total_mean)}; variance = "
                    f"Σ_d P(d | e) (σ²_d + μ_d²) − mean² = {_g(total_variance)} "
-                   "(moments matched)")
+                   "(moments matched)"]
     return replace(derivation, answer=answer, regression=tuple(lines), mixture=tuple(mixture),
                    title=query.text(), components=tuple(
                        (float(w), m, v) for w, (m, v) in zip(weights, components)))
