@@ -23,6 +23,8 @@ names the two functions here.
 
 from __future__ import annotations
 
+import numpy as np
+
 import bbn.engines.exact.conditional_gaussian as conditional_gaussian
 from bbn.core.factor import Factor
 from bbn.core.normals import Normal
@@ -39,13 +41,19 @@ def continuous_engine(answering) -> LinearGaussian | conditional_gaussian.Compon
     return found
 
 
-def answer_continuous(answering, question, model, **options) -> Normal | Factor:
-    """P(free | evidence): a :class:`~bbn.core.normals.Normal` for continuous targets, a
-    :class:`~bbn.core.factor.Factor` for discrete ones."""
-    free = list(question.free)
-    result = continuous_engine(answering).answer(answering.engine, free, question.evidence)
+def answer_continuous(answering, question, model, **options) -> Normal | Factor | float:
+    """P(free, assigned | evidence): a :class:`~bbn.core.normals.Normal` for continuous
+    targets, a :class:`~bbn.core.factor.Factor` for discrete ones (a float when every
+    target is assigned: the assigned axes of the joint sliced at their states)."""
+    free, assigned = list(question.free), question.assigned
+    result = continuous_engine(answering).answer(answering.engine, free + list(assigned),
+                                                 question.evidence)
     if isinstance(result, Normal):
         return result
+    if assigned:
+        result = np.asarray(result)[(Ellipsis, *assigned.values())]
+        if not free:
+            return float(result)
     view = answering.view
     return Factor(free, {v: view.states[v] for v in free}, result)
 

@@ -408,8 +408,7 @@ def _written(network: CompiledNetwork, asked: Asked) -> Question:
         raise QueryError("MAP takes variables without states, as in MAP(C, S | A=T)")
     free = tuple(v for v, s in query.targets if s is None)
     evidence = Evidence(states, values, query.evidence_dict)
-    kind = continuous_kind(network, asked.kind, free, evidence) if not assigned or \
-        network.softmax else asked.kind
+    kind = continuous_kind(network, asked.kind, free, evidence)
     return Question(kind, free, assigned, evidence, network)
 
 

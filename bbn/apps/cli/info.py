@@ -39,13 +39,21 @@ def run(args: argparse.Namespace) -> int:
     for v in net.variables:
         rows.append((v, ", ".join(net.states(v)) or "gaussian", ", ".join(net.parents(v)) or "-"))
     _print_table(rows)
-    for v in net.variables:  # the Gaussians with continuous parents: their regression
-        if net.is_gaussian(v) and net.has_cpt(v) and net.gaussian_weights(v):
-            print(f"{v} | {', '.join(net.parents(v))}:")
+    gaussians = [v for v in net.variables if net.is_gaussian(v)]
+    for v in gaussians:  # every Gaussian's parameters: its regression per configuration
+        if net.has_cpt(v):
+            print(f"{v} | {', '.join(net.parents(v))}:" if net.parents(v) else f"{v}:")
             for line in net.gaussian_text(v):
                 print(f"  {line}")
-    print(f"free parameters: {net.free_parameters()} "
-          f"(the full joint table needs {net.joint_parameters()})")
+    discrete = len(net.variables) - len(gaussians)
+    if not gaussians:
+        print(f"free parameters: {net.free_parameters()} "
+              f"(the full joint table needs {net.joint_parameters()})")
+    elif discrete:
+        print(f"free parameters: {net.free_parameters()} (a full joint table over the {discrete} "
+              f"discrete variable{'s' if discrete > 1 else ''} needs {net.joint_parameters()})")
+    else:
+        print(f"free parameters: {net.free_parameters()}")
     if not net.is_complete:
         missing = [v for v in net.variables if not net.has_cpt(v)]
         print(f"structure only: no table for {', '.join(missing)}")

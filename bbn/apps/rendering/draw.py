@@ -244,15 +244,14 @@ def _node_attributes(net: Network, v: str, observed: str | None, tables: bool,
     description = net.description(v)
     tooltip = f"{v}: {description}" if description else v
     attributes = {"tooltip": _dot_id(tooltip)}
+    regression = net.gaussian_text(v) if net.is_gaussian(v) and net.has_cpt(v) else []
     if not tables and belief is None:
-        attributes["label"] = labels.plain_label(v, description, observed)
+        attributes["label"] = labels.plain_label(v, description, observed, regression)
         if observed is not None:
             attributes.update(fillcolor=labels.EVIDENCE_FILL, color=labels.EVIDENCE_LINE,
                               penwidth="2")
         return attributes
     table = bars = None
-    if tables and net.is_gaussian(v) and net.has_cpt(v):  # its regression, as text
-        description = "\n".join(filter(None, [description, *net.gaussian_text(v)]))
     if tables and not net.is_gaussian(v):
         parents = net.parents(v)
         table = labels.cpt_table(v, net.states(v), parents, [net.states(p) for p in parents],
@@ -261,7 +260,7 @@ def _node_attributes(net: Network, v: str, observed: str | None, tables: bool,
     if belief is not None:
         bars = labels.posterior_table(net.states(v), belief, observed, max_rows)
     attributes["label"] = labels.node_label(v, description, observed=observed, table=table,
-                                            bars=bars)
+                                            bars=bars, regression=regression)
     return attributes
 
 

@@ -121,8 +121,10 @@ def posterior_text(p: float) -> str:
     return f"{p:.4f}"
 
 
-def plain_label(name: str, description: str | None, observed: str | None) -> str:
-    """The name (``= state`` when observed), then the shortened description.
+def plain_label(name: str, description: str | None, observed: str | None,
+                regression: Sequence[str] = ()) -> str:
+    """The name (``= state`` when observed), then the shortened description and, for a
+    Gaussian, its regression: a line ``N(1 + 2·x, 0.5)`` per configuration.
 
     Parameters
     ----------
@@ -132,6 +134,8 @@ def plain_label(name: str, description: str | None, observed: str | None) -> str
         Its description, drawn small below the name.
     observed : str or None
         Its observed state, if any.
+    regression : sequence of str
+        A Gaussian's regression lines (:meth:`bbn.Network.gaussian_text`).
 
     Returns
     -------
@@ -142,16 +146,20 @@ def plain_label(name: str, description: str | None, observed: str | None) -> str
     --------
     >>> plain_label("A", None, "T")
     '<<B>A</B> = T>'
+    >>> plain_label("y", None, None, ["N(1 + 2·x, 0.5)"])
+    '<<B>y</B><BR/><FONT POINT-SIZE="10">N(1 + 2·x, 0.5)</FONT>>'
     """
     lines = [f"<B>{escape(name)}</B>" + ("" if observed is None else f" = {escape(observed)}")]
     if description:
         lines.append(f'<FONT POINT-SIZE="9" COLOR="{MUTED}">{escape(shorten(description))}'
                      "</FONT>")
+    lines += [f'<FONT POINT-SIZE="10">{escape(line)}</FONT>' for line in regression]
     return "<" + "<BR/>".join(lines) + ">"
 
 
 def node_label(name: str, description: str | None, *, observed: str | None = None,
-               table: str | None = None, bars: str | None = None) -> str:
+               table: str | None = None, bars: str | None = None,
+               regression: Sequence[str] = ()) -> str:
     """A boxed label: a header with the name, then the CPT and/or the posterior bars.
 
     Parameters
@@ -164,6 +172,8 @@ def node_label(name: str, description: str | None, *, observed: str | None = Non
         Its observed state: the header is highlighted and shows it.
     table, bars : str or None
         The inner tables made by :func:`cpt_table` and :func:`posterior_table`.
+    regression : sequence of str
+        A Gaussian's regression lines, one row each.
 
     Returns
     -------
@@ -185,6 +195,8 @@ def node_label(name: str, description: str | None, *, observed: str | None = Non
     if description:
         rows.append(f'<TR><TD><FONT POINT-SIZE="9" COLOR="{MUTED}">'
                     f"{escape(shorten(description))}</FONT></TD></TR>")
+    rows += [f'<TR><TD><FONT POINT-SIZE="10">{escape(line)}</FONT></TD></TR>'
+             for line in regression]
     if table is not None:
         rows.append(f"<TR><TD>{table}</TD></TR>")
     if bars is not None:

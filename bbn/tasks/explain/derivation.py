@@ -55,6 +55,7 @@ from bbn.tasks.explain.formatting import (
     Table,
     as_fraction,
 )
+from bbn.tasks.explain.hybrid_working import explain_hybrid
 
 if TYPE_CHECKING:
     from bbn.model.network import Network
@@ -69,7 +70,8 @@ def explain(net: Network, query: str | Query,
     Parameters
     ----------
     net : Network
-        A discrete network (evidence on Gaussian leaves is not explained).
+        A Bayesian network; with Gaussian variables, the continuous findings' regressions
+        and a continuous target's mixture are derived too (``P`` questions).
     query : str or Query
         A question of the query language of kind ``P``, ``MAP`` or ``MPE``.
     likelihoods : dict, optional
@@ -84,7 +86,8 @@ def explain(net: Network, query: str | Query,
     Raises
     ------
     QueryError
-        For another kind of question, evidence on a Gaussian leaf, or a Markov network.
+        For another kind of question, one on Gaussian variables it does not derive
+        (naming the variable), or a Markov network.
     ImpossibleEvidenceError
         When P(e) = 0.
     MemoryLimitError
@@ -115,9 +118,9 @@ def explain(net: Network, query: str | Query,
         raise QueryError(f"explain takes P(...), MAP(...) or MPE(...); {query.text()} is "
                          "answered by bbn query")
     question = resolve_query(net.compiled(), query)
-    if question.evidence.values:
-        raise QueryError("explain takes evidence on discrete variables only, not "
-                         f"{', '.join(question.evidence.values)}")
+    if question.evidence.values or any(net.is_gaussian(v) for v in
+                                       (*question.free, *question.assigned)):
+        return explain_hybrid(net, query, question, explain)
     observed = question.evidence.states
     answer = dispatch.answer(net, question)  # checks P(e) > 0 (ImpossibleEvidenceError) first
     engine = net.engine.discrete
@@ -177,6 +180,9 @@ def _intervened(net: Network, query: Query) -> Derivation:
     for v, s in query.do:
         if v not in mutilated:
             break  # explain() below names the unknown variable
+        if mutilated.is_gaussian(v):
+            raise QueryError(f"explain does not derive do({v}=...) on the Gaussian {v}; "
+                             f"bbn query answers {query.text()}")
         cut = ", ".join(f"{p} → {v}" for p in mutilated.parents(v))
         mutilated.set_parents(v, [])
         states = mutilated.states(v)

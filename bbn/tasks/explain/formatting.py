@@ -118,6 +118,14 @@ class Derivation:
     intervention: tuple[str, ...] = ()
     #: for likelihood evidence: each likelihood's virtual child (text, one line each)
     likelihoods: tuple[str, ...] = ()
+    #: for continuous findings: the regressions and the likelihood they give (text lines)
+    regression: tuple[str, ...] = ()
+    #: for a continuous target: the mixture's components (text lines)
+    mixture: tuple[str, ...] = ()
+    #: for a continuous target: the components (weight, mean, variance) it derived
+    components: tuple[tuple[float, float, float], ...] = ()
+    #: the question as asked, when the derivation is of a discrete one derived from it
+    title: str | None = None
 
     def to_text(self) -> str:
         """The derivation as plain text (Unicode: Σ, ×, ψ)."""
@@ -240,7 +248,7 @@ def render(derivation: Derivation, format: str = "text") -> str:
                          f"{suggest(format, FORMATS)}")
     notation = _Notation(latex=format != "text")
     sections = _sections(derivation, notation)
-    title = derivation.query.text()
+    title = derivation.title or derivation.query.text()
     if format == "text":
         lines = [title]
         for number, section in enumerate(sections, start=1):
@@ -276,9 +284,16 @@ def _sections(d: Derivation, n: _Notation) -> list[_Section]:
     kind = query.kind
     targets = list(query.targets) if kind != "MPE" else []
     maximized = kind != "P"
+    if not d.steps:  # a continuous target that is one normal: its regressions alone
+        return [_Section(title, [("text", line) for line in lines]) for title, lines in
+                (("The regressions", d.regression), ("The continuous target", d.mixture))
+                if lines]
     last = d.steps[-1]
     final = _final_name(d, n)
     sections = []
+    if d.regression:
+        sections.append(_Section("The regressions", [("text", line)
+                                                             for line in d.regression]))
     if d.likelihoods:
         sections.append(_Section("The likelihood evidence", [("text", line)
                                                              for line in d.likelihoods]))
@@ -338,6 +353,9 @@ def _sections(d: Derivation, n: _Notation) -> list[_Section]:
                              f"{', '.join(eliminated)}" if eliminated
                              else f"{title}: nothing to sum out", blocks))
     sections.append(_normalisation(d, n, final, targets, evidence))
+    if d.mixture:
+        sections.append(_Section("The continuous target", [("text", line)
+                                                           for line in d.mixture]))
     return sections
 
 
