@@ -29,7 +29,7 @@ import numpy as np
 import bbn.model.canonical as canonical_tables
 from bbn.core.errors import ModelError, suggest
 from bbn.core.memory import check_allocation
-from bbn.model.variables import Variable
+from bbn.model.variables import Variable, checked_weights
 
 
 class CompactTables:
@@ -120,7 +120,7 @@ class CompactTables:
         parents = tuple(parents)
 
         def fill() -> None:
-            given = _weights_of(name, parents, weights)
+            given = checked_weights(name, parents, weights)
             shape = tuple(self.cardinality(p) for p in parents) + (len(self.states(name)),)
             self._set_canonical(name, canonical_tables.noisy_or(
                 shape, [given[p] for p in parents], leak, name, parents, dual))
@@ -175,7 +175,7 @@ class CompactTables:
         parents = tuple(parents)
 
         def fill() -> None:
-            given = _weights_of(name, parents, weights)
+            given = checked_weights(name, parents, weights)
             shape = tuple(self.cardinality(p) for p in parents) + (len(self.states(name)),)
             self._set_canonical(name, canonical_tables.noisy_max(
                 shape, [given[p] for p in parents], leak, name, parents))
@@ -228,12 +228,12 @@ class CompactTables:
         """
         parents = tuple(parents)
         if any(p in self._nodes and self._nodes[p].kind for p in parents):
-            self._logistic_softmax(name, parents, _weights_of(name, parents, weights), bias,
+            self._logistic_softmax(name, parents, checked_weights(name, parents, weights), bias,
                                    states, description)
             return
 
         def fill() -> None:
-            given = _weights_of(name, parents, weights)
+            given = checked_weights(name, parents, weights)
             shape = tuple(self.cardinality(p) for p in parents) + (len(self.states(name)),)
             self._set_canonical(name, canonical_tables.logistic(
                 shape, [float(given[p]) for p in parents], bias, name))
@@ -388,16 +388,3 @@ def logistic_as_softmax(shape: tuple, discrete: Sequence[float], continuous: Map
             {p: [0.0, float(w)] for p, w in continuous.items()})
 
 
-def _weights_of(name: str, parents: tuple, weights: Mapping) -> dict:
-    """``weights`` checked: a mapping naming every parent and nothing else."""
-    if not isinstance(weights, Mapping):
-        raise ModelError(f"the weights of {name!r} must be a dict {{parent: weight}}, got "
-                         f"{type(weights).__name__}")
-    for key in weights:
-        if key not in parents:
-            raise ModelError(f"the weights of {name!r} name {key!r}, which is not one of its "
-                             f"parents {list(parents)}{suggest(str(key), parents)}")
-    missing = [p for p in parents if p not in weights]
-    if missing:
-        raise ModelError(f"the weights of {name!r} miss parent(s) {missing}")
-    return dict(weights)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bbn.core.errors import ModelError, suggest
-from bbn.model.variables import Variable
+from bbn.model.variables import Variable, checked_weights
 
 
 @dataclass(frozen=True, eq=False)
@@ -208,17 +208,7 @@ class SoftmaxNodes:
 def _checked(name: str, discrete: tuple, continuous: tuple, shape: tuple,
              weights: Mapping, bias) -> Softmax:
     """The :class:`Softmax` of ``name`` from what the user gave, every shape checked."""
-    if not isinstance(weights, Mapping):
-        raise ModelError(f"the weights of {name!r} must be a dict {{continuous parent: w}}, "
-                         f"got {type(weights).__name__}")
-    for key in weights:
-        if key not in continuous:
-            raise ModelError(f"the weights of {name!r} name {key!r}, not a continuous parent "
-                             f"of it ({list(continuous)}){suggest(str(key), continuous)}")
-    missing = [p for p in continuous if p not in weights]
-    if missing:
-        raise ModelError(f"the softmax variable {name!r} needs a weight for its continuous "
-                         f"parent(s) {missing}")
+    weights = checked_weights(name, continuous, weights, "continuous parent")
 
     def spread(what: str, given) -> np.ndarray:
         array = np.asarray(given, dtype=float)

@@ -104,6 +104,32 @@ def require(nodes: Mapping[str, Variable], variable: str, context: str = "") -> 
                          f"{suggest(str(variable), nodes)}") from None
 
 
+def checked_weights(owner: str, parents: Sequence[str], weights,
+                    kind: str = "parent") -> dict:
+    """``weights`` as a dict of one weight per parent in ``parents`` and nothing else (a
+    noisy, logistic, softmax or Gaussian table's), else ModelError naming what is wrong;
+    ``kind`` says which parents they are.
+
+    >>> checked_weights("Y", ("A", "B"), {"A": 0.9, "B": 0.7})
+    {'A': 0.9, 'B': 0.7}
+    >>> checked_weights("Y", ("A", "B"), {"A": 0.9})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    bbn.core.errors.ModelError: the weights of 'Y' miss parent(s) ['B']: it needs ...
+    """
+    if not isinstance(weights, Mapping):
+        raise ModelError(f"the weights of {owner!r} must be a dict {{{kind}: weight}}, got "
+                         f"{type(weights).__name__}")
+    unknown = [p for p in weights if p not in parents]
+    if unknown:
+        raise ModelError(f"the weights of {owner!r} name {unknown}, not {kind}s of it "
+                         f"({list(parents)}){suggest(str(unknown[0]), parents)}")
+    missing = [p for p in parents if p not in weights]
+    if missing:
+        raise ModelError(f"the weights of {owner!r} miss {kind}(s) {missing}: it needs a "
+                         f"weight for its {kind}s, weights={{{kind}: w}}")
+    return dict(weights)
+
+
 def family_text(nodes: Mapping[str, Variable], variable: str) -> str:
     """``P(X | A, B)``: how messages name the table of ``variable``."""
     parents = require(nodes, variable).parents
@@ -248,15 +274,8 @@ def gaussian_table(nodes: Mapping[str, Variable], variable: str, mean,
     discrete = [p for p in node.parents if not nodes[p].kind]
     continuous = [p for p in node.parents if nodes[p].kind]
     shape = tuple(len(nodes[p].states) for p in discrete)
-    weights = dict(weights or {})
-    unknown = [p for p in weights if p not in continuous]
-    if unknown:
-        raise ModelError(f"the weights of {variable!r} name {unknown}, not continuous "
-                         f"parents of it ({continuous}){suggest(str(unknown[0]), continuous)}")
-    missing = [p for p in continuous if p not in weights]
-    if missing:
-        raise ModelError(f"the Gaussian {variable!r} needs a weight for its continuous "
-                         f"parent(s) {missing}: weights={{parent: b}}")
+    weights = checked_weights(variable, continuous, dict(weights or {}),
+                              "continuous parent")
     arrays = []
     size = math.prod(shape)
     labelled = [("mean", mean), ("variance", variance)] + [
