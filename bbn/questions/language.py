@@ -339,3 +339,21 @@ def parse_evidence(text: str, source: str = "<evidence>", items: bool = False):
     if any(s is None for _, s in found):
         raise QueryError("every evidence item needs a state, as in A=T")
     return dict(found)
+
+
+def read_weights(variable: str, text: str) -> dict[str, float]:
+    """Per-state weights written ``T:0.8,F:0.4`` (the explorer's and ``bbn explain
+    --likelihood``'s form of a likelihood) → ``{"T": 0.8, "F": 0.4}``.
+
+    >>> read_weights("W", "T:0.8, F:0.4")
+    {'T': 0.8, 'F': 0.4}
+    """
+    weights = {}
+    for part in text.split(","):
+        name, _, number = part.partition(":")
+        try:
+            weights[name.strip()] = float(number)
+        except ValueError:
+            raise QueryError(f"weights of {variable!r} are state:number pairs, as in "
+                             f"T:0.8,F:0.4; got {text!r}") from None
+    return weights

@@ -616,8 +616,12 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
     weights, evidence = found.likelihoods, question.evidence
     if found.soft:
         names, free = list(found.soft), list(question.free)
-        if len(names) == 1 and not weights and names[0] not in free:
-            return _jeffrey_each(engine, evidence, found, free, names[0])
+        if not weights and set(names).isdisjoint(free):
+            if len(names) == 1:
+                return _jeffrey_each(engine, evidence, found, free, names[0])
+            answered = _jeffrey_cases(engine, evidence, found, free, names)
+            if answered is not None:
+                return answered
         key = _soft_key(evidence, found)
         joint = _kept(engine, key)
         if joint is None and not set(names) & set(free):
@@ -678,6 +682,64 @@ def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str
     return Factor.unchecked(tuple(free), {v: states[v] for v in free}, table)
 
 
+def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
+                   names: list[str]) -> Factor | None:
+    """Several soft findings by Jeffrey's rule as it is written,
+
+        P'(Q) = Σ_w T(w) P(Q | w, e),   T = diag(λ_1) ⊗ ... P(W_soft | e)   (fitted:
+                                          T's marginals are the soft findings)
+
+    from one batched elimination over the joint states w the findings weigh, W observed
+    in each case (:meth:`~bbn.engines.exact.weighing.Weighing.given_each` with one
+    constant for every case): its cases are c · P(Q, w, e), so summing Q out gives the
+    joint the fit needs, and weighing the cases by λ(w) gives the answer. Asked first or
+    again, it costs one batched hard question and the fit. None when P(W_soft | e)
+    vanishes on the states weighed (the general path then says which evidence is
+    impossible)."""
+    hidden = [v for v in free if v not in evidence.states]
+    targets = [found.soft[v] for v in names]
+    if all(0.0 not in q.tolist() for q in targets):  # every joint state a case
+        table = engine.given_each(hidden, evidence, names, totals=True)
+        shape, rest = table.shape[:len(names)], table.shape[len(names):]
+    else:  # only the states the findings weigh (a case P(w, e) = 0 costs a run in logs)
+        live = [np.flatnonzero(q) for q in targets]
+        grid = [axis.ravel() for axis in np.meshgrid(*live, indexing="ij")]
+        table = engine.given_each(hidden, evidence, names, grid, totals=True)
+        shape, rest = tuple(len(axis) for axis in live), table.shape[1:]
+        targets = [q[axis] for q, axis in zip(targets, live)]
+    if table.ndim == len(hidden):  # the findings d-separate W from Q: P'(Q) = P(Q | e)
+        values = table  # (and P(w, e) > 0 for every w: the fit has nothing to say)
+    elif len(shape) == 2:  # a few cases of a few numbers: Python's arithmetic
+        rows = table.reshape(math.prod(shape), -1).tolist()
+        sums = [sum(row) for row in rows]
+        top = max(sums)
+        if not top > 0:
+            return None
+        width = shape[1]
+        joint = [[x / top for x in sums[i:i + width]] for i in range(0, len(sums), width)]
+        l0, l1, fit = _fit_rows(joint, targets[0].tolist(), targets[1].tolist(), names)
+        _report(fit, names)
+        weight = [a * b for a in l0 for b in l1]
+        mul = operator.mul
+        values = np.array([sum(map(mul, weight, column)) for column in zip(*rows)])
+        values = values.reshape(rest)
+    else:
+        matrix = table.reshape(math.prod(shape), -1)
+        joint = matrix.sum(axis=1).reshape(shape)
+        if not joint.max() > 0:
+            return None
+        weights, fit = fit_soft(joint, targets, names)
+        _report(fit, names)
+        weight = weights[0]
+        for w in weights[1:]:
+            weight = np.multiply.outer(weight, w)
+        values = (weight.ravel() @ matrix).reshape(rest)
+    states = engine.network.states
+    if len(hidden) < len(free):  # an observed target: one-hot at its state
+        return weighing.posterior_factor(states, free, hidden, evidence, values)
+    return Factor.unchecked(tuple(free), {v: states[v] for v in free}, values / values.sum())
+
+
 def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
                    names: list[str], key: tuple) -> Factor:
     """P'(Q) = Σ_w λ(w) P(Q, w | e, λ_L) / Σ ..., λ fitted on the same joint's marginal
@@ -728,21 +790,3 @@ def _weighed_cases(model, answering, asked: Asked, found: Uncertain, weighed: li
                                                impossible)
     warn_impossible(result, 7)  # names the caller of net.posterior
     return result
-
-
-def read_weights(variable: str, text: str) -> dict[str, float]:
-    """Per-state weights written ``T:0.8,F:0.4`` (the explorer's and ``bbn explain
-    --likelihood``'s form of a likelihood) → ``{"T": 0.8, "F": 0.4}``.
-
-    >>> read_weights("W", "T:0.8, F:0.4")
-    {'T': 0.8, 'F': 0.4}
-    """
-    weights = {}
-    for part in text.split(","):
-        name, _, number = part.partition(":")
-        try:
-            weights[name.strip()] = float(number)
-        except ValueError:
-            raise QueryError(f"weights of {variable!r} are state:number pairs, as in "
-                             f"T:0.8,F:0.4; got {text!r}") from None
-    return weights

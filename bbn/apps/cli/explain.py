@@ -20,8 +20,7 @@ from bbn.apps.cli.exit_codes import EXIT_OK
 from bbn.apps.cli.options import add_model_argument
 from bbn.apps.cli.unrolled import add_unroll_argument, query_names, read_unrolled
 from bbn.core.errors import QueryError
-from bbn.questions.language import parse_query
-from bbn.questions.uncertain import read_weights
+from bbn.questions.language import parse_query, read_weights
 from bbn.tasks.explain.derivation import explain
 
 

@@ -34,9 +34,8 @@ from bbn.core.errors import BBNError, DataError, ImpossibleEvidenceError, QueryE
 from bbn.io.formats import format_of, loads
 from bbn.model.network import Network
 from bbn.questions import dispatch
-from bbn.questions.language import parse_query
+from bbn.questions.language import parse_query, read_weights
 from bbn.questions.presentation import to_json, to_text
-from bbn.questions.uncertain import read_weights
 
 #: 16 MiB: the largest shared network (munin, 0.9 MiB as BIF) fits many times over.
 UPLOAD_LIMIT = 16 * 2**20

@@ -172,7 +172,7 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
                  query: Sequence[str], observed: Sequence[str],
                  batched: bool | frozenset[str] = False,
                  maximize: Sequence[str] = (),
-                 positive: Mapping[str, bool] | None = None,
+                 positive: Mapping[str, bool] | None = None, totals: bool = False,
                  order: Sequence[str] | None = None) -> Plan:
     """Plan the elimination of everything but ``query`` given ``observed`` variables.
 
@@ -226,7 +226,8 @@ def compile_plan(parents: Mapping[str, tuple[str, ...]], cardinality: Mapping[st
     graph = interaction_graph((source.free for source in sources), kept)  # sliced tables
     if positive is not None:
         risky = [v for v in observed_set if not positive[v]]
-        sources, graph = _drop_separated(sources, graph, targets, risky)
+        sources, graph = _drop_separated(sources, graph, targets, risky,
+                                         cased if totals and cased else frozenset())
     card = {**cardinality, CASE: 1} if batched else cardinality  # plan without the batch axis
     maximized = set(maximize)
     letter = {u: i for i, u in enumerate(graph)}  # einsum's subscripts, one per variable
@@ -350,9 +351,11 @@ def _follow(order: Sequence[str], chosen: Sequence[str]) -> list[str]:
 
 
 def _drop_separated(sources: list, graph: dict, targets: set[str],
-                    risky: Sequence[str]) -> tuple[list, dict]:
+                    risky: Sequence[str], joint: frozenset = frozenset()) -> tuple[list, dict]:
     """Remove the components (ignoring the case axis) that hold no target and no table
-    of a ``risky`` variable.
+    of a ``risky`` variable, nor tables reading the states of two or more variables of
+    ``joint`` (the cases of such a component are not a product of one factor per
+    variable).
 
     A component is what a target, or a risky table, reaches in the interaction graph
     ``graph``. A plain search of the graph that is built anyway for ordering: this runs
@@ -365,11 +368,9 @@ def _drop_separated(sources: list, graph: dict, targets: set[str],
     for v, _, free, _ in sources:  # Source(variable, fixed, free, axes)
         if v in keep:  # a component where this table may make P(e) = 0: keep it
             stack += free
-    while stack:
-        u = stack.pop()
-        if u not in reached:
-            reached.add(u)
-            stack += graph[u] - reached
+    _reach(graph, stack, reached)
+    if len(joint) > 1:
+        _reach_joint(sources, graph, joint, reached, keep)
     reached.discard(CASE)
     # a table is reached through its own variable, the last of its free ones
     kept = [s for s in sources if s.variable in keep or (s.free and s.free[-1] in reached)]
@@ -379,6 +380,44 @@ def _drop_separated(sources: list, graph: dict, targets: set[str],
     if CASE in graph:
         pruned[CASE] = graph[CASE] & reached
     return kept, pruned
+
+
+def _reach(graph: dict, stack: list, reached: set) -> None:
+    """Add to ``reached`` what ``stack``'s variables reach in ``graph``."""
+    while stack:
+        u = stack.pop()
+        if u not in reached:
+            reached.add(u)
+            stack += graph[u] - reached
+
+
+def _reach_joint(sources: list, graph: dict, joint: frozenset, reached: set,
+                 keep: set) -> None:
+    """Reach the components not reached yet whose tables read two or more variables of
+    ``joint`` (a table with no free variable but the case axis is a component alone,
+    kept by its variable in ``keep``)."""
+    component: dict = {}  # variable → its component's first variable
+    reads: dict = {}  # component → the variables of ``joint`` its tables read
+    for source in sources:
+        if source.free[:1] != (CASE,):
+            continue
+        read = joint.intersection(source.fixed)
+        if len(source.free) == 1:  # only the case axis: a component of its own
+            if len(read) > 1:
+                keep.add(source.variable)
+            continue
+        if source.free[-1] in reached:
+            continue
+        start = source.free[1]
+        if start not in component:
+            members = set(reached)  # CASE among them: the search does not walk through it
+            _reach(graph, [start], members)
+            for u in members.difference(reached):
+                component[u] = start
+        reads.setdefault(component[start], set()).update(read)
+    for start, read in reads.items():
+        if len(read) > 1:
+            _reach(graph, [start], reached)
 
 
 def _relabel(step: Step) -> None:

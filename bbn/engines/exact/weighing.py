@@ -249,7 +249,8 @@ class Weighing:
 
 
     def given_each(self, free: Sequence[str], evidence: Evidence,
-                   varied: Sequence[str], states: Sequence[int] | None = None) -> np.ndarray:
+                   varied: Sequence[str], states: Sequence[int] | None = None,
+                   totals: bool = False) -> np.ndarray:
         """c_w · P(free, w, e) for every joint state w of the variables ``varied`` (none
         of them observed or in ``free``; a constant c_w > 0 per case), by one batched
         elimination in which only the tables of ``varied`` carry the case axis
@@ -257,6 +258,13 @@ class Weighing:
         much as it does for the hard question, and the hard findings slice the other
         tables once. Each case normalised is P(free | e, w) (Jeffrey's rule is
         P'(free) = Σ_w q(w) P(free | e, w)); a case sums to 0 iff P(w, e) = 0.
+
+        With ``totals`` the constant is c · Π_i a_i(w_i), one positive factor per
+        variable of W: the tables reading two or more of W's states are kept even where
+        the evidence d-separates them from ``free``, so summing out ``free`` leaves
+        P(W, e) up to a scale per axis — all that fitting several soft findings needs
+        (the fit diag(λ_1) ⊗ ... P(W | e) is the same for every such scale), from the
+        same elimination as P(free | e, w).
 
         Parameters
         ----------
@@ -266,16 +274,21 @@ class Weighing:
             The hard findings, state indices.
         varied : sequence of str
             The variables whose every joint state is a case.
-        states : sequence of int, optional
-            With one variable in ``varied``: the states to take as cases (a case P(w, e)
-            = 0 costs a run in logs, to tell it from underflow), in this order.
+        states : sequence, optional
+            The cases to take, in this order: with one variable in ``varied``, its
+            state indices; with several, one index array per variable (case k is
+            ``states[i][k]`` for each). A case P(w, e) = 0 costs a run in logs, to tell
+            it from underflow: leave out what is not needed.
+        totals : bool, default False
+            Cases in the ratios of P(w, e) up to a scale per variable (see above).
 
         Returns
         -------
         numpy.ndarray
-            Axes ``varied + free`` (the first ``len(states)`` long); or ``free`` alone
-            when the hard findings d-separate ``varied`` from ``free`` (then P(free | e,
-            w) = P(free | e), and P(w, e) > 0 for every w when P(e) > 0).
+            Axes ``varied + free`` (one case axis, ``len(states)`` long, when ``states``
+            is given); or ``free`` alone when the hard findings d-separate ``varied``
+            from ``free`` without ``totals`` (then P(free | e, w) = P(free | e), and
+            P(w, e) > 0 for every w when P(e) > 0).
 
         Examples
         --------
@@ -284,9 +297,16 @@ class Weighing:
         >>> table = engine.given_each(["C"], Evidence({"A": 0}, {}, {}), ["W"])
         >>> (table / table.sum(axis=1, keepdims=True)).round(6).tolist()
         [[0.998583, 0.001417], [0.441623, 0.558377]]
+        >>> joint = engine.given_each([], Evidence({"A": 0}, {}, {}), ["W", "B"],
+        ...                           totals=True)
+        >>> expected = engine.posterior(["W", "B"], Evidence({"A": 0}, {}, {})).values
+        >>> def odds(t):  # what no scale per axis changes
+        ...     return t[0, 0] * t[1, 1] / (t[0, 1] * t[1, 0])
+        >>> bool(np.isclose(odds(joint), odds(expected)))
+        True
         """
         indices = evidence.states
-        key = ("given each", tuple(free), tuple(sorted(indices)), tuple(varied))
+        key = ("given each", tuple(free), tuple(sorted(indices)), tuple(varied), totals)
         plan = self._plans.get(key)
         if plan is None:
             plan = self._once.get(self._plans, key, lambda: self._compile_given_each(key))
@@ -294,20 +314,27 @@ class Weighing:
         if states is None:
             cases.update(plan.cases)
             shape = tuple(self.network.cardinality[v] for v in varied)
-        else:
+        elif len(varied) == 1:
             cases[varied[0]] = np.asarray(states, dtype=np.intp)
             shape = (len(states),)
+        else:
+            cases.update(zip(varied, (np.asarray(s, dtype=np.intp) for s in states)))
+            shape = (len(states[0]),)
         check_memory(plan.cost, math.prod(shape))
-        table, _, _ = evaluate(plan, cases, self._logs)
-        if plan.result_variables[:1] == (CASE,):
-            return table.reshape(shape + table.shape[1:])
-        return table
+        table, scale, _ = evaluate(plan, cases, self._logs)
+        if plan.result_variables[:1] != (CASE,):
+            return table
+        if totals and type(scale) is np.ndarray:  # some cases run in logs: one constant
+            table = table * np.exp(scale - scale.max()).reshape(
+                (-1,) + (1,) * (table.ndim - 1))
+        return table.reshape(shape + table.shape[1:])
 
     def _compile_given_each(self, key: tuple) -> Plan:
-        _, query, observed, varied = key
+        _, query, observed, varied, totals = key
         parents, cardinality, zero_free = self._plain_structure()
         plan = self._searched_plan((parents, cardinality, query, [*observed, *varied],
-                                    frozenset(varied), (), zero_free), [*observed, *varied])
+                                    frozenset(varied), (), zero_free, totals),
+                                   [*observed, *varied])
         table = self.network.table
         plan.tables = [table(source.variable) for source in plan.sources]
         shape = tuple(cardinality[v] for v in varied)
