@@ -708,21 +708,22 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
         shape, rest = tuple(len(axis) for axis in live), table.shape[1:]
         targets = [q[axis] for q, axis in zip(targets, live)]
     if table.ndim == len(hidden):  # the findings d-separate W from Q: P'(Q) = P(Q | e)
-        values = table  # (and P(w, e) > 0 for every w: the fit has nothing to say)
+        values = table / table.sum()  # (and P(w, e) > 0 for every w: nothing to fit)
     elif len(shape) == 2:  # a few cases of a few numbers: Python's arithmetic
         rows = table.reshape(math.prod(shape), -1).tolist()
-        sums = [sum(row) for row in rows]
+        sums = list(map(sum, rows))
         top = max(sums)
         if not top > 0:
             return None
-        width = shape[1]
-        joint = [[x / top for x in sums[i:i + width]] for i in range(0, len(sums), width)]
-        l0, l1, fit = _fit_rows(joint, targets[0].tolist(), targets[1].tolist(), names)
+        flat, width = [x / top for x in sums], shape[1]
+        l0, l1, fit = _fit_rows([flat[i:i + width] for i in range(0, len(flat), width)],
+                                targets[0].tolist(), targets[1].tolist(), names)
         _report(fit, names)
         weight = [a * b for a in l0 for b in l1]
         mul = operator.mul
-        values = np.array([sum(map(mul, weight, column)) for column in zip(*rows)])
-        values = values.reshape(rest)
+        values = [sum(map(mul, weight, column)) for column in zip(*rows)]
+        total = sum(values)
+        values = np.array([x / total for x in values]).reshape(rest)
     else:
         matrix = table.reshape(math.prod(shape), -1)
         joint = matrix.sum(axis=1).reshape(shape)
@@ -734,10 +735,11 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
         for w in weights[1:]:
             weight = np.multiply.outer(weight, w)
         values = (weight.ravel() @ matrix).reshape(rest)
+        values = values / values.sum()
     states = engine.network.states
     if len(hidden) < len(free):  # an observed target: one-hot at its state
         return weighing.posterior_factor(states, free, hidden, evidence, values)
-    return Factor.unchecked(tuple(free), {v: states[v] for v in free}, values / values.sum())
+    return Factor.unchecked(tuple(free), {v: states[v] for v in free}, values)
 
 
 def _jeffrey_joint(engine, evidence, found: Uncertain, free: list[str],
