@@ -150,6 +150,9 @@ class Plan:
     #: (variable, (N,) state indices) of each variable whose states vary over the cases
     #: of a plan batched over every joint state of some variables
     cases: tuple[tuple[str, np.ndarray], ...] = ()
+    #: log of the smallest positive product of one entry of each table (−inf where not
+    #: known; None until first run): :func:`evaluate` needs no run in logs above TRUSTED
+    floor: float | None = None
 
 
 def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]) -> set[str]:
@@ -485,6 +488,8 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray | slice],
     """
     table, choices = run_plan(plan, slice_tables(plan, plan.tables if tables is None else
                                                  tables, evidence))
+    if tables is None and (plan.floor if plan.floor is not None else _floor(plan)) >= _LOG_TRUSTED:
+        return table, 0.0, choices  # every positive entry is above TRUSTED: 0 is exact
     batched = plan.result_variables[:1] == (CASE,)
     if not batched and _trusted(table):
         return table, 0.0, choices  # the common case, first
@@ -515,6 +520,31 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray | slice],
     scale = np.zeros(len(table))
     scale[rows] = top
     return table, scale, choices
+
+
+#: log(TRUSTED).
+_LOG_TRUSTED = math.log(TRUSTED)
+
+#: Tables up to this many entries are scanned for their smallest positive entry.
+_FLOOR_SCAN = 1 << 20
+
+
+def _floor(plan: Plan) -> float:
+    """Σ_t log min{x ∈ t : x > 0} over the plan's tables (−inf when one is larger than
+    _FLOOR_SCAN entries), kept on the plan: every positive entry of a result, and of
+    every product and sum on the way to it, is at least its exponential — a sum of
+    products of one entry per table, with min(x, 1) per table in the bound — so above
+    TRUSTED a result of 0 is exactly 0 and nothing underflows."""
+    floor = 0.0 if plan.tables is not None else -math.inf
+    for t in plan.tables or ():
+        if t is None or t.size > _FLOOR_SCAN:
+            floor = -math.inf
+            break
+        smallest = float(np.min(t, where=t > 0, initial=np.inf)) if t.size else 1.0
+        if smallest < 1.0:  # (a factor above 1 is bounded by 1: a subset's product is
+            floor += math.log(smallest)  # then still above the floor)
+    plan.floor = floor
+    return floor
 
 
 def _trusted(table: np.ndarray) -> bool:
