@@ -689,24 +689,23 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
         P'(Q) = Σ_w T(w) P(Q | w, e),   T = diag(λ_1) ⊗ ... P(W_soft | e)   (fitted:
                                           T's marginals are the soft findings)
 
-    from one batched elimination over the joint states w the findings weigh, W observed
-    in each case (:meth:`~bbn.engines.exact.weighing.Weighing.given_each` with one
-    constant for every case): its cases are c · P(Q, w, e), so summing Q out gives the
-    joint the fit needs, and weighing the cases by λ(w) gives the answer. Asked first or
-    again, it costs one batched hard question and the fit. None when P(W_soft | e)
+    from one elimination (:meth:`~bbn.engines.exact.weighing.Weighing.joint_of_cases`:
+    a batch over the joint states w the findings weigh, W observed in each case, or
+    the joint of Q and W, whichever does less work) whose cases are c · Π_i a_i(w_i) ·
+    P(Q, w, e): summing Q out gives the joint the fit needs (up to a scale per axis,
+    which the fit absorbs), and weighing the cases by λ(w) gives the answer. Asked
+    first or again, it costs one batched hard question and the fit. None when P(W_soft | e)
     vanishes on the states weighed (the general path then says which evidence is
     impossible)."""
     hidden = [v for v in free if v not in evidence.states]
     targets = [found.soft[v] for v in names]
-    if all(0.0 not in q.tolist() for q in targets):  # every joint state a case
-        table = engine.given_each(hidden, evidence, names, totals=True)
-        shape, rest = table.shape[:len(names)], table.shape[len(names):]
+    if all(0.0 not in q.tolist() for q in targets):
+        table = engine.joint_of_cases(hidden, evidence, names)
     else:  # only the states the findings weigh (a case P(w, e) = 0 costs a run in logs)
         live = [np.flatnonzero(q) for q in targets]
-        grid = [axis.ravel() for axis in np.meshgrid(*live, indexing="ij")]
-        table = engine.given_each(hidden, evidence, names, grid, totals=True)
-        shape, rest = tuple(len(axis) for axis in live), table.shape[1:]
+        table = engine.joint_of_cases(hidden, evidence, names, live)
         targets = [q[axis] for q, axis in zip(targets, live)]
+    shape, rest = table.shape[:len(names)], table.shape[len(names):]
     if table.ndim == len(hidden):  # the findings d-separate W from Q: P'(Q) = P(Q | e)
         values = table / table.sum()  # (and P(w, e) > 0 for every w: nothing to fit)
     elif len(shape) == 2:  # a few cases of a few numbers: Python's arithmetic
