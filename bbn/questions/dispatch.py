@@ -631,9 +631,11 @@ def log_partition(model: Model, evidence: Mapping[str, str] | None = None, metho
 
 
 def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
-        method=EXACT, do=None, soft=None):
+        method=EXACT, do=None, soft=None, impossible: str = "raise"):
     """The most probable joint state of ``variables`` given ``evidence`` and its
-    probability (``net.map``).
+    probability (``net.map``); for a DataFrame of cases a DataFrame
+    (:func:`~bbn.questions.max_cases.frame_of_assignments`, an impossible case's row
+    missing states and a NaN probability with ``impossible="nan"``).
 
     Examples
     --------
@@ -642,16 +644,17 @@ def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F'}, 0.837054)
     """
+    check_impossible(impossible)
     asked = Asked("MAP", "variables", variables, evidence, _is_frame(evidence), do=do, soft=soft)
-    result = _ask(model, asked, method)
+    result = _ask(model, asked, method, impossible=impossible)
     return (max_cases.frame_of_assignments(result, model.compiled().states, evidence.index)
             if asked.batch else result)
 
 
 def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT, do=None,
-        soft=None):
+        soft=None, impossible: str = "raise"):
     """The most probable state of every unobserved variable given ``evidence`` and its
-    probability (``net.mpe``).
+    probability (``net.mpe``); for a DataFrame of cases a DataFrame, as :func:`map`.
 
     Examples
     --------
@@ -660,8 +663,9 @@ def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT, d
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
     """
+    check_impossible(impossible)
     asked = Asked("MPE", "evidence", (), evidence, _is_frame(evidence), do=do, soft=soft)
-    result = _ask(model, asked, method)
+    result = _ask(model, asked, method, impossible=impossible)
     return (max_cases.frame_of_assignments(result, model.compiled().states, evidence.index)
             if asked.batch else result)
 
