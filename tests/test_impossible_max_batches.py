@@ -157,3 +157,25 @@ def test_markov_network_and_bad_values():
             ask()
     with pytest.raises(bbn.QueryError, match="did you mean 'nan'"):
         net.mpe(frame, impossible="NaN")
+
+
+def test_warnings_name_the_caller():
+    """However deep a batch goes (do=, likelihood columns, a Markov network), the
+    warning about its impossible rows names the line that asked."""
+    net = bbn.Network("copy")
+    net.add_variable("A", ["0", "1"], table=[0.5, 0.5])
+    net.add_variable("B", ["0", "1"], parents=["A"], table=[[1, 0], [0, 1]])
+    net.add_variable("C", ["0", "1"], parents=["A"], table=[[0.9, 0.1], [0.2, 0.8]])
+    hard = pd.DataFrame({"A": ["0", "0"], "B": [None, "1"]})
+    soft = pd.DataFrame({"A": ["0", "0"], "B": [None, {"1": 1.0}]})
+    cut = {"do": {"A": "0"}}
+    markov = net.to_markov()
+    for ask, args, kwargs in (
+            (net.posterior, ("C", hard), {}), (net.posterior, ("C", hard[["B"]]), cut),
+            (net.posterior, ("C", soft), {}), (net.posterior, ("C", soft[["B"]]), cut),
+            (net.posteriors, (hard,), {}), (net.posteriors, (hard[["B"]],), cut),
+            (net.posteriors, (soft,), {}), (net.map, (["C"], soft[["B"]]), cut),
+            (net.mpe, (hard,), {}), (markov.posteriors, (soft,), {}),
+            (markov.map, (["C"], soft), {})):
+        answer, warned = batch(ask, *args, **kwargs)  # batch() checks the file named
+        assert warned == 1

@@ -75,10 +75,6 @@ EXACT = "exact"
 #: fits (:mod:`bbn.questions.cutset_answers`).
 CUTSET = "cutset"
 
-# A batch's warnings name the caller of the model's method: warnings.warn ←
-# warn_impossible ← the batch answer ← answer ← _ask ← the public function here ← the
-# model's method ← its caller.
-_STACKLEVEL = 7
 
 # The models' ``_answering`` slots and the answerings' engines and graphs are filled by
 # whichever thread asks first; this lock guards the filling only (never a question).
@@ -216,7 +212,7 @@ def _posterior_of_cases(answering: Answering, question: Question, model,
     cases = question.evidence
     result = answering.engine.posterior_of_cases(list(question.free), cases.codes,
                                                  cases.row_names, cases.count, impossible)
-    warn_impossible(result, _STACKLEVEL)
+    warn_impossible(result, None)  # names the model method's caller
     return result
 
 
@@ -231,7 +227,7 @@ def _posteriors_of_cases(answering: Answering, question: Question, model,
         raise continuous_error(next(iter(view.gaussian)), "all posteriors")
     result = answering.engine.marginals_of_cases(cases.codes, cases.row_names, cases.count,
                                                  impossible)
-    warn_impossible(next(iter(result.values())), _STACKLEVEL)
+    warn_impossible(next(iter(result.values())), None)
     return result
 
 
