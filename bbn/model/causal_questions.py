@@ -81,7 +81,7 @@ class CausalQuestions:
                                                                     observed)
 
     def identify(self, outcome: Sequence[str] | str, do: Sequence[str] | str,
-                 observed: Sequence[str] | None = None):
+                 observed: Sequence[str] | None = None, simplify: bool = True):
         """P(outcome | do(X)) as a formula over the ``observed`` variables' distribution (the
         ID algorithm on the latent projection), or ``NotIdentifiable`` naming the
         confounding (see :func:`bbn.questions.identification.identify`).
@@ -93,6 +93,9 @@ class CausalQuestions:
             The treatment X.
         observed : sequence of str, optional
             The measured variables (all by default); the others are latent.
+        simplify : bool, default True
+            The formula shortened (d-separation, the chain rule, sums of one head
+            dropped); False: as the ID algorithm builds it. Both give the same numbers.
 
         Returns
         -------
@@ -105,4 +108,5 @@ class CausalQuestions:
         >>> print(bbn.load("models/chair.bn").identify("A", do="C", observed=["C", "A"]))
         P(A | do(C)) = P(A | C)
         """
-        return reference("bbn.questions.identification:identify")(self, outcome, do, observed)
+        return reference("bbn.questions.identification:identify")(self, outcome, do, observed,
+                                                                  simplify)

@@ -434,11 +434,12 @@ class MarkovNetwork:
         return self.log_partition(evidence) / math.log(10)
 
     def map(self, variables: Sequence[str] | str,
-            evidence: Mapping[str, str] | None = None, method="exact", *, soft=None
-            ) -> tuple[dict[str, str], float]:
+            evidence: Mapping[str, str] | None = None, method="exact", *, soft=None,
+            impossible: str = "raise") -> tuple[dict[str, str], float]:
         """argmax_m P(M = m | e) and its probability, as :meth:`bbn.Network.map`
         (``method``: ``"exact"``, ``"lbp"`` or ``"gibbs"``; ``soft``: soft findings, as in
-        :meth:`posterior`).
+        :meth:`posterior`; a DataFrame of cases gives a DataFrame, ``impossible="nan"``
+        missing states and a NaN probability for an impossible case).
 
         Examples
         --------
@@ -448,13 +449,14 @@ class MarkovNetwork:
         >>> net.map("A")
         ({'A': '1'}, 0.75)
         """
-        return dispatch.map(self, variables, evidence, method, soft=soft)
+        return dispatch.map(self, variables, evidence, method, soft=soft, impossible=impossible)
 
-    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact", *, soft=None
-            ) -> tuple[dict[str, str], float]:
+    def mpe(self, evidence: Mapping[str, str] | None = None, method="exact", *, soft=None,
+            impossible: str = "raise") -> tuple[dict[str, str], float]:
         """The most probable state of every unobserved variable and its probability, as
         :meth:`bbn.Network.mpe` (``method``: ``"exact"``, ``"lbp"`` or ``"gibbs"``;
-        ``soft``: soft findings, as in :meth:`posterior`).
+        ``soft``: soft findings, as in :meth:`posterior`; ``impossible``: as in
+        :meth:`map`).
 
         Examples
         --------
@@ -464,7 +466,7 @@ class MarkovNetwork:
         >>> net.mpe()
         ({'A': '1'}, 0.75)
         """
-        return dispatch.mpe(self, evidence, method, soft=soft)
+        return dispatch.mpe(self, evidence, method, soft=soft, impossible=impossible)
 
     def query(self, text: str, method="exact"):
         """Answer a question of the query language (``P(A | B=1)``, ``MPE(...)``...).

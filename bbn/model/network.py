@@ -628,7 +628,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         return dispatch.log_probability(self, evidence, do, soft)
 
     def map(self, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
-            method="exact", do=None, soft=None):
+            method="exact", do=None, soft=None, impossible: str = "raise"):
         """The most probable joint state of ``variables`` given ``evidence``.
 
         Returns ``(assignment, P(assignment | evidence))``.
@@ -644,18 +644,25 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
             most frequent weighted joint state, with its standard error and its margin
             over the runner-up) or ``"lbp"`` (a search on Bethe estimates); see
             ``docs/approximate.md``.
+        impossible : {"raise", "nan"}, default "raise"
+            For a DataFrame of cases: a case with P(e) = 0 raises, naming its row, or
+            (``"nan"``) its row has no states (missing) and a NaN probability, and a
+            ``RuntimeWarning`` counts such rows. One case always raises.
 
         Returns
         -------
         tuple
             ``({variable: state}, probability)``; approximately a
             :class:`bbn.engines.approximate.result.MapEstimate` (the same pair, with
-            ``standard_error``, ``runner_up``, ``margin`` and ``report``).
+            ``standard_error``, ``runner_up``, ``margin`` and ``report``). For a
+            :class:`pandas.DataFrame` of cases (one per row; cells of likelihoods
+            ``{state: weight}`` allowed), a DataFrame indexed like it: a column per
+            variable (categorical states) and ``probability``.
 
         Raises
         ------
         ImpossibleEvidenceError
-            When P(evidence) = 0.
+            When P(evidence) = 0 (in a batch, with ``impossible="raise"``).
 
         Examples
         --------
@@ -664,10 +671,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F'}, 0.837054)
         """
-        return dispatch.map(self, variables, evidence, method, do, soft)
+        return dispatch.map(self, variables, evidence, method, do, soft, impossible)
 
     def mpe(self, evidence: Mapping[str, str] | None = None, method="exact", do=None,
-            soft=None):
+            soft=None, impossible: str = "raise"):
         """The most probable state of every unobserved variable given ``evidence``.
 
         Parameters
@@ -679,12 +686,16 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
             search) or a sampler, ``"lw"``, ``"is"``, ``"gibbs"`` (the best-scoring
             sample and the same local search), by name or as a value with its settings,
             for networks too large for exact inference (see ``docs/approximate.md``).
+        impossible : {"raise", "nan"}, default "raise"
+            For a DataFrame of cases, as in :meth:`map`.
 
         Returns
         -------
         tuple
             ``({variable: state}, probability)``, as :meth:`map`; approximately an
-            assignment no single change improves, and P(x | e) with P(e) estimated.
+            assignment no single change improves, and P(x | e) with P(e) estimated. For
+            a DataFrame of cases, a DataFrame as :meth:`map`'s, a column per variable
+            that some case does not observe.
 
         Examples
         --------
@@ -693,7 +704,7 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
         >>> assignment, round(p, 6)
         ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
         """
-        return dispatch.mpe(self, evidence, method, do, soft)
+        return dispatch.mpe(self, evidence, method, do, soft, impossible)
 
     # ------------------------------------------------------------- comparing
     def copy(self) -> Network:

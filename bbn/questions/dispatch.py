@@ -75,10 +75,6 @@ EXACT = "exact"
 #: fits (:mod:`bbn.questions.cutset_answers`).
 CUTSET = "cutset"
 
-# A batch's warnings name the caller of the model's method: warnings.warn ←
-# warn_impossible ← the batch answer ← answer ← _ask ← the public function here ← the
-# model's method ← its caller.
-_STACKLEVEL = 7
 
 # The models' ``_answering`` slots and the answerings' engines and graphs are filled by
 # whichever thread asks first; this lock guards the filling only (never a question).
@@ -216,7 +212,7 @@ def _posterior_of_cases(answering: Answering, question: Question, model,
     cases = question.evidence
     result = answering.engine.posterior_of_cases(list(question.free), cases.codes,
                                                  cases.row_names, cases.count, impossible)
-    warn_impossible(result, _STACKLEVEL)
+    warn_impossible(result, None)  # names the model method's caller
     return result
 
 
@@ -231,7 +227,7 @@ def _posteriors_of_cases(answering: Answering, question: Question, model,
         raise continuous_error(next(iter(view.gaussian)), "all posteriors")
     result = answering.engine.marginals_of_cases(cases.codes, cases.row_names, cases.count,
                                                  impossible)
-    warn_impossible(next(iter(result.values())), _STACKLEVEL)
+    warn_impossible(next(iter(result.values())), None)
     return result
 
 
@@ -631,9 +627,11 @@ def log_partition(model: Model, evidence: Mapping[str, str] | None = None, metho
 
 
 def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str] | None = None,
-        method=EXACT, do=None, soft=None):
+        method=EXACT, do=None, soft=None, impossible: str = "raise"):
     """The most probable joint state of ``variables`` given ``evidence`` and its
-    probability (``net.map``).
+    probability (``net.map``); for a DataFrame of cases a DataFrame
+    (:func:`~bbn.questions.max_cases.frame_of_assignments`, an impossible case's row
+    missing states and a NaN probability with ``impossible="nan"``).
 
     Examples
     --------
@@ -642,16 +640,17 @@ def map(model: Model, variables: Sequence[str] | str, evidence: Mapping[str, str
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F'}, 0.837054)
     """
+    check_impossible(impossible)
     asked = Asked("MAP", "variables", variables, evidence, _is_frame(evidence), do=do, soft=soft)
-    result = _ask(model, asked, method)
+    result = _ask(model, asked, method, impossible=impossible)
     return (max_cases.frame_of_assignments(result, model.compiled().states, evidence.index)
             if asked.batch else result)
 
 
 def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT, do=None,
-        soft=None):
+        soft=None, impossible: str = "raise"):
     """The most probable state of every unobserved variable given ``evidence`` and its
-    probability (``net.mpe``).
+    probability (``net.mpe``); for a DataFrame of cases a DataFrame, as :func:`map`.
 
     Examples
     --------
@@ -660,8 +659,9 @@ def mpe(model: Model, evidence: Mapping[str, str] | None = None, method=EXACT, d
     >>> assignment, round(p, 6)
     ({'C': 'T', 'S': 'F', 'W': 'T', 'B': 'T'}, 0.479404)
     """
+    check_impossible(impossible)
     asked = Asked("MPE", "evidence", (), evidence, _is_frame(evidence), do=do, soft=soft)
-    result = _ask(model, asked, method)
+    result = _ask(model, asked, method, impossible=impossible)
     return (max_cases.frame_of_assignments(result, model.compiled().states, evidence.index)
             if asked.batch else result)
 

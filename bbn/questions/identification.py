@@ -35,10 +35,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
+import bbn.questions.simplification as simplification
 from bbn.core.errors import QueryError
-from bbn.core.factor import Factor
+from bbn.questions.formulas import (
+    Expression,
+    Formula,
+    Prob,
+    Product,
+    Quotient,
+    Sum,
+    _free,
+    _product,
+    _sum,
+)
 from bbn.questions.resolution import check_variables
 
 
@@ -64,192 +73,6 @@ class NotIdentifiable(QueryError):
                  confounders: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.hedge, self.confounders = hedge, confounders
-
-
-# ------------------------------------------------------------------ formulas
-class Expression:
-    """A term of a formula over the observed distribution P(V)."""
-
-    def evaluate(self, marginal) -> Factor:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def variables(self) -> set[str]:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class Prob(Expression):
-    """P(targets | given) of the observed distribution."""
-
-    targets: tuple[str, ...]
-    given: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        inside = ", ".join(self.targets)
-        return f"P({inside} | {', '.join(self.given)})" if self.given else f"P({inside})"
-
-    def evaluate(self, marginal) -> Factor:
-        joint = marginal(self.targets + self.given)
-        if not self.given:
-            return joint
-        return _divide(joint, marginal(self.given))
-
-    def variables(self) -> set[str]:
-        return set(self.targets) | set(self.given)
-
-
-@dataclass(frozen=True)
-class Sum(Expression):
-    """Σ over ``over`` of ``term``."""
-
-    over: tuple[str, ...]
-    term: Expression
-
-    def __str__(self) -> str:
-        return f"Σ_{{{', '.join(self.over)}}} {self.term}"
-
-    def evaluate(self, marginal) -> Factor:
-        return self.term.evaluate(marginal).sum_out(self.over)
-
-    def variables(self) -> set[str]:
-        return self.term.variables() | set(self.over)
-
-
-@dataclass(frozen=True)
-class Product(Expression):
-    """The product of ``terms``."""
-
-    terms: tuple[Expression, ...]
-
-    def __str__(self) -> str:
-        return " ".join(f"[{t}]" if isinstance(t, (Sum, Quotient)) and k < len(self.terms) - 1
-                        else str(t) for k, t in enumerate(self.terms))
-
-    def evaluate(self, marginal) -> Factor:
-        result = self.terms[0].evaluate(marginal)
-        for term in self.terms[1:]:
-            result = result.product(term.evaluate(marginal))
-        return result
-
-    def variables(self) -> set[str]:
-        return set().union(*(t.variables() for t in self.terms))
-
-
-@dataclass(frozen=True)
-class Quotient(Expression):
-    """``numerator / denominator`` (0 where the denominator is 0)."""
-
-    numerator: Expression
-    denominator: Expression
-
-    def __str__(self) -> str:
-        return f"({self.numerator}) / ({self.denominator})"
-
-    def evaluate(self, marginal) -> Factor:
-        return _divide(self.numerator.evaluate(marginal), self.denominator.evaluate(marginal))
-
-    def variables(self) -> set[str]:
-        return self.numerator.variables() | self.denominator.variables()
-
-
-def _divide(numerator: Factor, denominator: Factor) -> Factor:
-    """numerator / denominator over the union of their axes, 0 where it is 0/0."""
-    variables = numerator.variables + tuple(v for v in denominator.variables
-                                            if v not in numerator.variables)
-    states = {**denominator.states, **numerator.states}
-    top = Factor(variables, states, np.broadcast_to(
-        numerator.broadcast_to(variables), [len(states[v]) for v in variables]))
-    bottom = denominator.broadcast_to(variables)
-    values = np.divide(top.values, bottom, out=np.zeros(top.shape), where=bottom > 0)
-    return Factor(variables, states, values)
-
-
-def _product(terms: Sequence[Expression]) -> Expression:
-    flat: list[Expression] = []
-    for t in terms:
-        flat += list(t.terms) if isinstance(t, Product) else [t]
-    return flat[0] if len(flat) == 1 else Product(tuple(flat))
-
-
-def _sum(over: Iterable[str], term: Expression, order: Sequence[str]) -> Expression:
-    over = tuple(v for v in order if v in set(over))
-    if not over:
-        return term
-    if isinstance(term, Prob) and not term.given:  # Σ_a P(a, b) = P(b)
-        kept = tuple(v for v in term.targets if v not in over)
-        return Prob(kept) if kept else term
-    return Sum(over, term)
-
-
-@dataclass(frozen=True)
-class Formula:
-    """P(outcome | do(treatment)) as a formula over the observed distribution.
-
-    ``expression`` is the estimand (free variables: the treatment and the outcome);
-    ``text`` the formula with the question, as printed.
-    """
-
-    outcome: tuple[str, ...]
-    treatment: tuple[str, ...]
-    expression: Expression
-    observed: tuple[str, ...]
-
-    def __str__(self) -> str:
-        return (f"P({', '.join(self.outcome)} | do({', '.join(self.treatment)})) = "
-                f"{self.expression}")
-
-    @property
-    def text(self) -> str:
-        """The formula as printed."""
-        return str(self)
-
-    def variables(self) -> tuple[str, ...]:
-        """The observed variables the formula reads (primed copies named by the original),
-        the treatment and the outcome."""
-        names = {v.rstrip("'") for v in self.expression.variables()} | set(
-            self.treatment + self.outcome)
-        return tuple(v for v in self.observed if v in names)
-
-    def evaluate(self, source) -> Factor:
-        """P(outcome | do(treatment)) as a Factor over (treatment..., outcome...), each
-        treatment row normalised: the formula on a joint ``Factor`` of the observed
-        variables, or on a network (its joint of the variables the formula reads).
-
-        Examples
-        --------
-        >>> import bbn
-        >>> net = bbn.load("models/chair.bn")
-        >>> formula = identify(net, "A", "B")
-        >>> formula.evaluate(net).values.round(6).tolist()
-        [[0.7, 0.3], [0.1, 0.9]]
-        """
-        joint = source if isinstance(source, Factor) else source.posterior(
-            list(self.variables()))
-        cache: dict[tuple[str, ...], Factor] = {}
-
-        def marginal(names: tuple[str, ...]) -> Factor:
-            key = tuple(sorted(names))
-            found = cache.get(key)
-            if found is None:
-                bare = [v.rstrip("'") for v in key]
-                table = joint.marginal(bare)
-                found = cache[key] = Factor(key, {p: table.states[b] for p, b in
-                                                  zip(key, bare)},
-                                            table.transpose(bare).values)
-            return found
-
-        result = self.expression.evaluate(marginal)
-        order = self.treatment + self.outcome
-        missing = [v for v in order if v not in result.variables]
-        for v in missing:  # an outcome the treatment does not reach: constant in it
-            states = joint.states[v]
-            result = result.product(Factor((v,), {v: states}, np.ones(len(states))))
-        result = result.transpose(order)
-        totals = result.values.sum(axis=tuple(range(len(self.treatment), len(order))),
-                                   keepdims=True)
-        values = np.divide(result.values, totals, out=np.full(result.shape, np.nan),
-                           where=totals > 0)
-        return Factor(order, result.states, values)
 
 
 # ------------------------------------------------------------------ the graph
@@ -422,18 +245,6 @@ def _id(y: set[str], x: set[str], p: _Distribution, g: Graph, order: Sequence[st
     return _id(y, x & bigger, _Distribution(nodes, _product(list(chain.values())), chain),
                g.sub(bigger), order)
 
-
-def _free(e: Expression) -> set[str]:
-    """The variables of an expression not summed over."""
-    if isinstance(e, Prob):
-        return e.variables()
-    if isinstance(e, Sum):
-        return _free(e.term) - set(e.over)
-    if isinstance(e, Product):
-        return set().union(*(_free(t) for t in e.terms))
-    return _free(e.numerator) | _free(e.denominator)
-
-
 def _primed(expression: Expression, keep: set[str]) -> Expression:
     """Summed variables that are also free (the treatment) renamed X', so that the
     formula reads as printed: Σ_{x'} P(y | t, x') P(x') beside P(t | x)."""
@@ -454,7 +265,7 @@ def _primed(expression: Expression, keep: set[str]) -> Expression:
 
 
 def identify(model, outcome: str | Sequence[str], treatment: str | Sequence[str],
-             observed: Sequence[str] | None = None) -> Formula:
+             observed: Sequence[str] | None = None, simplify: bool = True) -> Formula:
     """P(outcome | do(treatment)) as a formula over the distribution of the ``observed``
     variables (all of the network's by default), by the ID algorithm on the network's
     latent projection.
@@ -467,6 +278,11 @@ def identify(model, outcome: str | Sequence[str], treatment: str | Sequence[str]
         Y and X, disjoint, both observed.
     observed : sequence of str, optional
         The variables measured; the others are unobserved (latent).
+    simplify : bool, default True
+        Shorten the algorithm's formula (:mod:`bbn.questions.simplification`:
+        conditioning sets cut by d-separation, chain-rule factors joined, sums over a
+        variable only one joint holds dropped); False gives it as the algorithm builds
+        it. Both evaluate to the same P(y | do(x)).
 
     Returns
     -------
@@ -511,4 +327,7 @@ def identify(model, outcome: str | Sequence[str], treatment: str | Sequence[str]
     extra = [v for v in graph.nodes if v in _free(expression) and v not in ys + xs]
     if extra:  # step 3 made them interventions the answer does not depend on: average
         expression = _sum(extra, _product([expression, Prob(tuple(extra))]), graph.nodes)
-    return Formula(ys, xs, _primed(expression, set(xs)), graph.nodes)
+    expression = _primed(expression, set(xs))
+    if simplify:
+        expression = simplification.simplified(expression, view)
+    return Formula(ys, xs, expression, graph.nodes)

@@ -59,7 +59,7 @@ def _maximised(answering, question, variables: list[str], impossible: str) -> As
         raise continuous_error(next(iter(cases.values)), "discrete evidence")
     states, probability = max_batches.map_of_cases(
         answering.engine, variables, cases.codes, cases.row_names, cases.count, impossible)
-    warn_impossible(probability, 8)  # names the caller of net.map / net.mpe
+    warn_impossible(probability, None)  # names the caller of net.map / net.mpe
     return Assignments(tuple(variables), states, probability)
 
 

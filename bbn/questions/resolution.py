@@ -22,6 +22,8 @@ questions; :mod:`bbn.questions.dispatch` resolves each question once.
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -323,6 +325,7 @@ def evidence_codes(network: CompiledNetwork, frame) -> dict[str, np.ndarray]:
 
 #: What a batch does with a case whose evidence is impossible (P(e_i) = 0).
 IMPOSSIBLE = ("raise", "nan")
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # bbn/
 
 
 def check_impossible(impossible: str) -> None:
@@ -332,13 +335,18 @@ def check_impossible(impossible: str) -> None:
                          f"{suggest(str(impossible), IMPOSSIBLE)}")
 
 
-def warn_impossible(answer: np.ndarray, stacklevel: int = 4) -> None:
+def warn_impossible(answer: np.ndarray, stacklevel: int | None = 4) -> None:
     """Warn how many cases (rows of ``answer``, NaN where the evidence is impossible)
     have impossible evidence; ``stacklevel`` 4 names the caller of a public method that
-    calls the function calling this one."""
+    calls the function calling this one, None the first caller outside the package
+    (however deep the question went: a likelihood column's virtual child, ``do``)."""
     first = answer[(slice(None),) + (0,) * (answer.ndim - 1)]
     count = int(np.isnan(first).sum())
     if count:
+        if stacklevel is None:
+            frame, stacklevel = sys._getframe(1), 2
+            while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+                frame, stacklevel = frame.f_back, stacklevel + 1
         warnings.warn(f"{count} of {len(first)} case(s) have impossible evidence "
                       "(P(e) = 0): their rows are NaN", RuntimeWarning, stacklevel=stacklevel)
 

@@ -12,8 +12,10 @@ reads (rows missing one of them are left out).
 >>> net = bbn.load("models/chair.bn")
 >>> data = bbn.sample(net, 20_000, seed=1)
 >>> table = effect(data, net, "B", "A")
->>> table.values[0].round(2).tolist()          # P(A | do(B=T)) = P(A | B=T) = (0.7, 0.3)
-[0.69, 0.31]
+>>> print(identify(net, "A", "B"))            # simplified: B → A, nothing confounds
+P(A | do(B)) = P(A | B)
+>>> table.values[0].round(3).tolist()          # P(A | do(B=T)) = P(A | B=T) = (0.7, 0.3)
+[0.697, 0.303]
 """
 
 from __future__ import annotations
