@@ -391,28 +391,27 @@ class Weighing:
         True
         """
         cardinality = self.network.cardinality
-        taken = [list(range(cardinality[v])) if states is None else list(s)
-                 for v, s in zip(varied, states or varied)]
-        shape = tuple(map(len, taken))
-        cases = math.prod(shape)
-        indices = evidence.states
-        key = ("joint of cases", tuple(free), tuple(sorted(indices)), tuple(varied), cases)
+        if states is None:
+            cases = math.prod([cardinality[v] for v in varied])
+        else:
+            states = [list(s) for s in states]
+            cases = math.prod(map(len, states))
+        key = ("joint of cases", tuple(free), tuple(sorted(evidence.states)), tuple(varied),
+               cases)
         batch = self._plans.get(key)
         if batch is None:
             batch = self._once.get(self._plans, key, lambda: self._batch_or_joint(key))
         if batch:
-            every = states is None or all(len(s) == cardinality[v]
-                                          for v, s in zip(varied, taken))
-            if every:
+            if states is None:
                 return self.given_each(free, evidence, varied, totals=True)
-            grid = [axis.ravel() for axis in np.meshgrid(*taken, indexing="ij")]
+            grid = [axis.ravel() for axis in np.meshgrid(*states, indexing="ij")]
             table = self.given_each(free, evidence, varied, grid, totals=True)
             return table if table.ndim == len(free) else table.reshape(
-                shape + table.shape[1:])
+                tuple(map(len, states)) + table.shape[1:])
         table = self.weighed_table([*free, *varied], evidence, {})
         k = len(free)
         table = np.moveaxis(table, tuple(range(k, table.ndim)), tuple(range(len(varied))))
-        return table if states is None else table[(*np.ix_(*taken), Ellipsis)]
+        return table if states is None else table[(*np.ix_(*states), Ellipsis)]
 
     def _batch_or_joint(self, key: tuple) -> bool:
         """Whether :meth:`joint_of_cases` takes the batch (else the joint plan)."""
