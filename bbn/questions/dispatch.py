@@ -398,7 +398,7 @@ def _ask(model: Model, asked: Asked, method=EXACT, **options):
                asked.query.counterfactual else "bbn.questions.uncertain:ask_uncertain")
         kind = KINDS.get(asked.kind)
         if method == EXACT and kind is not None and kind.weighed:
-            options["weighed_answer"] = kind.weighed
+            options["weighed_answer"] = _referred(kind.weighed)
         return _referred(how)(model, asked, method, answer, answering(model),
                               joint=method == EXACT and kind is not None and kind.joint,
                               **options)

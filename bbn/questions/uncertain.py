@@ -499,7 +499,7 @@ def _extra(base: CompiledNetwork, found: Uncertain, model_: Derived) -> dict[str
 
 
 def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
-                  joint: bool = False, weighed_answer: str | None = None, **options):
+                  joint: bool = False, weighed_answer: Callable | None = None, **options):
     """Answer ``asked`` (with likelihoods, ``do`` or ``soft``): the uncertain parts
     resolved on the model's view, the view made for them, the rest of the question asked
     of it through ``answer`` (:func:`bbn.questions.dispatch.answer`); ``answering`` is
@@ -511,7 +511,7 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
     found = resolve_uncertain(base, asked)
     hard = found.hard
     likelihoods = found.likelihoods
-    if weighed_answer and (answered := reference(weighed_answer)(answering, asked, found)):
+    if weighed_answer and (answered := weighed_answer(answering, asked, found)):
         return answered  # the kind's exact answer from the model's own engine (no view)
     if joint and not asked.batch:
         weighed = _weighed(model, answering, asked, found, answer)
