@@ -26,7 +26,9 @@ A posterior (and a DataFrame of cases) weighs its likelihoods into the model's o
 elimination (:mod:`bbn.engines.exact.weighing`: a virtual child in the plan, its numbers
 given per question). One soft finding is Jeffrey's sum itself, one batched elimination
 over W's states with W observed in each (``given_each``); several are fitted on
-P(W_soft | e), kept per engine and evidence. Other questions are asked of a view with the
+P(W_soft | e), kept per engine and evidence. Every posterior with likelihoods alone is one
+propagation in the model engine's tree per shape (:mod:`bbn.questions.weighed_posteriors`).
+Other questions are asked of a view with the
 virtual children, the views kept per revision (the last 32 asked); a view with new
 numbers shares the junction trees of the last one of its shape (``reweighed``).
 :mod:`bbn.questions.dispatch` sends here every question with

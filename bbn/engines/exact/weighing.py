@@ -16,9 +16,11 @@ nothing). A batch of N cases gives each case its own λ (an ``(N, |W|)`` array).
 
 needs P(Q | e, w) for every state w: :meth:`Weighing.given_each` gives them in one
 batched elimination whose case axis is W's own, W observed in each case (so the evidence
-d-separates as for the hard question). New numbers for likelihoods asked of a view with
-virtual children (every posterior at once) share that view's junction trees:
-:meth:`Weighing.reweighed`.
+d-separates as for the hard question). Every posterior at once is one propagation in the
+junction tree of the view with virtual children (compiled once per shape, its virtual
+children's tables given with each call): :meth:`Weighing.weighed_posteriors`. New
+numbers for likelihoods asked of a view with virtual children (MAP, MPE, ...) share that
+view's junction trees: :meth:`Weighing.reweighed`.
 
 >>> import bbn, numpy as np
 >>> engine = bbn.load("models/chair.bn").engine
