@@ -597,7 +597,11 @@ class Weighing:
         view, virtual = virtual_view(self.network, {v: np.array(
             [1.0] * self.network.cardinality[v] if positive else
             [1.0] + [0.0] * (self.network.cardinality[v] - 1)) for v, positive in shape})
-        made = (type(self)(view), virtual)
+        engine = type(self)(view)
+        # the virtual children are observed in every tree: the order of the hidden
+        # variables is this network's (searched once, not again per shape)
+        engine._junction_order = self.junction_order()
+        made = (engine, virtual)
         with lock:
             found = kept.setdefault(shape, made)
             kept.move_to_end(shape)
