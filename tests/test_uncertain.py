@@ -630,10 +630,10 @@ def test_two_soft_findings_against_proportional_fitting_on_the_joint(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_every_posterior_with_new_likelihood_numbers_shares_the_tree(seed):
-    """net.posteriors with a likelihood whose numbers change: each view's junction tree
-    is the first one's with the virtual child's table replaced (no new tree), and every
-    marginal is the brute-force one, on a tree of cliques (12 variables) and on the dense
-    joint of a small network."""
+    """net.posteriors with a likelihood whose numbers change: one junction tree per shape
+    (λ > 0, λ with a zero), the model engine's, the numbers given with each question (no
+    view made), and every marginal is the brute-force one, on a tree of cliques (12
+    variables) and on the dense joint of a small network."""
     rng = np.random.default_rng(seed)
     for net, dense in ((generic_network(seed + 800, 12, 12), False),
                        (generic_network(seed + 900, 5, 6), True)):
@@ -647,8 +647,9 @@ def test_every_posterior_with_new_likelihood_numbers_shares_the_tree(seed):
             for v in net.variables:
                 m = _marginal(net, joint, [v])
                 np.testing.assert_allclose(marginals[v].values, m / m.sum(), atol=1e-12)
-            newest = list(net._answering.derived.values())[-1]
-            trees = newest.engine._trees.values()
+            assert net._answering.derived is None  # no view with virtual children
+            trees = [tree for engine, _ in net.engine._weighed_engines.values()
+                     for tree in engine._trees.values()]
             assert all((tree.joint is not None) == dense for tree in trees)
             locks.update(tree.lock for tree in trees)
         assert len(locks) == 2  # one tree for λ > 0, one for a λ with a zero

@@ -189,6 +189,10 @@ class Kind(NamedTuple):
     structural: bool = False
     view: bool = False  # the approximate answer reads the Answering, not the factor graph
     cutset: str | None = None  # a lazy reference to its answer by cutset conditioning
+    #: a lazy reference to its exact answer with likelihoods weighed into the model's own
+    #: engine, ``function(answering, asked, found)`` (None where it does not apply: the
+    #: view with virtual children answers then)
+    weighed: str | None = None
 
 
 def _probability_or_posterior(answering: Answering, question: Question, model, **options):
@@ -310,6 +314,10 @@ for _kind, _answer in (("P", "posterior"), ("PROBABILITY", "posterior"),
                        ("POSTERIORS", "posteriors"), ("LOG_Z", "log_partition")):
     KINDS[_kind] = KINDS[_kind]._replace(cutset=f"bbn.questions.cutset_answers:{_answer}")
 
+#: Every posterior with likelihoods, exactly: from the model's own junction trees.
+KINDS["POSTERIORS"] = KINDS["POSTERIORS"]._replace(
+    weighed="bbn.questions.weighed_posteriors:posteriors")
+
 
 def register(kind: str, how: Kind) -> None:
     """Add a kind of question (or replace how one is answered).
@@ -389,6 +397,8 @@ def _ask(model: Model, asked: Asked, method=EXACT, **options):
         how = ("bbn.questions.counterfactual:ask_counterfactual" if asked.query and
                asked.query.counterfactual else "bbn.questions.uncertain:ask_uncertain")
         kind = KINDS.get(asked.kind)
+        if method == EXACT and kind is not None and kind.weighed:
+            options["weighed_answer"] = _referred(kind.weighed)
         return _referred(how)(model, asked, method, answer, answering(model),
                               joint=method == EXACT and kind is not None and kind.joint,
                               **options)

@@ -26,7 +26,9 @@ A posterior (and a DataFrame of cases) weighs its likelihoods into the model's o
 elimination (:mod:`bbn.engines.exact.weighing`: a virtual child in the plan, its numbers
 given per question). One soft finding is Jeffrey's sum itself, one batched elimination
 over W's states with W observed in each (``given_each``); several are fitted on
-P(W_soft | e), kept per engine and evidence. Other questions are asked of a view with the
+P(W_soft | e), kept per engine and evidence. Every posterior with likelihoods alone is one
+propagation in the model engine's tree per shape (:mod:`bbn.questions.weighed_posteriors`).
+Other questions are asked of a view with the
 virtual children, the views kept per revision (the last 32 asked); a view with new
 numbers shares the junction trees of the last one of its shape (``reweighed``).
 :mod:`bbn.questions.dispatch` sends here every question with
@@ -79,7 +81,7 @@ from bbn.questions.resolution import (
 from bbn.views.compiled import CompiledNetwork
 
 #: The states of a virtual child; it is observed at the first.
-VIRTUAL_STATES = ("yes", "no")
+VIRTUAL_STATES = weighing.VIRTUAL_STATES
 
 #: Views kept per revision (the most recently asked).
 KEPT = 32
@@ -124,8 +126,9 @@ class Derived:
 def derived_view(base: CompiledNetwork, cut: dict[str, np.ndarray],
                  likelihoods: dict[str, np.ndarray]) -> tuple[CompiledNetwork, dict[str, str]]:
     """``base`` with each variable of ``cut`` made a root with the given table (an
-    intervention), and a virtual child per variable of ``likelihoods``; also the virtual
-    children's names (``λ(W)``, primed until new).
+    intervention), and a virtual child per variable of ``likelihoods``
+    (:func:`bbn.engines.exact.weighing.virtual_view`); also the virtual children's names
+    (``λ(W)``, primed until new).
 
     Examples
     --------
@@ -136,39 +139,18 @@ def derived_view(base: CompiledNetwork, cut: dict[str, np.ndarray],
     >>> view.parents["C"], virtual, view.table("λ(W)").tolist()
     ((), {'W': 'λ(W)'}, [[1.0, 0.0], [0.5, 0.5]])
     """
-    states, parents = dict(base.states), dict(base.parents)
-    cardinality, tables, zero_free = (dict(base.cardinality), dict(base.tables),
-                                      dict(base.zero_free))
-    variables = list(base.variables)
-    for v, table in cut.items():
-        table = np.array(table, dtype=float)
-        table.setflags(write=False)
-        # a one-hot table is only ever read at its state (X set to x is also observed):
-        # it cannot make P(e) zero, so the tables it d-separates may still be dropped
-        parents[v], tables[v], zero_free[v] = (), table, bool(
-            (table > 0).all() or (table == 1).any())
-    virtual = {}
-    for v, weights in likelihoods.items():
-        name = f"λ({v})"
-        while name in states:
-            name += "'"
-        states[name], parents[name], cardinality[name] = VIRTUAL_STATES, (v,), 2
-        tables[name] = _virtual_table(weights)
-        zero_free[name] = bool((weights > 0).all())  # "yes" is read
-        variables.append(name)
-        virtual[v] = name
-    view = CompiledNetwork(base.revision, tuple(variables), *map(MappingProxyType, (
-        states, parents, cardinality, tables, zero_free)), base.gaussian, base.constraints,
-        base.auxiliary)
-    return view, virtual
-
-
-def _virtual_table(weights: np.ndarray) -> np.ndarray:
-    """A virtual child's table: P(yes | w) = λ(w) / max λ (read-only)."""
-    scaled = weights / weights.max()
-    table = np.stack([scaled, 1.0 - scaled], axis=-1)
-    table.setflags(write=False)
-    return table
+    if cut:
+        parents, tables, zero_free = dict(base.parents), dict(base.tables), dict(base.zero_free)
+        for v, table in cut.items():
+            table = np.array(table, dtype=float)
+            table.setflags(write=False)
+            # a one-hot table is only ever read at its state (X set to x is also observed):
+            # it cannot make P(e) zero, so the tables it d-separates may still be dropped
+            parents[v], tables[v], zero_free[v] = (), table, bool(
+                (table > 0).all() or (table == 1).any())
+        base = replace(base, parents=MappingProxyType(parents),
+                       tables=MappingProxyType(tables), zero_free=MappingProxyType(zero_free))
+    return weighing.virtual_view(base, likelihoods)
 
 
 def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarray],
@@ -208,7 +190,7 @@ def derived(model, answering, do: dict[str, int], stochastic: dict[str, np.ndarr
     else:  # the view of the same shape, with the virtual children's numbers replaced
         virtual = before.virtual
         tables = dict(before.view.tables)
-        tables.update((virtual[v], _virtual_table(w)) for v, w in likelihoods.items())
+        tables.update((virtual[v], weighing.virtual_table(w)) for v, w in likelihoods.items())
         view = dataclasses.replace(before.view, tables=MappingProxyType(tables))
     factors = getattr(model, "factors", None)
     if factors is not None:
@@ -519,7 +501,7 @@ def _extra(base: CompiledNetwork, found: Uncertain, model_: Derived) -> dict[str
 
 
 def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
-                  joint: bool = False, **options):
+                  joint: bool = False, weighed_answer: Callable | None = None, **options):
     """Answer ``asked`` (with likelihoods, ``do`` or ``soft``): the uncertain parts
     resolved on the model's view, the view made for them, the rest of the question asked
     of it through ``answer`` (:func:`bbn.questions.dispatch.answer`); ``answering`` is
@@ -531,6 +513,8 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
     found = resolve_uncertain(base, asked)
     hard = found.hard
     likelihoods = found.likelihoods
+    if weighed_answer and (answered := weighed_answer(answering, asked, found)):
+        return answered  # the kind's exact answer from the model's own engine (no view)
     if joint and not asked.batch:
         weighed = _weighed(model, answering, asked, found, answer)
         if weighed is not None:

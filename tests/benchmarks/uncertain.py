@@ -19,9 +19,9 @@ variable E1 is given four ways, the other two staying hard findings:
   E3 hard — iterative proportional fitting on P(E1, E2 | E3) — asked again, and with
   what is kept of P(E1, E2 | E3) forgotten before each round;
 * all hard, all likelihood new: every posterior at once (``net.posteriors``), hard and
-  with the likelihood's numbers changed at every question (a view per set of numbers,
-  sharing the junction tree of the view asked before with other numbers); these two
-  take turns with each other, after the others.
+  with the likelihood's numbers changed at every question (one propagation in the
+  junction tree of the question's shape, the numbers given with it: no view made);
+  these two take turns with each other, after the others.
 
 A single soft finding is Jeffrey's rule as written, Σ_w q(w) P(X | w, rest): one batched
 hard question over E1's states, nothing kept between questions, so ``soft``, ``soft
@@ -133,7 +133,7 @@ def _row(settings: Settings, net, cases, row: Row) -> Row:
     setups = {"soft first": forget, "soft 2 first": forget}
     runs["soft first"](forget())
     row.cells.update(measure_side_by_side(settings, runs, setups, per=len(questions)))
-    # apart: each new view leaves a tree's worth of garbage, whose collection would fall
-    # on the 30 µs cells
+    # apart (as when each new set of numbers made a view, whose garbage's collection fell
+    # on the 30 µs cells)
     row.cells.update(measure_side_by_side(settings, every, per=len(questions)))
     return row

@@ -106,6 +106,9 @@ class Engine(CaseBatches, Weighing):
         # leaves (never ``self``: a reference to itself would keep a 180 MB junction tree
         # of link alive until the garbage collector's next pass)
         self._discrete: Engine | None = None
+        # weighed shape → the engine of the view with its virtual children, and their
+        # names (Weighing.weighed_posteriors), least recently used first
+        self._weighed_engines: OrderedDict[tuple, tuple[Engine, dict]] = OrderedDict()
         # the caches' bookkeeping, shared by threads: each value made once, by one thread,
         # outside the lock (bbn.core.once)
         self._once = Once()

@@ -91,9 +91,11 @@ def compile_joint(network: CompiledNetwork, observed: Sequence[str], hidden: lis
 
 
 def joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
-                      cases: int | None) -> dict[str, np.ndarray]:
+                      cases: int | None,
+                      slices: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Every hidden posterior from the joint, P(X = x | e) = Σ_{others} Π φ / Σ_all Π φ,
-    with a leading case axis when the evidence holds arrays of ``cases`` indices."""
+    with a leading case axis when the evidence holds arrays of ``cases`` indices;
+    ``slices``: the slices of some evidence tables, in place of the tree's."""
     joint = tree.joint
     bad = None if cases is None else np.zeros(cases, dtype=bool)
     for table in tree.constants:
@@ -102,7 +104,10 @@ def joint_posteriors(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray
     product = joint.evidence_free
     lead: tuple[int, ...] = ()
     for i, (table, spread) in enumerate(joint.tables):
-        values = table.values[tuple(evidence[u] for u in table.fixed)]
+        if slices is not None and table.variable in slices:
+            values = slices[table.variable]
+        else:
+            values = table.values[tuple(evidence[u] for u in table.fixed)]
         lead = values.shape[:1] if cases is not None else ()
         values = values.reshape(lead + spread)
         if i:

@@ -86,11 +86,14 @@ class TreeSource(NamedTuple):
 
 
 def posteriors_one(source: TreeSource, indices: Mapping[str, int],
-                   given: Mapping | None = None) -> dict[str, Factor]:
+                   given: Mapping | None = None,
+                   slices: Mapping[str, np.ndarray] | None = None) -> dict[str, Factor]:
     """P(X | e) for every variable X of the source's network (no Gaussian leaves), as
     ``{variable: Factor}`` in declaration order, observed variables one-hot; ``indices``
     is the evidence as state indices, ``given`` as written (what an error shows; by
-    default the states' names).
+    default the states' names); ``slices`` the slices of the tables of some observed
+    variables, given in place of the network's (virtual children whose numbers come
+    with the question: ``source.eliminate`` weighs them in too).
 
     Raises ImpossibleEvidenceError when P(e) = 0, MemoryLimitError when the tree's peak
     (every potential, the call's arrays, a belief) would exceed the memory limit.
@@ -104,9 +107,11 @@ def posteriors_one(source: TreeSource, indices: Mapping[str, int],
         if tree is None:
             # Not kept: every evidence table sliced into the evidence-free part, no
             # arrays for later calls (Pedigree_11: 0.87 GiB where a kept tree needs 1.1).
+            known = indices if slices is None else {
+                v: i for v, i in indices.items() if v not in slices}
             tree = compile_tree(network, list(indices), source.normalised(), source.order,
-                                known=indices)
-        marginals = propagate(tree, indices)
+                                known=known)
+        marginals = propagate(tree, indices, slices=slices)
     except ZeroProbability:  # P(e) = 0, or a sum too small to trust: eliminate in logs
         hidden = [v for v in network.variables if v not in indices]
         marginals = {v: p[0] for v, p in by_elimination(
@@ -276,18 +281,21 @@ def compile_cliques(network: CompiledNetwork, observed: Sequence[str], order: Se
 
 
 def propagate(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
-              cases: int | None = None) -> dict[str, np.ndarray]:
+              cases: int | None = None,
+              slices: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Collect and distribute with the evidence state indices: the posteriors of the
     unobserved variables of the components that hold evidence.
 
     ``cases`` = N means each evidence value is an array of N indices, and every
-    posterior gets a leading axis of N rows.
+    posterior gets a leading axis of N rows. ``slices``: ``{observed variable: its
+    table's slice}`` in place of the tree's (one case).
     """
     if tree.joint is not None:
-        return joint_posteriors(tree, evidence, cases)
+        return joint_posteriors(tree, evidence, cases, slices)
     if cases is None and tree.lock.acquire(blocking=False):
         try:
-            return collect_and_distribute(tree, evidence, None, tree.work, tree.scratch)
+            return collect_and_distribute(tree, evidence, None, tree.work, tree.scratch,
+                                          slices)
         finally:
             tree.lock.release()
-    return collect_and_distribute(tree, evidence, cases, {}, None)
+    return collect_and_distribute(tree, evidence, cases, {}, None, slices)

@@ -83,7 +83,11 @@ class ZeroProbability(Exception):
 
 def collect_and_distribute(tree: JunctionTree, evidence: Mapping[str, int | np.ndarray],
                cases: int | None, work: Mapping[int, np.ndarray],
-               scratch: np.ndarray | None) -> dict[str, np.ndarray]:
+               scratch: np.ndarray | None,
+               slices: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Both passes with the evidence state indices; ``slices``: the slices of some
+    evidence tables, given with the call in place of the tree's (a virtual child's
+    likelihood, whose numbers change from call to call)."""
     cliques = tree.cliques
     # A batch carries on past impossible rows (their totals count as 1) to name the first.
     bad = None if cases is None else np.zeros(cases, dtype=bool)
@@ -97,7 +101,10 @@ def collect_and_distribute(tree: JunctionTree, evidence: Mapping[str, int | np.n
         potential = clique.evidence_free
         owned = False  # potential is this call's array, free to update in place
         for table in clique.tables:
-            values = table.values[tuple(evidence[u] for u in table.fixed)]
+            if slices is not None and table.variable in slices:
+                values = slices[table.variable]
+            else:
+                values = table.values[tuple(evidence[u] for u in table.fixed)]
             potential = multiply_spread(potential, values, table.spread, owned, work.get(c))
             owned = True
             if tree.rescale:

@@ -16,9 +16,11 @@ nothing). A batch of N cases gives each case its own λ (an ``(N, |W|)`` array).
 
 needs P(Q | e, w) for every state w: :meth:`Weighing.given_each` gives them in one
 batched elimination whose case axis is W's own, W observed in each case (so the evidence
-d-separates as for the hard question). New numbers for likelihoods asked of a view with
-virtual children (every posterior at once) share that view's junction trees:
-:meth:`Weighing.reweighed`.
+d-separates as for the hard question). Every posterior at once is one propagation in the
+junction tree of the view with virtual children (compiled once per shape, its virtual
+children's tables given with each call): :meth:`Weighing.weighed_posteriors`. New
+numbers for likelihoods asked of a view with virtual children (MAP, MPE, ...) share that
+view's junction trees: :meth:`Weighing.reweighed`.
 
 >>> import bbn, numpy as np
 >>> engine = bbn.load("models/chair.bn").engine
@@ -36,15 +38,29 @@ import copy
 import dataclasses
 import math
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 import numpy as np
 
 from bbn.core.codes import observed_groups
 from bbn.core.errors import ImpossibleEvidenceError
 from bbn.core.factor import Factor
+from bbn.core.lazy import lazy_attributes
 from bbn.engines.exact.cliques import JunctionTree, Table
 from bbn.engines.exact.elimination import CASE, Plan, check_memory, evaluate
 from bbn.engines.protocol import NO_EVIDENCE, Evidence, impossible_case
+from bbn.views.compiled import CompiledNetwork
+
+#: The junction-tree module, loaded on the first question that needs every posterior
+#: (as :mod:`bbn.engines.exact.engine` loads it).
+_trees = lazy_attributes(__name__, {"posteriors_one": "bbn.engines.exact.junction_tree"})
+
+#: The states of a virtual child; it is observed at the first.
+VIRTUAL_STATES = ("yes", "no")
+
+#: Views with virtual children (one per weighed shape) whose engines an engine keeps for
+#: :meth:`Weighing.weighed_posteriors`, the most recently asked.
+KEPT_SHAPES = 32
 
 
 def virtual_name(variable: str, taken: Mapping) -> str:
@@ -57,6 +73,52 @@ def virtual_name(variable: str, taken: Mapping) -> str:
     while name in taken:
         name += "'"
     return name
+
+
+def virtual_view(network: CompiledNetwork, likelihoods: Mapping[str, np.ndarray]
+                 ) -> tuple[CompiledNetwork, dict[str, str]]:
+    """``network`` with a virtual child per variable of ``likelihoods`` (named by
+    :func:`virtual_name`, states :data:`VIRTUAL_STATES`, table :func:`virtual_table`),
+    and the virtual children's names.
+
+    Examples
+    --------
+    >>> import bbn
+    >>> base = bbn.load("models/chair.bn").compiled()
+    >>> view, virtual = virtual_view(base, {"W": np.array([0.8, 0.4])})
+    >>> virtual, view.table("λ(W)").tolist(), view.zero_free["λ(W)"]
+    ({'W': 'λ(W)'}, [[1.0, 0.0], [0.5, 0.5]], True)
+    """
+    if not likelihoods:
+        return network, {}
+    states, parents = dict(network.states), dict(network.parents)
+    cardinality, tables, zero_free = (dict(network.cardinality), dict(network.tables),
+                                      dict(network.zero_free))
+    variables = list(network.variables)
+    virtual = {}
+    for v, weights in likelihoods.items():
+        name = virtual_name(v, states)
+        states[name], parents[name], cardinality[name] = VIRTUAL_STATES, (v,), 2
+        tables[name] = virtual_table(weights)
+        zero_free[name] = bool((weights > 0).all())  # "yes" is read
+        variables.append(name)
+        virtual[v] = name
+    view = CompiledNetwork(network.revision, tuple(variables), *map(MappingProxyType, (
+        states, parents, cardinality, tables, zero_free)), network.gaussian,
+        network.constraints, network.auxiliary)
+    return view, virtual
+
+
+def virtual_table(weights: np.ndarray) -> np.ndarray:
+    """A virtual child's table: P(yes | w) = λ(w) / max λ (read-only).
+
+    >>> virtual_table(np.array([0.8, 0.4])).tolist()
+    [[1.0, 0.0], [0.5, 0.5]]
+    """
+    scaled = weights / weights.max()
+    table = np.stack([scaled, 1.0 - scaled], axis=-1)
+    table.setflags(write=False)
+    return table
 
 
 class Weighing:
@@ -465,6 +527,86 @@ class Weighing:
             if set(changed) <= set(key):
                 engine._trees[key] = _replaced(tree, tables)
         return engine
+
+    def weighed_posteriors(self, evidence: Evidence, weights: Mapping[str, np.ndarray]
+                           ) -> dict[str, Factor]:
+        """P(X | e, λ) for every variable X, by one propagation in the junction tree of
+        this network with a virtual child per weighed variable, observed: the tree is
+        compiled once per shape (the observed and weighed variables, and whether each λ
+        has a zero) and its virtual children's tables are given with each call, so new
+        numbers cost a propagation — no new view, engine or tree.
+
+        Parameters
+        ----------
+        evidence : Evidence
+            The hard findings, state indices (no Gaussian leaves).
+        weights : dict
+            ``{variable: λ}``, each λ ≥ 0, not all 0, with one number per state.
+
+        Returns
+        -------
+        dict
+            ``{variable: Factor}`` in declaration order, observed variables one-hot.
+
+        Raises
+        ------
+        ImpossibleEvidenceError
+            When P(e, λ) = 0.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> marginals = engine.weighed_posteriors(Evidence({"A": 0}, {}, {}),
+        ...                                       {"W": np.array([0.8, 0.4])})
+        >>> marginals["C"].values.round(6).tolist()
+        [0.936426, 0.063574]
+        """
+        shape = tuple(sorted((v, 0.0 not in w.tolist()) for v, w in weights.items()))
+        engine, virtual = self._virtual_engine(shape)
+        indices = {**evidence.states, **dict.fromkeys(virtual.values(), 0)}
+        slices = {virtual[v]: w / w.max() for v, w in weights.items()}  # P(yes | w)
+
+        def eliminate(variables: Sequence[str], codes: Mapping[str, np.ndarray]):
+            """What a propagation falls back on: the weighed elimination, in logs where
+            underflow threatens (the virtual children's λ given with it)."""
+            cases = len(next(iter(codes.values())))
+            return self.weighed_posterior_of_cases(
+                variables, {u: c for u, c in codes.items() if u not in slices},
+                {v: np.broadcast_to(w, (cases, len(w))) for v, w in weights.items()},
+                impossible="nan")
+
+        source = engine._tree_source()._replace(eliminate=eliminate)
+        result = _trees("posteriors_one")(source, indices, evidence.given, slices)
+        for v in (*virtual.values(), *self.network.auxiliary):
+            del result[v]
+        return result
+
+    def _virtual_engine(self, shape: tuple) -> tuple:
+        """(the engine of this network with a virtual child per weighed variable of
+        ``shape``, their names), made once per shape, the last :data:`KEPT_SHAPES` kept
+        (each engine keeps its junction trees within the memory limit)."""
+        kept, lock = self._weighed_engines, self._once.lock
+        with lock:
+            found = kept.get(shape)
+            if found is not None:
+                kept.move_to_end(shape)
+                return found
+        # the tables of the virtual children are placeholders: each call gives its own
+        view, virtual = virtual_view(self.network, {v: np.array(
+            [1.0] * self.network.cardinality[v] if positive else
+            [1.0] + [0.0] * (self.network.cardinality[v] - 1)) for v, positive in shape})
+        engine = type(self)(view)
+        # the virtual children are observed in every tree: the order of the hidden
+        # variables is this network's (searched once, not again per shape)
+        engine._junction_order = self.junction_order()
+        made = (engine, virtual)
+        with lock:
+            found = kept.setdefault(shape, made)
+            kept.move_to_end(shape)
+            while len(kept) > KEPT_SHAPES:
+                kept.popitem(last=False)
+        return found
 
     def weighed_posterior_of_cases(self, variables: Sequence[str],
                                    codes: Mapping[str, np.ndarray],
