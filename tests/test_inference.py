@@ -372,3 +372,36 @@ def test_memory_limit_counts_batch_rows(memory_limit):
 def test_a_batch_of_no_rows_is_an_empty_answer(chair):
     empty = pd.DataFrame({"A": pd.Series([], dtype=object)})
     assert chair.posterior(["C"], empty).shape == (0, 2)
+
+
+def test_no_run_in_logs_where_nothing_can_underflow():
+    """evaluate: where the smallest positive product of one entry per table is above
+    TRUSTED (plan_floor), an impossible case is exactly 0 and no case is run again in
+    logs; where it is below (a table of 1e-250s), a case that small is still run in logs
+    and comes back exact."""
+    import math
+
+    from bbn.engines.exact.elimination import TRUSTED, evaluate, plan_floor
+
+    net = bbn.Network("floor")
+    net.add_variable("A", ["a0", "a1"], table=[0.5, 0.5])
+    net.add_variable("B", ["b0", "b1"], parents=["A"], table=[[1.0, 0.0], [0.2, 0.8]])
+    plan = compile_plan({"A": (), "B": ("A",)}, {"A": 2, "B": 2}, ["A"], ["B"],
+                        batched=frozenset("B"))
+    plan.tables = [np.asarray(net.cpt_array(s.variable)) for s in plan.sources]
+    assert math.exp(plan_floor(plan)) == pytest.approx(0.5 * 0.2)
+
+    def no_logs(_):
+        raise AssertionError("run in logs")
+
+    table, scale, _ = evaluate(plan, {"B": slice(None)}, no_logs)
+    assert scale == 0.0
+    np.testing.assert_allclose(table, [[0.5, 0.1], [0.0, 0.4]])  # cases b0, b1
+    tiny = [t * (1e-250 if t.ndim == 1 else 1.0) for t in plan.tables]
+    plan.tables, plan.floor = tiny, None
+    assert plan_floor(plan) < math.log(TRUSTED)
+    with np.errstate(divide="ignore"):  # log 0 = −inf: an impossible entry
+        table, scale, _ = evaluate(plan, {"B": slice(None)}, lambda p: [
+            np.log(t) for t in p.tables])
+    np.testing.assert_allclose(table * np.exp(scale)[:, None] / 1e-250,
+                               [[0.5, 0.1], [0.0, 0.4]], rtol=1e-12)

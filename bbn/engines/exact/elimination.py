@@ -473,8 +473,8 @@ def slice_tables(plan: Plan, tables: Sequence[np.ndarray],
 
 def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray | slice],
              logs: Callable[[Plan], list[np.ndarray]],
-             tables: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray,
-                                                                 np.ndarray | float, list]:
+             tables: Sequence[np.ndarray] | None = None,
+             floor: float | None = None) -> tuple[np.ndarray, np.ndarray | float, list]:
     """Run the plan on its tables (``tables`` in their place when given) sliced by
     ``evidence``, safe from underflow (``logs`` gives the logs of the tables run, for the
     runs in logs). In a batch, ``slice(None)`` for an observed variable makes each of its
@@ -484,11 +484,15 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray | slice],
     (``log_scale`` per case, an array, for a batched result; else a float). A result
     whose largest entry is below TRUSTED, or which holds an entry in (0, SHARP), (per
     case) is computed again in logs; it then comes back with largest entry 1, or all
-    zeros when it is 0 exactly.
+    zeros when it is 0 exactly — unless the smallest positive product of the tables run
+    is above TRUSTED (:func:`plan_floor`, or ``floor`` for the ``tables`` given), when
+    nothing can have underflowed.
     """
     table, choices = run_plan(plan, slice_tables(plan, plan.tables if tables is None else
                                                  tables, evidence))
-    if tables is None and (plan.floor if plan.floor is not None else _floor(plan)) >= _LOG_TRUSTED:
+    if tables is None:
+        floor = plan.floor if plan.floor is not None else plan_floor(plan)
+    if floor is not None and floor >= _LOG_TRUSTED:
         return table, 0.0, choices  # every positive entry is above TRUSTED: 0 is exact
     batched = plan.result_variables[:1] == (CASE,)
     if not batched and _trusted(table):
@@ -529,22 +533,38 @@ _LOG_TRUSTED = math.log(TRUSTED)
 _FLOOR_SCAN = 1 << 20
 
 
-def _floor(plan: Plan) -> float:
-    """Σ_t log min{x ∈ t : x > 0} over the plan's tables (−inf when one is larger than
-    _FLOOR_SCAN entries), kept on the plan: every positive entry of a result, and of
-    every product and sum on the way to it, is at least its exponential — a sum of
-    products of one entry per table, with min(x, 1) per table in the bound — so above
-    TRUSTED a result of 0 is exactly 0 and nothing underflows."""
+def plan_floor(plan: Plan) -> float:
+    """Σ_t log min(1, min{x ∈ t : x > 0}) over the plan's tables (−inf when one is
+    larger than _FLOOR_SCAN entries; a table given per run, None in ``plan.tables``,
+    left to the caller to add), kept on the plan: every positive entry of a result, and
+    of every product and sum on the way to it, is at least its exponential — a sum of
+    products of one entry per table — so above TRUSTED a result of 0 is exactly 0 and
+    nothing underflows.
+
+    >>> plan = Plan([], tables=[np.array([0.5, 0.5]), np.array([[0.0, 1.0], [0.1, 0.9]])])
+    >>> round(math.exp(plan_floor(plan)), 12)  # 0.5 · 0.1
+    0.05
+    """
     floor = 0.0 if plan.tables is not None else -math.inf
     for t in plan.tables or ():
-        if t is None or t.size > _FLOOR_SCAN:
+        if t is None:
+            continue
+        if t.size > _FLOOR_SCAN:
             floor = -math.inf
             break
-        smallest = float(np.min(t, where=t > 0, initial=np.inf)) if t.size else 1.0
-        if smallest < 1.0:  # (a factor above 1 is bounded by 1: a subset's product is
-            floor += math.log(smallest)  # then still above the floor)
+        floor += log_smallest(t)
     plan.floor = floor
     return floor
+
+
+def log_smallest(table: np.ndarray) -> float:
+    """log min(1, the smallest positive entry of ``table``) (0 when it has none).
+
+    >>> log_smallest(np.array([0.0, 0.25, 4.0])) == math.log(0.25)
+    True
+    """
+    smallest = float(np.min(table, where=table > 0, initial=1.0)) if table.size else 1.0
+    return math.log(smallest) if smallest < 1.0 else 0.0
 
 
 def _trusted(table: np.ndarray) -> bool:

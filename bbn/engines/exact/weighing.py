@@ -47,7 +47,14 @@ from bbn.core.errors import ImpossibleEvidenceError
 from bbn.core.factor import Factor
 from bbn.core.lazy import lazy_attributes
 from bbn.engines.exact.cliques import JunctionTree, Table
-from bbn.engines.exact.elimination import CASE, Plan, check_memory, evaluate
+from bbn.engines.exact.elimination import (
+    CASE,
+    Plan,
+    check_memory,
+    evaluate,
+    log_smallest,
+    plan_floor,
+)
 from bbn.engines.protocol import NO_EVIDENCE, Evidence, impossible_case
 from bbn.views.compiled import CompiledNetwork
 
@@ -219,6 +226,8 @@ class Weighing:
         evidence = dict(indices)
         sources = plan.sources
         weighed = []  # positions of the virtual children's tables
+        # the smallest positive product: the network's tables' part is the plan's own
+        floor = plan.floor if plan.floor is not None else plan_floor(plan)
         for i, v in plan.weighed:  # a virtual child of W: λ_W, read where it is observed
             w = weights[v]
             if w.ndim == 2:  # a batch: case k reads column k
@@ -226,6 +235,11 @@ class Weighing:
             else:
                 tables[i], evidence[sources[i].variable] = w[:, None], 0
             weighed.append(i)
+            if w.size <= 64:  # a few numbers: Python's min
+                smallest = min([x for x in w.ravel().tolist() if x > 0], default=1.0)
+                floor += math.log(smallest) if smallest < 1.0 else 0.0
+            else:
+                floor += log_smallest(w)
         def logs(_: Plan) -> list[np.ndarray]:
             real = copy.copy(plan)  # the network's tables' logs are kept by the engine
             real.sources = [s for i, s in enumerate(plan.sources) if i not in weighed]
@@ -236,7 +250,7 @@ class Weighing:
                         for i, t in enumerate(tables)]
 
         check_memory(plan.cost, cases)
-        table, scale, _ = evaluate(plan, evidence, logs, tables)
+        table, scale, _ = evaluate(plan, evidence, logs, tables, floor)
         return table, scale
 
     def weighed_posterior(self, variables: Sequence[str], evidence: Evidence = NO_EVIDENCE,
