@@ -484,16 +484,14 @@ class Weighing:
             table = self.given_each(free, evidence, varied, grid, totals=True)
             return table if table.ndim == len(free) else table.reshape(
                 tuple(map(len, states)) + table.shape[1:])
-        table = self.weighed_table([*free, *varied], evidence, {})
-        k = len(free)
-        table = np.moveaxis(table, tuple(range(k, table.ndim)), tuple(range(len(varied))))
+        table = self.weighed_table([*varied, *free], evidence, {})
         return table if states is None else table[(*np.ix_(*states), Ellipsis)]
 
     def _batch_or_joint(self, key: tuple) -> bool:
         """Whether :meth:`joint_of_cases` takes the batch (else the joint plan)."""
         _, free, observed, varied, cases = key
         batch = self._given_each_plan(("given each", free, observed, varied, True))
-        joint = self.weighed_plan([*free, *varied], list(observed), ())
+        joint = self.weighed_plan([*varied, *free], list(observed), ())
         return _work(batch, cases) <= _work(joint, 1)
 
     def reweighed(self, network, changed: Sequence[str]):
