@@ -25,8 +25,9 @@ giving weight to a state the other evidence rules out is an ImpossibleEvidenceEr
 A posterior (and a DataFrame of cases) weighs its likelihoods into the model's own
 elimination (:mod:`bbn.engines.exact.weighing`: a virtual child in the plan, its numbers
 given per question). One soft finding is Jeffrey's sum itself, one batched elimination
-over W's states with W observed in each (``given_each``); several are fitted on
-P(W_soft | e), kept per engine and evidence. Every posterior with likelihoods alone is one
+over W's states with W observed in each (``given_each``); several too, fitted on the
+P(W_soft | e) the same elimination gives (``joint_of_cases``) — or, with likelihoods as
+well, on P(W_soft | e, λ) kept per engine and evidence. Every posterior with likelihoods alone is one
 propagation in the model engine's tree per shape (:mod:`bbn.questions.weighed_posteriors`).
 Other questions are asked of a view with the
 virtual children, the views kept per revision (the last 32 asked); a view with new
