@@ -1,18 +1,431 @@
 """Matrix scaling for two soft findings: the likelihoods λ_0, λ_1 under which
-diag(λ_0) J diag(λ_1) has given row and column sums, by Newton's method in Python
-floats (the tables are a few states square), for :func:`bbn.questions.uncertain._fit_pair`
-when sweeping (iterative proportional fitting) is slow.
+T = diag(λ_0) J diag(λ_1) has given row sums q_0 and column sums q_1, in Python floats
+(the tables are a few states a side: a numpy call costs more than the arithmetic), for
+:func:`bbn.questions.uncertain._fit_pair`. :func:`fit_scaling` answers directly where
+it can: a table whose rows are proportional (W_0 ⊥ W_1 given the evidence) in one
+step, 2 × 2 by the closed form, 2 × m by a scalar Newton's method, larger ones by
+Newton's method on the smaller side; :func:`newton_scaling` and :func:`infeasible` serve
+the sweeps that remain for fits on the boundary (some cells fitted to 0).
 
->>> l0, steps = newton_scaling([[1.0, 0.5], [0.5, 1.0]], [0.5, 0.5], [0.5, 0.5],
-...                            [1.0, 1.0], 1e-12)
->>> l0, steps  # symmetric: already met
-([1.0, 1.0], 0)
+>>> l0, l1, steps, deviation = fit_scaling([[0.5, 1.0], [0.5, 1.0]], [0.3, 0.7],
+...                                        [0.5, 0.5])
+>>> [round(x, 12) for x in l0], [round(x, 12) for x in l1], steps  # W_0 ⊥ W_1
+([0.428571428571, 1.0], [1.0, 0.5], 1)
 """
 
 from __future__ import annotations
 
 import math
 import operator
+
+
+#: Where the direct methods stop: each |row or column sum − target| at most this times
+#: the tolerance asked (quadratic convergence: one step more would be far below).
+_MARGIN = 1e-3
+
+#: Sums of targets this close are equal: a set of rows taking exactly what the columns
+#: they reach give (the fit lies on the boundary), or more (it cannot be met).
+_TIGHT = 1e-12
+
+
+def fit_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
+                tolerance: float = 1e-10
+                ) -> tuple[list[float], list[float], int, float] | None:
+    """λ_0, λ_1 (each with a largest of 1) with T = diag(λ_0) J diag(λ_1) of row sums
+    ``q0`` and column sums ``q1`` (J = ``rows``; the targets sum to 1), without sweeping:
+    λ = 0 on the states a target gives 0, and on the rest
+
+        one row or column   λ_1 = q_1 / J_0·   (or λ_0 = q_0 / J_·0)
+        2 × 2               the closed form (:func:`closed_form`)
+        2 × m, n × 2        a scalar Newton's method (:func:`two_rows`)
+        larger              Newton's method on log λ of the smaller side, from
+                            λ_0 = q_0 / (J 1), λ_1 = q_1 / (Jᵀ λ_0): one step when W_0 ⊥ W_1
+
+    A fit on the boundary (cells of J > 0 that every table with these sums has 0, found
+    by the flow condition of :func:`infeasible`) is the fit of J with those cells 0,
+    block by block, the blocks' λ set apart by factors that leave the cells below
+    10⁻³ ``tolerance``. Returns (λ_0, λ_1, the steps (the start counted), the largest
+    |marginal − target| of T), or None when the targets cannot be met or the fit is not
+    within ``tolerance``: the caller sweeps (:func:`newton_scaling`, :func:`infeasible`).
+
+    >>> l0, l1, steps, deviation = fit_scaling([[0.4, 0.1], [0.1, 0.4]], [0.5, 0.5],
+    ...                                        [0.7, 0.3])
+    >>> [round(x, 12) for x in l0], [round(x, 12) for x in l1], steps
+    ([0.5, 1.0], [1.0, 0.285714285714], 1)
+    >>> fit_scaling([[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5], [0.9, 0.1]) is None  # no fit
+    True
+    """
+    if min(q0) > 0 and min(q1) > 0:
+        found = _scaled(rows, q0, q1, tolerance, True)
+        return found if found is not None and found[3] <= tolerance else None
+    live = [i for i, q in enumerate(q0) if q > 0]
+    kept = [j for j, q in enumerate(q1) if q > 0]
+    if not live or not kept:
+        return None
+    found = _scaled([[rows[i][j] for j in kept] for i in live], [q0[i] for i in live],
+                    [q1[j] for j in kept], tolerance, True)
+    if found is None or not found[3] <= tolerance:
+        return None
+    l0, l1 = [0.0] * len(q0), [0.0] * len(q1)
+    for i, x in zip(live, found[0]):
+        l0[i] = x
+    for j, x in zip(kept, found[1]):
+        l1[j] = x
+    return l0, l1, found[2], found[3]
+
+
+def _scaled(rows, q0, q1, tolerance, split):
+    """:func:`fit_scaling` where every target is positive: (λ_0, λ_1, steps, deviation),
+    or None; ``split``: look for cells forced to 0 first."""
+    n, m = len(q0), len(q1)
+    if n == 2 == m and min(rows[0]) > 0 and min(rows[1]) > 0:
+        found = closed_form(rows, q0, q1)
+        if found is not None:
+            return found[0], found[1], 1, found[2]
+    if n == 1 or m == 1:
+        line = rows[0] if n == 1 else [row[0] for row in rows]
+        if not min(line) > 0:
+            return None
+        q = q1 if n == 1 else q0
+        weights = list(map(operator.truediv, q, line))
+        cells = list(map(operator.mul, line, weights))
+        deviation, top = _worst(cells, q, 1.0 / sum(cells)), max(weights)
+        weights = [x / top for x in weights]
+        return (([1.0], weights) if n == 1 else (weights, [1.0])) + (1, deviation)
+    if split and not min(map(min, rows)) > 0:
+        forced = _forced(rows, q0, q1)
+        if forced is None:
+            return None
+        if forced:
+            return _blocks(rows, q0, q1, forced, tolerance)
+    if n == 2 or m == 2 or n > m:  # the smaller side's, J transposed where it is the columns
+        direct = n == 2 or (m != 2 and n <= m)
+        lines = rows if direct else [list(c) for c in zip(*rows)]
+        p, w = (q0, q1) if direct else (q1, q0)
+        found = (two_rows(lines[0], lines[1], p, w, tolerance) if len(lines) == 2 else
+                 _newton(lines, p, w, tolerance))
+        if found is None or direct:
+            return found
+        return found[1], found[0], found[2], found[3]
+    return _newton(rows, q0, q1, tolerance)
+
+
+def closed_form(rows: list[list[float]], q0: list[float], q1: list[float]
+                ) -> tuple[list[float], list[float], float] | None:
+    """The scaling of a positive 2 × 2 table J = [[a, b], [c, d]] to row sums (p, 1 − p)
+    and column sums (q, 1 − q) in closed form: sweeping keeps the odds ratio
+    θ = a d / (b c), so T = [[x, p − x], [q − x, 1 − p − q + x]] with
+    x (1 − p − q + x) = θ (p − x) (q − x), the root in (max(0, p + q − 1), min(p, q)) of
+
+        (1 − θ) x² + β x − θ p q = 0,   β = 1 − p − q + θ (p + q)
+
+    (θ ≤ 1, the columns swapped otherwise; x = 2 θ p q / (β + √D) for β > 0, else
+    (√D − β) / (2 (1 − θ)), D = β² + 4 (1 − θ) θ p q: no cancellation). Then
+    λ_0 = (1, (q − x) a / (c x)), λ_1 = (x / a, (p − x) / b), each scaled to a largest of
+    1. Returns (λ_0, λ_1, the largest |marginal − target| of T), or None when x falls
+    outside (an underflow).
+
+    >>> l0, l1, deviation = closed_form([[2.0, 1.0], [1.0, 2.0]], [0.5, 0.5], [0.5, 0.5])
+    >>> [round(x, 12) for x in l0 + l1]  # θ = 4: x = 1/3, T = [[1/3, 1/6], [1/6, 1/3]]
+    [1.0, 1.0, 1.0, 1.0]
+    >>> l0, l1, deviation = closed_form([[0.4, 0.1], [0.1, 0.4]], [0.5, 0.5], [0.7, 0.3])
+    >>> [round(x, 12) for x in l0 + l1]  # θ = 16: x = 0.4, T = [[0.4, 0.1], [0.3, 0.2]]
+    [0.5, 1.0, 1.0, 0.285714285714]
+    """
+    (a, b), (c, d) = rows
+    s0, s1 = q0[0] + q0[1], q1[0] + q1[1]
+    p, p_, q, q_ = q0[0] / s0, q0[1] / s0, q1[0] / s1, q1[1] / s1
+    mirrored = a * d > b * c
+    if mirrored:  # θ > 1: the columns swapped (θ → 1 / θ)
+        a, b, c, d, q, q_ = b, a, d, c, q_, q
+    theta = a * d / (b * c)
+    beta = p_ - q + theta * (p + q)
+    root = math.sqrt(beta * beta + 4.0 * (1.0 - theta) * theta * p * q)
+    x = 2.0 * theta * p * q / (beta + root) if beta > 0 else (root - beta) / (2.0 - 2.0 * theta)
+    if not 0 < x < min(p, q):
+        return None
+    u, v, t = x / a, (p - x) / b, (q - x) * a / (c * x)
+    if mirrored:
+        u, v = v, u
+    top = u if u > v else v
+    u, v = u / top, v / top
+    r0, r1 = (1.0, t) if t <= 1.0 else (1.0 / t, 1.0)
+    (a, b), (c, d) = rows
+    t00, t01, t10, t11 = r0 * a * u, r0 * b * v, r1 * c * u, r1 * d * v
+    total = t00 + t01 + t10 + t11
+    return [r0, r1], [u, v], max(
+        abs((t00 + t01) / total - q0[0]), abs((t10 + t11) / total - q0[1]),
+        abs((t00 + t10) / total - q1[0]), abs((t01 + t11) / total - q1[1]))
+
+
+def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[float],
+             tolerance: float = 1e-10, steps: int = 60
+             ) -> tuple[list[float], list[float], int, float] | None:
+    """The scaling of a 2 × m table J (rows ``row0``, ``row1``, zeros allowed) to row sums
+    ``q0`` and column sums ``q1`` (positive): with λ_0 = (1, t) and λ_1j = q_1j /
+    (J_0j + t J_1j) the columns are met, and the row-0 sum
+
+        f(t) = Σ_j q_1j J_0j / (J_0j + t J_1j)  =  q_00
+
+    decreases from f(0+) = q_1(J_0· > 0) to f(∞) = q_1(J_1· = 0): one root when q_00 lies
+    strictly between (on either end the fit is on the boundary, beyond it the targets
+    cannot be met: None). Solved by Newton's method on log t from the independent guess
+    t = q_01 Σ J_0· / (q_00 Σ J_1·), kept inside the bracket of signs (halving where a
+    step leaves it), to |f − q_00| ≤ 10⁻³ ``tolerance``. Returns (λ_0, λ_1, each with a
+    largest of 1, 1 + the Newton steps, the largest |marginal − target| of T), or None.
+
+    >>> l0, l1, steps, deviation = two_rows([0.4, 0.1], [0.1, 0.4], [0.5, 0.5], [0.7, 0.3])
+    >>> [round(x, 12) for x in l0], [round(x, 12) for x in l1], deviation < 1e-13
+    ([0.5, 1.0], [1.0, 0.285714285714], True)
+    """
+    p, s1 = q0[0] / (q0[0] + q0[1]), sum(q1)
+    if min(row0) > 0 and min(row1) > 0:
+        pairs = list(zip([q / s1 for q in q1], map(operator.truediv, row1, row0)))
+        target = p
+    else:
+        pairs, top, floor = [], 0.0, 0.0
+        for x, y, q in zip(row0, row1, q1):
+            if x > 0:
+                q /= s1
+                top += q
+                if y > 0:
+                    pairs.append((q, y / x))
+                else:
+                    floor += q
+            elif not y > 0:
+                return None  # a column neither row reaches
+        if not floor + _TIGHT < p < top - _TIGHT:
+            return None
+        target = p - floor
+    s = math.log(q0[1] * sum(row0) / (q0[0] * sum(row1)))
+    low, high = -math.inf, math.inf
+    limit = _MARGIN * tolerance
+    for done in range(steps):
+        t = math.exp(s)
+        f = slope = 0.0
+        for w, rho in pairs:
+            z = 1.0 / (1.0 + t * rho)
+            f += w * z
+            slope += w * z * (1.0 - z)  # −df / d log t
+        g = f - target
+        if -limit <= g <= limit:
+            break
+        if g > 0:
+            low = s
+        else:
+            high = s
+        following = s + g / slope if slope > 0 else math.nan
+        if not low < following < high:  # outside the bracket: halved (or a bounded leap)
+            following = ((low + high) / 2 if high - low < math.inf else
+                         s + (8.0 if g > 0 else -8.0))
+        if following == s:
+            break
+        s = following
+    else:
+        return None
+    l1, cells, r0, r1 = [], [], 0.0, 0.0
+    for x, y, q in zip(row0, row1, q1):
+        v = q / (x + t * y)
+        l1.append(v)
+        x *= v
+        y *= t * v
+        r0 += x
+        r1 += y
+        cells.append(x + y)
+    scale, top = 1.0 / (r0 + r1), max(l1)
+    deviation = max(abs(r0 * scale - q0[0]), abs(r1 * scale - q0[1]),
+                    _worst(cells, q1, scale))
+    return [1.0, t] if t <= 1.0 else [1.0 / t, 1.0], [x / top for x in l1], done + 1, deviation
+
+
+def _newton(rows, q0, q1, tolerance, steps: int = 30):
+    """Newton's method on u = log λ_0 (rows, every target positive) from λ_0 = q_0 / (J 1),
+    with λ_1 = q_1 / c, c = Jᵀ λ_0 (the columns met): the potential
+    Φ(u) = Σ_j q_1j log c_j − Σ_i q_0i u_i is convex, its gradient r − q_0 (r = T 1) and
+    Hessian H_ik = [i = k] r_i − λ_0i λ_0k Σ_j J_ij J_kj q_1j / c_j² (u of the last row
+    kept: the scale is free); a step is halved until the residual or Φ falls (Armijo).
+    (λ_0, λ_1, 1 + steps, deviation), or None (no progress)."""
+    mul, truediv = operator.mul, operator.truediv
+    s1 = sum(q1)
+    p, w = q0, (q1 if s1 == 1.0 else [x / s1 for x in q1])
+    columns = list(zip(*rows))
+    sums = list(map(sum, rows))
+    if not min(sums) > 0:
+        return None
+    n = len(p) - 1
+    last = rows[:n]
+
+    def at(a):
+        c = [sum(map(mul, column, a)) for column in columns]
+        if not min(c) > 0:
+            return None
+        b = list(map(truediv, w, c))
+        r = [x * sum(map(mul, row, b)) for x, row in zip(a, rows)]
+        g = list(map(operator.sub, r, p))
+        return a, c, b, r, g, max(map(abs, g))
+
+    def potential(a, c):
+        return sum(map(mul, w, map(math.log, c))) - sum(map(mul, p, map(math.log, a)))
+
+    now = at(list(map(truediv, p, sums)))
+    if now is None:
+        return None
+    limit = _MARGIN * tolerance
+    for done in range(steps + 1):
+        a, c, b, r, g, deviation = now
+        if deviation <= limit:
+            scale = 1.0 / sum(r)
+            deviation = max(_worst(r, q0, scale), _worst(map(mul, b, c), q1, scale))
+            top0, top1 = max(a), max(b)
+            return [x / top0 for x in a], [x / top1 for x in b], done + 1, deviation
+        if done == steps:
+            return None
+        v = list(map(truediv, b, c))  # q_1 / c²
+        e = [list(map(mul, row, v)) for row in last]
+        if n == 2:  # Cramer's rule
+            (a0, a1), (r0, r1), (g0, g1) = a[:2], r[:2], g[:2]
+            h00 = r0 - a0 * a0 * sum(map(mul, rows[0], e[0]))
+            h01 = -a0 * a1 * sum(map(mul, rows[0], e[1]))
+            h11 = r1 - a1 * a1 * sum(map(mul, rows[1], e[1]))
+            det = h00 * h11 - h01 * h01
+            if not det > 0:
+                return None
+            d = [(h01 * g1 - h11 * g0) / det, (h01 * g0 - h00 * g1) / det, 0.0]
+        else:
+            h = [[(r[i] if i == k else 0.0) - a[i] * a[k] * sum(map(mul, rows[i], e[k]))
+                  for k in range(n)] for i in range(n)]
+            d = solved(h, [-x for x in g])
+            if d is None:
+                return None
+            d.append(0.0)
+        size, before = 1.0, None
+        while True:
+            moved = [x * math.exp(size * y) for x, y in zip(a, d)]
+            top = max(moved)
+            then = at([x / top for x in moved])
+            if then is not None:
+                if then[5] < deviation:
+                    break
+                before = potential(a, c) if before is None else before
+                if potential(then[0], then[1]) <= before + 1e-4 * size * sum(map(mul, g, d)):
+                    break
+            size *= 0.5
+            if size < 1e-6:
+                return None
+        now = then
+    return None
+
+
+def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:
+    """The cells of J > 0 that every table on J's support with these sums has 0: (i, j)
+    with i ∉ I, j ∈ N(I) for a set I of rows taking exactly what the columns they reach
+    give (q_0(I) = q_1(N(I)), the flow condition of :func:`infeasible`, over the subsets
+    of the smaller side); None when a set asks for more (no fit)."""
+    flipped = len(q0) > len(q1)
+    if flipped:
+        rows, q0, q1 = [list(c) for c in zip(*rows)], q1, q0
+    n = len(q0)
+    if n > 12:
+        return set()
+    reach = [sum(1 << j for j, x in enumerate(row) if x > 0) for row in rows]
+    forced = set()
+    for subset in range(1, 1 << n):
+        columns, asked = 0, 0.0
+        for i in range(n):
+            if subset >> i & 1:
+                columns |= reach[i]
+                asked += q0[i]
+        given = sum([q for j, q in enumerate(q1) if columns >> j & 1])
+        if asked > given + _TIGHT:
+            return None
+        if asked >= given - _TIGHT:
+            forced.update((i, j) for i in range(n) if not subset >> i & 1
+                          for j in range(len(q1)) if columns >> j & 1 and rows[i][j] > 0)
+    return {(j, i) for i, j in forced} if flipped else forced
+
+
+def _blocks(rows, q0, q1, forced, tolerance):
+    """The fit on the boundary: J with the ``forced`` cells 0 falls into blocks (the
+    connected parts of its support), each fitted to its share of the targets; a block
+    whose rows reach another's columns by a forced cell has its λ_0 scaled down and λ_1
+    up by E^level (E large enough to leave those cells below 10⁻³ tolerance)."""
+    n, m = len(q0), len(q1)
+    cleared = [[0.0 if (i, j) in forced else x for j, x in enumerate(row)]
+               for i, row in enumerate(rows)]
+    parent = list(range(n + m))
+
+    def root(x):
+        while parent[x] != x:
+            parent[x] = x = parent[parent[x]]
+        return x
+
+    for i, row in enumerate(cleared):
+        for j, x in enumerate(row):
+            if x > 0:
+                parent[root(i)] = root(n + j)
+    blocks: dict[int, tuple[list[int], list[int]]] = {}
+    for x in range(n + m):
+        blocks.setdefault(root(x), ([], []))[x >= n].append(x if x < n else x - n)
+    a, b, steps = [0.0] * n, [0.0] * m, 0
+    for members, kept in blocks.values():
+        share = sum(q0[i] for i in members)
+        if not kept or not members or abs(share - sum(q1[j] for j in kept)) > _TIGHT:
+            return None
+        table = [[cleared[i][j] for j in kept] for i in members]
+        found = _scaled(table, [q0[i] / share for i in members],
+                        [q1[j] / share for j in kept], tolerance, False)
+        if found is None:
+            return None
+        la, lb, done, _ = found
+        steps += done
+        mass = sum(x * sum(map(operator.mul, row, lb)) for x, row in zip(la, table))
+        for i, x in zip(members, la):
+            a[i] = x * share / mass
+        for j, x in zip(kept, lb):
+            b[j] = x
+    block = {i: root(i) for i in range(n)} | {n + j: root(n + j) for j in range(m)}
+    after = {(block[i], block[n + j]) for i, j in forced}
+    level = dict.fromkeys(blocks, 0)
+    for _ in range(len(blocks) + 1):  # the longest path down the forced cells
+        changed = False
+        for above, below in after:
+            if level[above] < level[below] + 1:
+                level[above], changed = level[below] + 1, True
+        if not changed:
+            break
+    else:
+        return None  # a cycle: not a boundary this method knows
+    spill = sum(a[i] * rows[i][j] * b[j] for i, j in forced)
+    factor = 10.0 + 10.0 * spill / (_MARGIN * tolerance)
+    if max(level.values()) * math.log10(factor) > 200:
+        return None
+    for i in range(n):
+        a[i] /= factor ** level[block[i]]
+    for j in range(m):
+        b[j] *= factor ** level[block[n + j]]
+    deviation, top0, top1 = _deviation(rows, a, b, q0, q1), max(a), max(b)
+    return [x / top0 for x in a], [x / top1 for x in b], steps, deviation
+
+
+def _worst(values, targets, scale: float) -> float:
+    """max |scale · value − target| (a loop: a few numbers)."""
+    worst = 0.0
+    for x, q in zip(values, targets):
+        x = abs(x * scale - q)
+        if x > worst:
+            worst = x
+    return worst
+
+
+def _deviation(rows, l0, l1, q0, q1) -> float:
+    """max |T's row and column sums (normalised) − q|, T = diag(l0) J diag(l1)."""
+    mul = operator.mul
+    r = [x * sum(map(mul, row, l1)) for x, row in zip(l0, rows)]
+    c = [x * sum(map(mul, column, l0)) for x, column in zip(l1, zip(*rows))]
+    total = sum(r)
+    if not 0 < total < math.inf:
+        return math.inf
+    return max(_worst(r, q0, 1.0 / total), _worst(c, q1, 1.0 / total))
 
 
 def newton_scaling(rows: list[list[float]], q0: list[float], q1: list[float],

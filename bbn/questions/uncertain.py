@@ -344,7 +344,12 @@ def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,
 def _fit_rows(rows: list[list[float]], q0: list[float], q1: list[float],
               names: Sequence[str] = ()) -> tuple[list[float], list[float], SoftFit]:
     """:func:`_fit_pair` on J's rows (its largest 1) and the targets as Python floats:
-    (λ_0, λ_1, each with a largest of 1, and the fit)."""
+    (λ_0, λ_1, each with a largest of 1, and the fit): directly where
+    :func:`bbn.questions.scaling.fit_scaling` can, otherwise by sweeps."""
+    found = scaling.fit_scaling(rows, q0, q1, TOLERANCE)
+    if found is not None:
+        l0, l1, steps, deviation = found
+        return l0, l1, SoftFit(steps, deviation, True)
     columns = [list(c) for c in zip(*rows)]
     for i, (q, lines) in enumerate(((q0, rows), (q1, columns))):
         if any(x > 0 and not any(line) for x, line in zip(q, lines)):
