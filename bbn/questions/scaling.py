@@ -170,8 +170,8 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
     decreases from f(0+) = q_1(J_0· > 0) to f(∞) = q_1(J_1· = 0): one root when q_00 lies
     strictly between (on either end the fit is on the boundary, beyond it the targets
     cannot be met: None). Solved by Newton's method on log t from the independent guess
-    t = q_01 Σ J_0· / (q_00 Σ J_1·), kept inside the bracket of signs (halving where a
-    step leaves it), to |f − q_00| ≤ 10⁻³ ``tolerance``. Returns (λ_0, λ_1, each with a
+    t = q_01 Σ J_0· / (q_00 Σ J_1·), a step at most 8, kept inside the bracket of signs
+    (halving where a step leaves it), to |f − q_00| ≤ 10⁻³ ``tolerance``. Returns (λ_0, λ_1, each with a
     largest of 1, 1 + the Newton steps, the largest |marginal − target| of T), or None.
 
     >>> l0, l1, steps, deviation = two_rows([0.4, 0.1], [0.1, 0.4], [0.5, 0.5], [0.7, 0.3])
@@ -201,6 +201,8 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
     low, high = -math.inf, math.inf
     limit = _MARGIN * tolerance
     for done in range(steps):
+        if not -700.0 < s < 700.0:
+            return None  # beyond floating point: the fit is not for this method
         t = math.exp(s)
         f = slope = 0.0
         for w, rho in pairs:
@@ -214,10 +216,10 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
             low = s
         else:
             high = s
-        following = s + g / slope if slope > 0 else math.nan
-        if not low < following < high:  # outside the bracket: halved (or a bounded leap)
-            following = ((low + high) / 2 if high - low < math.inf else
-                         s + (8.0 if g > 0 else -8.0))
+        step = g / slope if slope > 0 else g * math.inf
+        following = s + (step if -8.0 < step < 8.0 else 8.0 if g > 0 else -8.0)
+        if not low < following < high:  # outside the bracket: halved
+            following = (low + high) / 2
         if following == s:
             break
         s = following
@@ -243,7 +245,8 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
     with λ_1 = q_1 / c, c = Jᵀ λ_0 (the columns met): the potential
     Φ(u) = Σ_j q_1j log c_j − Σ_i q_0i u_i is convex, its gradient r − q_0 (r = T 1) and
     Hessian H_ik = [i = k] r_i − λ_0i λ_0k Σ_j J_ij J_kj q_1j / c_j² (u of the last row
-    kept: the scale is free); a step is halved until the residual or Φ falls (Armijo).
+    kept: the scale is free); a step, at most 8 in u, is halved until the residual or Φ
+    falls (Armijo).
     (λ_0, λ_1, 1 + steps, deviation), or None (no progress)."""
     mul, truediv = operator.mul, operator.truediv
     s1 = sum(q1)
@@ -257,7 +260,7 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
 
     def at(a):
         c = [sum(map(mul, column, a)) for column in columns]
-        if not min(c) > 0:
+        if not min(c) > 0 < min(a):
             return None
         b = list(map(truediv, w, c))
         r = [x * sum(map(mul, row, b)) for x, row in zip(a, rows)]
@@ -298,7 +301,8 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
             if d is None:
                 return None
             d.append(0.0)
-        size, before = 1.0, None
+        longest = max(map(abs, d))
+        size, before = (1.0 if longest <= 8.0 else 8.0 / longest), None
         while True:
             moved = [x * math.exp(size * y) for x, y in zip(a, d)]
             top = max(moved)
