@@ -103,11 +103,12 @@ def _scaled(rows, q0, q1, tolerance, split):
         lines = rows if direct else [list(c) for c in zip(*rows)]
         p, w = (q0, q1) if direct else (q1, q0)
         found = (two_rows(lines[0], lines[1], p, w, tolerance) if len(lines) == 2 else
+                 _three(lines, p, w, tolerance) if len(lines) == 3 else
                  _newton(lines, p, w, tolerance))
         if found is None or direct:
             return found
         return found[1], found[0], found[2], found[3]
-    return _newton(rows, q0, q1, tolerance)
+    return (_three if n == 3 else _newton)(rows, q0, q1, tolerance)
 
 
 def closed_form(rows: list[list[float]], q0: list[float], q1: list[float]
@@ -135,10 +136,10 @@ def closed_form(rows: list[list[float]], q0: list[float], q1: list[float]
     (a, b), (c, d) = rows
     s0, s1 = q0[0] + q0[1], q1[0] + q1[1]
     p, p_, q, q_ = q0[0] / s0, q0[1] / s0, q1[0] / s1, q1[1] / s1
-    mirrored = a * d > b * c
-    if mirrored:  # θ > 1: the columns swapped (θ → 1 / θ)
-        a, b, c, d, q, q_ = b, a, d, c, q_, q
-    theta = a * d / (b * c)
+    theta = (a / b) * (d / c)  # ratios first: J's scale does not matter
+    mirrored = theta > 1.0
+    if mirrored:  # the columns swapped (θ → 1 / θ)
+        a, b, c, d, q, q_, theta = b, a, d, c, q_, q, 1.0 / theta
     beta = p_ - q + theta * (p + q)
     root = math.sqrt(beta * beta + 4.0 * (1.0 - theta) * theta * p * q)
     x = 2.0 * theta * p * q / (beta + root) if beta > 0 else (root - beta) / (2.0 - 2.0 * theta)
@@ -284,29 +285,18 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
         if done == steps:
             return None
         v = list(map(truediv, b, c))  # q_1 / c²
-        e = [list(map(mul, row, v)) for row in last]
-        if n == 2:  # Cramer's rule
-            (a0, a1), (r0, r1), (g0, g1) = a[:2], r[:2], g[:2]
-            h00 = r0 - a0 * a0 * sum(map(mul, rows[0], e[0]))
-            h01 = -a0 * a1 * sum(map(mul, rows[0], e[1]))
-            h11 = r1 - a1 * a1 * sum(map(mul, rows[1], e[1]))
-            det = h00 * h11 - h01 * h01
-            if not det > 0:
-                return None
-            d = [(h01 * g1 - h11 * g0) / det, (h01 * g0 - h00 * g1) / det, 0.0]
-        else:
-            h = [[(r[i] if i == k else 0.0) - a[i] * a[k] * sum(map(mul, rows[i], e[k]))
-                  for k in range(n)] for i in range(n)]
-            d = solved(h, [-x for x in g])
-            if d is None:
-                return None
-            d.append(0.0)
+        y = [[x * z for z in row] for x, row in zip(a, last)]  # λ_0i J_ij: no overflow
+        e = [list(map(mul, row, v)) for row in y]
+        h = [[(r[i] if i == k else 0.0) - sum(map(mul, y[i], e[k])) for k in range(n)]
+             for i in range(n)]
+        d = solved(h, [-x for x in g])
+        if d is None:
+            return None
+        d.append(0.0)
         longest = max(map(abs, d))
         size, before = (1.0 if longest <= 8.0 else 8.0 / longest), None
         while True:
-            moved = [x * math.exp(size * y) for x, y in zip(a, d)]
-            top = max(moved)
-            then = at([x / top for x in moved])
+            then = at([x * math.exp(size * y) for x, y in zip(a, d)])
             if then is not None:
                 if then[5] < deviation:
                     break
@@ -314,10 +304,85 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
                 if potential(then[0], then[1]) <= before + 1e-4 * size * sum(map(mul, g, d)):
                     break
             size *= 0.5
-            if size < 1e-6:
+            if not size >= 1e-6:  # no progress (or NaN)
                 return None
         now = then
     return None
+
+
+def _three(rows, q0, q1, tolerance, steps: int = 30):
+    """:func:`_newton` for three rows, written out: one pass over the columns gives
+    c = Jᵀ λ_0, λ_1 = q_1 / c, r and the Hessian's 2 × 2 (u_2 kept), solved by
+    Cramer's rule."""
+    s1 = sum(q1)
+    p0, p1, p2 = q0
+    columns = list(zip(rows[0], rows[1], rows[2], q1 if s1 == 1.0 else [x / s1 for x in q1]))
+    sums = list(map(sum, rows))
+    if not min(sums) > 0:
+        return None
+    limit = _MARGIN * tolerance
+
+    def at(a0, a1, a2):
+        r0 = r1 = r2 = h00 = h01 = h11 = 0.0
+        for x0, x1, x2, w in columns:  # S_ij / λ_1j = λ_0i J_ij: no overflow
+            x0, x1, x2 = x0 * a0, x1 * a1, x2 * a2
+            c = x0 + x1 + x2
+            if not c > 0:
+                return None
+            b = w / c
+            r0 += x0 * b
+            r1 += x1 * b
+            r2 += x2 * b
+            b /= c
+            h00 += x0 * x0 * b
+            h01 += x0 * x1 * b
+            h11 += x1 * x1 * b
+        g0, g1, g2 = r0 - p0, r1 - p1, r2 - p2
+        return (a0, a1, a2, g0, g1, max(abs(g0), abs(g1), abs(g2)), r0 - h00, -h01, r1 - h11)
+
+    def potential(a0, a1, a2):
+        return sum([w * math.log(x0 * a0 + x1 * a1 + x2 * a2) for x0, x1, x2, w in columns]
+                   ) - p0 * math.log(a0) - p1 * math.log(a1) - p2 * math.log(a2)
+
+    now = at(p0 / sums[0], p1 / sums[1], p2 / sums[2])
+    for done in range(steps + 1):
+        if now is None or done == steps:
+            return None
+        a0, a1, a2, g0, g1, deviation, h00, h01, h11 = now
+        if deviation <= limit:
+            break
+        det = h00 * h11 - h01 * h01
+        if not det > 0:
+            return None
+        d0, d1 = (h01 * g1 - h11 * g0) / det, (h01 * g0 - h00 * g1) / det
+        longest = max(abs(d0), abs(d1))
+        size, before = (1.0 if longest <= 8.0 else 8.0 / longest), None
+        while True:
+            then = at(a0 * math.exp(size * d0), a1 * math.exp(size * d1), a2)
+            if then is not None and 0 < then[0] and 0 < then[1]:
+                if then[5] < deviation:
+                    break
+                before = potential(a0, a1, a2) if before is None else before
+                if potential(*then[:3]) <= before + 1e-4 * size * (g0 * d0 + g1 * d1):
+                    break
+            size *= 0.5
+            if not size >= 1e-6:  # no progress (or NaN)
+                return None
+        now = then
+    l1, cells, r0, r1, r2 = [], [], 0.0, 0.0, 0.0
+    for x0, x1, x2, w in columns:
+        b = w / (x0 * a0 + x1 * a1 + x2 * a2)
+        l1.append(b)
+        x0, x1, x2 = x0 * a0 * b, x1 * a1 * b, x2 * a2 * b
+        r0 += x0
+        r1 += x1
+        r2 += x2
+        cells.append(x0 + x1 + x2)
+    scale = 1.0 / (r0 + r1 + r2)
+    deviation = max(abs(r0 * scale - p0), abs(r1 * scale - p1), abs(r2 * scale - p2),
+                    _worst(cells, q1, scale))
+    top0, top1 = max(a0, a1, a2), max(l1)
+    return [a0 / top0, a1 / top0, a2 / top0], [x / top1 for x in l1], done + 1, deviation
 
 
 def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:

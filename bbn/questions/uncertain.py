@@ -337,19 +337,23 @@ def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,
     >>> fit.converged, (fitted.sum(axis=0) / fitted.sum()).round(9).tolist()
     (True, [0.7, 0.3])
     """
-    l0, l1, fit = _fit_rows((joint / joint.max()).tolist(), q0.tolist(), q1.tolist(), names)
+    l0, l1, fit = _fit_rows(joint.tolist(), q0.tolist(), q1.tolist(), names)
     return [np.array(l0), np.array(l1)], fit
 
 
 def _fit_rows(rows: list[list[float]], q0: list[float], q1: list[float],
               names: Sequence[str] = ()) -> tuple[list[float], list[float], SoftFit]:
-    """:func:`_fit_pair` on J's rows (its largest 1) and the targets as Python floats:
-    (λ_0, λ_1, each with a largest of 1, and the fit): directly where
-    :func:`bbn.questions.scaling.fit_scaling` can, otherwise by sweeps."""
+    """:func:`_fit_pair` on J's rows and the targets as Python floats: (λ_0, λ_1, each
+    with a largest of 1, and the fit): directly where
+    :func:`bbn.questions.scaling.fit_scaling` can (J's scale does not matter there),
+    otherwise by sweeps on J scaled to a largest of 1."""
     found = scaling.fit_scaling(rows, q0, q1, TOLERANCE)
     if found is not None:
         l0, l1, steps, deviation = found
         return l0, l1, SoftFit(steps, deviation, True)
+    top = max(map(max, rows))
+    if top > 0:
+        rows = [[x / top for x in row] for row in rows]
     columns = [list(c) for c in zip(*rows)]
     for i, (q, lines) in enumerate(((q0, rows), (q1, columns))):
         if any(x > 0 and not any(line) for x, line in zip(q, lines)):
