@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import operator
 
-
 #: Where the direct methods stop: each |row or column sum − target| at most this times
 #: the tolerance asked (quadratic convergence: one step more would be far below).
 _MARGIN = 1e-3
@@ -130,7 +129,7 @@ def closed_form(rows: list[list[float]], q0: list[float], q1: list[float]
     >>> [round(x, 12) for x in l0 + l1]  # θ = 4: x = 1/3, T = [[1/3, 1/6], [1/6, 1/3]]
     [1.0, 1.0, 1.0, 1.0]
     >>> l0, l1, deviation = closed_form([[0.4, 0.1], [0.1, 0.4]], [0.5, 0.5], [0.7, 0.3])
-    >>> [round(x, 12) for x in l0 + l1]  # θ = 16: x = 0.4, T = [[0.4, 0.1], [0.3, 0.2]]
+    >>> [round(x, 12) for x in l0 + l1]  # θ = 16: x = 7/15, T = [[7, 1/2], [7/2, 4]] / 15
     [0.5, 1.0, 1.0, 0.285714285714]
     """
     (a, b), (c, d) = rows
@@ -172,8 +171,9 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
     strictly between (on either end the fit is on the boundary, beyond it the targets
     cannot be met: None). Solved by Newton's method on log t from the independent guess
     t = q_01 Σ J_0· / (q_00 Σ J_1·), a step at most 8, kept inside the bracket of signs
-    (halving where a step leaves it), to |f − q_00| ≤ 10⁻³ ``tolerance``. Returns (λ_0, λ_1, each with a
-    largest of 1, 1 + the Newton steps, the largest |marginal − target| of T), or None.
+    (halving where a step leaves it), to |f − q_00| ≤ 10⁻³ ``tolerance``. Returns (λ_0,
+    λ_1, each with a largest of 1, 1 + the Newton steps, the largest |marginal − target|
+    of T), or None.
 
     >>> l0, l1, steps, deviation = two_rows([0.4, 0.1], [0.1, 0.4], [0.5, 0.5], [0.7, 0.3])
     >>> [round(x, 12) for x in l0], [round(x, 12) for x in l1], deviation < 1e-13
@@ -201,7 +201,9 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
     s = math.log(q0[1] * sum(row0) / (q0[0] * sum(row1)))
     low, high = -math.inf, math.inf
     limit = _MARGIN * tolerance
-    for done in range(steps):
+    done = 0
+    while done < steps:
+        done += 1
         if not -700.0 < s < 700.0:
             return None  # beyond floating point: the fit is not for this method
         t = math.exp(s)
@@ -238,7 +240,7 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
     scale, top = 1.0 / (r0 + r1), max(l1)
     deviation = max(abs(r0 * scale - q0[0]), abs(r1 * scale - q0[1]),
                     _worst(cells, q1, scale))
-    return [1.0, t] if t <= 1.0 else [1.0 / t, 1.0], [x / top for x in l1], done + 1, deviation
+    return [1.0, t] if t <= 1.0 else [1.0 / t, 1.0], [x / top for x in l1], done, deviation
 
 
 def _newton(rows, q0, q1, tolerance, steps: int = 30):

@@ -321,8 +321,10 @@ def _ruled_out(names: Sequence[str], i: int) -> ImpossibleEvidenceError:
 
 def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,
               names: Sequence[str] = ()) -> tuple[list[np.ndarray], SoftFit]:
-    """:func:`fit_soft` of two soft findings (a small joint J) in Python floats, two
-    matrix-vector products a sweep:
+    """:func:`fit_soft` of two soft findings (a small joint J) in Python floats: directly
+    (:func:`bbn.questions.scaling.fit_scaling`: the closed form for 2 × 2, Newton's
+    method otherwise, a few microseconds) where it meets the targets; else by sweeps, two
+    matrix-vector products each:
 
         λ_0 ← q_0 / (J λ_1),   λ_1 ← q_1 / (Jᵀ λ_0)      (each scaled to a largest of 1)
 
