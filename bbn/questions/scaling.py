@@ -19,8 +19,8 @@ import math
 import operator
 
 #: Where the direct methods stop: each |row or column sum − target| at most this times
-#: the tolerance asked (quadratic convergence: one step more would be far below).
-_MARGIN = 1e-3
+#: the tolerance asked (quadratic convergence: most stop far below).
+_MARGIN = 0.1
 
 #: Sums of targets this close are equal: a set of rows taking exactly what the columns
 #: they reach give (the fit lies on the boundary), or more (it cannot be met).
@@ -171,7 +171,7 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
     strictly between (on either end the fit is on the boundary, beyond it the targets
     cannot be met: None). Solved by Newton's method on log t from the independent guess
     t = q_01 Σ J_0· / (q_00 Σ J_1·), a step at most 8, kept inside the bracket of signs
-    (halving where a step leaves it), to |f − q_00| ≤ 10⁻³ ``tolerance``. Returns (λ_0,
+    (halving where a step leaves it), to |f − q_00| ≤ 0.1 ``tolerance``. Returns (λ_0,
     λ_1, each with a largest of 1, 1 + the Newton steps, the largest |marginal − target|
     of T), or None.
 
@@ -399,17 +399,19 @@ def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:
     if n > 12:
         return set()
     reach = [sum(1 << j for j, x in enumerate(row) if x > 0) for row in rows]
-    forced = set()
-    for subset in range(1, 1 << n):
-        columns, asked = 0, 0.0
-        for i in range(n):
-            if subset >> i & 1:
-                columns |= reach[i]
-                asked += q0[i]
-        given = sum([q for j, q in enumerate(q1) if columns >> j & 1])
-        if asked > given + _TIGHT:
+    forced: set[tuple[int, int]] = set()
+    reached, wanted, given = [0] * (1 << n), [0.0] * (1 << n), {}
+    for subset in range(1, 1 << n):  # each from the subset without its lowest row
+        i = (subset & -subset).bit_length() - 1
+        rest = subset & (subset - 1)
+        reached[subset] = columns = reached[rest] | reach[i]
+        wanted[subset] = asked = wanted[rest] + q0[i]
+        offered = given.get(columns)
+        if offered is None:
+            offered = given[columns] = sum([q for j, q in enumerate(q1) if columns >> j & 1])
+        if asked > offered + _TIGHT:
             return None
-        if asked >= given - _TIGHT:
+        if asked >= offered - _TIGHT:
             forced.update((i, j) for i in range(n) if not subset >> i & 1
                           for j in range(len(q1)) if columns >> j & 1 and rows[i][j] > 0)
     return {(j, i) for i, j in forced} if flipped else forced
@@ -467,7 +469,7 @@ def _blocks(rows, q0, q1, forced, tolerance):
     else:
         return None  # a cycle: not a boundary this method knows
     spill = sum(a[i] * rows[i][j] * b[j] for i, j in forced)
-    factor = 10.0 + 10.0 * spill / (_MARGIN * tolerance)
+    factor = 10.0 + spill / (1e-4 * tolerance)
     if max(level.values()) * math.log10(factor) > 200:
         return None
     for i in range(n):
