@@ -91,22 +91,27 @@ def _scaled(rows, q0, q1, tolerance, split):
         deviation, top = _worst(cells, q, 1.0 / sum(cells)), max(weights)
         weights = [x / top for x in weights]
         return (([1.0], weights) if n == 1 else (weights, [1.0])) + (1, deviation)
+    if n == 2 or m == 2:  # a scalar Newton's method (its bracket says a boundary)
+        if n == 2:
+            found = two_rows(rows[0], rows[1], q0, q1, tolerance)
+        else:
+            row0, row1 = zip(*rows)
+            found = two_rows(row0, row1, q1, q0, tolerance)
+            found = found and (found[1], found[0], found[2], found[3])
+        if found is not None or not split:
+            return found
     if split and not min(map(min, rows)) > 0:
         forced = _forced(rows, q0, q1)
         if forced is None:
             return None
         if forced:
             return _blocks(rows, q0, q1, forced, tolerance)
-    if n == 2 or m == 2 or n > m:  # the smaller side's, J transposed where it is the columns
-        direct = n == 2 or (m != 2 and n <= m)
-        lines = rows if direct else [list(c) for c in zip(*rows)]
-        p, w = (q0, q1) if direct else (q1, q0)
-        found = (two_rows(lines[0], lines[1], p, w, tolerance) if len(lines) == 2 else
-                 _three(lines, p, w, tolerance) if len(lines) == 3 else
-                 _newton(lines, p, w, tolerance))
-        if found is None or direct:
-            return found
-        return found[1], found[0], found[2], found[3]
+        if n == 2 or m == 2:
+            return None
+    if n > m:  # Newton's method on the smaller side
+        found = (_three if m == 3 else _newton)([list(c) for c in zip(*rows)], q1, q0,
+                                                tolerance)
+        return found and (found[1], found[0], found[2], found[3])
     return (_three if n == 3 else _newton)(rows, q0, q1, tolerance)
 
 
@@ -181,7 +186,8 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
     """
     p, s1 = q0[0] / (q0[0] + q0[1]), sum(q1)
     if min(row0) > 0 and min(row1) > 0:
-        pairs = list(zip([q / s1 for q in q1], map(operator.truediv, row1, row0)))
+        pairs = list(zip(q1 if -1e-15 < s1 - 1.0 < 1e-15 else [q / s1 for q in q1],
+                         map(operator.truediv, row1, row0)))
         target = p
     else:
         pairs, top, floor = [], 0.0, 0.0
