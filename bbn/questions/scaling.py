@@ -4,8 +4,9 @@ T = diag(λ_0) J diag(λ_1) has given row sums q_0 and column sums q_1, in Pytho
 :func:`bbn.questions.uncertain._fit_pair`. :func:`fit_scaling` answers directly where
 it can: a table whose rows are proportional (W_0 ⊥ W_1 given the evidence) in one
 step, 2 × 2 by the closed form, 2 × m by a scalar Newton's method, larger ones by
-Newton's method on the smaller side; :func:`newton_scaling` and :func:`infeasible` serve
-the sweeps that remain for fits on the boundary (some cells fitted to 0).
+Newton's method on the smaller side, a fit on the boundary (some cells fitted to 0) block
+by block; :func:`newton_scaling` and :func:`infeasible` serve the sweeps that remain
+where it cannot (targets that cannot be met, badly scaled tables).
 
 >>> l0, l1, steps, deviation = fit_scaling([[0.5, 1.0], [0.5, 1.0]], [0.3, 0.7],
 ...                                        [0.5, 0.5])
@@ -85,10 +86,11 @@ def _scaled(rows, q0, q1, tolerance, split):
         line = rows[0] if n == 1 else [row[0] for row in rows]
         if not min(line) > 0:
             return None
-        q = q1 if n == 1 else q0
+        q, other = (q1, q0[0]) if n == 1 else (q0, q1[0])
         weights = list(map(operator.truediv, q, line))
         cells = list(map(operator.mul, line, weights))
-        deviation, top = _worst(cells, q, 1.0 / sum(cells)), max(weights)
+        deviation = max(_worst(cells, q, 1.0 / sum(cells)), abs(1.0 - other))
+        top = max(weights)
         weights = [x / top for x in weights]
         return (([1.0], weights) if n == 1 else (weights, [1.0])) + (1, deviation)
     if n == 2 or m == 2:  # a scalar Newton's method (its bracket says a boundary)
