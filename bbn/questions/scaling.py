@@ -23,6 +23,9 @@ import operator
 #: the tolerance asked (quadratic convergence: most stop far below).
 _MARGIN = 0.1
 
+#: The most states of the smaller side :func:`fit_scaling` takes on (larger: sweeps).
+_LARGEST = 6
+
 #: Sums of targets this close are equal: a set of rows taking exactly what the columns
 #: they reach give (the fit lies on the boundary), or more (it cannot be met).
 _TIGHT = 1e-12
@@ -38,8 +41,9 @@ def fit_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
         one row or column   λ_1 = q_1 / J_0·   (or λ_0 = q_0 / J_·0)
         2 × 2               the closed form (:func:`closed_form`)
         2 × m, n × 2        a scalar Newton's method (:func:`two_rows`)
-        larger              Newton's method on log λ of the smaller side, from
-                            λ_0 = q_0 / (J 1), λ_1 = q_1 / (Jᵀ λ_0): one step when W_0 ⊥ W_1
+        larger              Newton's method on log λ of the smaller side (up to 6 states),
+                            from λ_0 = q_0 / (J 1), λ_1 = q_1 / (Jᵀ λ_0): one step when
+                            W_0 ⊥ W_1
 
     A fit on the boundary (cells of J > 0 that every table with these sums has 0, found
     by the flow condition of :func:`infeasible`) is the fit of J with those cells 0,
@@ -102,6 +106,8 @@ def _scaled(rows, q0, q1, tolerance, split):
             found = found and (found[1], found[0], found[2], found[3])
         if found is not None or not split:
             return found
+    if min(n, m) > _LARGEST:
+        return None  # sweeping costs less than solving for Newton's steps in Python floats
     if split and not min(map(min, rows)) > 0:
         forced = _forced(rows, q0, q1)
         if forced is None:
@@ -404,8 +410,6 @@ def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:
     if flipped:
         rows, q0, q1 = [list(c) for c in zip(*rows)], q1, q0
     n = len(q0)
-    if n > 12:
-        return set()
     reach = [sum(1 << j for j, x in enumerate(row) if x > 0) for row in rows]
     forced: set[tuple[int, int]] = set()
     reached, wanted, given = [0] * (1 << n), [0.0] * (1 << n), {}
