@@ -117,10 +117,11 @@ def _scaled(rows, q0, q1, tolerance, split):
         if n == 2 or m == 2:
             return None
     if n > m:  # Newton's method on the smaller side
-        found = (_three if m == 3 else _newton)([list(c) for c in zip(*rows)], q1, q0,
-                                                tolerance)
+        found = (_three(rows, q1, q0, tolerance) if m == 3 else
+                 _newton([list(c) for c in zip(*rows)], q1, q0, tolerance))
         return found and (found[1], found[0], found[2], found[3])
-    return (_three if n == 3 else _newton)(rows, q0, q1, tolerance)
+    return _three(list(zip(*rows)), q0, q1, tolerance) if n == 3 else _newton(
+        rows, q0, q1, tolerance)
 
 
 def closed_form(rows: list[list[float]], q0: list[float], q1: list[float]
@@ -326,14 +327,19 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
     return None
 
 
-def _three(rows, q0, q1, tolerance, steps: int = 30):
-    """:func:`_newton` for three rows, written out: one pass over the columns gives
-    c = Jᵀ λ_0, λ_1 = q_1 / c, r and the Hessian's 2 × 2 (u_2 kept), solved by
-    Cramer's rule."""
+def _three(lines, q0, q1, tolerance, steps: int = 30):
+    """:func:`_newton` for three rows, written out, J given by its columns (``lines``,
+    three numbers each): one pass over them gives c = Jᵀ λ_0, λ_1 = q_1 / c, r and the
+    Hessian's 2 × 2 (u_2 kept), solved by Cramer's rule."""
     s1 = sum(q1)
     p0, p1, p2 = q0
-    columns = list(zip(rows[0], rows[1], rows[2], q1 if s1 == 1.0 else [x / s1 for x in q1]))
-    sums = list(map(sum, rows))
+    columns = [(x0, x1, x2, w) for (x0, x1, x2), w in
+               zip(lines, q1 if -1e-15 < s1 - 1.0 < 1e-15 else [x / s1 for x in q1])]
+    sums = [0.0, 0.0, 0.0]
+    for x0, x1, x2, _ in columns:
+        sums[0] += x0
+        sums[1] += x1
+        sums[2] += x2
     if not min(sums) > 0:
         return None
     limit = _MARGIN * tolerance
