@@ -1,7 +1,8 @@
-"""Matrix scaling for two soft findings: the likelihoods λ_0, λ_1 under which
+"""Matrix scaling for soft findings: the likelihoods λ_0, λ_1 under which
 T = diag(λ_0) J diag(λ_1) has given row sums q_0 and column sums q_1, in Python floats
 (the tables are a few states a side: a numpy call costs more than the arithmetic), for
-:func:`bbn.questions.uncertain._fit_pair`. :func:`fit_scaling` answers directly where
+:func:`bbn.questions.uncertain._fit_pair`; :func:`fit_many` does the same for three or
+more findings (a k-way table, numpy). :func:`fit_scaling` answers directly where
 it can: a table whose rows are proportional (W_0 ⊥ W_1 given the evidence) in one
 step, 2 × 2 by the closed form, 2 × m by a scalar Newton's method, larger ones by
 Newton's method on the smaller side, a fit on the boundary (some cells fitted to 0) block
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import math
 import operator
+
+import numpy as np
 
 #: Where the direct methods stop: each |row or column sum − target| at most this times
 #: the tolerance asked (quadratic convergence: most stop far below).
@@ -657,3 +660,109 @@ def infeasible(rows: list[list[float]], q0: list[float], q1: list[float],
         if sum(asked[k] for k in members) > given + 1e-12:
             return True
     return False
+
+
+def fit_many(joint: np.ndarray, targets: list[np.ndarray], tolerance: float = 1e-10,
+             steps: int = 30) -> tuple[list[np.ndarray], int, float] | None:
+    """λ_1, ..., λ_k (each with a largest of 1) under which T = J Π_a λ_a(w_a) has the
+    marginals ``targets`` (J = ``joint``, k axes), by Newton's method on u_a = log λ_a: the
+    potential Φ(u) = log Σ_w T(w) − Σ_a q_a · u_a is convex, its gradient P_a − q_a and
+    Hessian the covariance of the state indicators under P = T / Σ T,
+
+        H_(a,i),(b,j) = P_ab(i, j) − P_a(i) P_b(j)      (the last state of each axis kept),
+
+    every marginal and pairwise marginal by one ``np.bincount`` each, from
+    λ_a = q_a / P(w_a | e) (exact in one step when the W_a are independent given the
+    evidence); a step is halved until the deviation or Φ falls. λ_a = 0 on the states
+    q_a gives 0. Returns (λ, 1 + the steps, the largest |P_a − q_a|), or None when a target
+    weighs a state J rules out, Newton's method makes no progress (a fit on the boundary,
+    or targets that cannot be met) or the joint is large: the caller sweeps.
+
+    >>> import numpy as np
+    >>> joint = np.einsum("i,j,k->ijk", [0.2, 0.8], [0.5, 0.5], [0.1, 0.9])
+    >>> weights, steps, deviation = fit_many(joint, [np.array([0.5, 0.5])] * 3)
+    >>> [w.round(6).tolist() for w in weights], steps  # independent: q / P(w | e)
+    ([[1.0, 0.25], [1.0, 1.0], [1.0, 0.111111]], 1)
+    """
+    k = joint.ndim
+    kept = [q > 0 for q in targets]
+    table = joint[np.ix_(*kept)] if not all(m.all() for m in kept) else joint
+    shape = table.shape
+    pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+    if not table.size or table.size * (k + len(pairs)) > 1 << 20:
+        return None
+    q = [t[m] / t[m].sum() for t, m in zip(targets, kept)]
+    offsets = np.cumsum((0,) + shape)
+    index = np.indices(shape).reshape(k, -1)
+    states = (index + offsets[:-1, None]).ravel()  # the global state of each cell, per axis
+    joined = None  # each cell's state of each pair of axes, when a step needs it
+    flat = table.ravel()
+    target = np.concatenate(q)
+    margins = np.bincount(states, np.tile(flat, k), offsets[-1])
+    if not (margins > 0).all():
+        return None  # a target weighs a state the rest rules out: the caller says so
+    u = np.log(target / margins)
+
+    def at(u: np.ndarray):
+        shift = float(np.maximum.reduceat(u, offsets[:-1]).sum())  # no overflow
+        cells = flat * np.exp(np.add.reduce(u[states].reshape(k, -1), axis=0) - shift)
+        total = cells.sum()
+        if not 0 < total < np.inf:
+            return None
+        p = np.bincount(states, np.tile(cells, k), offsets[-1]) / total
+        return (cells, total, p, float(np.abs(p - target).max()),
+                math.log(total) + shift - float(target @ u))  # Φ(u)
+
+    now = at(u)
+    limit = 0.1 * tolerance
+    for done in range(steps + 1):
+        if now is None:
+            return None
+        cells, total, p, deviation, potential = now
+        if deviation <= limit:
+            break
+        if done == steps:
+            return None
+        if joined is None:
+            starts = np.cumsum([0] + [shape[a] * shape[b] for a, b in pairs])
+            joined = np.concatenate([start + index[a] * shape[b] + index[b]
+                                     for start, (a, b) in zip(starts, pairs)])
+            free = np.ones(offsets[-1], bool)
+            free[offsets[1:] - 1] = False  # the last state of each axis: u fixed there
+        pair = np.bincount(joined, np.tile(cells, len(pairs)), starts[-1]) / total
+        h = np.diag(p) - np.outer(p, p)
+        for start, (a, b) in zip(starts, pairs):
+            block = pair[start:start + shape[a] * shape[b]].reshape(shape[a], shape[b])
+            rows, columns = slice(offsets[a], offsets[a + 1]), slice(offsets[b], offsets[b + 1])
+            h[rows, columns] += block
+            h[columns, rows] += block.T
+        g = p - target
+        try:
+            d = np.linalg.solve(h[np.ix_(free, free)], -g[free])
+        except np.linalg.LinAlgError:
+            return None
+        step = np.zeros_like(u)
+        step[free] = d
+        longest = float(np.abs(d).max())
+        size = 1.0 if longest <= 8.0 else 8.0 / longest
+        slope = float(g @ step)
+        while True:
+            then = at(u + size * step)
+            if then is not None and (then[3] < deviation or
+                                     then[4] <= potential + 1e-4 * size * slope):
+                break
+            size *= 0.5
+            if not size >= 1e-6:
+                return None
+        u = u + size * step
+        now = then
+    # T's marginals p are those of these λ (a constant apart); off the kept states both 0
+    deviation = float(np.abs(p - np.concatenate([t[m] for t, m in zip(targets, kept)])).max())
+    weights = np.split(np.exp(u - np.repeat(np.maximum.reduceat(u, offsets[:-1]), shape)),
+                       offsets[1:-1])
+    if table is not joint:
+        for a, m in enumerate(kept):
+            full = np.zeros(len(m))
+            full[m] = weights[a]
+            weights[a] = full
+    return weights, done + 1, deviation
