@@ -276,10 +276,10 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
         return [np.array([x / top for x in w])], _EXACT
     if k == 2 and joint.size <= 1024:
         return _fit_pair(joint, *targets, names=names)
-    found = (scaling.fit_many(joint, list(targets), TOLERANCE) if k > 2 else
-             None)  # Newton's method (a large pair: sweeps, two products each, cost less)
-    if found is not None and found[2] <= TOLERANCE:
-        return found[0], SoftFit(found[1], found[2], True)
+    if k > 2:  # Newton's method (a large pair sweeps: two products a sweep cost less)
+        found = scaling.fit_many(joint, list(targets), TOLERANCE)
+        if found is not None and found[2] <= TOLERANCE:
+            return found[0], SoftFit(found[1], found[2], True)
     weights = [np.ones_like(t) for t in targets]
 
     def weighted() -> np.ndarray:
