@@ -1,0 +1,304 @@
+"""Two soft findings fitted directly (bbn.questions.scaling.fit_scaling): each path
+(one line, 2 × 2 closed form, 2 × m scalar Newton, three rows, larger, W_0 ⊥ W_1 in one
+step, boundary fits by blocks) against plain iterative proportional fitting run to
+1e-13, hand-derived tables, and targets that cannot be met."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import bbn.questions.scaling as scaling
+from bbn.core.errors import ImpossibleEvidenceError
+from bbn.questions.uncertain import NEWTON_AFTER, TOLERANCE, fit_soft
+
+
+def _plain(joint, q0, q1, sweeps=100_000, tolerance=1e-13):
+    """Iterative proportional fitting (normalised T), swept until both margins are within
+    ``tolerance``."""
+    table = np.asarray(joint, dtype=float) / np.max(joint)
+    for _ in range(sweeps):
+        rows = table.sum(axis=1)
+        table = table * np.divide(q0, rows, out=np.zeros_like(rows), where=rows > 0)[:, None]
+        columns = table.sum(axis=0)
+        table = table * np.divide(q1, columns, out=np.zeros_like(columns),
+                                  where=columns > 0)[None, :]
+        if abs(table.sum(axis=1) - q0).max() <= tolerance:
+            break
+    return table / table.sum()
+
+
+def _fitted(joint, l0, l1):
+    table = np.asarray(l0)[:, None] * np.asarray(joint) * np.asarray(l1)[None, :]
+    return table / table.sum()
+
+
+def _check(joint, q0, q1):
+    """The direct fit exists, is the plain fit's limit, says its deviation truly, and
+    gives λ with a largest of 1."""
+    found = scaling.fit_scaling(np.asarray(joint).tolist(), list(q0), list(q1), TOLERANCE)
+    assert found is not None
+    l0, l1, steps, deviation = found
+    assert max(l0) == 1.0 and max(l1) == 1.0 and steps >= 1
+    table = _fitted(joint, l0, l1)
+    true = max(abs(table.sum(axis=1) - q0).max(), abs(table.sum(axis=0) - q1).max())
+    assert deviation <= TOLERANCE and abs(true - deviation) < 1e-14
+    np.testing.assert_allclose(table, _plain(joint, q0, q1), atol=1e-9)
+    return l0, l1, steps
+
+
+def test_two_by_two_closed_form_by_hand():
+    """J = [[2, 1], [1, 2]] to (1/2, 1/2) both ways: θ = 4 kept, x² = 4 (1/2 − x)² gives
+    x = 1/3. J = [[0.4, 0.1], [0.1, 0.4]] to (1/2, 1/2), (0.7, 0.3): −15 x² + 19 x − 5.6 = 0,
+    x = 7/15, T = [[7/15, 1/30], [7/30, 4/15]]."""
+    l0, l1, steps = _check([[2.0, 1.0], [1.0, 2.0]], [0.5, 0.5], [0.5, 0.5])
+    np.testing.assert_allclose(_fitted([[2, 1], [1, 2]], l0, l1),
+                               [[1 / 3, 1 / 6], [1 / 6, 1 / 3]], atol=1e-15)
+    assert steps == 1
+    joint = [[0.4, 0.1], [0.1, 0.4]]
+    l0, l1, _ = _check(joint, np.array([0.5, 0.5]), np.array([0.7, 0.3]))
+    np.testing.assert_allclose(_fitted(joint, l0, l1),
+                               [[7 / 15, 1 / 30], [7 / 30, 4 / 15]], atol=1e-15)
+
+
+def test_two_by_two_with_a_negative_linear_term():
+    """θ = 1/16, p = 0.8, q = 0.7: β = 0.2 − 0.7 + (0.8 + 0.7) / 16 < 0 (the other form of
+    the root): x is the positive root of (15/16) x² + β x − 0.035 = 0."""
+    joint = [[1.0, 4.0], [4.0, 1.0]]
+    l0, l1, _ = _check(joint, np.array([0.8, 0.2]), np.array([0.7, 0.3]))
+    beta = 0.2 - 0.7 + 1.5 / 16
+    x = max(np.roots([15 / 16, beta, -0.035]))
+    assert _fitted(joint, l0, l1)[0, 0] == pytest.approx(x, abs=1e-15)
+
+
+def test_two_by_two_odds_ratio_one_is_the_product_of_the_targets():
+    joint = np.outer([0.2, 0.8], [0.6, 0.4])
+    q0, q1 = np.array([0.35, 0.65]), np.array([0.1, 0.9])
+    l0, l1, steps = _check(joint, q0, q1)
+    np.testing.assert_allclose(_fitted(joint, l0, l1), np.outer(q0, q1), atol=1e-15)
+    assert steps == 1
+
+
+def test_a_zero_cell_by_hand():
+    """J = [[1, 1], [1, 0]]: T_11 = 0, so T_10 = 0.7 (row 1) and T = [[0.1, 0.2], [0.7, 0]];
+    with column sums (0.7, 0.3) instead, T_00 must go to 0 too (the boundary)."""
+    joint = [[1.0, 1.0], [1.0, 0.0]]
+    l0, l1, _ = _check(joint, np.array([0.3, 0.7]), np.array([0.8, 0.2]))
+    np.testing.assert_allclose(_fitted(joint, l0, l1), [[0.1, 0.2], [0.7, 0.0]], atol=1e-15)
+    found = scaling.fit_scaling(joint, [0.3, 0.7], [0.7, 0.3], TOLERANCE)
+    assert found is not None and found[3] <= TOLERANCE
+    np.testing.assert_allclose(_fitted(joint, found[0], found[1]), [[0, 0.3], [0.7, 0]],
+                               atol=1e-10)
+
+
+def test_a_chain_of_blocks_on_the_boundary():
+    """J lower triangular of ones, uniform targets: row 0 takes all of column 0, rows
+    {0, 1} all of columns {0, 1}: T = I / 3, the blocks' λ set apart twice."""
+    joint = np.tril(np.ones((3, 3)))
+    third = [1 / 3] * 3
+    found = scaling.fit_scaling(joint.tolist(), third, third, TOLERANCE)
+    assert found is not None and found[3] <= TOLERANCE
+    np.testing.assert_allclose(_fitted(joint, found[0], found[1]), np.eye(3) / 3, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (2, 5), (4, 2), (3, 3), (3, 5), (5, 3),
+                                   (4, 4), (4, 5), (5, 5)])
+def test_each_path_meets_the_plain_fit(shape):
+    """Random positive tables, some heavy-tailed, some with zeros that leave the fit
+    inside (every cell of J > 0 can stay > 0): the plain fit's limit."""
+    rng = np.random.default_rng(sum(shape))
+    met = zeros = 0
+    while met < 12:
+        joint = rng.uniform(size=shape) ** (1 + 5 * (met % 3))
+        q0 = 0.5 * rng.dirichlet(np.ones(shape[0])) + 0.5 / shape[0]
+        q1 = 0.5 * rng.dirichlet(np.ones(shape[1])) + 0.5 / shape[1]
+        if met % 4 == 3:
+            joint[rng.uniform(size=shape) < 0.2] = 0.0
+            if scaling._forced(joint.tolist(), q0.tolist(), q1.tolist()) != set():
+                continue  # on the boundary or beyond: other tests
+            zeros += not joint.all()
+        _check(joint, q0, q1)
+        met += 1
+    assert zeros >= 1
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 2), (3, 4), (5, 4)])
+def test_independent_findings_in_one_step(shape):
+    """W_0 ⊥ W_1 given e (J the outer product of its margins): λ = q / P(w | e), one step."""
+    rng = np.random.default_rng(shape[0] * 7 + shape[1])
+    joint = np.outer(rng.uniform(0.1, 1, shape[0]), rng.uniform(0.1, 1, shape[1]))
+    q0, q1 = rng.dirichlet(np.ones(shape[0])), rng.dirichlet(np.ones(shape[1]))
+    l0, l1, steps = _check(joint, q0, q1)
+    assert steps == 1
+    np.testing.assert_allclose(_fitted(joint, l0, l1), np.outer(q0, q1), atol=1e-15)
+
+
+def test_zero_targets_drop_their_states_and_one_line_is_direct():
+    joint = np.array([[0.5, 1.0, 0.2], [0.3, 0.0, 0.4], [0.1, 0.2, 0.3]])
+    q0, q1 = np.array([0.6, 0.0, 0.4]), np.array([0.5, 0.5, 0.0])
+    l0, l1, _ = _check(joint, q0, q1)
+    assert l0[1] == 0.0 and l1[2] == 0.0
+    l0, l1, steps = _check(joint, np.array([0.0, 0.0, 1.0]), np.array([0.2, 0.3, 0.5]))
+    assert steps == 1 and l0[:2] == [0.0, 0.0]
+
+
+def test_the_scale_of_the_joint_does_not_matter():
+    """P(W_0, W_1, e) may be far below 1 (a long network's evidence): the same λ."""
+    rng = np.random.default_rng(5)
+    for shape in ((2, 2), (2, 4), (3, 3), (4, 5)):
+        joint = rng.uniform(size=shape)
+        q0, q1 = rng.dirichlet(np.ones(shape[0])), rng.dirichlet(np.ones(shape[1]))
+        one = scaling.fit_scaling(joint.tolist(), q0.tolist(), q1.tolist(), TOLERANCE)
+        tiny = scaling.fit_scaling((joint * 1e-250).tolist(), q0.tolist(), q1.tolist(),
+                                   TOLERANCE)
+        np.testing.assert_allclose(tiny[0], one[0], rtol=1e-9)
+        np.testing.assert_allclose(tiny[1], one[1], rtol=1e-9)
+
+
+def test_targets_that_cannot_be_met_are_left_to_the_sweeps():
+    """J copies W_0 (the identity) with other targets, or a row reaching only columns a
+    target rules out: no direct fit; fit_soft says it (not converged) as before."""
+    assert scaling.fit_scaling([[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5], [0.9, 0.1]) is None
+    assert scaling.fit_scaling([[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5], [1.0, 0.0]) is None
+    assert scaling.fit_scaling(np.eye(3).tolist(), [0.2, 0.3, 0.5], [0.3, 0.2, 0.5]) is None
+    _, fit = fit_soft(np.eye(3), [np.array([0.2, 0.3, 0.5]), np.array([0.3, 0.2, 0.5])])
+    assert not fit.converged and fit.sweeps == NEWTON_AFTER and fit.deviation > 0.05
+
+
+# J (largest 1), q0, q1 of workload 18's "soft 2" cells (P(W_1, W_2 | e) on the shared
+# networks): the slow ones for sweeping (4-15 sweeps) and a target with zeros
+_BENCHMARK = [
+    ([[1.0, 0.01482140856843939, 0.0014727282916092012],
+      [0.04396632444955866, 0.02542154661034082, 0.03889163890419529],
+      [0.026336562151650703, 0.0004513086571018227, 0.03193265068943897],
+      [0.2733992639932142, 0.003122110640023088, 0.0007302729079317522]],
+     [0.7, 0.1, 0.1, 0.1], [0.7, 0.15, 0.15]),  # alarm VENTALV, INTUBATION
+    ([[0.06416629293070046, 0.20137482042013766, 1.0, 0.5818306536073502],
+      [0.04081458327911938, 0.06783177779364315, 0.2648115002077736, 0.06483615305629728],
+      [0.21539731242776974, 0.3554154470675429, 0.8054436154410372, 0.37856251636899413]],
+     [0.7, 0.15, 0.15], [0.1, 0.1, 0.7, 0.1]),  # child LungParench, CardiacMixing
+    ([[1.0, 0.7722799693637972], [0.03251311287606796, 0.07136348273595756],
+      [0.11105807490201913, 0.12091535238937272],
+      [0.0010854914141387412, 0.0006057664727970531]],
+     [0.7, 0.1, 0.1, 0.1], [0.7, 0.3]),  # insurance ThisCarCost, AntiTheft
+    ([[0.2502825333427169, 0.214578783998409, 0.48656859729375973, 0.3904552028834184],
+      [1.0, 0.7486917589003824, 0.4666719179189814, 0.21280266303585568]],
+     [0.3, 0.7], [0.1, 0.1, 0.7, 0.1]),  # insurance VehicleYear, Cushioning
+    ([[0.55723337586444, 1.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
+     [1.0, 0.0, 0.0, 0.0], [0.3, 0.7]),  # insurance ThisCarCost, VehicleYear
+    ([[1.0, 0.4913602286411285], [0.12685429349326716, 0.06627300126592882]],
+     [0.7, 0.3], [0.7, 0.3]),  # andes SNode_155, SNode_131
+]
+
+
+@pytest.mark.parametrize("case", range(len(_BENCHMARK)))
+def test_the_benchmark_pairs_converge(case):
+    joint, q0, q1 = _BENCHMARK[case]
+    _check(joint, np.array(q0), np.array(q1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        weights, fit = fit_soft(np.array(joint) * 3e-7, [np.array(q0), np.array(q1)])
+    assert fit.converged and fit.deviation <= TOLERANCE and fit.sweeps < NEWTON_AFTER
+    np.testing.assert_allclose(_fitted(joint, *weights), _plain(joint, q0, q1), atol=1e-9)
+
+
+def test_a_direct_fit_never_claims_what_it_has_not_met():
+    """Random tables with zeros and targets with zeros, many on the boundary or beyond:
+    a direct fit's deviation is T's true one and within the tolerance; where there is
+    none, fit_soft sweeps and reports the truth as well."""
+    rng = np.random.default_rng(11)
+    direct = 0
+    for _ in range(150):
+        shape = tuple(rng.integers(1, 6, size=2))
+        joint = rng.uniform(size=shape) ** 4
+        joint[rng.uniform(size=shape) < 0.3] = 0.0
+        if not joint.any(axis=1).all() or not joint.any(axis=0).all():
+            continue
+        q0, q1 = rng.dirichlet(np.ones(shape[0])), rng.dirichlet(np.ones(shape[1]))
+        if rng.uniform() < 0.3 and shape[0] > 1:
+            q0[rng.integers(shape[0])] = 0.0
+            q0 /= q0.sum()
+        found = scaling.fit_scaling(joint.tolist(), q0.tolist(), q1.tolist(), TOLERANCE)
+        if found is not None:
+            direct += 1
+            table = _fitted(joint, found[0], found[1])
+            true = max(abs(table.sum(axis=1) - q0).max(), abs(table.sum(axis=0) - q1).max())
+            assert found[3] <= TOLERANCE and abs(true - found[3]) < 1e-14
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                weights, fit = fit_soft(joint, [q0, q1])
+            except ImpossibleEvidenceError:  # a finding on a state the other rules out
+                continue
+        table = _fitted(joint, *weights)
+        true = max(abs(table.sum(axis=1) - q0).max(), abs(table.sum(axis=0) - q1).max())
+        assert fit.converged == (true <= TOLERANCE + 1e-15)
+    assert direct > 30
+
+
+def _plain_many(joint, targets, sweeps=20_000, tolerance=1e-13):
+    """Iterative proportional fitting of a k-way table (normalised T)."""
+    table = np.asarray(joint, dtype=float) / np.max(joint)
+    k = table.ndim
+    for _ in range(sweeps):
+        for a, q in enumerate(targets):
+            m = table.sum(axis=tuple(b for b in range(k) if b != a))
+            factor = np.divide(q * m.sum(), m, out=np.zeros_like(m), where=m > 0)
+            table = table * factor.reshape((1,) * a + (-1,) + (1,) * (k - a - 1))
+        table = table / table.sum()
+        if max(abs(table.sum(axis=tuple(b for b in range(k) if b != a)) - q).max()
+               for a, q in enumerate(targets)) <= tolerance:
+            break
+    return table
+
+
+def _weighted(joint, weights):
+    table = np.asarray(joint, dtype=float)
+    for a, w in enumerate(weights):
+        table = table * w.reshape((1,) * a + (-1,) + (1,) * (table.ndim - a - 1))
+    return table / table.sum()
+
+
+@pytest.mark.parametrize("shape", [(2, 2, 2), (3, 2, 4), (2, 3, 2, 2)])
+def test_three_or_more_findings_by_newtons_method(shape):
+    """k ≥ 3 soft findings: Newton's method on log λ meets the plain fit's limit in a
+    few steps (sweeping took 11-17), zero targets and zero cells inside included."""
+    rng = np.random.default_rng(len(shape) * 10 + shape[1])
+    for trial in range(4):
+        joint = rng.uniform(size=shape) ** (1 + 2 * trial)
+        if trial == 3:
+            joint[rng.uniform(size=shape) < 0.1] = 0.0
+        targets = [0.5 * rng.dirichlet(np.ones(n)) + 0.5 / n for n in shape]
+        if trial == 2:
+            targets[1][0] = 0.0
+            targets[1] /= targets[1].sum()
+        found = scaling.fit_many(joint, targets, TOLERANCE)
+        assert found is not None
+        weights, steps, deviation = found
+        assert deviation <= TOLERANCE and steps < 12
+        assert all(w.max() == 1.0 for w in weights)
+        table = _weighted(joint, weights)
+        np.testing.assert_allclose(table, _plain_many(joint, targets), atol=1e-9)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            again, fit = fit_soft(joint, targets)
+        assert fit.converged and fit.sweeps == steps
+        np.testing.assert_allclose(_weighted(joint, again), table, atol=1e-15)
+
+
+def test_three_findings_that_contradict_or_rule_a_state_out_are_said_as_before():
+    """W_1 = W_2 = W_3 (a diagonal joint) with other targets: no fit, fit_soft sweeps and
+    warns; a target on a state the joint rules out is an ImpossibleEvidenceError."""
+    joint = np.zeros((2, 2, 2))
+    joint[0, 0, 0] = joint[1, 1, 1] = 0.5
+    targets = [np.array([0.5, 0.5]), np.array([0.9, 0.1]), np.array([0.5, 0.5])]
+    assert scaling.fit_many(joint, targets) is None
+    _, fit = fit_soft(joint, targets)
+    assert not fit.converged and fit.deviation > 0.1
+    ruled = np.ones((2, 2, 2))
+    ruled[1] = 0.0
+    with pytest.raises(ImpossibleEvidenceError, match="soft finding on B"):
+        fit_soft(ruled, [np.array([0.5, 0.5])] * 3, names=["B", "C", "D"])
