@@ -12,7 +12,7 @@ import pytest
 
 import bbn.questions.scaling as scaling
 from bbn.core.errors import ImpossibleEvidenceError
-from bbn.questions.uncertain import NEWTON_AFTER, TOLERANCE, fit_soft
+from bbn.questions.soft_fit import NEWTON_AFTER, TOLERANCE, fit_soft
 
 
 def _plain(joint, q0, q1, sweeps=100_000, tolerance=1e-13):

@@ -668,7 +668,7 @@ def test_two_soft_findings_on_the_boundary_by_newtons_method():
     """The fit on the boundary is the plain fit of J with its forced cells set to 0
     (an interior fit, met quickly by sweeping); the fit finds those cells and meets it
     block by block in a few steps, not 1000 sweeps, without a warning."""
-    from bbn.questions.uncertain import NEWTON_AFTER, fit_soft
+    from bbn.questions.soft_fit import NEWTON_AFTER, fit_soft
     q1, q2 = np.array([0.1, 0.1, 0.7, 0.1]), np.array([0.1, 0.7, 0.1, 0.1])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -687,7 +687,7 @@ def test_two_soft_findings_on_the_boundary_by_newtons_method():
 def test_newtons_method_meets_the_plain_fit(seed):
     """Strongly related findings (J near a permutation, some cells 0): the fit, swept a
     few times then by Newton's method, is the plain fit's limit."""
-    from bbn.questions.uncertain import NEWTON_AFTER, fit_soft
+    from bbn.questions.soft_fit import NEWTON_AFTER, fit_soft
     rng = np.random.default_rng(seed)
     n1, n2 = rng.integers(2, 6, size=2)
     joint = rng.uniform(size=(n1, n2)) ** 6 + np.eye(n1, n2) * 3
@@ -706,7 +706,7 @@ def test_newtons_method_meets_the_plain_fit(seed):
 def test_soft_findings_that_contradict_are_said_early():
     """B copies A: A ~ (0.5, 0.5) and B ~ (0.9, 0.1) cannot both hold (A = 1 asks 0.5 of
     B = 1, which gives 0.1): the fit stops at the first check, not after 1000 sweeps."""
-    from bbn.questions.uncertain import NEWTON_AFTER, fit_soft
+    from bbn.questions.soft_fit import NEWTON_AFTER, fit_soft
     (l1, l2), fit = fit_soft(np.eye(2), [np.array([0.5, 0.5]), np.array([0.9, 0.1])])
     assert not fit.converged and fit.sweeps == NEWTON_AFTER and fit.deviation > 0.3
 
@@ -737,7 +737,7 @@ def test_two_soft_findings_on_the_boundary_in_a_network():
 def test_soft_findings_where_a_weighed_state_meets_only_states_ruled_out():
     """W1 = 1 occurs only with W2 = 1, which the second finding rules out: not met, said
     after the sweeps (no error from Newton's method)."""
-    from bbn.questions.uncertain import NEWTON_AFTER, fit_soft
+    from bbn.questions.soft_fit import NEWTON_AFTER, fit_soft
     _, fit = fit_soft(np.eye(2), [np.array([0.5, 0.5]), np.array([1.0, 0.0])])
     assert not fit.converged and fit.sweeps == NEWTON_AFTER and fit.deviation >= 0.5
 

@@ -436,7 +436,7 @@ def soft_likelihoods(model: Model, soft: dict, evidence: dict | None = None,
     -------
     tuple
         ``({variable: {state: λ}}, SoftFit)``, each λ scaled to a largest value of 1;
-        :class:`~bbn.questions.uncertain.SoftFit` holds the sweeps, the deviation left
+        :class:`~bbn.questions.soft_fit.SoftFit` holds the sweeps, the deviation left
         and whether it converged.
 
     Raises

@@ -1,7 +1,7 @@
 """Matrix scaling for soft findings: the likelihoods λ_0, λ_1 under which
 T = diag(λ_0) J diag(λ_1) has given row sums q_0 and column sums q_1, in Python floats
 (the tables are a few states a side: a numpy call costs more than the arithmetic), for
-:func:`bbn.questions.uncertain._fit_pair`; :func:`fit_many` does the same for three or
+:func:`bbn.questions.soft_fit.fit_soft`; :func:`fit_many` does the same for three or
 more findings (a k-way table, numpy). :func:`fit_scaling` answers directly where
 it can: a table whose rows are proportional (W_0 ⊥ W_1 given the evidence) in one
 step, 2 × 2 by the closed form, 2 × m by a scalar Newton's method, larger ones by
