@@ -16,8 +16,9 @@ variable E1 is given four ways, the other two staying hard findings:
 * joint: the hard question P(X, E1 | the other two) — what a likelihood on E1 needs of
   the engine (E1 summed out, not sliced): the floor of that cell;
 * soft 2, soft 2 first: E1 and E2 both given soft findings (0.7 on the sampled state),
-  E3 hard — iterative proportional fitting on P(E1, E2 | E3) — asked again, and with
-  what is kept of P(E1, E2 | E3) forgotten before each round;
+  E3 hard — Jeffrey's sum Σ_w T(w) P(X | w, E3), T the fit of P(E1, E2 | E3), both from
+  one elimination — asked again, and with whatever is kept between questions forgotten
+  before each round (nothing is kept for two soft findings alone: the same computation);
 * all hard, all likelihood new: every posterior at once (``net.posteriors``), hard and
   with the likelihood's numbers changed at every question (one propagation in the
   junction tree of the question's shape, the numbers given with it: no view made);
