@@ -770,7 +770,13 @@ def test_several_soft_findings_in_one_batched_elimination(seed, route, monkeypat
     work: here each in turn)."""
     from bbn.engines.exact.weighing import Weighing
 
-    monkeypatch.setattr(Weighing, "_batch_or_joint", lambda self, key: route == "batch")
+    def forced(self, key):
+        _, free, observed, varied, _ = key
+        if route == "batch":
+            return True, self._given_each_plan(("given each", free, observed, varied, True))
+        return False, self.weighed_plan([*varied, *free], list(observed), ())
+
+    monkeypatch.setattr(Weighing, "_batch_or_joint", forced)
     rng = np.random.default_rng(seed)
     net = _with_zeros(generic_network(seed + 1200, 6, 9), rng, 2)
     k = 2 if seed % 3 else 3

@@ -384,6 +384,11 @@ class Weighing:
         indices = evidence.states
         plan = self._given_each_plan(("given each", tuple(free), tuple(sorted(indices)),
                                       tuple(varied), totals))
+        return self._run_given_each(plan, indices, varied, states, totals)
+
+    def _run_given_each(self, plan: Plan, indices: Mapping[str, int], varied: Sequence[str],
+                        states, totals: bool) -> np.ndarray:
+        """:meth:`given_each` once its plan is found."""
         cases = dict(indices)
         if states is None:
             cases.update(plan.cases)
@@ -472,27 +477,28 @@ class Weighing:
         else:
             states = [list(s) for s in states]
             cases = math.prod(map(len, states))
-        key = ("joint of cases", tuple(free), tuple(sorted(evidence.states)), tuple(varied),
-               cases)
-        batch = self._plans.get(key)
-        if batch is None:
-            batch = self._once.get(self._plans, key, lambda: self._batch_or_joint(key))
+        indices = evidence.states
+        key = ("joint of cases", tuple(free), tuple(sorted(indices)), tuple(varied), cases)
+        chosen = self._plans.get(key)
+        if chosen is None:
+            chosen = self._once.get(self._plans, key, lambda: self._batch_or_joint(key))
+        batch, plan = chosen
         if batch:
             if states is None:
-                return self.given_each(free, evidence, varied, totals=True)
+                return self._run_given_each(plan, indices, varied, None, True)
             grid = [axis.ravel() for axis in np.meshgrid(*states, indexing="ij")]
-            table = self.given_each(free, evidence, varied, grid, totals=True)
+            table = self._run_given_each(plan, indices, varied, grid, True)
             return table if table.ndim == len(free) else table.reshape(
                 tuple(map(len, states)) + table.shape[1:])
-        table = self.weighed_table([*varied, *free], evidence, {})
+        table = self.run_weighed(plan, indices, {})[0]
         return table if states is None else table[(*np.ix_(*states), Ellipsis)]
 
-    def _batch_or_joint(self, key: tuple) -> bool:
-        """Whether :meth:`joint_of_cases` takes the batch (else the joint plan)."""
+    def _batch_or_joint(self, key: tuple) -> tuple[bool, Plan]:
+        """(whether :meth:`joint_of_cases` takes the batch, the plan it takes)."""
         _, free, observed, varied, cases = key
         batch = self._given_each_plan(("given each", free, observed, varied, True))
         joint = self.weighed_plan([*varied, *free], list(observed), ())
-        return _work(batch, cases) <= _work(joint, 1)
+        return (True, batch) if _work(batch, cases) <= _work(joint, 1) else (False, joint)
 
     def reweighed(self, network, changed: Sequence[str]):
         """An engine for ``network``, a view that differs from this engine's only in the
