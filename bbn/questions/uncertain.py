@@ -504,12 +504,11 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
     elif len(shape) == 2:  # a few cases of a few numbers: Python's arithmetic
         rows = table.reshape(math.prod(shape), -1).tolist()
         sums = list(map(sum, rows))
-        top = max(sums)
-        if not top > 0:
+        if not max(sums) > 0:
             return None
-        flat, width = [x / top for x in sums], shape[1]
-        l0, l1, fit = fit_rows([flat[i:i + width] for i in range(0, len(flat), width)],
-                                targets[0].tolist(), targets[1].tolist(), names)
+        width = shape[1]  # (the fit does not need J scaled)
+        l0, l1, fit = fit_rows([sums[i:i + width] for i in range(0, len(sums), width)],
+                               targets[0].tolist(), targets[1].tolist(), names)
         warn_unmet(fit, names)
         weight = [a * b for a in l0 for b in l1]
         mul = operator.mul
