@@ -63,6 +63,7 @@ import numpy as np
 import bbn.engines.exact.weighing as weighing
 import bbn.questions.coded_likelihoods as coded_likelihoods
 import bbn.questions.scaling as scaling
+import bbn.questions.soft_cases as soft_cases
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.lazy import reference
@@ -525,8 +526,9 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
         if clash:
             raise QueryError(f"{clash[0]!r} is both intervened on and observed: give each "
                              "variable one kind of finding")
-        if found.soft:
-            raise QueryError("soft findings take one case, not a batch")
+        if found.soft:  # Jeffrey's rule per case (:mod:`bbn.questions.soft_cases`)
+            return soft_cases.ask_soft_cases(model, answering, asked, found, answer, method,
+                                             derived, _extra, joint, **options)
         weighed = likelihood_columns(asked.evidence)
         if weighed and asked.kind != "P":  # other kinds: a virtual child coded per case
             model_, extra = model, {}
