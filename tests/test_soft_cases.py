@@ -118,6 +118,32 @@ def test_two_soft_findings_on_each_case(seed):
         np.testing.assert_allclose(row, total, rtol=0, atol=1e-12)
 
 
+def _check_all(net, target, soft, frame, do=None, atol=1e-12):
+    """Every posterior of each case is the single case's (NaN where it is impossible)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        every = net.posteriors(frame, soft=soft, do=do, impossible="nan")
+    assert set(every) == set(net.variables)
+    for i, (_, evidence) in enumerate(_rows(frame)):
+        answer, converged = _single(net, target, evidence, soft, do)
+        if answer is None:
+            assert all(np.isnan(values.to_numpy()[i]).all() for values in every.values())
+        elif converged:
+            single = net.posteriors(evidence, soft=soft, do=do)
+            for v, values in every.items():
+                np.testing.assert_allclose(values.to_numpy()[i], single[v].values,
+                                           rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_all_posteriors_with_one_soft_finding(seed):
+    net, target, soft, frame = _setup(seed + 400, 1)
+    _check_all(net, target, soft, frame)
+    do_variable = str(frame.columns[-1])
+    _check_all(net, target, soft, frame.drop(columns=do_variable),
+               do={do_variable: net.states(do_variable)[0]})
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_two_soft_findings_with_an_intervention_and_all_posteriors(seed):
     net, target, soft, frame = _setup(seed + 200, 2)
@@ -125,18 +151,7 @@ def test_two_soft_findings_with_an_intervention_and_all_posteriors(seed):
     do = {do_variable: net.states(do_variable)[-1]}
     frame = frame.drop(columns=do_variable)
     _check(net, target, soft, frame, do=do, atol=1e-9)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        every = net.posteriors(frame, soft=soft, do=do, impossible="nan")
-    for i, (_, evidence) in enumerate(_rows(frame)):
-        answer, converged = _single(net, target, evidence, soft, do)
-        if answer is None:
-            assert np.isnan(every[target].to_numpy()[i]).all()
-        elif converged:
-            single = net.posteriors(evidence, soft=soft, do=do)
-            for v, values in every.items():
-                np.testing.assert_allclose(values.to_numpy()[i], single[v].values,
-                                           rtol=0, atol=1e-9)
+    _check_all(net, target, soft, frame, do=do, atol=1e-9)
 
 
 def _copy_network():

@@ -95,12 +95,18 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     weights = {str(c): likelihood_cells(network, frame[c], str(c), frame.index)
                for c in columns}
     n = len(frame)
+    one = len(names) == 1 and not weights
+    if exact and asked.kind == "POSTERIORS" and one:
+        result = _jeffrey_each(engine, None, codes, n, names[0], found.soft[names[0]],
+                               frame.index, impossible)
+        warn_impossible(next(iter(result.values())), None)
+        return result
     if exact and asked.kind == "P":
         targets = resolve_targets(network, asked.targets, batched=True)
         overlap = [v for v in targets if v in codes or v in weights]
         if overlap:
             raise QueryError(f"query variable(s) {overlap} are also evidence columns")
-        if len(names) == 1 and not weights and names[0] not in targets:
+        if one and names[0] not in targets:
             result = _jeffrey_each(engine, targets, codes, n, names[0],
                                    found.soft[names[0]], frame.index, impossible)
             warn_impossible(result, None)
@@ -113,10 +119,11 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
         result[bad] = np.nan
         warn_impossible(result, None)
         return result
-    with warnings.catch_warnings():  # the impossible cases are said once, below
-        warnings.filterwarnings("ignore", "[0-9]+ of [0-9]+ case", RuntimeWarning)
-        result = coded_likelihoods.ask_weights(model_, asked, hard, weights, answer, method,
-                                               impossible="nan", **options)
+    if bad.any():  # the impossible cases asked without findings (NaN below, said once)
+        hard = hard.mask(np.broadcast_to(bad[:, None], hard.shape))
+        weights = {v: np.where(bad[:, None], 1.0, w) for v, w in weights.items()}
+    result = coded_likelihoods.ask_weights(model_, asked, hard, weights, answer, method,
+                                           impossible="nan", **options)
     if type(result) is dict:  # all posteriors
         for values in result.values():
             values[bad] = np.nan
@@ -132,28 +139,35 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     return result
 
 
-def _jeffrey_each(engine, targets: list[str], codes: dict, n: int, name: str, q: np.ndarray,
-                  row_names, impossible: str) -> np.ndarray:
+def _jeffrey_each(engine, targets: list[str] | None, codes: dict, n: int, name: str,
+                  q: np.ndarray, row_names, impossible: str):
     """P'_i(Q) = Σ_w q(w) P(Q | w, e_i): the N cases repeated once per state w with q(w)
-    > 0, W observed at w, one batched elimination; a case with P(w, e_i) = 0 for such a w
-    impossible."""
+    > 0, W observed at w, one batched elimination (of ``targets``, or with None of every
+    variable: ``{X: (N, |X|)}``); a case with P(w, e_i) = 0 for such a w impossible."""
     live = np.flatnonzero(q)
     m = len(live)
     expanded = {v: np.repeat(c, m) for v, c in codes.items()}
     expanded[name] = np.tile(live, n)
-    cases = engine.posterior_of_cases(targets, expanded, None, n * m, "nan")
-    cases = cases.reshape((n, m) + cases.shape[1:])
-    nan = np.isnan(cases.reshape(n, m, -1)[:, :, 0])
-    result = np.tensordot(q[live], np.where(nan[(...,) + (None,) * (cases.ndim - 2)], 0.0,
-                                             cases), axes=([0], [1]))
+    if targets is None:
+        cases = engine.marginals_of_cases(expanded, None, n * m, "nan")
+    else:
+        cases = {None: engine.posterior_of_cases(targets, expanded, None, n * m, "nan")}
+    first = next(iter(cases.values()))
+    nan = np.isnan(first.reshape(n, m, -1)[:, :, 0])
     bad = nan.any(axis=1)
-    if bad.any():
+    if bad.any() and impossible == "raise":
         row = int(np.flatnonzero(bad)[0])
-        if impossible == "raise":
-            raise _impossible(engine.network, codes, row, row_names, [name],
-                              every=bool(nan[row].all()) and m == len(q))
-        result[bad] = np.nan
-    return result
+        raise _impossible(engine.network, codes, row, row_names, [name],
+                          every=bool(nan[row].all()) and m == len(q))
+    weights = q[live]
+    result = {}
+    for v, values in cases.items():
+        values = values.reshape((n, m) + values.shape[1:])
+        if bad.any():
+            values = np.where(nan[(...,) + (None,) * (values.ndim - 2)], 0.0, values)
+        result[v] = np.tensordot(weights, values, axes=([0], [1]))
+        result[v][bad] = np.nan
+    return result if targets is None else result[None]
 
 
 def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_names,

@@ -528,7 +528,7 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
                              "variable one kind of finding")
         if found.soft:  # Jeffrey's rule per case (:mod:`bbn.questions.soft_cases`)
             return soft_cases.ask_soft_cases(model, answering, asked, found, answer, method,
-                                             derived, _extra, joint, **options)
+                                             derived, _extra, **options)
         weighed = likelihood_columns(asked.evidence)
         if weighed and asked.kind != "P":  # other kinds: a virtual child coded per case
             model_, extra = model, {}
