@@ -295,3 +295,17 @@ def test_cases_whose_fit_does_not_converge_are_counted_in_one_warning():
     assert warned[0].filename == __file__
     # still close to the limit T = [[0, ½], [½, 0]]: P'(Y=0) = ½ · 0.3 + ½ · 0.6
     np.testing.assert_allclose(answer[:, 0], 0.45, atol=1e-2)
+
+
+def test_questions_of_one_case_refuse_a_dataframe_with_soft_findings_or_do():
+    """probability and log_probability take one case: a DataFrame is refused, not read
+    as no evidence."""
+    net = bbn.load("models/chair.bn")
+    frame = pd.DataFrame({"A": ["T"]})
+    soft = {"W": {"T": 0.5, "F": 0.5}}
+    with pytest.raises(bbn.QueryError, match="takes one case.*not DataFrame"):
+        net.probability({"C": "T"}, frame, soft=soft)
+    with pytest.raises(bbn.QueryError, match="takes one case"):
+        net.probability({"C": "T"}, frame, do={"S": "T"})
+    with pytest.raises(bbn.QueryError, match="takes one case"):
+        net.log_probability(frame, soft=soft)
