@@ -99,6 +99,7 @@ def test_two_soft_findings_on_each_case(seed):
     sum Σ_w T_i(w) P(Q | w, e_i) of its own fitted joint T_i to 1e-12."""
     net, target, soft, frame = _setup(seed + 100, 2)
     batch, impossible = _check(net, target, soft, frame, atol=1e-9)
+    _check(net, [*soft, target], soft, frame, atol=1e-9)
     names = list(soft)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -269,12 +270,19 @@ def test_likelihood_columns_with_a_soft_finding():
     P'_i(Q) = Σ_w q(w) P(Q | w, e_i, λ_i), the single-case question with that likelihood."""
     net = bbn.load("models/chair.bn")
     frame = pd.DataFrame({"A": ["T", None], "B": [{"T": 0.8, "F": 0.4}, {"T": 0.1, "F": 1}]})
-    soft = {"W": {"T": 0.3, "F": 0.7}}
-    batch = net.posterior("C", frame, soft=soft).to_numpy()
-    for i, evidence in enumerate([{"A": "T", "B": {"T": 0.8, "F": 0.4}},
-                                  {"B": {"T": 0.1, "F": 1}}]):
-        np.testing.assert_allclose(batch[i], net.posterior("C", evidence, soft=soft).values,
-                                   rtol=0, atol=1e-12)
+    for soft, atol in (({"W": {"T": 0.3, "F": 0.7}}, 1e-12),
+                       ({"W": {"T": 0.3, "F": 0.7}, "S": {"T": 0.4, "F": 0.6}}, 1e-9)):
+        batch = net.posterior("C", frame, soft=soft).to_numpy()
+        every = net.posteriors(frame, soft=soft)
+        for i, evidence in enumerate([{"A": "T", "B": {"T": 0.8, "F": 0.4}},
+                                      {"B": {"T": 0.1, "F": 1}}]):
+            np.testing.assert_allclose(batch[i], net.posterior("C", evidence,
+                                                               soft=soft).values,
+                                       rtol=0, atol=atol)
+            single = net.posteriors(evidence, soft=soft)
+            for v in ("C", "S", "W"):
+                np.testing.assert_allclose(every[v].to_numpy()[i], single[v].values,
+                                           rtol=0, atol=atol)
 
 
 def test_cases_whose_fit_does_not_converge_are_counted_in_one_warning():

@@ -4,20 +4,25 @@ each case's own findings (its cells) being that case's other evidence,
     P'_i(Q) = Σ_w T_i(w) P(Q | w, e_i),   T_i = q                 (one soft finding)
                                           T_i = IPF of P(W_soft | e_i) to the q's (several)
 
-One soft finding on W, Q apart from W, is Jeffrey's sum as written: the cases repeated
-once per state w with q(w) > 0, W observed at w in each, one batched elimination of the
-N·|W| cases, reshaped to (N, |W|, ...) and weighed by q. Otherwise (several soft
-findings, a soft variable among the targets, likelihood columns, all posteriors) the
-cases' joints P(W_soft | e_i) come from one batched posterior, are fitted to the findings
-all at once (iterative proportional fitting vectorised over the cases,
-:func:`fit_cases`), and the fitted likelihoods λ_i(w) = T_i(w) / P(w | e_i) per variable
-are weighed into one more batched elimination: P(Q | e_i, λ_i) = Σ_w T_i(w) P(Q | w, e_i).
+One soft finding on W (a posterior of Q apart from W, or all posteriors) is Jeffrey's sum
+as written: the cases repeated once per state w with q(w) > 0, W observed at w in each,
+one batched elimination of the N·|W| cases, reshaped to (N, |W|, ...) and weighed by q
+(:func:`_jeffrey_each`). A posterior with several soft findings (or a soft target, or
+likelihood columns) is one batched posterior of the targets with the soft variables,
+P(Q, W_soft | e_i), whose marginals P(W_soft | e_i) are fitted to the findings all at
+once (iterative proportional fitting vectorised over the cases, :func:`fit_cases`) and
+which the fitted likelihoods λ_i then weigh: Σ_w P(Q, w | e_i) Π_j λ_ij(w_j) ∝ Σ_w T_i(w)
+P(Q | w, e_i) (:func:`_jeffrey_joint`). Other kinds (all posteriors with several
+findings, MAP, MPE) fit λ_i on one batched P(W_soft | e_i) and ask the kind's own batch
+with λ_i as each case's likelihoods (:func:`bbn.questions.coded_likelihoods.ask_weights`):
+MAP and MPE with soft findings are those of the view with the fitted likelihoods, as for
+one case.
 
 A case whose evidence is impossible, or where a soft finding gives weight to a state the
 case's evidence rules out, is impossible: an ImpossibleEvidenceError naming the row, or
 with ``impossible="nan"`` a NaN row and one warning, as for likelihood columns. Cases whose
-fit does not reach :data:`~bbn.questions.uncertain.TOLERANCE` are counted in one
-``ConvergenceWarning``.
+fit does not reach :data:`REPORTED` (1e-10; it sweeps on to :data:`FINE`) are counted in
+one ``ConvergenceWarning``.
 
 >>> import bbn, pandas as pd
 >>> net = bbn.load("models/chair.bn")
@@ -109,16 +114,13 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
         if one and names[0] not in targets:
             result = _jeffrey_each(engine, targets, codes, n, names[0],
                                    found.soft[names[0]], frame.index, impossible)
-            warn_impossible(result, None)
-            return result
-    fitted, bad = _fitted(engine, codes, weights, n, found, frame.index, impossible)
-    weights = {**weights, **fitted}
-    if exact and asked.kind == "P":
-        result = engine.weighed_posterior_of_cases(targets, codes, weights, frame.index,
-                                                   "nan")
-        result[bad] = np.nan
+        else:
+            result = _jeffrey_joint(engine, targets, codes, weights, n, found, frame.index,
+                                    impossible)
         warn_impossible(result, None)
         return result
+    fitted, bad = _fitted(engine, codes, weights, n, found, frame.index, impossible)
+    weights = {**weights, **fitted}
     if bad.any():  # the impossible cases asked without findings (NaN below, said once)
         hard = hard.mask(np.broadcast_to(bad[:, None], hard.shape))
         weights = {v: np.where(bad[:, None], 1.0, w) for v, w in weights.items()}
@@ -187,17 +189,47 @@ def _jeffrey_each(engine, targets: list[str] | None, codes: dict, n: int, name: 
     return result if targets is None else result[None]
 
 
+def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: int,
+                   found: Uncertain, row_names, impossible: str) -> np.ndarray:
+    """P'_i(Q) ∝ Σ_w P(Q, w | e_i, λ_cols) Π_j λ_ij(w_j): one batched posterior of the
+    targets with the soft variables, whose marginal P(W_soft | e_i, λ_cols) the λ_i are
+    fitted on (:func:`_fitted`)."""
+    names = list(found.soft)
+    rest = [v for v in targets if v not in found.soft]
+    full = _cases(engine, [*rest, *names], codes, weights, n, row_names)
+    k = len(rest)
+    fitted, bad = _fitted(engine, codes, weights, n, found, row_names, impossible,
+                          full.sum(axis=tuple(range(1, k + 1))))
+    weighed = _weighed(np.where(bad.reshape((n,) + (1,) * (full.ndim - 1)), 0.0, full),
+                       list(fitted.values()), k)
+    weighed = weighed.sum(axis=tuple(1 + k + j for j, v in enumerate(names)
+                                     if v not in targets))
+    order = rest + [v for v in names if v in targets]
+    result = weighed.transpose([0] + [1 + order.index(v) for v in targets])
+    total = result.reshape(n, -1).sum(axis=1)
+    result = result / np.where(bad, 1.0, total).reshape((n,) + (1,) * (result.ndim - 1))
+    result[bad] = np.nan
+    return result
+
+
+def _cases(engine, variables: list[str], codes: dict, weights: dict, n: int,
+           row_names) -> np.ndarray:
+    """P(variables | e_i, λ_i) of the N cases, NaN where the evidence is impossible."""
+    if weights:
+        return engine.weighed_posterior_of_cases(variables, codes, weights, row_names, "nan")
+    return engine.posterior_of_cases(variables, codes, row_names, n, "nan")
+
+
 def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_names,
-            impossible: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
+            impossible: str, joint: np.ndarray | None = None) -> tuple[
+                dict[str, np.ndarray], np.ndarray]:
     """The likelihoods λ_i of the soft findings per case, ``{W: (N, |W|)}`` (ones for an
-    impossible case), fitted on the cases' joints P(W_soft | e_i, λ_cols) from one batched
-    posterior; and which cases are impossible."""
+    impossible case), fitted on the cases' joints P(W_soft | e_i, λ_cols) (``joint``, or
+    from one batched posterior); and which cases are impossible."""
     names = list(found.soft)
     network = engine.network
-    if weights:
-        joint = engine.weighed_posterior_of_cases(names, codes, weights, row_names, "nan")
-    else:
-        joint = engine.posterior_of_cases(names, codes, row_names, n, "nan")
+    if joint is None:
+        joint = _cases(engine, names, codes, weights, n, row_names)
     targets = [found.soft[v] for v in names]
     lambdas, deviation = fit_cases(np.nan_to_num(joint, nan=0.0), targets)
     impossible_rows = np.isnan(joint.reshape(n, -1)[:, 0])
@@ -278,13 +310,12 @@ def fit_cases(joint: np.ndarray, targets: list[np.ndarray]) -> tuple[list[np.nda
     return lambdas, deviation
 
 
-def _weighed(joint: np.ndarray, lambdas: list[np.ndarray]) -> np.ndarray:
-    """J_i · Π_j λ_j(w_j) for every case i."""
-    k = len(lambdas)
+def _weighed(joint: np.ndarray, lambdas: list[np.ndarray], offset: int = 0) -> np.ndarray:
+    """J_i · Π_j λ_j(w_j) for every case i (W_j the axis 1 + ``offset`` + j)."""
     out = joint
     for j, w in enumerate(lambdas):
-        shape = [len(w)] + [1] * k
-        shape[j + 1] = w.shape[1]
+        shape = [len(w)] + [1] * (joint.ndim - 1)
+        shape[offset + j + 1] = w.shape[1]
         out = out * w.reshape(shape)
     return out
 
