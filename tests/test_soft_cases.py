@@ -100,6 +100,7 @@ def test_two_soft_findings_on_each_case(seed):
     net, target, soft, frame = _setup(seed + 100, 2)
     batch, impossible = _check(net, target, soft, frame, atol=1e-9)
     _check(net, [*soft, target], soft, frame, atol=1e-9)
+    _check_all(net, target, soft, frame, atol=1e-9)
     names = list(soft)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -317,3 +318,10 @@ def test_questions_of_one_case_refuse_a_dataframe_with_soft_findings_or_do():
         net.probability({"C": "T"}, frame, do={"S": "T"})
     with pytest.raises(bbn.QueryError, match="takes one case"):
         net.log_probability(frame, soft=soft)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_three_soft_findings(seed):
+    net, target, soft, frame = _setup(seed + 500, 3)
+    _check(net, target, soft, frame, atol=1e-9)
+    _check_all(net, target, soft, frame, atol=1e-9)

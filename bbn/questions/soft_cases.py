@@ -12,9 +12,11 @@ likelihood columns) is one batched posterior of the targets with the soft variab
 P(Q, W_soft | e_i), whose marginals P(W_soft | e_i) are fitted to the findings all at
 once (iterative proportional fitting vectorised over the cases, :func:`fit_cases`) and
 which the fitted likelihoods λ_i then weigh: Σ_w P(Q, w | e_i) Π_j λ_ij(w_j) ∝ Σ_w T_i(w)
-P(Q | w, e_i) (:func:`_jeffrey_joint`). Other kinds (all posteriors with several
-findings, MAP, MPE) fit λ_i on one batched P(W_soft | e_i) and ask the kind's own batch
-with λ_i as each case's likelihoods (:func:`bbn.questions.coded_likelihoods.ask_weights`):
+P(Q | w, e_i) (:func:`_jeffrey_joint`). All posteriors with several findings: T_i
+fitted on one batched P(W_soft | e_i), then the cases repeated once per joint state w the
+findings weigh, weighed by T_i (:func:`_jeffrey_all`). Other kinds (MAP, MPE, and all
+posteriors with likelihood columns) fit λ_i on one batched P(W_soft | e_i) and ask the
+kind's own batch with λ_i as each case's likelihoods (:func:`bbn.questions.coded_likelihoods.ask_weights`):
 MAP and MPE with soft findings are those of the view with the fitted likelihoods, as for
 one case.
 
@@ -35,6 +37,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import sys
 import warnings
 from collections.abc import Callable
@@ -101,9 +104,10 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
                for c in columns}
     n = len(frame)
     one = len(names) == 1 and not weights
-    if exact and asked.kind == "POSTERIORS" and one:
-        result = _jeffrey_each(engine, None, codes, n, names[0], found.soft[names[0]],
-                               frame.index, impossible)
+    if exact and asked.kind == "POSTERIORS" and not weights:
+        result = (_jeffrey_each(engine, None, codes, n, names[0], found.soft[names[0]],
+                                frame.index, impossible) if one else
+                  _jeffrey_all(engine, codes, n, found, frame.index, impossible))
         warn_impossible(next(iter(result.values())), None)
         return result
     if exact and asked.kind == "P":
@@ -160,33 +164,65 @@ def check_one_case(asked: Asked) -> None:
 
 def _jeffrey_each(engine, targets: list[str] | None, codes: dict, n: int, name: str,
                   q: np.ndarray, row_names, impossible: str):
-    """P'_i(Q) = Σ_w q(w) P(Q | w, e_i): the N cases repeated once per state w with q(w)
-    > 0, W observed at w, one batched elimination (of ``targets``, or with None of every
-    variable: ``{X: (N, |X|)}``); a case with P(w, e_i) = 0 for such a w impossible."""
+    """P'_i(Q) = Σ_w q(w) P(Q | w, e_i) (:func:`_expanded`); a case with P(w, e_i) = 0
+    for a w with q(w) > 0 impossible."""
     live = np.flatnonzero(q)
-    m = len(live)
+    result, nan = _expanded(engine, targets, codes, n, [name], live[:, None],
+                            np.broadcast_to(q[live], (n, len(live))))
+    bad = nan.any(axis=1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        if impossible == "raise":
+            raise _impossible(engine.network, codes, row, row_names, [name],
+                              every=bool(nan[row].all()) and len(live) == len(q))
+        for values in result.values() if targets is None else (result,):
+            values[bad] = np.nan
+    return result
+
+
+def _jeffrey_all(engine, codes: dict, n: int, found: Uncertain, row_names,
+                 impossible: str) -> dict[str, np.ndarray]:
+    """Every P'_i(X) = Σ_w T_i(w) P(X | w, e_i) with several soft findings: T_i fitted on
+    one batched P(W_soft | e_i) (:func:`_fitted`), then the cases repeated once per joint
+    state w the findings weigh (:func:`_expanded`)."""
+    names = list(found.soft)
+    joint = _cases(engine, names, codes, {}, n, row_names)
+    fitted, bad = _fitted(engine, codes, {}, n, found, row_names, impossible, joint)
+    fit = _weighed(np.where(bad.reshape((n,) + (1,) * len(names)), 0.0, joint),
+                   list(fitted.values()))
+    states = np.array(list(itertools.product(*(np.flatnonzero(found.soft[v])
+                                               for v in names))), dtype=np.intp)
+    weights = fit[(slice(None), *states.T)]
+    total = weights.sum(axis=1, keepdims=True)
+    weights = weights / np.where(total > 0, total, 1.0)
+    result, _ = _expanded(engine, None, codes, n, names, states, weights)
+    for values in result.values():
+        values[bad] = np.nan
+    return result
+
+
+def _expanded(engine, targets: list[str] | None, codes: dict, n: int, names: list[str],
+              states: np.ndarray, weights: np.ndarray):
+    """Σ_m weights[i, m] P(Q | W = states[m], e_i): the N cases repeated once per row m of
+    ``states`` (M joint states of ``names``), W observed at it, one batched elimination
+    of ``targets`` (an (N, ...) array), or with None of every variable (``{X: (N, |X|)}``);
+    and which of the N·M cases are impossible ((N, M), weighing nothing)."""
+    m = len(states)
     expanded = {v: np.repeat(c, m) for v, c in codes.items()}
-    expanded[name] = np.tile(live, n)
+    for j, name in enumerate(names):
+        expanded[name] = np.tile(states[:, j], n)
     if targets is None:
         cases = engine.marginals_of_cases(expanded, None, n * m, "nan")
     else:
         cases = {None: engine.posterior_of_cases(targets, expanded, None, n * m, "nan")}
-    first = next(iter(cases.values()))
-    nan = np.isnan(first.reshape(n, m, -1)[:, :, 0])
-    bad = nan.any(axis=1)
-    if bad.any() and impossible == "raise":
-        row = int(np.flatnonzero(bad)[0])
-        raise _impossible(engine.network, codes, row, row_names, [name],
-                          every=bool(nan[row].all()) and m == len(q))
-    weights = q[live]
+    nan = np.isnan(next(iter(cases.values())).reshape(n, m, -1)[:, :, 0])
     result = {}
     for v, values in cases.items():
         values = values.reshape((n, m) + values.shape[1:])
-        if bad.any():
+        if nan.any():
             values = np.where(nan[(...,) + (None,) * (values.ndim - 2)], 0.0, values)
-        result[v] = np.tensordot(weights, values, axes=([0], [1]))
-        result[v][bad] = np.nan
-    return result if targets is None else result[None]
+        result[v] = np.einsum("nm,nm...->n...", weights, values)
+    return result if targets is None else result[None], nan
 
 
 def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: int,
