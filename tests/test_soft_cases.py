@@ -320,8 +320,8 @@ def test_questions_of_one_case_refuse_a_dataframe_with_soft_findings_or_do():
         net.log_probability(frame, soft=soft)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", [500, 501, 504, 506])  # some cases possible in each
 def test_three_soft_findings(seed):
-    net, target, soft, frame = _setup(seed + 500, 3)
+    net, target, soft, frame = _setup(seed, 3)
     _check(net, target, soft, frame, atol=1e-9)
     _check_all(net, target, soft, frame, atol=1e-9)

@@ -16,9 +16,9 @@ P(Q | w, e_i) (:func:`_jeffrey_joint`). All posteriors with several findings: T_
 fitted on one batched P(W_soft | e_i), then the cases repeated once per joint state w the
 findings weigh, weighed by T_i (:func:`_jeffrey_all`). Other kinds (MAP, MPE, and all
 posteriors with likelihood columns) fit λ_i on one batched P(W_soft | e_i) and ask the
-kind's own batch with λ_i as each case's likelihoods (:func:`bbn.questions.coded_likelihoods.ask_weights`):
-MAP and MPE with soft findings are those of the view with the fitted likelihoods, as for
-one case.
+kind's own batch with λ_i as each case's likelihoods
+(:func:`bbn.questions.coded_likelihoods.ask_weights`): MAP and MPE with soft findings are
+those of the view with the fitted likelihoods, as for one case.
 
 A case whose evidence is impossible, or where a soft finding gives weight to a state the
 case's evidence rules out, is impossible: an ImpossibleEvidenceError naming the row, or
