@@ -180,6 +180,15 @@ def test_impossible_cases(soft):
     for row, evidence in ((0, {}), (2, {"A": "1"})):
         np.testing.assert_allclose(answer[row], net.posterior("C", evidence, soft=soft).values,
                                    rtol=0, atol=1e-9)
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="row 'second'.*soft finding"):
+        net.map(["C"], frame, soft=soft)
+    with pytest.warns(RuntimeWarning, match="1 of 3 case") as warned:
+        best = net.mpe(frame, soft=soft, impossible="nan")
+    assert warned[0].filename == __file__
+    assert np.isnan(best["probability"].to_numpy()).tolist() == [False, True, False]
+    with pytest.warns(RuntimeWarning, match="1 of 3 case"):
+        every = net.posteriors(frame, soft=soft, impossible="nan")
+    assert np.isnan(every["C"].to_numpy()[:, 0]).tolist() == [False, True, False]
     if len(soft) == 1:  # by hand: P(A=0 | B=0) = 0.5 / 0.75, P(A=0 | B=1) = 0
         a0 = 0.4 * 0.5 / 0.75
         np.testing.assert_allclose(answer[0], [a0 + (1 - a0) * 0.2, (1 - a0) * 0.8],
@@ -231,14 +240,19 @@ def test_what_soft_findings_on_cases_refuse():
 @pytest.mark.parametrize("seed", range(6))
 def test_map_and_mpe_of_cases_with_soft_findings(seed):
     """MAP and MPE with soft findings: those of the view with each case's fitted
-    likelihoods, as the single case answers them (state and probability)."""
+    likelihoods, as the single case answers them (state and probability); odd seeds with
+    an intervention too."""
     net, target, soft, frame = _setup(seed + 300, 1 + seed % 2)
+    do = None
+    if seed % 2:
+        do_variable = str(frame.columns[-1])
+        do, frame = {do_variable: net.states(do_variable)[0]}, frame.drop(columns=do_variable)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        found = net.map([target], frame, soft=soft, impossible="nan")
-        best = net.mpe(frame, soft=soft, impossible="nan")
+        found = net.map([target], frame, soft=soft, do=do, impossible="nan")
+        best = net.mpe(frame, soft=soft, do=do, impossible="nan")
     for i, (_, evidence) in enumerate(_rows(frame)):
-        answer, converged = _single(net, target, evidence, soft)
+        answer, converged = _single(net, target, evidence, soft, do)
         if answer is None:
             assert np.isnan(found["probability"].iloc[i])
             assert np.isnan(best["probability"].iloc[i])
@@ -247,8 +261,8 @@ def test_map_and_mpe_of_cases_with_soft_findings(seed):
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            state, p = net.map([target], evidence, soft=soft)
-            assignment, q = net.mpe(evidence, soft=soft)
+            state, p = net.map([target], evidence, soft=soft, do=do)
+            assignment, q = net.mpe(evidence, soft=soft, do=do)
         assert found[target].iloc[i] == state[target]
         assert abs(found["probability"].iloc[i] - p) < 1e-9
         assert abs(best["probability"].iloc[i] - q) < 1e-9
