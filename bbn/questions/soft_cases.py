@@ -74,8 +74,9 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     """Answer the batch ``asked`` (a DataFrame of cases) with the soft findings of
     ``found``: a posterior (an (N, |X1|, ...) array; ``exact``: asked exactly, answered
     here), all posteriors (``{X: (N, |X|)}``), MAP or MPE
-    (:class:`~bbn.questions.max_cases.Assignments`), the last three (and an approximate
-    posterior) by the kind's own batch path on the cases with the fitted likelihoods.
+    (:class:`~bbn.questions.max_cases.Assignments`), the last two (and all posteriors with
+    likelihood columns, or asked approximately: refused there) by the kind's own batch
+    path on the cases with the fitted likelihoods.
     ``answer`` is :func:`bbn.questions.dispatch.answer`; ``derived`` and ``extra_of``
     are :func:`bbn.questions.uncertain.derived` and its ``_extra`` (the interventions'
     view and the findings it adds)."""
@@ -134,9 +135,6 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
         for values in result.values():
             values[bad] = np.nan
         shown = next(iter(result.values()))
-    elif isinstance(result, np.ndarray):  # a posterior, approximately
-        result[bad] = np.nan
-        shown = result
     else:  # MAP, MPE
         result.states[bad] = -1
         result.probability[bad] = np.nan
