@@ -233,8 +233,10 @@ def test_what_soft_findings_on_cases_refuse():
         net.posterior("C", frame.assign(W=["T", "F"]), soft=soft)
     with pytest.raises(bbn.QueryError, match="also evidence columns"):
         net.posterior("A", frame, soft=soft)
-    with pytest.raises(bbn.QueryError, match="method='exact'"):
+    with pytest.raises(bbn.QueryError, match="answered exactly: leave out method"):
         net.posterior("C", frame, soft=soft, method="lbp")
+    with pytest.raises(bbn.QueryError, match="answered exactly: leave out method"):
+        net.map(["C"], frame, soft=soft, method="lbp")
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -72,11 +72,10 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
                    derived: Callable, extra_of: Callable, exact: bool = False,
                    impossible: str = "raise", **options):
     """Answer the batch ``asked`` (a DataFrame of cases) with the soft findings of
-    ``found``: a posterior (an (N, |X1|, ...) array; ``exact``: asked exactly, answered
-    here), all posteriors (``{X: (N, |X|)}``), MAP or MPE
-    (:class:`~bbn.questions.max_cases.Assignments`), the last two (and all posteriors with
-    likelihood columns, or asked approximately: refused there) by the kind's own batch
-    path on the cases with the fitted likelihoods.
+    ``found``: a posterior (an (N, |X1|, ...) array), all posteriors (``{X: (N, |X|)}``),
+    MAP or MPE (:class:`~bbn.questions.max_cases.Assignments`), the last two (and all
+    posteriors with likelihood columns) by the kind's own batch path on the cases with the
+    fitted likelihoods; ``exact``: asked exactly (an approximate method is refused).
     ``answer`` is :func:`bbn.questions.dispatch.answer`; ``derived`` and ``extra_of``
     are :func:`bbn.questions.uncertain.derived` and its ``_extra`` (the interventions'
     view and the findings it adds)."""
@@ -84,6 +83,9 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     if view.gaussian:
         raise QueryError("soft findings on a DataFrame of cases take a discrete network; "
                          "ask case by case")
+    if not exact:
+        raise QueryError("soft findings on a DataFrame of cases are answered exactly: leave "
+                         "out method (or ask case by case)")
     frame = asked.evidence
     names = list(found.soft)
     both = [c for c in frame.columns if str(c) in found.soft]
@@ -105,13 +107,13 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
                for c in columns}
     n = len(frame)
     one = len(names) == 1 and not weights
-    if exact and asked.kind == "POSTERIORS" and not weights:
+    if asked.kind == "POSTERIORS" and not weights:
         result = (_jeffrey_each(engine, None, codes, n, names[0], found.soft[names[0]],
                                 frame.index, impossible) if one else
                   _jeffrey_all(engine, codes, n, found, frame.index, impossible))
         warn_impossible(next(iter(result.values())), None)
         return result
-    if exact and asked.kind == "P":
+    if asked.kind == "P":
         targets = resolve_targets(network, asked.targets, batched=True)
         overlap = [v for v in targets if v in codes or v in weights]
         if overlap:
