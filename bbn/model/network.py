@@ -522,6 +522,10 @@ class Network(DAG, ConditionalTables, GaussianLeaves, CompactTables, CausalQuest
             ``"exact"``, or an approximate method: ``"lbp"``, ``"lw"``, ``"is"``,
             ``"gibbs"`` or a value such as ``bbn.Gibbs(samples=10_000, seed=1)`` (see
             ``docs/approximate.md``); approximate answers carry standard errors.
+        do, soft : dict, optional
+            Interventions (``docs/causal.md``) and soft findings by Jeffrey's rule
+            (``{variable: {state: probability}}``, ``docs/evidence.md``); with a DataFrame,
+            ``soft`` applies to every row, each row's cells its other evidence.
 
         Returns
         -------

@@ -98,10 +98,20 @@ def ask_coded(model, asked: Asked, columns: list, extra: dict, answer: Callable,
     virtual children out."""
     base, frame = model.compiled(), asked.evidence
     weights = {str(c): likelihood_cells(base, frame[c], str(c), frame.index) for c in columns}
+    return ask_weights(model, asked, frame.drop(columns=columns).assign(**extra), weights,
+                       answer, method, **options)
+
+
+def ask_weights(model, asked: Asked, frame, weights: dict[str, np.ndarray], answer: Callable,
+                method, **options):
+    """:func:`ask_coded` with the likelihoods given as numbers, ``{W: (N, |W|)}``, beside
+    the cases' hard findings ``frame`` (what soft findings on a batch weigh in:
+    :mod:`bbn.questions.soft_cases`)."""
+    base = model.compiled()
     view, names, codes = coded_view(base, weights)
     found = {names[w]: np.asarray(view.states[names[w]], dtype=object)[codes[w]]
              for w in weights}
-    cases = frame.drop(columns=columns).assign(**extra, **found)
+    cases = frame.assign(**found)
     try:
         result = answer(Coded(view), resolve(view, asked._replace(
             evidence=cases, do=None, soft=None)), method, **options)
@@ -130,4 +140,4 @@ def _as_written(error: ImpossibleEvidenceError, view: CompiledNetwork,
     return ImpossibleEvidenceError(shown, text)
 
 
-__all__ = ["Coded", "ask_coded", "coded_view"]
+__all__ = ["Coded", "ask_coded", "ask_weights", "coded_view"]

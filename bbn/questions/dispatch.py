@@ -399,6 +399,8 @@ def _ask(model: Model, asked: Asked, method=EXACT, **options):
         kind = KINDS.get(asked.kind)
         if method == EXACT and kind is not None and kind.weighed:
             options["weighed_answer"] = _referred(kind.weighed)
+        if asked.batch and asked.soft:  # bbn.questions.soft_cases answers exact batches
+            options["exact"] = method == EXACT
         return _referred(how)(model, asked, method, answer, answering(model),
                               joint=method == EXACT and kind is not None and kind.joint,
                               **options)

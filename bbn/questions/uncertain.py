@@ -60,6 +60,7 @@ import numpy as np
 
 import bbn.engines.exact.weighing as weighing
 import bbn.questions.coded_likelihoods as coded_likelihoods
+import bbn.questions.soft_cases as soft_cases
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.memory import check_allocation
@@ -319,6 +320,7 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
     and soft findings on a few variables are weighed directly (:func:`_weighed`).
     """
     base = answering.view
+    soft_cases.check_one_case(asked)
     found = resolve_uncertain(base, asked)
     hard = found.hard
     likelihoods = found.likelihoods
@@ -333,8 +335,9 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
         if clash:
             raise QueryError(f"{clash[0]!r} is both intervened on and observed: give each "
                              "variable one kind of finding")
-        if found.soft:
-            raise QueryError("soft findings take one case, not a batch")
+        if found.soft:  # Jeffrey's rule per case (:mod:`bbn.questions.soft_cases`)
+            return soft_cases.ask_soft_cases(model, answering, asked, found, answer, method,
+                                             derived, _extra, **options)
         weighed = likelihood_columns(asked.evidence)
         if weighed and asked.kind != "P":  # other kinds: a virtual child coded per case
             model_, extra = model, {}

@@ -1,0 +1,391 @@
+"""Soft findings (Jeffrey's rule) on a DataFrame of cases: ``soft=`` applies to every case,
+each case's own findings (its cells) being that case's other evidence,
+
+    P'_i(Q) = Σ_w T_i(w) P(Q | w, e_i),   T_i = q                 (one soft finding)
+                                          T_i = IPF of P(W_soft | e_i) to the q's (several)
+
+One soft finding on W (a posterior of Q apart from W, or all posteriors) is Jeffrey's sum
+as written: the cases repeated once per state w with q(w) > 0, W observed at w in each,
+one batched elimination of the N·|W| cases, reshaped to (N, |W|, ...) and weighed by q
+(:func:`_jeffrey_each`). A posterior with several soft findings (or a soft target, or
+likelihood columns) is one batched posterior of the targets with the soft variables,
+P(Q, W_soft | e_i), whose marginals P(W_soft | e_i) are fitted to the findings all at
+once (iterative proportional fitting vectorised over the cases, :func:`fit_cases`) and
+which the fitted likelihoods λ_i then weigh: Σ_w P(Q, w | e_i) Π_j λ_ij(w_j) ∝ Σ_w T_i(w)
+P(Q | w, e_i) (:func:`_jeffrey_joint`). All posteriors with several findings: T_i
+fitted on one batched P(W_soft | e_i), then the cases repeated once per joint state w the
+findings weigh, weighed by T_i (:func:`_jeffrey_all`). Other kinds (MAP, MPE, and all
+posteriors with likelihood columns) fit λ_i on one batched P(W_soft | e_i) and ask the
+kind's own batch with λ_i as each case's likelihoods
+(:func:`bbn.questions.coded_likelihoods.ask_weights`): MAP and MPE with soft findings are
+those of the view with the fitted likelihoods, as for one case.
+
+A case whose evidence is impossible, or where a soft finding gives weight to a state the
+case's evidence rules out, is impossible: an ImpossibleEvidenceError naming the row, or
+with ``impossible="nan"`` a NaN row and one warning, as for likelihood columns. Cases whose
+fit does not reach :data:`REPORTED` (1e-10; it sweeps on to :data:`FINE`) are counted in
+one ``ConvergenceWarning``.
+
+>>> import bbn, pandas as pd
+>>> net = bbn.load("models/chair.bn")
+>>> cases = pd.DataFrame({"A": ["T", None]})
+>>> answer = net.posterior("C", cases, soft={"W": {"T": 0.7, "F": 0.3}})
+>>> round(float(answer.loc[0, "T"]), 9) == round(net.posterior(
+...     "C", {"A": "T"}, soft={"W": {"T": 0.7, "F": 0.3}}).to_dict()["T"], 9)
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+import bbn.questions.coded_likelihoods as coded_likelihoods
+from bbn.core.errors import ImpossibleEvidenceError, QueryError
+from bbn.core.lazy import reference
+from bbn.questions.resolution import (
+    Asked,
+    Uncertain,
+    evidence_codes,
+    likelihood_cells,
+    likelihood_columns,
+    resolve_targets,
+    warn_impossible,
+)
+from bbn.questions.soft_fit import SWEEPS, TOLERANCE
+
+#: Iterative proportional fitting of the cases sweeps until every case's marginals are
+#: this close (those above :data:`REPORTED` after :data:`SWEEPS` sweeps are reported).
+FINE = 1e-14
+
+#: A case's fit further than this from its soft findings is reported (not converged),
+#: as one case's is (:data:`bbn.questions.soft_fit.TOLERANCE`).
+REPORTED = TOLERANCE
+
+
+def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Callable, method,
+                   derived: Callable, extra_of: Callable, exact: bool = False,
+                   impossible: str = "raise", **options):
+    """Answer the batch ``asked`` (a DataFrame of cases) with the soft findings of
+    ``found``: a posterior (an (N, |X1|, ...) array), all posteriors (``{X: (N, |X|)}``),
+    MAP or MPE (:class:`~bbn.questions.max_cases.Assignments`), the last two (and all
+    posteriors with likelihood columns) by the kind's own batch path on the cases with the
+    fitted likelihoods; ``exact``: asked exactly (an approximate method is refused).
+    ``answer`` is :func:`bbn.questions.dispatch.answer`; ``derived`` and ``extra_of``
+    are :func:`bbn.questions.uncertain.derived` and its ``_extra`` (the interventions'
+    view and the findings it adds)."""
+    view = answering.view
+    if view.gaussian:
+        raise QueryError("soft findings on a DataFrame of cases take a discrete network; "
+                         "ask case by case")
+    if not exact:
+        raise QueryError("soft findings on a DataFrame of cases are answered exactly: leave "
+                         "out method (or ask case by case)")
+    frame = asked.evidence
+    names = list(found.soft)
+    both = [c for c in frame.columns if str(c) in found.soft]
+    if both:
+        raise QueryError(f"{both[0]!r} is both observed (a column of the cases) and softly "
+                         "observed: give each variable one kind of finding")
+    model_ = model
+    if found.do or found.stochastic:
+        model_ = derived(model, answering, found.do, found.stochastic, {})
+        engine, extra = model_.engine, extra_of(view, found, model_)
+    else:
+        engine, extra = answering.engine, {}
+    network = engine.network
+    columns = likelihood_columns(frame)
+    hard = frame.drop(columns=columns) if columns else frame
+    hard = hard.assign(**extra) if extra else hard
+    codes = evidence_codes(network, hard)
+    weights = {str(c): likelihood_cells(network, frame[c], str(c), frame.index)
+               for c in columns}
+    n = len(frame)
+    one = len(names) == 1 and not weights
+    if asked.kind == "POSTERIORS" and not weights:
+        result = (_jeffrey_each(engine, None, codes, n, names[0], found.soft[names[0]],
+                                frame.index, impossible) if one else
+                  _jeffrey_all(engine, codes, n, found, frame.index, impossible))
+        warn_impossible(next(iter(result.values())), None)
+        return result
+    if asked.kind == "P":
+        targets = resolve_targets(network, asked.targets, batched=True)
+        overlap = [v for v in targets if v in codes or v in weights]
+        if overlap:
+            raise QueryError(f"query variable(s) {overlap} are also evidence columns")
+        if one and names[0] not in targets:
+            result = _jeffrey_each(engine, targets, codes, n, names[0],
+                                   found.soft[names[0]], frame.index, impossible)
+        else:
+            result = _jeffrey_joint(engine, targets, codes, weights, n, found, frame.index,
+                                    impossible)
+        warn_impossible(result, None)
+        return result
+    fitted, bad = _fitted(engine, codes, weights, n, found, frame.index, impossible)
+    weights = {**weights, **fitted}
+    if bad.any():  # the impossible cases asked without findings (NaN below, said once)
+        hard = hard.mask(np.broadcast_to(bad[:, None], hard.shape))
+        weights = {v: np.where(bad[:, None], 1.0, w) for v, w in weights.items()}
+    result = coded_likelihoods.ask_weights(model_, asked, hard, weights, answer, method,
+                                           impossible="nan", **options)
+    if type(result) is dict:  # all posteriors
+        for values in result.values():
+            values[bad] = np.nan
+        shown = next(iter(result.values()))
+    else:  # MAP, MPE
+        result.states[bad] = -1
+        result.probability[bad] = np.nan
+        shown = result.probability
+    warn_impossible(shown, None)
+    return result
+
+
+def check_one_case(asked: Asked) -> None:
+    """QueryError for a question of one case (``probability``, ``log_probability``) given
+    evidence that is not a dict (a DataFrame of cases): read as no evidence, it would be
+    answered wrongly.
+
+    >>> import pandas as pd
+    >>> check_one_case(Asked("PROBABILITY", "assignment", {"C": "T"}, pd.DataFrame()))
+    Traceback (most recent call last):
+    ...
+    bbn.core.errors.QueryError: this question takes one case: evidence must be a dict ...
+    """
+    if not asked.batch and asked.evidence is not None and type(asked.evidence) is not dict:
+        raise QueryError("this question takes one case: evidence must be a dict "
+                         f"{{variable: state}}, not {type(asked.evidence).__name__} (a "
+                         "DataFrame of cases is asked of posterior, posteriors, map or mpe)")
+
+
+def _jeffrey_each(engine, targets: list[str] | None, codes: dict, n: int, name: str,
+                  q: np.ndarray, row_names, impossible: str):
+    """P'_i(Q) = Σ_w q(w) P(Q | w, e_i) (:func:`_expanded`); a case with P(w, e_i) = 0
+    for a w with q(w) > 0 impossible."""
+    live = np.flatnonzero(q)
+    result, nan = _expanded(engine, targets, codes, n, [name], live[:, None],
+                            np.broadcast_to(q[live], (n, len(live))))
+    bad = nan.any(axis=1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        if impossible == "raise":
+            raise _impossible(engine.network, codes, row, row_names, [name],
+                              every=bool(nan[row].all()) and len(live) == len(q))
+        for values in result.values() if targets is None else (result,):
+            values[bad] = np.nan
+    return result
+
+
+def _jeffrey_all(engine, codes: dict, n: int, found: Uncertain, row_names,
+                 impossible: str) -> dict[str, np.ndarray]:
+    """Every P'_i(X) = Σ_w T_i(w) P(X | w, e_i) with several soft findings: T_i fitted on
+    one batched P(W_soft | e_i) (:func:`_fitted`), then the cases repeated once per joint
+    state w the findings weigh (:func:`_expanded`)."""
+    names = list(found.soft)
+    joint = _cases(engine, names, codes, {}, n, row_names)
+    fitted, bad = _fitted(engine, codes, {}, n, found, row_names, impossible, joint)
+    fit = _weighed(np.where(bad.reshape((n,) + (1,) * len(names)), 0.0, joint),
+                   list(fitted.values()))
+    states = np.array(list(itertools.product(*(np.flatnonzero(found.soft[v])
+                                               for v in names))), dtype=np.intp)
+    weights = fit[(slice(None), *states.T)]
+    total = weights.sum(axis=1, keepdims=True)
+    weights = weights / np.where(total > 0, total, 1.0)
+    result, _ = _expanded(engine, None, codes, n, names, states, weights)
+    for values in result.values():
+        values[bad] = np.nan
+    return result
+
+
+def _expanded(engine, targets: list[str] | None, codes: dict, n: int, names: list[str],
+              states: np.ndarray, weights: np.ndarray):
+    """Σ_m weights[i, m] P(Q | W = states[m], e_i): the N cases repeated once per row m of
+    ``states`` (M joint states of ``names``), W observed at it, one batched elimination
+    of ``targets`` (an (N, ...) array), or with None of every variable (``{X: (N, |X|)}``);
+    and which of the N·M cases are impossible ((N, M), weighing nothing)."""
+    m = len(states)
+    expanded = {v: np.repeat(c, m) for v, c in codes.items()}
+    for j, name in enumerate(names):
+        expanded[name] = np.tile(states[:, j], n)
+    if targets is None:
+        cases = engine.marginals_of_cases(expanded, None, n * m, "nan")
+    else:
+        cases = {None: engine.posterior_of_cases(targets, expanded, None, n * m, "nan")}
+    nan = np.isnan(next(iter(cases.values())).reshape(n, m, -1)[:, :, 0])
+    result = {}
+    for v, values in cases.items():
+        values = values.reshape((n, m) + values.shape[1:])
+        if nan.any():
+            values = np.where(nan[(...,) + (None,) * (values.ndim - 2)], 0.0, values)
+        result[v] = np.einsum("nm,nm...->n...", weights, values)
+    return result if targets is None else result[None], nan
+
+
+def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: int,
+                   found: Uncertain, row_names, impossible: str) -> np.ndarray:
+    """P'_i(Q) ∝ Σ_w P(Q, w | e_i, λ_cols) Π_j λ_ij(w_j): one batched posterior of the
+    targets with the soft variables, whose marginal P(W_soft | e_i, λ_cols) the λ_i are
+    fitted on (:func:`_fitted`)."""
+    names = list(found.soft)
+    rest = [v for v in targets if v not in found.soft]
+    full = _cases(engine, [*rest, *names], codes, weights, n, row_names)
+    k = len(rest)
+    fitted, bad = _fitted(engine, codes, weights, n, found, row_names, impossible,
+                          full.sum(axis=tuple(range(1, k + 1))))
+    weighed = _weighed(np.where(bad.reshape((n,) + (1,) * (full.ndim - 1)), 0.0, full),
+                       list(fitted.values()), k)
+    weighed = weighed.sum(axis=tuple(1 + k + j for j, v in enumerate(names)
+                                     if v not in targets))
+    order = rest + [v for v in names if v in targets]
+    result = weighed.transpose([0] + [1 + order.index(v) for v in targets])
+    total = result.reshape(n, -1).sum(axis=1)
+    result = result / np.where(bad, 1.0, total).reshape((n,) + (1,) * (result.ndim - 1))
+    result[bad] = np.nan
+    return result
+
+
+def _cases(engine, variables: list[str], codes: dict, weights: dict, n: int,
+           row_names) -> np.ndarray:
+    """P(variables | e_i, λ_i) of the N cases, NaN where the evidence is impossible."""
+    if weights:
+        return engine.weighed_posterior_of_cases(variables, codes, weights, row_names, "nan")
+    return engine.posterior_of_cases(variables, codes, row_names, n, "nan")
+
+
+def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_names,
+            impossible: str, joint: np.ndarray | None = None) -> tuple[
+                dict[str, np.ndarray], np.ndarray]:
+    """The likelihoods λ_i of the soft findings per case, ``{W: (N, |W|)}`` (ones for an
+    impossible case), fitted on the cases' joints P(W_soft | e_i, λ_cols) (``joint``, or
+    from one batched posterior); and which cases are impossible."""
+    names = list(found.soft)
+    network = engine.network
+    if joint is None:
+        joint = _cases(engine, names, codes, weights, n, row_names)
+    targets = [found.soft[v] for v in names]
+    lambdas, deviation = fit_cases(np.nan_to_num(joint, nan=0.0), targets)
+    impossible_rows = np.isnan(joint.reshape(n, -1)[:, 0])
+    bad = impossible_rows | ~np.isfinite(deviation)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        if impossible == "raise":
+            raise _impossible(network, {**codes, **_shown(network, weights, row)}, row,
+                              row_names, names, every=bool(impossible_rows[row]))
+        for w in lambdas:
+            w[bad] = 1.0
+    late = int((deviation[~bad] > REPORTED).sum())
+    if late:
+        warnings.warn(f"Jeffrey's rule: the soft findings on {names} were not met to within "
+                      f"{REPORTED:g} after {SWEEPS} sweeps in {late} of {n} case(s) (largest "
+                      f"deviation {deviation[~bad].max():.3g}): they may contradict those "
+                      "cases' evidence", reference(
+                          "bbn.engines.approximate.lbp:ConvergenceWarning"),
+                      stacklevel=_caller())
+    return dict(zip(names, lambdas)), bad
+
+
+def fit_cases(joint: np.ndarray, targets: list[np.ndarray]) -> tuple[list[np.ndarray],
+                                                                      np.ndarray]:
+    """Iterative proportional fitting of N joints at once: λ_1 … λ_k, each (N, |W_j|),
+    such that T_i ∝ J_i · Π_j λ_j(w_j) has the marginals ``targets`` (the same for every
+    case), and each case's largest deviation left (inf where a target gives weight to a
+    state J_i rules out among the states the other targets weigh, or where the targets
+    rule out every state of J_i). λ is 0 where the target is 0 or J_i's marginal is.
+
+    >>> lambdas, deviation = fit_cases(np.array([[[0.4, 0.1], [0.1, 0.4]]]),
+    ...                                [np.array([0.5, 0.5]), np.array([0.7, 0.3])])
+    >>> fitted = lambdas[0][0][:, None] * lambdas[1][0] * [[0.4, 0.1], [0.1, 0.4]]
+    >>> (fitted.sum(axis=0) / fitted.sum()).round(9).tolist(), bool(deviation[0] < 1e-10)
+    ([0.7, 0.3], True)
+    """
+    n, k = len(joint), len(targets)
+    total = joint.reshape(n, -1).sum(axis=1)
+    joint = joint / np.where(total > 0, total, 1.0).reshape((n,) + (1,) * k)
+    axes = [tuple(a + 1 for a in range(k) if a != j) for j in range(k)]
+    lambdas = [np.ones((n, len(q))) for q in targets]
+    live = _weighed(joint, [np.broadcast_to((q > 0).astype(float), (n, len(q)))
+                            for q in targets])  # the states the findings weigh
+    infeasible = ~(live.reshape(n, -1).sum(axis=1) > 0)
+    for j, q in enumerate(targets):
+        margin = live.sum(axis=axes[j]) if k > 1 else live
+        infeasible |= ((q > 0) & ~(margin > 0)).any(axis=1)
+    deviation = np.full(n, np.inf)
+    active = np.flatnonzero(~infeasible)  # the cases still fitted
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(SWEEPS):
+            if not len(active):
+                break
+            part = [w[active] for w in lambdas]
+            cases = joint[active]
+            for j, q in enumerate(targets):
+                weighed = _weighed(cases, part)
+                margin = weighed.sum(axis=axes[j]) if k > 1 else weighed
+                step = part[j] * np.where(margin > 0, q / margin, 0.0)
+                top = step.max(axis=1, keepdims=True)
+                part[j] = np.where(top > 0, step / np.where(top > 0, top, 1.0), 0.0)
+            weighed = _weighed(cases, part)
+            mass = weighed.reshape(len(active), -1).sum(axis=1)
+            ok = mass > 0
+            gap = np.zeros(len(active))
+            for j, q in enumerate(targets):
+                margin = weighed.sum(axis=axes[j]) if k > 1 else weighed
+                gap = np.maximum(gap, np.abs(margin / np.where(ok, mass, 1.0)[:, None]
+                                             - q).max(axis=1))
+            gap[~ok] = np.inf  # the targets rule out every state the case allows
+            for j in range(k):
+                lambdas[j][active] = part[j]
+            # a case is done at FINE, or within REPORTED when rounding stops its progress
+            done = (gap <= FINE) | ~ok | ((gap <= REPORTED) & (gap > deviation[active] / 2))
+            deviation[active] = gap
+            active = active[~done]
+    deviation[infeasible] = np.inf
+    return lambdas, deviation
+
+
+def _weighed(joint: np.ndarray, lambdas: list[np.ndarray], offset: int = 0) -> np.ndarray:
+    """J_i · Π_j λ_j(w_j) for every case i (W_j the axis 1 + ``offset`` + j)."""
+    out = joint
+    for j, w in enumerate(lambdas):
+        shape = [len(w)] + [1] * (joint.ndim - 1)
+        shape[offset + j + 1] = w.shape[1]
+        out = out * w.reshape(shape)
+    return out
+
+
+def _shown(network, weights: dict, row: int) -> dict:
+    """The likelihood columns of case ``row`` as written (``{W: {state: λ}}``)."""
+    return {v: dict(zip(network.states[v], w[row].tolist())) for v, w in weights.items()}
+
+
+def _impossible(network, codes: dict, row: int, row_names, names: list[str],
+                every: bool) -> ImpossibleEvidenceError:
+    """The error for case ``row``: its evidence impossible (``every``), or a soft finding
+    giving weight to a state its evidence rules out."""
+    label = reference("bbn.core.data:row_label")(row_names[row])
+    shown = {}
+    for v, c in codes.items():
+        if type(c) is dict:
+            shown[v] = c
+        elif int(c[row]) >= 0:
+            shown[v] = network.states[v][int(c[row])]
+    if every:
+        return ImpossibleEvidenceError.in_row(shown, label)
+    said = ", ".join(f"{k}={v}" for k, v in shown.items()) or "no findings"
+    return ImpossibleEvidenceError(shown, (
+        f"impossible evidence in row {label}: the soft finding(s) on {names} give weight to "
+        f"a state its evidence ({said}) rules out (probability 0 there)"))
+
+
+def _caller() -> int:
+    """The stack level of the first caller outside the package (for a warning)."""
+    package = __file__.rsplit("questions", 1)[0]
+    frame, level = sys._getframe(1), 1  # level 1: the function warning
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+__all__ = ["ask_soft_cases", "check_one_case", "fit_cases"]

@@ -1,0 +1,343 @@
+"""Soft findings (Jeffrey's rule) on a DataFrame of cases (bbn/questions/soft_cases.py):
+every case equals the single-case question with that case's findings, impossible cases
+raise or are NaN as likelihood columns' are, and a hand-derived case on the chair network."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import bbn
+from tests.generic_networks import generic_network
+from tests.test_uncertain import _with_zeros
+
+pd = pytest.importorskip("pandas")
+
+
+def _setup(seed: int, softs: int):
+    """A random network with zeros, a target, ``softs`` soft findings and a frame of 20
+    cases over two or three other variables (about a third of the cells missing)."""
+    rng = np.random.default_rng(seed)
+    net = _with_zeros(generic_network(seed + 900, 5, 7), rng)
+    names = [str(v) for v in rng.permutation(list(net.variables))]
+    target, soft_names, observed = names[0], names[1:1 + softs], names[1 + softs:4 + softs]
+    soft = {}
+    for w in soft_names:
+        q = rng.dirichlet(np.ones(net.cardinality(w)))
+        if rng.random() < 0.3:  # a state ruled out by the soft finding itself
+            q[0] = 0.0
+            q /= q.sum()
+        soft[w] = dict(zip(net.states(w), q.tolist()))
+    columns = {}
+    for v in observed:
+        cells = rng.choice(list(net.states(v)), size=20).astype(object)
+        cells[rng.random(20) < 0.35] = None
+        columns[v] = cells
+    frame = pd.DataFrame(columns, index=[f"r{i}" for i in range(20)])
+    return net, target, soft, frame
+
+
+def _rows(frame):
+    for label, row in frame.iterrows():
+        yield label, {k: v for k, v in row.items() if isinstance(v, str)}
+
+
+def _single(net, target, evidence, soft, do=None):
+    """The single-case answer (None when impossible) and whether its fit converged."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            answer = net.posterior(target, evidence, soft=soft, do=do).values.ravel()
+        except bbn.ImpossibleEvidenceError:
+            answer = None
+    return answer, not any("Jeffrey" in str(w.message) for w in caught)
+
+
+def _check(net, target, soft, frame, do=None, atol=1e-12):
+    expected, labels = [], []
+    for label, evidence in _rows(frame):
+        answer, converged = _single(net, target, evidence, soft, do)
+        expected.append((answer, converged))
+        labels.append(label)
+    impossible = [label for label, (a, _) in zip(labels, expected) if a is None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batch = net.posterior(target, frame, soft=soft, do=do, impossible="nan").to_numpy()
+    for row, (answer, converged) in zip(batch, expected):
+        if answer is None:
+            assert np.isnan(row).all()
+        elif converged:
+            np.testing.assert_allclose(row, answer, rtol=0, atol=atol)
+    if impossible:
+        with pytest.raises(bbn.ImpossibleEvidenceError, match=f"row '{impossible[0]}'"):
+            net.posterior(target, frame, soft=soft, do=do)
+    return batch, impossible
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_one_soft_finding_on_each_case_is_the_single_case_question(seed):
+    net, target, soft, frame = _setup(seed, 1)
+    _check(net, target, soft, frame)
+    # the soft variable among the targets: P'(Q, W) = q(w) P(Q | w, e_i)
+    _check(net, [target, *soft], soft, frame)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_one_soft_finding_with_an_intervention(seed):
+    net, target, soft, frame = _setup(seed + 50, 1)
+    do_variable = str(frame.columns[-1])
+    do = {do_variable: net.states(do_variable)[0]}
+    _check(net, target, soft, frame.drop(columns=do_variable), do=do)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_two_soft_findings_on_each_case(seed):
+    """Several findings: the batch's fit sweeps to 1e-14, the single case's stops at
+    1e-10, so they agree to 1e-9; the batch meets the findings to 1e-12 and is Jeffrey's
+    sum Σ_w T_i(w) P(Q | w, e_i) of its own fitted joint T_i to 1e-12."""
+    net, target, soft, frame = _setup(seed + 100, 2)
+    batch, impossible = _check(net, target, soft, frame, atol=1e-9)
+    _check(net, [*soft, target], soft, frame, atol=1e-9)
+    _check_all(net, target, soft, frame, atol=1e-9)
+    names = list(soft)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = net.posterior(names, frame, soft=soft, impossible="nan").to_numpy()
+    shape = [net.cardinality(v) for v in names]
+    for (label, evidence), row, joint in zip(_rows(frame), batch, fitted):
+        if label in impossible or np.isnan(joint).any():
+            continue
+        joint = joint.reshape(shape)
+        for axis, w in enumerate(names):
+            margin = joint.sum(axis=1 - axis)
+            np.testing.assert_allclose(margin, list(soft[w].values()), rtol=0, atol=1e-12)
+        total = np.zeros_like(row)
+        for index in np.argwhere(joint > 0):
+            given = {**evidence, **{w: net.states(w)[i] for w, i in zip(names, index)}}
+            total += joint[tuple(index)] * net.posterior(target, given).values.ravel()
+        np.testing.assert_allclose(row, total, rtol=0, atol=1e-12)
+
+
+def _check_all(net, target, soft, frame, do=None, atol=1e-12):
+    """Every posterior of each case is the single case's (NaN where it is impossible)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        every = net.posteriors(frame, soft=soft, do=do, impossible="nan")
+    assert set(every) == set(net.variables)
+    for i, (_, evidence) in enumerate(_rows(frame)):
+        answer, converged = _single(net, target, evidence, soft, do)
+        if answer is None:
+            assert all(np.isnan(values.to_numpy()[i]).all() for values in every.values())
+        elif converged:
+            single = net.posteriors(evidence, soft=soft, do=do)
+            for v, values in every.items():
+                np.testing.assert_allclose(values.to_numpy()[i], single[v].values,
+                                           rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_all_posteriors_with_one_soft_finding(seed):
+    net, target, soft, frame = _setup(seed + 400, 1)
+    _check_all(net, target, soft, frame)
+    do_variable = str(frame.columns[-1])
+    _check_all(net, target, soft, frame.drop(columns=do_variable),
+               do={do_variable: net.states(do_variable)[0]})
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_soft_findings_with_an_intervention_and_all_posteriors(seed):
+    net, target, soft, frame = _setup(seed + 200, 2)
+    do_variable = str(frame.columns[-1])
+    do = {do_variable: net.states(do_variable)[-1]}
+    frame = frame.drop(columns=do_variable)
+    _check(net, target, soft, frame, do=do, atol=1e-9)
+    _check_all(net, target, soft, frame, do=do, atol=1e-9)
+
+
+def _copy_network():
+    net = bbn.Network("copy")
+    net.add_variable("A", ["0", "1"], table=[0.5, 0.5])
+    net.add_variable("B", ["0", "1"], parents=["A"], table=[[1, 0], [0.5, 0.5]])
+    net.add_variable("C", ["0", "1"], parents=["A"], table=[[1, 0], [0.2, 0.8]])
+    return net
+
+
+@pytest.mark.parametrize("soft", [{"B": {"0": 0.4, "1": 0.6}},
+                                  {"B": {"0": 0.4, "1": 0.6}, "C": {"0": 0.5, "1": 0.5}}])
+def test_impossible_cases(soft):
+    """A case whose evidence contradicts the soft finding (A=0 makes B=1 impossible)
+    raises naming the row, or is NaN with a warning; the others are the single case's."""
+    net = _copy_network()
+    frame = pd.DataFrame({"A": [None, "0", "1"]}, index=["fine", "second", "third"])
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="row 'second'.*soft finding"):
+        net.posterior("C", frame, soft=soft)
+    with pytest.warns(RuntimeWarning, match="1 of 3 case") as warned:
+        answer = net.posterior("C", frame, soft=soft, impossible="nan").to_numpy()
+    assert warned[0].filename == __file__
+    assert np.isnan(answer[1]).all()
+    for row, evidence in ((0, {}), (2, {"A": "1"})):
+        np.testing.assert_allclose(answer[row], net.posterior("C", evidence, soft=soft).values,
+                                   rtol=0, atol=1e-9)
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="row 'second'.*soft finding"):
+        net.map(["C"], frame, soft=soft)
+    with pytest.warns(RuntimeWarning, match="1 of 3 case") as warned:
+        best = net.mpe(frame, soft=soft, impossible="nan")
+    assert warned[0].filename == __file__
+    assert np.isnan(best["probability"].to_numpy()).tolist() == [False, True, False]
+    with pytest.warns(RuntimeWarning, match="1 of 3 case"):
+        every = net.posteriors(frame, soft=soft, impossible="nan")
+    assert np.isnan(every["C"].to_numpy()[:, 0]).tolist() == [False, True, False]
+    if len(soft) == 1:  # by hand: P(A=0 | B=0) = 0.5 / 0.75, P(A=0 | B=1) = 0
+        a0 = 0.4 * 0.5 / 0.75
+        np.testing.assert_allclose(answer[0], [a0 + (1 - a0) * 0.2, (1 - a0) * 0.8],
+                                   rtol=0, atol=1e-12)
+
+
+def test_a_case_with_impossible_evidence_is_named_as_such():
+    net = _copy_network()
+    soft = {"B": {"0": 0.4, "1": 0.6}}
+    frame = pd.DataFrame({"A": ["1", "0"], "C": ["1", "1"]}, index=["first", "second"])
+    with pytest.raises(bbn.ImpossibleEvidenceError,
+                       match="row 'second': A=0, C=1 has probability 0"):
+        net.posterior("B", frame, soft=soft)
+    with pytest.warns(RuntimeWarning, match="1 of 2 case"):
+        answer = net.posteriors(frame, soft=soft, impossible="nan")["A"].to_numpy()
+    assert np.isnan(answer[1]).all() and answer[0].tolist() == [0.0, 1.0]
+    np.testing.assert_allclose(net.posterior("B", frame.iloc[:1], soft=soft).to_numpy(),
+                               [[0.4, 0.6]], rtol=0, atol=1e-12)
+
+
+def test_the_chair_network_by_hand():
+    """Soft finding W ~ (0.5, 0.5): P'(C=T) = ½ P(C=T | W=T, e) + ½ P(C=T | W=F, e).
+    No evidence, or S=T (C and S are d-separated when B is not observed):
+    ½ · 0.72 / 0.722 + ½ · 0.08 / 0.278. A=T: P(A=T | C) = Σ_b P(b | C) P(A=T | b), with
+    P(B=T | C=T) = 0.02·0.9 + 0.98·0.2 = 0.214 and P(B=T | C=F) = 0.02·0.9 + 0.98·0.01
+    = 0.0278, so P(A=T | C=T) = 0.2284 and P(A=T | C=F) = 0.11668."""
+    net = bbn.load("models/chair.bn")
+    frame = pd.DataFrame({"S": [None, "T", None], "A": [None, None, "T"]})
+    answer = net.posterior("C", frame, soft={"W": {"T": 0.5, "F": 0.5}}).to_numpy()[:, 0]
+    plain = 0.5 * 0.72 / 0.722 + 0.5 * 0.08 / 0.278
+    at, af = 0.2284, 0.11668
+    aching = (0.5 * 0.72 * at / (0.72 * at + 0.002 * af)
+              + 0.5 * 0.08 * at / (0.08 * at + 0.198 * af))
+    np.testing.assert_allclose(answer, [plain, plain, aching], rtol=0, atol=1e-12)
+
+
+def test_what_soft_findings_on_cases_refuse():
+    net = bbn.load("models/chair.bn")
+    frame = pd.DataFrame({"A": ["T", "F"]})
+    soft = {"W": {"T": 0.5, "F": 0.5}}
+    with pytest.raises(bbn.QueryError, match="'W' is both observed"):
+        net.posterior("C", frame.assign(W=["T", "F"]), soft=soft)
+    with pytest.raises(bbn.QueryError, match="also evidence columns"):
+        net.posterior("A", frame, soft=soft)
+    with pytest.raises(bbn.QueryError, match="answered exactly: leave out method"):
+        net.posterior("C", frame, soft=soft, method="lbp")
+    with pytest.raises(bbn.QueryError, match="answered exactly: leave out method"):
+        net.map(["C"], frame, soft=soft, method="lbp")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_map_and_mpe_of_cases_with_soft_findings(seed):
+    """MAP and MPE with soft findings: those of the view with each case's fitted
+    likelihoods, as the single case answers them (state and probability); odd seeds with
+    an intervention too."""
+    net, target, soft, frame = _setup(seed + 300, 1 + seed % 2)
+    do = None
+    if seed % 2:
+        do_variable = str(frame.columns[-1])
+        do, frame = {do_variable: net.states(do_variable)[0]}, frame.drop(columns=do_variable)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = net.map([target], frame, soft=soft, do=do, impossible="nan")
+        best = net.mpe(frame, soft=soft, do=do, impossible="nan")
+    for i, (_, evidence) in enumerate(_rows(frame)):
+        answer, converged = _single(net, target, evidence, soft, do)
+        if answer is None:
+            assert np.isnan(found["probability"].iloc[i])
+            assert np.isnan(best["probability"].iloc[i])
+            continue
+        if not converged:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            state, p = net.map([target], evidence, soft=soft, do=do)
+            assignment, q = net.mpe(evidence, soft=soft, do=do)
+        assert found[target].iloc[i] == state[target]
+        assert abs(found["probability"].iloc[i] - p) < 1e-9
+        assert abs(best["probability"].iloc[i] - q) < 1e-9
+        assert all(best[v].iloc[i] == s for v, s in assignment.items())
+
+
+def test_a_markov_network():
+    net = bbn.load("models/chair.bn").to_markov()
+    frame = pd.DataFrame({"A": ["T", None, "F"], "S": [None, "T", "F"]})
+    for soft, atol in (({"W": {"T": 0.7, "F": 0.3}}, 1e-12),
+                       ({"W": {"T": 0.7, "F": 0.3}, "B": {"T": 0.2, "F": 0.8}}, 1e-9)):
+        batch = net.posterior("C", frame, soft=soft).to_numpy()
+        for row, (_, evidence) in zip(batch, _rows(frame)):
+            np.testing.assert_allclose(row, net.posterior("C", evidence, soft=soft).values,
+                                       rtol=0, atol=atol)
+
+
+def test_likelihood_columns_with_a_soft_finding():
+    """A likelihood column is part of each case's other evidence:
+    P'_i(Q) = Σ_w q(w) P(Q | w, e_i, λ_i), the single-case question with that likelihood."""
+    net = bbn.load("models/chair.bn")
+    frame = pd.DataFrame({"A": ["T", None], "B": [{"T": 0.8, "F": 0.4}, {"T": 0.1, "F": 1}]})
+    for soft, atol in (({"W": {"T": 0.3, "F": 0.7}}, 1e-12),
+                       ({"W": {"T": 0.3, "F": 0.7}, "S": {"T": 0.4, "F": 0.6}}, 1e-9)):
+        batch = net.posterior("C", frame, soft=soft).to_numpy()
+        every = net.posteriors(frame, soft=soft)
+        for i, evidence in enumerate([{"A": "T", "B": {"T": 0.8, "F": 0.4}},
+                                      {"B": {"T": 0.1, "F": 1}}]):
+            np.testing.assert_allclose(batch[i], net.posterior("C", evidence,
+                                                               soft=soft).values,
+                                       rtol=0, atol=atol)
+            single = net.posteriors(evidence, soft=soft)
+            for v in ("C", "S", "W"):
+                np.testing.assert_allclose(every[v].to_numpy()[i], single[v].values,
+                                           rtol=0, atol=atol)
+
+
+def test_cases_whose_fit_does_not_converge_are_counted_in_one_warning():
+    """J = [[¼, ¼], [½, 0]] fitted to the margins (½, ½), (½, ½): the only fit puts 0 on
+    J's first cell, which iterative proportional fitting reaches only slowly (1/sweeps)."""
+    from bbn.engines.approximate.lbp import ConvergenceWarning
+
+    net = bbn.Network("slow")
+    net.add_variable("U", ["0", "1"], table=[0.5, 0.5])
+    net.add_variable("V", ["0", "1"], parents=["U"], table=[[0.5, 0.5], [1, 0]])
+    net.add_variable("Y", ["0", "1"], parents=["U"], table=[[0.3, 0.7], [0.6, 0.4]])
+    net.add_variable("Z", ["0", "1"], table=[0.5, 0.5])
+    soft = {"U": {"0": 0.5, "1": 0.5}, "V": {"0": 0.5, "1": 0.5}}
+    frame = pd.DataFrame({"Z": ["0", "1", None]})
+    with pytest.warns(ConvergenceWarning, match="in 3 of 3 case") as warned:
+        answer = net.posterior("Y", frame, soft=soft).to_numpy()
+    assert len([w for w in warned if w.category is ConvergenceWarning]) == 1
+    assert warned[0].filename == __file__
+    # still close to the limit T = [[0, ½], [½, 0]]: P'(Y=0) = ½ · 0.3 + ½ · 0.6
+    np.testing.assert_allclose(answer[:, 0], 0.45, atol=1e-2)
+
+
+def test_questions_of_one_case_refuse_a_dataframe_with_soft_findings_or_do():
+    """probability and log_probability take one case: a DataFrame is refused, not read
+    as no evidence."""
+    net = bbn.load("models/chair.bn")
+    frame = pd.DataFrame({"A": ["T"]})
+    soft = {"W": {"T": 0.5, "F": 0.5}}
+    with pytest.raises(bbn.QueryError, match="takes one case.*not DataFrame"):
+        net.probability({"C": "T"}, frame, soft=soft)
+    with pytest.raises(bbn.QueryError, match="takes one case"):
+        net.probability({"C": "T"}, frame, do={"S": "T"})
+    with pytest.raises(bbn.QueryError, match="takes one case"):
+        net.log_probability(frame, soft=soft)
+
+
+@pytest.mark.parametrize("seed", [500, 501, 504, 506])  # some cases possible in each
+def test_three_soft_findings(seed):
+    net, target, soft, frame = _setup(seed, 3)
+    _check(net, target, soft, frame, atol=1e-9)
+    _check_all(net, target, soft, frame, atol=1e-9)
