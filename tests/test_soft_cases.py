@@ -324,10 +324,14 @@ def test_cases_whose_fit_does_not_converge_are_counted_in_one_warning():
 
 def test_questions_of_one_case_refuse_a_dataframe_with_soft_findings_or_do():
     """probability and log_probability take one case: a DataFrame is refused, not read
-    as no evidence."""
+    as no evidence (with soft findings or do=) nor met by pandas' ValueError (without)."""
     net = bbn.load("models/chair.bn")
     frame = pd.DataFrame({"A": ["T"]})
     soft = {"W": {"T": 0.5, "F": 0.5}}
+    with pytest.raises(bbn.QueryError, match="takes one case.*not DataFrame"):
+        net.probability({"C": "T"}, frame)
+    with pytest.raises(bbn.QueryError, match="takes one case"):
+        net.log_probability(frame)
     with pytest.raises(bbn.QueryError, match="takes one case.*not DataFrame"):
         net.probability({"C": "T"}, frame, soft=soft)
     with pytest.raises(bbn.QueryError, match="takes one case"):

@@ -392,6 +392,10 @@ def answer(model: Model, question: Question, method=EXACT, **options):
 def _ask(model: Model, asked: Asked, method=EXACT, **options):
     """Resolve ``asked`` once against the model's current view and answer it (with
     likelihoods, interventions or soft findings: on a view made for them)."""
+    if not asked.batch and _is_frame(asked.evidence):  # probability, log_probability, ...
+        raise QueryError("this question takes one case: evidence must be a dict "
+                         f"{{variable: state}}, not {type(asked.evidence).__name__} (a "
+                         "DataFrame of cases is asked of posterior, posteriors, map or mpe)")
     if asked.do or asked.soft or (asked.query.do or asked.query.counterfactual
                                   if asked.query else _uncertain(asked.evidence)):
         how = ("bbn.questions.counterfactual:ask_counterfactual" if asked.query and

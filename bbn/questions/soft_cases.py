@@ -144,23 +144,6 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     return result
 
 
-def check_one_case(asked: Asked) -> None:
-    """QueryError for a question of one case (``probability``, ``log_probability``) given
-    evidence that is not a dict (a DataFrame of cases): read as no evidence, it would be
-    answered wrongly.
-
-    >>> import pandas as pd
-    >>> check_one_case(Asked("PROBABILITY", "assignment", {"C": "T"}, pd.DataFrame()))
-    Traceback (most recent call last):
-    ...
-    bbn.core.errors.QueryError: this question takes one case: evidence must be a dict ...
-    """
-    if not asked.batch and asked.evidence is not None and type(asked.evidence) is not dict:
-        raise QueryError("this question takes one case: evidence must be a dict "
-                         f"{{variable: state}}, not {type(asked.evidence).__name__} (a "
-                         "DataFrame of cases is asked of posterior, posteriors, map or mpe)")
-
-
 def _jeffrey_each(engine, targets: list[str] | None, codes: dict, n: int, name: str,
                   q: np.ndarray, row_names, impossible: str):
     """P'_i(Q) = Σ_w q(w) P(Q | w, e_i) (:func:`_expanded`); a case with P(w, e_i) = 0
@@ -388,4 +371,4 @@ def _caller() -> int:
     return level
 
 
-__all__ = ["ask_soft_cases", "check_one_case", "fit_cases"]
+__all__ = ["ask_soft_cases", "fit_cases"]

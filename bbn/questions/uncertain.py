@@ -320,7 +320,6 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
     and soft findings on a few variables are weighed directly (:func:`_weighed`).
     """
     base = answering.view
-    soft_cases.check_one_case(asked)
     found = resolve_uncertain(base, asked)
     hard = found.hard
     likelihoods = found.likelihoods
