@@ -335,6 +335,15 @@ def check_impossible(impossible: str) -> None:
                          f"{suggest(str(impossible), IMPOSSIBLE)}")
 
 
+def outside_level() -> int:
+    """The ``stacklevel`` that makes a warning issued by the function calling this one
+    name the first caller outside the package (however deep the question went)."""
+    frame, level = sys._getframe(1), 1  # level 1: the function warning
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def warn_impossible(answer: np.ndarray, stacklevel: int | None = 4) -> None:
     """Warn how many cases (rows of ``answer``, NaN where the evidence is impossible)
     have impossible evidence; ``stacklevel`` 4 names the caller of a public method that
@@ -344,9 +353,7 @@ def warn_impossible(answer: np.ndarray, stacklevel: int | None = 4) -> None:
     count = int(np.isnan(first).sum())
     if count:
         if stacklevel is None:
-            frame, stacklevel = sys._getframe(1), 2
-            while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-                frame, stacklevel = frame.f_back, stacklevel + 1
+            stacklevel = outside_level()
         warnings.warn(f"{count} of {len(first)} case(s) have impossible evidence "
                       "(P(e) = 0): their rows are NaN", RuntimeWarning, stacklevel=stacklevel)
 

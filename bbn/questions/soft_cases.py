@@ -38,7 +38,6 @@ True
 from __future__ import annotations
 
 import itertools
-import sys
 import warnings
 from collections.abc import Callable
 
@@ -53,6 +52,7 @@ from bbn.questions.resolution import (
     evidence_codes,
     likelihood_cells,
     likelihood_columns,
+    outside_level,
     resolve_targets,
     warn_impossible,
 )
@@ -266,7 +266,7 @@ def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_na
                       f"deviation {deviation[~bad].max():.3g}): they may contradict those "
                       "cases' evidence", reference(
                           "bbn.engines.approximate.lbp:ConvergenceWarning"),
-                      stacklevel=_caller())
+                      stacklevel=outside_level())
     return dict(zip(names, lambdas)), bad
 
 
@@ -360,15 +360,6 @@ def _impossible(network, codes: dict, row: int, row_names, names: list[str],
     return ImpossibleEvidenceError(shown, (
         f"impossible evidence in row {label}: the soft finding(s) on {names} give weight to "
         f"a state its evidence ({said}) rules out (probability 0 there)"))
-
-
-def _caller() -> int:
-    """The stack level of the first caller outside the package (for a warning)."""
-    package = __file__.rsplit("questions", 1)[0]
-    frame, level = sys._getframe(1), 1  # level 1: the function warning
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 __all__ = ["ask_soft_cases", "fit_cases"]
