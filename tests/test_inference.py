@@ -405,3 +405,99 @@ def test_no_run_in_logs_where_nothing_can_underflow():
             np.log(t) for t in p.tables])
     np.testing.assert_allclose(table * np.exp(scale)[:, None] / 1e-250,
                                [[0.5, 0.1], [0.0, 0.4]], rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_steps_reading_no_evidence_run_once(seed):
+    """fold_constants: the sum steps reading neither evidence nor a table given per run
+    are run at the first question and kept, read-only; every later question (other
+    evidence, new likelihood numbers) equals brute force, and a plan given new tables
+    folds them again."""
+    from strategies import random_network
+
+    from bbn.engines.exact.elimination import evaluate, fold_constants, run_plan
+
+    net = random_network(seed, max_variables=9, max_states=3)
+    oracle, engine = BruteForce(net), net.engine
+    rng = np.random.default_rng(seed)
+    names = list(net.variables)
+    ancestors = {v: set(net.parents(v)) for v in names}
+    for v in names * len(names):  # closed under parents
+        ancestors[v] |= set().union(*(ancestors[p] for p in net.parents(v)))
+    target = max(names, key=lambda v: (len(ancestors[v]), v))  # a chain above it
+    others = [v for v in names if v != target and v not in ancestors[target]]
+    observed = [others[i] for i in rng.permutation(len(others))[:2]]
+    states = {v: net.states(v) for v in names}
+    for _ in range(4):  # each with other evidence: the kept steps read none of it
+        evidence = {v: states[v][rng.integers(len(states[v]))] for v in observed}
+        if oracle.p_evidence(evidence) > 0:
+            expected = oracle.unnormalised([target], evidence)
+            np.testing.assert_allclose(net.posterior(target, evidence).values,
+                                       expected / expected.sum(), atol=1e-12)
+        if not observed:
+            continue
+        weighed, rest = observed[0], {v: evidence[v] for v in observed[1:]}
+        weights = rng.uniform(0.1, 1.0, len(states[weighed]))  # new numbers each time
+        shape = [1] * len(names)
+        shape[names.index(weighed)] = len(weights)
+        joint = oracle.restricted(rest) * weights.reshape(shape)
+        expected = joint.sum(axis=tuple(i for i, v in enumerate(names) if v != target))
+        if expected.sum() > 0:
+            answer = net.posterior(target, {**rest, weighed: dict(zip(states[weighed],
+                                                                      weights))})
+            np.testing.assert_allclose(answer.values, expected / expected.sum(), atol=1e-12)
+    plan = engine.plan([target], observed)
+    given, codes = plan.tables, {v: 0 for v in observed}
+    table, scale, _ = evaluate(plan, codes, engine._logs)
+    folded = plan.constants
+    assert folded is not None and folded[0] is given
+    for kept in folded[1].values():
+        assert kept is None or not kept.flags.writeable
+    assert all(not plan.steps[k].maximize for k in folded[1])
+    assert len(plan.steps) - 1 not in folded[1]  # the last step is the caller's
+    whole, _ = run_plan(plan, [t.transpose(s.axes)[tuple(codes[u] for u in s.fixed)]
+                               if s.fixed else t for s, t in zip(plan.sources, given)])
+    np.testing.assert_allclose(table * np.exp(scale), whole, atol=1e-300, rtol=1e-12)
+    plan.tables = [t * 2.0 for t in given]  # new tables: folded again, not the old ones
+    try:
+        table, scale, _ = evaluate(plan, codes, engine._logs)
+        np.testing.assert_allclose(table * np.exp(scale), whole * 2.0 ** len(given),
+                                   atol=1e-300, rtol=1e-12)
+        assert plan.constants[0] is plan.tables
+        assert fold_constants(plan).keys() == folded[1].keys()
+    finally:
+        plan.tables = given
+
+
+def test_a_chain_without_evidence_is_summed_once():
+    """A → B → C → D, P(C | D = d): summing A and then B reads no evidence (P(C) is the
+    same for every d): both steps run at the first question only, the product with
+    P(d | C) at each."""
+    from bbn.engines.exact.elimination import evaluate
+
+    net = bbn.Network("chain")
+    net.add_variable("A", ["a0", "a1"], table=[0.3, 0.7])
+    net.add_variable("B", ["b0", "b1"], parents=["A"], table=[[0.9, 0.1], [0.4, 0.6]])
+    net.add_variable("C", ["c0", "c1"], parents=["B"], table=[[0.8, 0.2], [0.25, 0.75]])
+    net.add_variable("D", ["d0", "d1"], parents=["C"], table=[[0.6, 0.4], [0.1, 0.9]])
+    plan = net.engine.plan(["C"], ["D"])
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return einsum(*args, **kwargs)
+
+    einsum = np.einsum
+    np.einsum = counted
+    try:
+        first, _, _ = evaluate(plan, {"D": 0}, net.engine._logs)
+        at_first = len(calls)
+        again, _, _ = evaluate(plan, {"D": 1}, net.engine._logs)
+    finally:
+        np.einsum = einsum
+    assert len(plan.steps) == at_first == 3  # sum A, sum B, the product with P(d | C)
+    assert len(calls) - at_first == 1  # asked again: the product alone
+    prior_c = np.array([0.3, 0.7]) @ np.array([[0.9, 0.1], [0.4, 0.6]]) @ np.array(
+        [[0.8, 0.2], [0.25, 0.75]])
+    np.testing.assert_allclose(first, prior_c * [0.6, 0.1], rtol=1e-14)
+    np.testing.assert_allclose(again, prior_c * [0.4, 0.9], rtol=1e-14)

@@ -153,6 +153,10 @@ class Plan:
     #: log of the smallest positive product of one entry of each table (−inf where not
     #: known; None until first run): :func:`evaluate` needs no run in logs above TRUSTED
     floor: float | None = None
+    #: the outputs of the steps that read no evidence and no per-question table, found
+    #: at the first run (:func:`fold_constants`): (the ``tables`` list they come from,
+    #: step index → its table, or None for a step only other such steps read)
+    constants: tuple[list, dict[int, np.ndarray | None]] | None = None
 
 
 def relevant_variables(parents: Mapping[str, tuple[str, ...]], targets: set[str]) -> set[str]:
@@ -480,6 +484,10 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray | slice],
     runs in logs). In a batch, ``slice(None)`` for an observed variable makes each of its
     states in turn a case (the case axis is its own axis: no table is copied).
 
+    The steps that read neither evidence nor a table given per run are run once, at the
+    first run, and their tables kept on the plan (:func:`fold_constants`): ``tables``
+    may differ from ``plan.tables`` only where those are None.
+
     Returns ``(table, log_scale, choices)``: the result is ``table × exp(log_scale)``
     (``log_scale`` per case, an array, for a batched result; else a float). A result
     whose largest entry is below TRUSTED, or which holds an entry in (0, SHARP), (per
@@ -488,8 +496,11 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray | slice],
     is above TRUSTED (:func:`plan_floor`, or ``floor`` for the ``tables`` given), when
     nothing can have underflowed.
     """
+    folded = plan.constants
+    constants = (folded[1] if folded is not None and folded[0] is plan.tables else
+                 fold_constants(plan))
     table, choices = run_plan(plan, slice_tables(plan, plan.tables if tables is None else
-                                                 tables, evidence))
+                                                 tables, evidence), constants=constants)
     if tables is None:
         floor = plan.floor if plan.floor is not None else plan_floor(plan)
     if floor is not None and floor >= _LOG_TRUSTED:
@@ -592,42 +603,108 @@ def _blurred(table: np.ndarray) -> np.ndarray:
 
 
 def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False,
-             trace: list | None = None) -> tuple[np.ndarray, list]:
+             trace: list | None = None,
+             constants: Mapping[int, np.ndarray | None] | None = None
+             ) -> tuple[np.ndarray, list]:
     """Execute the plan's steps (on the logs of the tables when ``log``).
 
     Returns the final array (axes ``result_variables``) and, for every max step, the
     argmax table needed to trace the MAP assignment back (see :func:`trace_back`).
     ``trace``, when given, receives each step's output in order (what
-    :mod:`bbn.tasks.explain` prints: the engine's own numbers).
+    :mod:`bbn.tasks.explain` prints: the engine's own numbers). ``constants`` (of
+    :func:`fold_constants`, not with ``log``) gives the outputs of the steps not run.
     """
     factors = list(arrays)
     choices = []
-    for step in plan.steps:
-        operands = [factors[i] for i in step.inputs]
+    for k, step in enumerate(plan.steps):
+        if constants and k in constants:  # read no evidence: run once, kept on the plan
+            factors.append(constants[k])
+            continue
         if step.maximize:
-            table, best = _max_product(operands, step, log)
+            table, best = _max_product([factors[i] for i in step.inputs], step, log)
             factors.append(table)
             choices.append((step, best))
-        elif not operands:
-            factors.append(np.zeros(()) if log else np.ones(()))
-        elif log:
-            axes = step.output + [u for u in dict.fromkeys(chain.from_iterable(step.subscripts))
-                                  if u not in step.output]
-            factors.append(_log_sum(_spread_product(operands, step.subscripts, axes, log=True),
-                                    tuple(range(len(step.output), len(axes)))))
-        elif len(operands) > _OPERANDS or step.wide:
-            factors.append(contract(operands, step.subscripts, step.output, wide=step.wide))
         else:
-            args = []
-            for array, subscript in zip(operands, step.subscripts):
-                args += [array, subscript]
-            # Small products: one pass of einsum's own loop beats a path (step.path None).
-            factors.append(np.einsum(*args, step.output, optimize=step.path or False))
+            factors.append(_sum_product([factors[i] for i in step.inputs], step, log))
         if trace is not None:
             trace.append(factors[-1])
         for i in step.inputs:
             factors[i] = None  # free memory as soon as a table is consumed
     return factors[-1], choices
+
+
+def _sum_product(operands: list[np.ndarray], step: Step, log: bool = False) -> np.ndarray:
+    """Σ over the step's eliminated variable of Π operands (log Σ exp Σ of the logs when
+    ``log``), on the step's output axes."""
+    if not operands:
+        return np.zeros(()) if log else np.ones(())
+    if log:
+        axes = step.output + [u for u in dict.fromkeys(chain.from_iterable(step.subscripts))
+                              if u not in step.output]
+        return _log_sum(_spread_product(operands, step.subscripts, axes, log=True),
+                        tuple(range(len(step.output), len(axes))))
+    if len(operands) > _OPERANDS or step.wide:
+        return contract(operands, step.subscripts, step.output, wide=step.wide)
+    args = []
+    for array, subscript in zip(operands, step.subscripts):
+        args += [array, subscript]
+    # Small products: one pass of einsum's own loop beats a path (step.path None).
+    return np.einsum(*args, step.output, optimize=step.path or False)
+
+
+def fold_constants(plan: Plan) -> dict[int, np.ndarray | None]:
+    """Run once the sum steps of ``plan`` that read only constants — the network's own
+    tables that no evidence slices (not those given per run, None in ``plan.tables``)
+    and the outputs of such steps — and keep them on the plan (``plan.constants``, with
+    the list of tables they come from: new tables are folded again): what the evidence
+    cannot change is not computed at every question. The last step always runs (its
+    table is the caller's). The tables kept are read-only.
+
+    >>> plan = Plan([Source("A", (), ("A",), None), Source("B", ("B",), ("A",), (1, 0))],
+    ...             [Step([0], [[0]], [0], None, ("A",)), Step([1, 2], [[0], [0]], [], "A", ())])
+    >>> plan.tables = [np.array([0.5, 0.5]), np.array([[0.9, 0.1], [0.2, 0.8]])]
+    >>> {k: t.tolist() for k, t in fold_constants(plan).items()}  # the last reads evidence
+    {0: [0.5, 0.5]}
+    """
+    given = plan.tables
+    constant = constant_factors(plan)
+    factors: list = [t if c else None for t, c in zip(given or (), constant)]
+    first = len(plan.sources)
+    for k, step in enumerate(plan.steps):
+        factors.append(_sum_product([factors[i] for i in step.inputs], step)
+                       if constant[first + k] else None)
+    read = {i for k, step in enumerate(plan.steps) if not constant[first + k]
+            for i in step.inputs}  # the constants the steps still run read
+    kept = {}
+    for k in range(len(plan.steps)):
+        if constant[first + k]:
+            table = factors[first + k] if first + k in read else None
+            if table is not None:
+                table.setflags(write=False)
+            kept[k] = table
+    plan.constants = (given, kept)
+    return kept
+
+
+def constant_factors(plan: Plan) -> list[bool]:
+    """Per factor of ``plan`` (its sources, then its steps' outputs), whether it reads
+    neither evidence nor a table given per run (None in ``plan.tables``): a source no
+    evidence slices, or the output of a sum step (not the last) reading only such
+    factors — what :func:`fold_constants` runs once.
+
+    >>> plan = Plan([Source("A", (), ("A",), None), Source("B", ("B",), ("A",), (1, 0))],
+    ...             [Step([0], [[0]], [0], None, ("A",)), Step([1, 2], [[0], [0]], [], "A", ())],
+    ...             tables=[np.ones(2), np.ones((2, 2))])
+    >>> constant_factors(plan)  # A's table, B's (sliced), P(A), the last step
+    [True, False, True, False]
+    """
+    tables = plan.tables or [None] * len(plan.sources)
+    constant = [not s.fixed and t is not None for s, t in zip(plan.sources, tables)]
+    last = len(plan.steps) - 1
+    for k, step in enumerate(plan.steps):
+        constant.append(k < last and not step.maximize
+                        and all(constant[i] for i in step.inputs))
+    return constant
 
 
 def contract(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],

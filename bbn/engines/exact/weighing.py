@@ -51,6 +51,7 @@ from bbn.engines.exact.elimination import (
     CASE,
     Plan,
     check_memory,
+    constant_factors,
     evaluate,
     log_smallest,
     plan_floor,
@@ -705,10 +706,13 @@ STEP_ENTRIES = 1000
 
 
 def _work(plan: Plan, cases: int) -> int:
-    """A plan's time in entries multiplied: Σ over its steps of STEP_ENTRIES + the
-    entries of the product, times ``cases`` where the step carries the case axis."""
+    """A plan's time in entries multiplied: Σ over the steps it runs at each question
+    (not those reading no evidence: :func:`~bbn.engines.exact.elimination.fold_constants`)
+    of STEP_ENTRIES + the entries of the product, times ``cases`` where the step carries
+    the case axis."""
+    constant = constant_factors(plan)[len(plan.sources):]
     return sum(STEP_ENTRIES + step.size * (cases if CASE in step.variables else 1)
-               for step in plan.steps)
+               for step, folded in zip(plan.steps, constant) if not folded)
 
 
 def posterior_factor(states: Mapping[str, tuple[str, ...]], variables: list[str],
