@@ -501,3 +501,23 @@ def test_a_chain_without_evidence_is_summed_once():
         [[0.8, 0.2], [0.25, 0.75]])
     np.testing.assert_allclose(first, prior_c * [0.6, 0.1], rtol=1e-14)
     np.testing.assert_allclose(again, prior_c * [0.4, 0.9], rtol=1e-14)
+
+
+def test_constants_too_large_to_keep_are_run_each_time(monkeypatch):
+    """Above KEPT_ENTRIES nothing is kept on the plan: every step runs at each question,
+    with the same answer."""
+    from bbn.engines.exact import elimination
+
+    net = bbn.Network("chain")
+    net.add_variable("A", ["a0", "a1"], table=[0.3, 0.7])
+    net.add_variable("B", ["b0", "b1"], parents=["A"], table=[[0.9, 0.1], [0.4, 0.6]])
+    net.add_variable("C", ["c0", "c1"], parents=["B"], table=[[0.6, 0.4], [0.1, 0.9]])
+    expected = net.posterior("B", {"C": "c1"}).values
+    monkeypatch.setattr(elimination, "KEPT_ENTRIES", 1)
+    plan = net.engine.plan(["B"], ["C"])
+    assert elimination.fold_constants(plan) == {}
+    table, _, _ = elimination.evaluate(plan, {"C": 1}, net.engine._logs)
+    np.testing.assert_allclose(table / table.sum(), expected, rtol=1e-14)
+    prior_b = [0.3 * 0.9 + 0.7 * 0.4, 0.3 * 0.1 + 0.7 * 0.6]  # (0.55, 0.45)
+    np.testing.assert_allclose(expected, np.multiply(prior_b, [0.4, 0.9]) / 0.625,
+                               rtol=1e-12)

@@ -537,6 +537,9 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray | slice],
     return table, scale, choices
 
 
+#: The most entries :func:`fold_constants` keeps on one plan (8 MiB of float64).
+KEPT_ENTRIES = 1 << 20
+
 #: log(TRUSTED).
 _LOG_TRUSTED = math.log(TRUSTED)
 
@@ -658,7 +661,8 @@ def fold_constants(plan: Plan) -> dict[int, np.ndarray | None]:
     and the outputs of such steps — and keep them on the plan (``plan.constants``, with
     the list of tables they come from: new tables are folded again): what the evidence
     cannot change is not computed at every question. The last step always runs (its
-    table is the caller's). The tables kept are read-only.
+    table is the caller's). The tables kept are read-only, at most KEPT_ENTRIES entries
+    in all (more: nothing is kept); no more is alive while they are found than in a run.
 
     >>> plan = Plan([Source("A", (), ("A",), None), Source("B", ("B",), ("A",), (1, 0))],
     ...             [Step([0], [[0]], [0], None, ("A",)), Step([1, 2], [[0], [0]], [], "A", ())])
@@ -671,17 +675,18 @@ def fold_constants(plan: Plan) -> dict[int, np.ndarray | None]:
     factors: list = [t if c else None for t, c in zip(given or (), constant)]
     first = len(plan.sources)
     for k, step in enumerate(plan.steps):
-        factors.append(_sum_product([factors[i] for i in step.inputs], step)
-                       if constant[first + k] else None)
-    read = {i for k, step in enumerate(plan.steps) if not constant[first + k]
-            for i in step.inputs}  # the constants the steps still run read
-    kept = {}
-    for k in range(len(plan.steps)):
         if constant[first + k]:
-            table = factors[first + k] if first + k in read else None
-            if table is not None:
-                table.setflags(write=False)
-            kept[k] = table
+            factors.append(_sum_product([factors[i] for i in step.inputs], step))
+            for i in step.inputs:
+                factors[i] = None  # read by this step alone: no more alive than in a run
+        else:
+            factors.append(None)
+    kept = {k: factors[first + k] for k in range(len(plan.steps)) if constant[first + k]}
+    if sum(t.size for t in kept.values() if t is not None) > KEPT_ENTRIES:
+        kept = {}  # too large to hold between questions: every step runs each time
+    for table in kept.values():
+        if table is not None:  # read by a step still run (the others were freed)
+            table.setflags(write=False)
     plan.constants = (given, kept)
     return kept
 
