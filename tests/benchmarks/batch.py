@@ -43,7 +43,7 @@ def choose(name: str, k: int = 3) -> tuple[str, list[str]]:
 
 
 def bbn_batch(net, target: str, frame) -> np.ndarray:
-    return net.posterior([target], frame)
+    return net.posterior([target], frame).to_numpy()  # a DataFrame: one column per state
 
 
 def loop(rows: list[dict], answer, budget: float, limit: int | None = None):
