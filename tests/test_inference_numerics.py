@@ -23,7 +23,7 @@ from strategies import evidence_for, random_network
 import bbn
 from bbn.apps.cli.main import main
 from bbn.engines.exact import joint_table
-from bbn.engines.exact.elimination import contract
+from bbn.engines.exact.contraction import contract
 
 # ------------------------------------------------------------------ helpers
 

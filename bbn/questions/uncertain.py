@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import operator
 import threading
 import weakref
 from collections.abc import Callable
@@ -494,27 +493,27 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
     impossible)."""
     hidden = [v for v in free if v not in evidence.states]
     targets = [found.soft[v] for v in names]
-    if all(0.0 not in q.tolist() for q in targets):
+    shares = [q.tolist() for q in targets]
+    if min(map(min, shares)) > 0:
         table = engine.joint_of_cases(hidden, evidence, names)
     else:  # only the states the findings weigh (a case P(w, e) = 0 costs a run in logs)
         live = [np.flatnonzero(q) for q in targets]
         table = engine.joint_of_cases(hidden, evidence, names, live)
         targets = [q[axis] for q, axis in zip(targets, live)]
+        shares = [q.tolist() for q in targets]
     shape, rest = table.shape[:len(names)], table.shape[len(names):]
     if table.ndim == len(hidden):  # the findings d-separate W from Q: P'(Q) = P(Q | e)
         values = table / table.sum()  # (and P(w, e) > 0 for every w: nothing to fit)
-    elif len(shape) == 2:  # a few cases of a few numbers: Python's arithmetic
-        rows = table.reshape(math.prod(shape), -1).tolist()
-        sums = list(map(sum, rows))
+    elif len(shape) == 2:  # a few cases of a few numbers: the fit in Python's arithmetic
+        matrix = table.reshape(shape[0] * shape[1], -1)
+        sums = matrix.sum(axis=1).tolist()
         if not max(sums) > 0:
             return None
         width = shape[1]  # (the fit does not need J scaled)
         l0, l1, fit = fit_rows([sums[i:i + width] for i in range(0, len(sums), width)],
-                               targets[0].tolist(), targets[1].tolist(), names)
+                               shares[0], shares[1], names)
         warn_unmet(fit, names)
-        weight = [a * b for a in l0 for b in l1]
-        mul = operator.mul
-        values = [sum(map(mul, weight, column)) for column in zip(*rows)]
+        values = (np.array([a * b for a in l0 for b in l1]) @ matrix).tolist()
         total = sum(values)
         values = np.array([x / total for x in values]).reshape(rest)
     else:

@@ -54,12 +54,12 @@ from bbn.core.memory import ENTRY_BYTES, check_allocation, format_bytes, get_mem
 from bbn.core.progress import Progress, report, reporter
 from bbn.engines.approximate.supports import supported_states
 from bbn.engines.exact.clique_building import build_cliques
+from bbn.engines.exact.contraction import contract
 from bbn.engines.exact.elimination import (
     CASE,
     Cost,
     Plan,
     check_memory,
-    contract,
     fits,
     slice_tables,
 )

@@ -49,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bbn.core.memory import ENTRY_BYTES, check_allocation, format_bytes, get_memory_limit
+from bbn.engines.exact.contraction import OPERANDS, Step, max_product, sum_product
 from bbn.engines.exact.ordering import eliminate_greedily, interaction_graph
 
 
@@ -72,8 +73,6 @@ _PATH_CASES = 256
 #: Distinct subscripts einsum accepts; plans with more variables number them per step.
 _LETTERS = 52
 
-#: Operands one einsum call takes: numpy's NPY_MAXARGS (64) counts the output too.
-_OPERANDS = 63
 
 #: A result whose largest entry is at least this lost nothing to underflow that matters.
 TRUSTED = 1e-200
@@ -97,21 +96,6 @@ class Cost:
     def entries(self, cases: int = 1) -> int:
         """Entries alive at the peak for ``cases`` cases."""
         return self.fixed + max(cases, 1) * self.per_case
-
-
-@dataclass(slots=True)
-class Step:
-    """Multiply the factors in ``inputs`` and sum (or max) out ``eliminated``."""
-
-    inputs: list[int]
-    subscripts: list[list[int]]
-    output: list[int]
-    eliminated: str | None
-    variables: tuple[str, ...]  # the output factor's variables
-    maximize: bool = False  # max-product (MAP) instead of sum-product
-    size: int = 1  # entries of the product of the inputs (without the batch axis)
-    path: list | None = None  # einsum's contraction path (large products of 3+ tables)
-    wide: bool = False  # over 52 distinct subscripts (one-state variables): beyond einsum
 
 
 class Source(NamedTuple):
@@ -332,7 +316,7 @@ def _plan_paths(steps: list[Step], scopes: list, card: Mapping) -> None:
 
     empty = np.empty(())
     for step in steps:
-        if (2 < len(step.inputs) <= _OPERANDS and step.size > _PAIRWISE_FROM
+        if (2 < len(step.inputs) <= OPERANDS and step.size > _PAIRWISE_FROM
                 and not step.maximize and not step.wide):
             args: list = []
             for i, subscript in zip(step.inputs, step.subscripts):
@@ -624,35 +608,16 @@ def run_plan(plan: Plan, arrays: list[np.ndarray], log: bool = False,
             factors.append(constants[k])
             continue
         if step.maximize:
-            table, best = _max_product([factors[i] for i in step.inputs], step, log)
+            table, best = max_product([factors[i] for i in step.inputs], step, log)
             factors.append(table)
             choices.append((step, best))
         else:
-            factors.append(_sum_product([factors[i] for i in step.inputs], step, log))
+            factors.append(sum_product([factors[i] for i in step.inputs], step, log))
         if trace is not None:
             trace.append(factors[-1])
         for i in step.inputs:
             factors[i] = None  # free memory as soon as a table is consumed
     return factors[-1], choices
-
-
-def _sum_product(operands: list[np.ndarray], step: Step, log: bool = False) -> np.ndarray:
-    """Σ over the step's eliminated variable of Π operands (log Σ exp Σ of the logs when
-    ``log``), on the step's output axes."""
-    if not operands:
-        return np.zeros(()) if log else np.ones(())
-    if log:
-        axes = step.output + [u for u in dict.fromkeys(chain.from_iterable(step.subscripts))
-                              if u not in step.output]
-        return _log_sum(_spread_product(operands, step.subscripts, axes, log=True),
-                        tuple(range(len(step.output), len(axes))))
-    if len(operands) > _OPERANDS or step.wide:
-        return contract(operands, step.subscripts, step.output, wide=step.wide)
-    args = []
-    for array, subscript in zip(operands, step.subscripts):
-        args += [array, subscript]
-    # Small products: one pass of einsum's own loop beats a path (step.path None).
-    return np.einsum(*args, step.output, optimize=step.path or False)
 
 
 def fold_constants(plan: Plan) -> dict[int, np.ndarray | None]:
@@ -676,7 +641,7 @@ def fold_constants(plan: Plan) -> dict[int, np.ndarray | None]:
     first = len(plan.sources)
     for k, step in enumerate(plan.steps):
         if constant[first + k]:
-            factors.append(_sum_product([factors[i] for i in step.inputs], step))
+            factors.append(sum_product([factors[i] for i in step.inputs], step))
             for i in step.inputs:
                 factors[i] = None  # read by this step alone: no more alive than in a run
         else:
@@ -710,106 +675,3 @@ def constant_factors(plan: Plan) -> list[bool]:
         constant.append(k < last and not step.maximize
                         and all(constant[i] for i in step.inputs))
     return constant
-
-
-def contract(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
-             output: list[int], path: list | None = None, wide: bool = False) -> np.ndarray:
-    """``numpy.einsum`` of any number of operands: Σ over the subscripts not in ``output``
-    of the product of the operands.
-
-    einsum takes at most 63 operands: with more, the 0-d ones (observed roots, fully
-    observed tables) are multiplied first, and the rest contracted in groups of
-    neighbours (sorted by subscripts), each group keeping the subscripts that later
-    groups or the output still need. ``wide``: more than 52 distinct subscripts, which
-    einsum cannot number (only one-state variables make such a product small enough):
-    the operands are broadcast together instead.
-
-    >>> contract([np.full(2, 0.5)] * 100, [[0]] * 100, [0]).tolist() == [0.5 ** 100] * 2
-    True
-    """
-    if len(operands) > _OPERANDS:
-        scalar = math.prod(float(a) for a in operands if a.ndim == 0)
-        pairs = sorted(((s, a) for a, s in zip(operands, subscripts) if a.ndim),
-                       key=lambda pair: pair[0])
-        while len(pairs) + 1 > _OPERANDS:
-            group, pairs = pairs[:_OPERANDS], pairs[_OPERANDS:]
-            needed = set(output).union(*(s for s, _ in pairs))
-            kept = [u for u in dict.fromkeys(chain.from_iterable(s for s, _ in group))
-                    if u in needed]
-            pairs.append((kept, contract([a for _, a in group], [s for s, _ in group], kept,
-                                         wide=wide)))
-        operands = [np.array(scalar)] + [a for _, a in pairs]
-        subscripts = [[]] + [s for s, _ in pairs]
-    if wide:
-        axes = list(dict.fromkeys(chain(output, chain.from_iterable(subscripts))))
-        return np.add.reduce(_spread_product(operands, subscripts, axes),
-                             axis=tuple(range(len(output), len(axes))))
-    args = []
-    for array, subscript in zip(operands, subscripts):
-        args += [array, subscript]
-    return np.einsum(*args, output, optimize=path or False)
-
-
-def _spread_product(operands: Sequence[np.ndarray], subscripts: Sequence[list[int]],
-                    axes: list[int], log: bool = False) -> np.ndarray:
-    """Π_i φi (Σ_i log φi when ``log``), laid out on ``axes``: the operands broadcast
-    together into one new array (the step's product, as large as the plan said)."""
-    spreads = []
-    shape = [1] * len(axes)
-    for array, subscript in zip(operands, subscripts):
-        present = [u for u in axes if u in subscript]
-        layout = [array.shape[subscript.index(u)] if u in subscript else 1 for u in axes]
-        shape = [max(a, b) for a, b in zip(shape, layout)]
-        spreads.append(_align(array, subscript, present).reshape(layout))
-    total = np.zeros(shape) if log else np.ones(shape)
-    for spread in spreads:
-        if log:
-            total += spread
-        else:
-            total *= spread
-    return total
-
-
-def _log_sum(logs: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """log Σ exp(logs) over ``axes``, shifted by the maximum so nothing underflows
-    (``logs`` is overwritten)."""
-    if not axes:
-        return logs
-    top = np.max(logs, axis=axes, keepdims=True)
-    top[~np.isfinite(top)] = 0.0  # all −inf: the sum is 0, its log −inf
-    logs -= top
-    np.exp(logs, out=logs)
-    with np.errstate(divide="ignore"):
-        return np.log(np.add.reduce(logs, axis=axes)) + np.squeeze(top, axes)
-
-
-def _max_product(operands: list[np.ndarray], step: Step,
-                 log: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Π operands (Σ of their logs when ``log``) over (output axes..., eliminated axis);
-    max and argmax over the last."""
-    eliminated = next(u for s in step.subscripts for u in s if u not in step.output)
-    axes = step.output + [eliminated]
-    if log:
-        product = _spread_product(operands, step.subscripts, axes, log=True)
-    elif len(operands) > 1:
-        product = contract(operands, step.subscripts, axes, wide=step.wide)
-    else:
-        product = _align(operands[0], step.subscripts[0], axes)
-    return product.max(axis=-1), product.argmax(axis=-1)
-
-
-def _align(array: np.ndarray, subscript: list[int], axes: list[int]) -> np.ndarray:
-    return array.transpose([subscript.index(u) for u in axes])
-
-
-def trace_back(choices: list, states: Mapping[str, int] | None = None) -> dict[str, int]:
-    """Recover the maximising state index of every max-eliminated variable.
-
-    Walks the max steps backwards: when X was eliminated, its best state was stored as
-    a function of the variables still present, all of which are assigned by then.
-    """
-    assignment: dict[str, int] = dict(states or {})
-    for step, best in reversed(choices):
-        index = tuple(assignment[name] for name in step.variables)
-        assignment[step.eliminated] = int(best[index])
-    return assignment

@@ -38,6 +38,7 @@ from bbn.core.lazy import lazy_attributes
 from bbn.core.memory import ENTRY_BYTES, get_memory_limit
 from bbn.core.once import Once
 from bbn.engines.exact.batches import CaseBatches
+from bbn.engines.exact.contraction import trace_back
 from bbn.engines.exact.elimination import (
     Cost,
     Plan,
@@ -45,7 +46,6 @@ from bbn.engines.exact.elimination import (
     compile_plan,
     evaluate,
     fits,
-    trace_back,
 )
 from bbn.engines.exact.ordering import evidence_order
 from bbn.engines.exact.weighing import Weighing, posterior_factor
