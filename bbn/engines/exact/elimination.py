@@ -521,8 +521,9 @@ def evaluate(plan: Plan, evidence: Mapping[str, int | np.ndarray | slice],
     return table, scale, choices
 
 
-#: The most entries :func:`fold_constants` keeps on one plan (8 MiB of float64).
-KEPT_ENTRIES = 1 << 20
+#: The most entries :func:`fold_constants` keeps on one plan (512 KiB of float64; on the
+#: shared networks a plan keeps a few hundred, munin1 21,438).
+KEPT_ENTRIES = 1 << 16
 
 #: log(TRUSTED).
 _LOG_TRUSTED = math.log(TRUSTED)
