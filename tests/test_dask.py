@@ -107,3 +107,29 @@ def test_partitions_of_x_and_y_must_match(client):
     y = dd.from_pandas(pd.Series(list("uvuv"), name="y"), npartitions=1)
     with pytest.raises(DataError, match="partitioned alike"):
         bbn.NaiveBayes().fit(X, y)
+
+
+def test_interventions_and_soft_findings_on_partitions(client, rows):
+    """do= and soft= hold for every row of a Dask DataFrame as of a pandas one: each
+    partition answered where it lives equals the pandas batch, and each row the single
+    question; a wrong name or an approximate method is said before anything runs."""
+    net, frame, parts = rows
+    evidence, lazy_evidence = frame[["A"]], parts[["A"]]
+    soft = {"W": {"T": 0.3, "F": 0.7}}
+    for do in (None, {"S": "F"}):
+        lazy = net.posterior("C", lazy_evidence, do=do, soft=soft)
+        assert type(lazy).__module__.startswith(("dask", "dask_expr"))
+        whole = net.posterior("C", evidence, do=do, soft=soft)
+        pd.testing.assert_frame_equal(lazy.compute(), whole, rtol=1e-12)
+        single = net.posterior("C", {"A": evidence.loc[11, "A"]}, do=do, soft=soft)
+        assert whole.loc[11, "T"] == pytest.approx(single.values[0], rel=1e-12)
+        every = net.posteriors(lazy_evidence, do=do, soft=soft)
+        expected = net.posteriors(evidence, do=do, soft=soft)
+        for v, answer in zip(every, dask.compute(*every.values())):
+            pd.testing.assert_frame_equal(answer, expected[v], rtol=1e-12)
+    with pytest.raises(bbn.QueryError, match="'Wx'"):
+        net.posterior("C", lazy_evidence, soft={"Wx": {"T": 1.0}})
+    with pytest.raises(bbn.QueryError, match="state"):
+        net.posteriors(lazy_evidence, do={"S": "maybe"})
+    with pytest.raises(bbn.QueryError, match="method='exact'"):
+        net.posterior("C", lazy_evidence, method="lbp")

@@ -522,10 +522,7 @@ def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
     """
     check_impossible(impossible)
     if evidence is not None and type(evidence) is not dict and is_dask(evidence):
-        if do or soft:
-            raise QueryError("do= and soft= take a dict or a pandas DataFrame of evidence, "
-                             "not a Dask DataFrame")
-        return _posterior_partitions(model, variables, evidence, impossible)
+        return _posterior_partitions(model, variables, evidence, impossible, method, do, soft)
     asked = Asked("P", "variables", variables, evidence, _is_frame(evidence), do=do, soft=soft)
     result = _ask(model, asked, method, impossible=impossible)
     if not asked.batch:
@@ -535,39 +532,55 @@ def posterior(model: Model, variables: Sequence[str] | str, evidence=None,
 
 
 def _posterior_partitions(model: Model, variables: Sequence[str] | str, evidence,
-                          impossible: str):
-    """A Dask DataFrame's posteriors, a Dask DataFrame: the variables checked now, each
-    partition's evidence resolved and answered where it lives, as a pandas batch is."""
+                          impossible: str, method, do: dict | None, soft: dict | None):
+    """A Dask DataFrame's posteriors, a Dask DataFrame: the variables, interventions and
+    soft findings checked now, each partition's evidence resolved and answered where it
+    lives, as a pandas batch is (with ``do`` and ``soft`` for every row)."""
     view = model.compiled()
     names = resolve_targets(view, variables, batched=True)
+    _check_partitioned(view, method, do, soft)
     states = {v: view.states[v] for v in names}
     meta = presentation.frame_of_cases(np.empty((0, *(len(states[v]) for v in names))),
                                        names, states, evidence._meta.index)
     return map_partitions(evidence, _partition_posterior, meta, model, names, states,
-                          impossible)
+                          impossible, do, soft)
+
+
+def _check_partitioned(view, method, do: dict | None, soft: dict | None) -> None:
+    """A Dask question is exact, and its ``do`` and ``soft`` name variables and states of
+    the model: said before any partition is computed."""
+    if method != EXACT:
+        raise QueryError("approximate methods take evidence as a dict {variable: state}; "
+                         "for a DataFrame of cases use method='exact'")
+    if do or soft:
+        resolution.resolve_uncertain(view, Asked("P", "variables", (), {}, do=do, soft=soft))
 
 
 def _partition_posterior(frame, model: Model, names: list[str], states: dict,
-                         impossible: str):
+                         impossible: str, do: dict | None = None, soft: dict | None = None):
     """One partition's posteriors as a DataFrame (a module function: Dask names its tasks
     by hashing it and its arguments)."""
-    values = _ask(model, Asked("P", "variables", names, frame, True), impossible=impossible)
+    values = _ask(model, Asked("P", "variables", names, frame, True, do=do, soft=soft),
+                  impossible=impossible)
     return presentation.frame_of_cases(values, names, states, frame.index)
 
 
-def _posteriors_partitions(model: Model, evidence, impossible: str) -> dict:
+def _posteriors_partitions(model: Model, evidence, impossible: str, method,
+                           do: dict | None, soft: dict | None) -> dict:
     """A Dask DataFrame's posteriors of every variable: ``{X: Dask DataFrame}``, each
     partition's posteriors answered per collection."""
     view = model.compiled()
+    _check_partitioned(view, method, do, soft)
     states = {v: view.states[v] for v in view.variables if v not in view.gaussian}
     return {v: map_partitions(evidence, _partition_posteriors, presentation.frame_of_cases(
         np.empty((0, len(s))), [v], states, evidence._meta.index), model, v, states,
-        impossible) for v, s in states.items()}
+        impossible, do, soft) for v, s in states.items()}
 
 
-def _partition_posteriors(frame, model: Model, variable: str, states: dict, impossible: str):
+def _partition_posteriors(frame, model: Model, variable: str, states: dict, impossible: str,
+                          do: dict | None = None, soft: dict | None = None):
     """One partition's P(variable | row) as :func:`posteriors` answers a pandas batch."""
-    values = _ask(model, Asked("POSTERIORS", "evidence", (), frame, True),
+    values = _ask(model, Asked("POSTERIORS", "evidence", (), frame, True, do=do, soft=soft),
                   impossible=impossible)[variable]
     return presentation.frame_of_cases(values, [variable], states, frame.index)
 
@@ -586,10 +599,7 @@ def posteriors(model: Model, evidence=None, impossible: str = "raise", method=EX
     """
     check_impossible(impossible)
     if evidence is not None and type(evidence) is not dict and is_dask(evidence):
-        if do or soft:
-            raise QueryError("do= and soft= take a dict or a pandas DataFrame of evidence, "
-                             "not a Dask DataFrame")
-        return _posteriors_partitions(model, evidence, impossible)
+        return _posteriors_partitions(model, evidence, impossible, method, do, soft)
     asked = Asked("POSTERIORS", "evidence", (), evidence, _is_frame(evidence), do=do,
                   soft=soft)
     result = _ask(model, asked, method, impossible=impossible)
