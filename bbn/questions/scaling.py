@@ -69,15 +69,22 @@ def fit_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
     kept = [j for j, q in enumerate(q1) if q > 0]
     if not live or not kept:
         return None
-    found = _scaled([[rows[i][j] for j in kept] for i in live], [q0[i] for i in live],
-                    [q1[j] for j in kept], tolerance, True)
+    every_row, every_column = len(live) == len(q0), len(kept) == len(q1)
+    table = ([rows[i] for i in live] if every_column else
+             [[rows[i][j] for j in kept] for i in live])
+    found = _scaled(table, q0 if every_row else [q0[i] for i in live],
+                    q1 if every_column else [q1[j] for j in kept], tolerance, True)
     if found is None or not found[3] <= tolerance:
         return None
-    l0, l1 = [0.0] * len(q0), [0.0] * len(q1)
-    for i, x in zip(live, found[0]):
-        l0[i] = x
-    for j, x in zip(kept, found[1]):
-        l1[j] = x
+    l0, l1 = found[0], found[1]
+    if not every_row:
+        l0 = [0.0] * len(q0)
+        for i, x in zip(live, found[0]):
+            l0[i] = x
+    if not every_column:
+        l1 = [0.0] * len(q1)
+        for j, x in zip(kept, found[1]):
+            l1[j] = x
     return l0, l1, found[2], found[3]
 
 
@@ -102,10 +109,9 @@ def _scaled(rows, q0, q1, tolerance, split):
         return (([1.0], weights) if n == 1 else (weights, [1.0])) + (1, deviation)
     if n == 2 or m == 2:  # a scalar Newton's method (its bracket says a boundary)
         if n == 2:
-            found = two_rows(rows[0], rows[1], q0, q1, tolerance)
+            found = _two(list(zip(rows[0], rows[1])), q0, q1, tolerance)
         else:
-            row0, row1 = zip(*rows)
-            found = two_rows(row0, row1, q1, q0, tolerance)
+            found = _two(rows, q1, q0, tolerance)
             found = found and (found[1], found[0], found[2], found[3])
         if found is not None or not split:
             return found
@@ -182,44 +188,78 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
     ``q0`` and column sums ``q1`` (positive): with λ_0 = (1, t) and λ_1j = q_1j /
     (J_0j + t J_1j) the columns are met, and the row-0 sum
 
-        f(t) = Σ_j q_1j J_0j / (J_0j + t J_1j)  =  q_00
+        f(t) = w(J_1· = 0) + Σ_j w_j z_j  =  q_00,   w = q_1 / Σ q_1,
+        z_j = 1 / (1 + t J_1j / J_0j)   (the sum over the columns J_0j, J_1j > 0)
 
-    decreases from f(0+) = q_1(J_0· > 0) to f(∞) = q_1(J_1· = 0): one root when q_00 lies
+    decreases from f(0+) = w(J_0· > 0) to f(∞) = w(J_1· = 0): one root when q_00 lies
     strictly between (on either end the fit is on the boundary, beyond it the targets
-    cannot be met: None). Solved by Newton's method on log t from the independent guess
-    t = q_01 Σ J_0· / (q_00 Σ J_1·), a step at most 8, kept inside the bracket of signs
-    (halving where a step leaves it), to |f − q_00| ≤ 0.1 ``tolerance``. Returns (λ_0,
-    λ_1, each with a largest of 1, 1 + the Newton steps, the largest |marginal − target|
-    of T), or None.
+    cannot be met: None). Its start is the independent guess t = q_01 Σ J_0· / (q_00 Σ J_1·),
+    the root when the rows are proportional (W_0 ⊥ W_1): where J's first 2 × 2 has odds
+    ratio 1 (|J_00 J_11 − J_01 J_10| ≤ ε (J_00 J_11 + J_01 J_10), ε = 0.1 ``tolerance``),
+    T there is taken when its deviation is at most ε. Otherwise s = log t is solved by
+    Newton's method on the log-odds of the sum Σ w z within its range (0, h), h = Σ w
+    (exact for one column), with d = −dΣ w z / ds = Σ w z (1 − z) and q = q_00 − w(J_1· = 0):
+
+        δ = log(Σ w z (h − q) / ((h − Σ w z) q)) Σ w z (h − Σ w z) / (h d)
+
+    a step at most 8, kept inside the bracket of signs (halving where a step leaves it),
+    to |f − q_00| ≤ ε: where the last step predicts that (|g_k|³ ≤ 0.1 ε |g_(k−1)|², the
+    quadratic convergence), the answer is computed there at once and taken when it
+    deviates at most ε. Returns (λ_0, λ_1, each with a largest of 1, the evaluations (the
+    start counted), the largest |marginal − target| of T), or None.
 
     >>> l0, l1, steps, deviation = two_rows([0.4, 0.1], [0.1, 0.4], [0.5, 0.5], [0.7, 0.3])
     >>> [round(x, 12) for x in l0], [round(x, 12) for x in l1], deviation < 1e-13
     ([0.5, 1.0], [1.0, 0.285714285714], True)
+    >>> two_rows([0.2, 0.6], [0.1, 0.3], [0.5, 0.5], [0.25, 0.75])[2:]  # proportional
+    (1, 0.0)
     """
-    p, s1 = q0[0] / (q0[0] + q0[1]), sum(q1)
-    if min(row0) > 0 and min(row1) > 0:
-        pairs = list(zip(q1 if -1e-15 < s1 - 1.0 < 1e-15 else [q / s1 for q in q1],
-                         map(operator.truediv, row1, row0)))
-        target = p
-    else:
-        pairs, top, floor = [], 0.0, 0.0
-        for x, y, q in zip(row0, row1, q1):
-            if x > 0:
-                q /= s1
-                top += q
-                if y > 0:
-                    pairs.append((q, y / x))
-                else:
-                    floor += q
-            elif not y > 0:
-                return None  # a column neither row reaches
-        if not floor + _TIGHT < p < top - _TIGHT:
-            return None
-        target = p - floor
-    s = math.log(q0[1] * sum(row0) / (q0[0] * sum(row1)))
-    low, high = -math.inf, math.inf
+    return _two(list(zip(row0, row1)), q0, q1, tolerance, steps)
+
+
+def _two(lines, q0, q1, tolerance, steps: int = 60):
+    """:func:`two_rows` on J's columns as pairs (J_0j, J_1j) (``lines``: the rows of an
+    n × 2 table serve as they are, its transpose's columns).
+
+    >>> l0, l1, steps, deviation = _two([(0.4, 0.1), (0.1, 0.4)], [0.5, 0.5], [0.7, 0.3],
+    ...                                 1e-10)
+    >>> [round(x, 12) for x in l0], deviation < 1e-13
+    ([0.5, 1.0], True)
+    """
+    p0, p1 = q0
     limit = _MARGIN * tolerance
-    done = 0
+    (x0, y0), (x1, y1) = lines[0], lines[1]
+    x, y = x0 * y1, x1 * y0
+    if x > 0 < y and -limit * (x + y) <= x - y <= limit * (x + y):  # W_0 ⊥ W_1, it seems
+        sum0 = sum1 = 0.0
+        for x, y in lines:
+            sum0 += x
+            sum1 += y
+        found = _two_fitted(lines, q0, q1, p1 * sum0 / (p0 * sum1), 1)
+        if found is not None and found[3] <= limit:
+            return found
+    inverse = 1.0 / sum(q1)
+    pairs, reach, floor, sum0, sum1, whole = [], 0.0, 0.0, 0.0, 0.0, True
+    for (x, y), q in zip(lines, q1):
+        sum0 += x
+        sum1 += y
+        if x > 0 < y:
+            q *= inverse
+            reach += q
+            pairs.append((q, y / x))
+        elif x > 0:
+            floor += q * inverse
+            whole = False
+        elif y > 0:
+            whole = False
+        else:
+            return None  # a column neither row reaches
+    target = p0 / (p0 + p1) - floor
+    if not whole and not _TIGHT < target < reach - _TIGHT:
+        return None
+    odds = math.log((reach - target) / target) if 0 < target < reach else None
+    s, low, high = math.log(p1 * sum0 / (p0 * sum1)), -math.inf, math.inf
+    done, previous = 0, 0.0
     while done < steps:
         done += 1
         if not -700.0 < s < 700.0:
@@ -228,8 +268,9 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
         f = slope = 0.0
         for w, rho in pairs:
             z = 1.0 / (1.0 + t * rho)
-            f += w * z
-            slope += w * z * (1.0 - z)  # −df / d log t
+            w *= z
+            f += w
+            slope += w * (1.0 - z)
         g = f - target
         if -limit <= g <= limit:
             break
@@ -237,28 +278,56 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
             low = s
         else:
             high = s
-        step = g / slope if slope > 0 else g * math.inf
+        if not slope > 0:
+            step = g * math.inf
+        elif odds is not None and 0 < f < reach:
+            step = (math.log(f / (reach - f)) + odds) * f * (reach - f) / (reach * slope)
+        else:
+            step = g / slope
         following = s + (step if -8.0 < step < 8.0 else 8.0 if g > 0 else -8.0)
         if not low < following < high:  # outside the bracket: halved
             following = (low + high) / 2
         if following == s:
             break
-        s = following
+        s, g = following, abs(g)
+        if g * g * g <= 0.1 * limit * previous * previous:  # the next is the last
+            found = _two_fitted(lines, q0, q1, math.exp(s), done + 1)
+            if found is not None and found[3] <= limit:
+                return found
+        previous = g
     else:
         return None
-    l1, cells, r0, r1 = [], [], 0.0, 0.0
-    for x, y, q in zip(row0, row1, q1):
-        v = q / (x + t * y)
+    return _two_fitted(lines, q0, q1, t, done)
+
+
+def _two_fitted(lines, q0, q1, t, done):
+    """:func:`two_rows`' answer at λ_0 = (1, t), λ_1j = q_1j / (J_0j + t J_1j) (``lines``:
+    the pairs (J_0j, J_1j)): (λ_0, λ_1, each scaled to a largest of 1, ``done``, the
+    largest |marginal − target| of T), or None where a J_0j + t J_1j is 0.
+
+    >>> _two_fitted([(1.0, 1.0), (1.0, 3.0)], [0.5, 0.5], [0.5, 0.5], 1.0, 1)[:2]
+    ([1.0, 1.0], [1.0, 0.5])
+    """
+    l1, cells, r0, r1, top = [], [], 0.0, 0.0, 0.0
+    for (x, y), q in zip(lines, q1):
+        y *= t
+        v = x + y
+        if not v > 0:
+            return None
+        v = q / v
+        if v > top:
+            top = v
         l1.append(v)
         x *= v
-        y *= t * v
+        y *= v
         r0 += x
         r1 += y
         cells.append(x + y)
-    scale, top = 1.0 / (r0 + r1), max(l1)
+    scale = 1.0 / (r0 + r1)
     deviation = max(abs(r0 * scale - q0[0]), abs(r1 * scale - q0[1]),
                     _worst(cells, q1, scale))
-    return [1.0, t] if t <= 1.0 else [1.0 / t, 1.0], [x / top for x in l1], done, deviation
+    return ([1.0, t] if t <= 1.0 else [1.0 / t, 1.0], [x / top for x in l1], done,
+            deviation)
 
 
 def _newton(rows, q0, q1, tolerance, steps: int = 30):
@@ -266,9 +335,24 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
     with λ_1 = q_1 / c, c = Jᵀ λ_0 (the columns met): the potential
     Φ(u) = Σ_j q_1j log c_j − Σ_i q_0i u_i is convex, its gradient r − q_0 (r = T 1) and
     Hessian H_ik = [i = k] r_i − λ_0i λ_0k Σ_j J_ij J_kj q_1j / c_j² (u of the last row
-    kept: the scale is free); a step, at most 8 in u, is halved until the residual or Φ
-    falls (Armijo).
-    (λ_0, λ_1, 1 + steps, deviation), or None (no progress)."""
+    kept: the scale is free). The step is Newton's on the log-odds of r,
+    F_i = log(r_i / r_n) − log(q_0i / q_0n) = 0 (i < n: exact where J has one column,
+    much faster where the start is far): its Jacobian (diag(1/r) + 11ᵀ / r_n) H, whose
+    first factor's inverse is diag(r) − r rᵀ (Σ r = 1), so
+
+        H δ = −(r ⊙ F − r (r · F))
+
+    (Newton's own H δ = q_0 − r where that is not downhill for Φ); at most 8 in u, it is
+    halved until the residual or Φ falls (Armijo).
+    Returns (λ_0, λ_1, 1 + steps, deviation), or None (no progress).
+
+    >>> rows = [[1.0, 2.0, 3.0, 1.0], [2.0, 1.0, 1.0, 1.0], [1.0, 1.0, 2.0, 1.0],
+    ...         [1.0, 3.0, 1.0, 2.0]]
+    >>> l0, l1, steps, deviation = _newton(rows, [0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1],
+    ...                                    1e-12)
+    >>> steps > 1, deviation < 1e-13
+    (True, True)
+    """
     mul, truediv = operator.mul, operator.truediv
     s1 = sum(q1)
     p, w = q0, (q1 if s1 == 1.0 else [x / s1 for x in q1])
@@ -278,6 +362,7 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
         return None
     n = len(p) - 1
     last = rows[:n]
+    odds = [math.log(x / p[n]) for x in p[:n]]
 
     def at(a):
         c = [sum(map(mul, column, a)) for column in columns]
@@ -309,9 +394,15 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
         e = [list(map(mul, row, v)) for row in y]
         h = [[(r[i] if i == k else 0.0) - sum(map(mul, y[i], e[k])) for k in range(n)]
              for i in range(n)]
-        d = solved(h, [-x for x in g])
-        if d is None:
-            return None
+        d = None
+        if min(r) > 0:
+            f = [math.log(x / r[n]) - y for x, y in zip(r, odds)]
+            mean = sum(map(mul, r, f))
+            d = solved(h, [x * (mean - y) for x, y in zip(r, f)])
+        if d is None or not sum(map(mul, g, d)) < 0:  # not downhill: Newton's own step
+            d = solved(h, [-x for x in g])
+            if d is None:
+                return None
         d.append(0.0)
         longest = max(map(abs, d))
         size, before = (1.0 if longest <= 8.0 else 8.0 / longest), None
@@ -330,84 +421,146 @@ def _newton(rows, q0, q1, tolerance, steps: int = 30):
     return None
 
 
-def _three(lines, q0, q1, tolerance, steps: int = 30):
+def _three(lines, q0, q1, tolerance, steps: int = 60):
     """:func:`_newton` for three rows, written out, J given by its columns (``lines``,
-    three numbers each): one pass over them gives c = Jᵀ λ_0, λ_1 = q_1 / c, r and the
-    Hessian's 2 × 2 (u_2 kept), solved by Cramer's rule."""
-    s1 = sum(q1)
+    three numbers each): one pass over them gives c = Jᵀ λ_0, λ_1 = w / c (w = q_1 / Σ q_1),
+    the row sums r of T and the Hessian's 2 × 2 (u_2 kept). H = diag(r) − T diag(1/w) Tᵀ
+    is the Laplacian of the rows weighed by W_ik = Σ_j T_ij T_kj / w_j (the columns are
+    met: r_i = Σ_k W_ik), so from sums of positive terms, without cancellation,
+
+        H = [[W_01 + W_02, −W_01], [−W_01, W_01 + W_12]],
+        det H = W_01 W_02 + W_01 W_12 + W_02 W_12   (its spanning trees),
+
+    solved by Cramer's rule; the step is :func:`_newton`'s, from the log-odds of r, and
+    where it predicts the last (|g_k|³ ≤ 0.1 ε |g_(k−1)|², ε = 0.1 ``tolerance``) the
+    answer is computed there at once (:func:`_three_fitted`) and taken when it deviates at
+    most ε. Its start λ_0 = q_0 / (J 1) is taken at once where J's first 2 × 2 has odds
+    ratio 1 (|J_00 J_11 − J_01 J_10| ≤ ε (J_00 J_11 + J_01 J_10)) and T there deviates at
+    most ε (W_0 ⊥ W_1).
+
+    >>> lines = [(1.0, 2.0, 3.0), (2.0, 1.0, 1.0), (1.0, 1.0, 2.0)]
+    >>> l0, l1, steps, deviation = _three(lines, [0.2, 0.3, 0.5], [0.5, 0.25, 0.25], 1e-12)
+    >>> steps > 1, deviation < 1e-13
+    (True, True)
+    """
     p0, p1, p2 = q0
-    columns = [(x0, x1, x2, w) for (x0, x1, x2), w in
-               zip(lines, q1 if -1e-15 < s1 - 1.0 < 1e-15 else [x / s1 for x in q1])]
-    sums = [0.0, 0.0, 0.0]
-    for x0, x1, x2, _ in columns:
-        sums[0] += x0
-        sums[1] += x1
-        sums[2] += x2
-    if not min(sums) > 0:
+    inverse = 1.0 / sum(q1)
+    columns = []
+    sum0 = sum1 = sum2 = 0.0
+    for (x0, x1, x2), w in zip(lines, q1):
+        sum0 += x0
+        sum1 += x1
+        sum2 += x2
+        w *= inverse
+        columns.append((x0, x1, x2, w, 1.0 / w))
+    if not (sum0 > 0 and sum1 > 0 and sum2 > 0):
         return None
+    a0, a1, a2 = p0 / sum0, p1 / sum1, p2 / sum2
     limit = _MARGIN * tolerance
+    (x00, x10, _), (x01, x11, _) = lines[0], lines[1]
+    x, y = x00 * x11, x01 * x10
+    if -limit * (x + y) <= x - y <= limit * (x + y):  # W_0 ⊥ W_1, it seems
+        found = _three_fitted(columns, q0, q1, a0, a1, a2, 1)
+        if found is not None and found[3] <= limit:
+            return found
+    odds0, odds1 = math.log(p0 / p2), math.log(p1 / p2)
 
-    def at(a0, a1, a2):
-        r0 = r1 = r2 = h00 = h01 = h11 = 0.0
-        for x0, x1, x2, w in columns:  # S_ij / λ_1j = λ_0i J_ij: no overflow
-            x0, x1, x2 = x0 * a0, x1 * a1, x2 * a2
-            c = x0 + x1 + x2
-            if not c > 0:
-                return None
-            b = w / c
-            r0 += x0 * b
-            r1 += x1 * b
-            r2 += x2 * b
-            b /= c
-            h00 += x0 * x0 * b
-            h01 += x0 * x1 * b
-            h11 += x1 * x1 * b
+    def potential(a0, a1):
+        return sum([w * math.log(x0 * a0 + x1 * a1 + x2 * a2)
+                    for x0, x1, x2, w, _ in columns]) - p0 * math.log(a0) - p1 * math.log(a1)
+
+    base = None  # the last point taken: (λ_00, λ_01, deviation, Φ or None)
+    size = d0 = d1 = slope = previous = 0.0
+    for done in range(1, steps + 1):
+        r0 = r1 = r2 = w01 = w02 = w12 = 0.0
+        try:
+            for x0, x1, x2, w, iw in columns:  # T_ij = λ_0i J_ij λ_1j: no overflow
+                x0 *= a0
+                x1 *= a1
+                x2 *= a2
+                w /= x0 + x1 + x2
+                x0 *= w
+                x1 *= w
+                x2 *= w
+                r0 += x0
+                r1 += x1
+                r2 += x2
+                w = x0 * iw
+                w01 += w * x1
+                w02 += w * x2
+                w12 += x1 * x2 * iw
+        except ZeroDivisionError:
+            r0 = math.nan
         g0, g1, g2 = r0 - p0, r1 - p1, r2 - p2
-        return (a0, a1, a2, g0, g1, max(abs(g0), abs(g1), abs(g2)), r0 - h00, -h01, r1 - h11)
-
-    def potential(a0, a1, a2):
-        return sum([w * math.log(x0 * a0 + x1 * a1 + x2 * a2) for x0, x1, x2, w in columns]
-                   ) - p0 * math.log(a0) - p1 * math.log(a1) - p2 * math.log(a2)
-
-    now = at(p0 / sums[0], p1 / sums[1], p2 / sums[2])
-    for done in range(steps + 1):
-        if now is None or done == steps:
-            return None
-        a0, a1, a2, g0, g1, deviation, h00, h01, h11 = now
+        deviation = max(abs(g0), abs(g1), abs(g2))
+        if base is not None and not deviation < base[2]:  # Armijo's rule on Φ, or halved
+            if base[3] is None:
+                base = base[:3] + (potential(base[0], base[1]),)
+            if not (deviation == deviation and 0 < a0 < math.inf and 0 < a1 < math.inf
+                    and potential(a0, a1) <= base[3] + 1e-4 * size * slope):
+                size *= 0.5
+                if not size >= 1e-6:  # no progress
+                    return None
+                a0, a1 = base[0] * math.exp(size * d0), base[1] * math.exp(size * d1)
+                continue
         if deviation <= limit:
-            break
-        det = h00 * h11 - h01 * h01
+            return _three_fitted(columns, q0, q1, a0, a1, a2, done)
+        det = w01 * w02 + w01 * w12 + w02 * w12
         if not det > 0:
             return None
-        d0, d1 = (h01 * g1 - h11 * g0) / det, (h01 * g0 - h00 * g1) / det
+        h00, h11 = w01 + w02, w01 + w12
+        e0, e1 = g0, g1
+        if r0 > 0 and r1 > 0 and r2 > 0:  # the log-odds of r: r_i (F_i − r·F),
+            f0, f1 = math.log(r0 / r2) - odds0, math.log(r1 / r2) - odds1  # Σ r = 1
+            mean = r0 * f0 + r1 * f1
+            e0, e1 = r0 * (f0 - mean), r1 * (f1 - mean)
+        d0, d1 = (h11 * e0 + w01 * e1) / -det, (w01 * e0 + h00 * e1) / -det
+        slope = g0 * d0 + g1 * d1
+        if not slope < 0:  # not downhill: Newton's own step
+            d0, d1 = (h11 * g0 + w01 * g1) / -det, (w01 * g0 + h00 * g1) / -det
+            slope = g0 * d0 + g1 * d1
         longest = max(abs(d0), abs(d1))
-        size, before = (1.0 if longest <= 8.0 else 8.0 / longest), None
-        while True:
-            then = at(a0 * math.exp(size * d0), a1 * math.exp(size * d1), a2)
-            if then is not None and 0 < then[0] and 0 < then[1]:
-                if then[5] < deviation:
-                    break
-                before = potential(a0, a1, a2) if before is None else before
-                if potential(*then[:3]) <= before + 1e-4 * size * (g0 * d0 + g1 * d1):
-                    break
-            size *= 0.5
-            if not size >= 1e-6:  # no progress (or NaN)
-                return None
-        now = then
-    l1, cells, r0, r1, r2 = [], [], 0.0, 0.0, 0.0
-    for x0, x1, x2, w in columns:
-        b = w / (x0 * a0 + x1 * a1 + x2 * a2)
-        l1.append(b)
-        x0, x1, x2 = x0 * a0 * b, x1 * a1 * b, x2 * a2 * b
+        size, base = (1.0 if longest <= 8.0 else 8.0 / longest), (a0, a1, deviation, None)
+        a0, a1 = a0 * math.exp(size * d0), a1 * math.exp(size * d1)
+        if deviation * deviation * deviation <= 0.1 * limit * previous * previous:
+            found = _three_fitted(columns, q0, q1, a0, a1, a2, done + 1)  # the last
+            if found is not None and found[3] <= limit:
+                return found
+        previous = deviation
+    return None
+
+
+def _three_fitted(columns, q0, q1, a0, a1, a2, done):
+    """:func:`_three`'s answer at λ_0 = (a0, a1, a2), λ_1 = q_1 / (Jᵀ λ_0) (``columns``:
+    J's columns, each (J_0j, J_1j, J_2j, q_1j / Σ q_1, its inverse)): (λ_0, λ_1, each
+    scaled to a largest of 1, ``done``, the largest |marginal − target| of T), or None
+    where Jᵀ λ_0 has a 0.
+
+    >>> _three_fitted([(1.0, 1.0, 2.0, 0.5, 2.0), (1.0, 1.0, 2.0, 0.5, 2.0)],
+    ...               [0.25, 0.25, 0.5], [0.5, 0.5], 1.0, 1.0, 1.0, 1)
+    ([1.0, 1.0, 1.0], [1.0, 1.0], 1, 0.0)
+    """
+    l1, cells, r0, r1, r2, top = [], [], 0.0, 0.0, 0.0, 0.0
+    for x0, x1, x2, w, _ in columns:
+        x0, x1, x2 = x0 * a0, x1 * a1, x2 * a2
+        c = x0 + x1 + x2
+        if not c > 0:
+            return None
+        w /= c
+        if w > top:
+            top = w
+        l1.append(w)
+        x0, x1, x2 = x0 * w, x1 * w, x2 * w
         r0 += x0
         r1 += x1
         r2 += x2
         cells.append(x0 + x1 + x2)
     scale = 1.0 / (r0 + r1 + r2)
+    p0, p1, p2 = q0
     deviation = max(abs(r0 * scale - p0), abs(r1 * scale - p1), abs(r2 * scale - p2),
                     _worst(cells, q1, scale))
-    top0, top1 = max(a0, a1, a2), max(l1)
-    return [a0 / top0, a1 / top0, a2 / top0], [x / top1 for x in l1], done + 1, deviation
+    top0 = max(a0, a1, a2)
+    return [a0 / top0, a1 / top0, a2 / top0], [x / top for x in l1], done, deviation
 
 
 def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:
@@ -440,30 +593,53 @@ def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:
 
 def _blocks(rows, q0, q1, forced, tolerance):
     """The fit on the boundary: J with the ``forced`` cells 0 falls into blocks (the
-    connected parts of its support), each fitted to its share of the targets; a block
-    whose rows reach another's columns by a forced cell has its λ_0 scaled down and λ_1
-    up by E^level (E large enough to leave those cells below 10⁻³ tolerance)."""
+    connected parts of its support, grown as bit masks of rows and columns), each fitted
+    to its share s of the targets (q_0 / s, q_1 / s, scaled back so that T sums to s
+    there); a block whose rows reach another's columns by a forced cell has its λ_0
+    scaled down and λ_1 up by E^level (level: the longest path down the forced cells,
+    E = 10 + Σ_forced T_ij / (10⁻⁴ tolerance), leaving those cells below 10⁻⁴ tolerance).
+    Returns :func:`fit_scaling`'s answer, or None (a block's sums differ, a cycle).
+
+    >>> l0, l1, steps, deviation = _blocks([[1.0, 0.0], [1.0, 1.0]], [0.5, 0.5],
+    ...                                    [0.5, 0.5], {(1, 0)}, 1e-10)
+    >>> l0[1] < 1e-10 < l1[1], deviation < 1e-10  # T = [[1/2, 0], [0, 1/2]]
+    (True, True)
+    """
     n, m = len(q0), len(q1)
-    cleared = [[0.0 if (i, j) in forced else x for j, x in enumerate(row)]
-               for i, row in enumerate(rows)]
-    parent = list(range(n + m))
-
-    def root(x):
-        while parent[x] != x:
-            parent[x] = x = parent[parent[x]]
-        return x
-
-    for i, row in enumerate(cleared):
+    cleared = [list(row) for row in rows]
+    for i, j in forced:
+        cleared[i][j] = 0.0
+    reach = []
+    for row in cleared:
+        mask = 0
         for j, x in enumerate(row):
             if x > 0:
-                parent[root(i)] = root(n + j)
-    blocks: dict[int, tuple[list[int], list[int]]] = {}
-    for x in range(n + m):
-        blocks.setdefault(root(x), ([], []))[x >= n].append(x if x < n else x - n)
+                mask |= 1 << j
+        reach.append(mask)
+    row_block, column_block, blocks = [-1] * n, [-1] * m, []
+    for i in range(n):
+        if row_block[i] < 0:
+            members, columns, grown = 1 << i, reach[i], True
+            while grown:
+                grown = False
+                for k, mask in enumerate(reach):
+                    if mask & columns and not members >> k & 1:
+                        members, columns, grown = members | 1 << k, columns | mask, True
+            kept = [j for j in range(m) if columns >> j & 1]
+            if not kept:
+                return None  # a row reaching no column
+            block = [k for k in range(n) if members >> k & 1]
+            for k in block:
+                row_block[k] = len(blocks)
+            for j in kept:
+                column_block[j] = len(blocks)
+            blocks.append((block, kept))
+    if min(column_block) < 0:
+        return None  # a column no row reaches
     a, b, steps = [0.0] * n, [0.0] * m, 0
-    for members, kept in blocks.values():
-        share = sum(q0[i] for i in members)
-        if not kept or not members or abs(share - sum(q1[j] for j in kept)) > _TIGHT:
+    for members, kept in blocks:
+        share = sum([q0[i] for i in members])
+        if abs(share - sum([q1[j] for j in kept])) > _TIGHT:
             return None
         table = [[cleared[i][j] for j in kept] for i in members]
         found = _scaled(table, [q0[i] / share for i in members],
@@ -472,31 +648,29 @@ def _blocks(rows, q0, q1, forced, tolerance):
             return None
         la, lb, done, _ = found
         steps += done
-        mass = sum(x * sum(map(operator.mul, row, lb)) for x, row in zip(la, table))
+        mass = sum([x * sum(map(operator.mul, row, lb)) for x, row in zip(la, table)])
         for i, x in zip(members, la):
             a[i] = x * share / mass
         for j, x in zip(kept, lb):
             b[j] = x
-    block = {i: root(i) for i in range(n)} | {n + j: root(n + j) for j in range(m)}
-    after = {(block[i], block[n + j]) for i, j in forced}
-    level = dict.fromkeys(blocks, 0)
+    after = {(row_block[i], column_block[j]) for i, j in forced}
+    level = [0] * len(blocks)
     for _ in range(len(blocks) + 1):  # the longest path down the forced cells
         changed = False
         for above, below in after:
-            if level[above] < level[below] + 1:
+            if level[above] <= level[below]:
                 level[above], changed = level[below] + 1, True
         if not changed:
             break
     else:
         return None  # a cycle: not a boundary this method knows
-    spill = sum(a[i] * rows[i][j] * b[j] for i, j in forced)
+    spill = sum([a[i] * rows[i][j] * b[j] for i, j in forced])
     factor = 10.0 + spill / (1e-4 * tolerance)
-    if max(level.values()) * math.log10(factor) > 200:
+    if max(level) * math.log10(factor) > 200:
         return None
-    for i in range(n):
-        a[i] /= factor ** level[block[i]]
-    for j in range(m):
-        b[j] *= factor ** level[block[n + j]]
+    scales = [factor ** x for x in level]
+    a = [x / scales[k] for x, k in zip(a, row_block)]
+    b = [x * scales[k] for x, k in zip(b, column_block)]
     deviation, top0, top1 = _deviation(rows, a, b, q0, q1), max(a), max(b)
     return [x / top0 for x in a], [x / top1 for x in b], steps, deviation
 
