@@ -75,10 +75,14 @@ def fit_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
     if not live or not kept:
         return None
     every_row, every_column = len(live) == len(q0), len(kept) == len(q1)
-    table = ([rows[i] for i in live] if every_column else
-             [[rows[i][j] for j in kept] for i in live])
-    found = _scaled(table, q0 if every_row else [q0[i] for i in live],
-                    q1 if every_column else [q1[j] for j in kept], tolerance, True)
+    if len(live) == 1 and every_column:  # W_0 known: T's row is q_1
+        found = _one_line(rows[live[0]], q1, q0[live[0]])
+        found = found and ([1.0], found[0], 1, found[1])
+    else:
+        table = ([rows[i] for i in live] if every_column else
+                 [[rows[i][j] for j in kept] for i in live])
+        found = _scaled(table, q0 if every_row else [q0[i] for i in live],
+                        q1 if every_column else [q1[j] for j in kept], tolerance, True)
     if found is None or not found[3] <= tolerance:
         return None
     l0, l1 = found[0], found[1]
@@ -106,17 +110,12 @@ def _scaled(rows, q0, q1, tolerance, split):
         found = closed_form(rows, q0, q1)
         if found is not None:
             return found[0], found[1], 1, found[2]
-    if n == 1 or m == 1:
-        line = rows[0] if n == 1 else [row[0] for row in rows]
-        if not min(line) > 0:
-            return None
-        q, other = (q1, q0[0]) if n == 1 else (q0, q1[0])
-        weights = list(map(operator.truediv, q, line))
-        cells = list(map(operator.mul, line, weights))
-        deviation = max(worst(cells, q, 1.0 / sum(cells)), abs(1.0 - other))
-        top = max(weights)
-        weights = [x / top for x in weights]
-        return (([1.0], weights) if n == 1 else (weights, [1.0])) + (1, deviation)
+    if n == 1:
+        found = _one_line(rows[0], q1, q0[0])
+        return found and ([1.0], found[0], 1, found[1])
+    if m == 1:
+        found = _one_line([row[0] for row in rows], q0, q1[0])
+        return found and (found[0], [1.0], 1, found[1])
     if n == 2 or m == 2:  # a scalar Newton's method (its bracket says a boundary)
         if n == 2:
             found = two_lines(list(zip(rows[0], rows[1])), q0, q1, tolerance)
@@ -127,7 +126,7 @@ def _scaled(rows, q0, q1, tolerance, split):
             return found
     if min(n, m) > _LARGEST:
         return None  # sweeping costs less than solving for Newton's steps in Python floats
-    if split and not min(map(min, rows)) > 0:
+    if split and not all(map(all, rows)):  # a cell of J is 0
         forced = _forced(rows, q0, q1)
         if forced is None:
             return None
@@ -141,6 +140,23 @@ def _scaled(rows, q0, q1, tolerance, split):
         return found and (found[1], found[0], found[2], found[3])
     return three_lines(list(zip(*rows)), q0, q1, tolerance) if n == 3 else newton_rows(
         rows, q0, q1, tolerance)
+
+
+def _one_line(line, q, other):
+    """The scaling of a table of one row J_0· (``line``) to column sums ``q`` and row sum
+    ``other``: λ_1 = q / J_0· (T's row is q), scaled to a largest of 1, and the largest
+    |marginal − target| of T; None where a cell is 0.
+
+    >>> _one_line([0.5, 0.25], [0.5, 0.5], 1.0)
+    ([0.5, 1.0], 0.0)
+    """
+    if not min(line) > 0:
+        return None
+    weights = list(map(operator.truediv, q, line))
+    cells = list(map(operator.mul, line, weights))
+    deviation = max(worst(cells, q, 1.0 / sum(cells)), abs(1.0 - other))
+    top = max(weights)
+    return [x / top for x in weights], deviation
 
 
 def closed_form(rows: list[list[float]], q0: list[float], q1: list[float]

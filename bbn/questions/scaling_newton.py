@@ -283,44 +283,41 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
         found = _three_fitted(lines, q0, q1, p0 / x00, p1 / x10, p2 / x20, 1)  # W_0 ⊥ W_1?
         if found is not None and found[3] <= limit:
             return found
-    inverse = 1.0 / sum(q1)
-    columns = []
+    total = sum(q1)
+    w = q1 if -1e-15 < total - 1.0 < 1e-15 else [q / total for q in q1]
     sum0 = sum1 = sum2 = 0.0
-    for (x0, x1, x2), w in zip(lines, q1):
+    for x0, x1, x2 in lines:
         sum0 += x0
         sum1 += x1
         sum2 += x2
-        w *= inverse
-        columns.append((x0, x1, x2, w, 1.0 / w))
     if not (sum0 > 0 and sum1 > 0 and sum2 > 0):
         return None
     a0, a1, a2 = p0 / sum0, p1 / sum1, p2 / sum2
     odds0, odds1 = math.log(p0 / p2), math.log(p1 / p2)
 
-    def potential(a0, a1):
-        return sum([w * math.log(x0 * a0 + x1 * a1 + x2 * a2)
-                    for x0, x1, x2, w, _ in columns]) - p0 * math.log(a0) - p1 * math.log(a1)
+    def potential(a0, a1):  # Φ with u_2 = log λ_02 fixed
+        return (sum([q * math.log(x0 * a0 + x1 * a1 + x2 * a2) for (x0, x1, x2), q
+                     in zip(lines, w)]) - p0 * math.log(a0) - p1 * math.log(a1))
 
     base = None  # the last point taken: (λ_00, λ_01, deviation, Φ or None)
     size = d0 = d1 = slope = previous = 0.0
     for done in range(1, steps + 1):
         r0 = r1 = r2 = w01 = w02 = w12 = 0.0
         try:
-            for x0, x1, x2, w, iw in columns:  # T_ij = λ_0i J_ij λ_1j: no overflow
+            for (x0, x1, x2), b in zip(lines, w):  # λ_0i J_ij, then T_ij: no overflow
                 x0 *= a0
                 x1 *= a1
                 x2 *= a2
-                w /= x0 + x1 + x2
-                x0 *= w
-                x1 *= w
-                x2 *= w
-                r0 += x0
-                r1 += x1
-                r2 += x2
-                w = x0 * iw
-                w01 += w * x1
-                w02 += w * x2
-                w12 += x1 * x2 * iw
+                c = x0 + x1 + x2
+                b /= c  # λ_1j
+                r0 += x0 * b
+                r1 += x1 * b
+                r2 += x2 * b
+                b /= c  # T_ij T_kj / w_j = λ_0i J_ij λ_0k J_kj w_j / c_j²
+                c = x0 * b
+                w01 += c * x1
+                w02 += c * x2
+                w12 += x1 * x2 * b
         except ZeroDivisionError:
             r0 = math.nan
         g0, g1, g2 = r0 - p0, r1 - p1, r2 - p2
