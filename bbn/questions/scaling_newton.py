@@ -174,8 +174,11 @@ def newton_rows(rows, q0, q1, tolerance, steps: int = 30):
 
         H δ = −(r ⊙ F − r (r · F))
 
-    (Newton's own H δ = q_0 − r where that is not downhill for Φ); at most 8 in u, it is
-    halved until the residual or Φ falls (Armijo).
+    (Newton's own H δ = q_0 − r where that is not downhill for Φ), at most 8 in u. A step
+    is taken where the residual falls; where not, it is halved until Φ falls (Armijo), and
+    from then on the steps are Newton's own, each taken by Armijo's rule alone until the
+    residual is below 10⁻⁶ (Φ falling at each: no cycle); a log-odds step that does not
+    halve the residual turns to Newton's own steps as well.
     Returns (λ_0, λ_1, 1 + steps, deviation), or None (no progress).
 
     >>> rows = [[1.0, 2.0, 3.0, 1.0], [2.0, 1.0, 1.0, 1.0], [1.0, 1.0, 2.0, 1.0],
@@ -194,7 +197,7 @@ def newton_rows(rows, q0, q1, tolerance, steps: int = 30):
         return None
     n = len(p) - 1
     last = rows[:n]
-    odds = [math.log(x / p[n]) for x in p[:n]]
+    odds, careful = [math.log(x / p[n]) for x in p[:n]], False
 
     def at(a):
         c = [sum(map(mul, column, a)) for column in columns]
@@ -227,7 +230,7 @@ def newton_rows(rows, q0, q1, tolerance, steps: int = 30):
         h = [[(r[i] if i == k else 0.0) - sum(map(mul, y[i], e[k])) for k in range(n)]
              for i in range(n)]
         d = None
-        if min(r) > 0:
+        if odds is not None and min(r) > 0:
             f = [math.log(x / r[n]) - y for x, y in zip(r, odds)]
             mean = sum(map(mul, r, f))
             d = solved(h, [x * (mean - y) for x, y in zip(r, f)])
@@ -241,8 +244,11 @@ def newton_rows(rows, q0, q1, tolerance, steps: int = 30):
         while True:
             then = at([x * math.exp(size * y) for x, y in zip(a, d)])
             if then is not None:
-                if then[5] < deviation:
+                if then[5] < deviation and (not careful or then[5] <= 1e-6):
+                    if then[5] > 0.5 * deviation:
+                        odds = None  # slow: Newton's own steps from here
                     break
+                odds, careful = None, True  # from here Newton's own, by Armijo's rule
                 before = potential(a, c) if before is None else before
                 if potential(then[0], then[1]) <= before + 1e-4 * size * sum(map(mul, g, d)):
                     break
@@ -263,12 +269,13 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
         H = [[W_01 + W_02, −W_01], [−W_01, W_01 + W_12]],
         det H = W_01 W_02 + W_01 W_12 + W_02 W_12   (its spanning trees),
 
-    solved by Cramer's rule; the step is :func:`newton_rows`'s, from the log-odds of r, and
-    where it predicts the last (|g_k|³ ≤ 0.1 ε |g_(k−1)|², ε = 0.1 ``tolerance``) the
-    answer is computed there at once (:func:`_three_fitted`) and taken when it deviates at
-    most ε. Its start λ_0 = q_0 / (J 1) is taken at once where J's first 2 × 2 has odds
-    ratio 1 (|J_00 J_11 − J_01 J_10| ≤ ε (J_00 J_11 + J_01 J_10)) and T there deviates at
-    most ε (W_0 ⊥ W_1).
+    solved by Cramer's rule; the step (from the log-odds of r) and its line search are
+    :func:`newton_rows`', and where a step predicts the last (|g_k|³ ≤ 0.1 ε |g_(k−1)|²,
+    ε = 0.1 ``tolerance``) the answer is computed there at once (:func:`_three_fitted`)
+    and taken when it deviates at most ε. Where J's first 2 × 2 has odds ratio 1
+    (|J_00 J_11 − J_01 J_10| ≤ ε (J_00 J_11 + J_01 J_10): W_0 ⊥ W_1, it seems) T at
+    λ_0 = q_0 / J_·0 (the answer when the rows are proportional) is taken first if it
+    deviates at most ε; otherwise the start is λ_0 = q_0 / (J 1).
 
     >>> lines = [(1.0, 2.0, 3.0), (2.0, 1.0, 1.0), (1.0, 1.0, 2.0)]
     >>> l0, l1, steps, deviation = three_lines(lines, [0.2, 0.3, 0.5], [0.5, 0.25, 0.25], 1e-12)
@@ -301,6 +308,7 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
 
     base = None  # the last point taken: (λ_00, λ_01, deviation, Φ or None)
     size = d0 = d1 = slope = previous = 0.0
+    odds, careful = True, False
     for done in range(1, steps + 1):
         r0 = r1 = r2 = w01 = w02 = w12 = 0.0
         try:
@@ -322,7 +330,9 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
             r0 = math.nan
         g0, g1, g2 = r0 - p0, r1 - p1, r2 - p2
         deviation = max(abs(g0), abs(g1), abs(g2))
-        if base is not None and not deviation < base[2]:  # Armijo's rule on Φ, or halved
+        if base is not None and (not deviation < base[2] or careful and deviation > 1e-6):
+            odds = False  # from here Newton's own steps, each taken by Armijo's rule on Φ
+            careful = True
             if base[3] is None:
                 base = base[:3] + (potential(base[0], base[1]),)
             if not (deviation == deviation and 0 < a0 < math.inf and 0 < a1 < math.inf
@@ -332,6 +342,8 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
                     return None
                 a0, a1 = base[0] * math.exp(size * d0), base[1] * math.exp(size * d1)
                 continue
+        elif base is not None and deviation > 0.5 * base[2]:
+            odds = False  # slow: Newton's own steps from here
         if deviation <= limit:
             return _three_fitted(lines, q0, q1, a0, a1, a2, done)
         det = w01 * w02 + w01 * w12 + w02 * w12
@@ -339,7 +351,7 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
             return None
         h00, h11 = w01 + w02, w01 + w12
         e0, e1 = g0, g1
-        if r0 > 0 and r1 > 0 and r2 > 0:  # the log-odds of r: r_i (F_i − r·F),
+        if odds and r0 > 0 and r1 > 0 and r2 > 0:  # the log-odds of r: r_i (F_i − r·F),
             f0, f1 = math.log(r0 / r2) - odds0, math.log(r1 / r2) - odds1  # Σ r = 1
             mean = r0 * f0 + r1 * f1
             e0, e1 = r0 * (f0 - mean), r1 * (f1 - mean)
