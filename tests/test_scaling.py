@@ -217,6 +217,31 @@ def test_random_tables_against_the_plain_fit():
     assert met > 200
 
 
+@pytest.mark.parametrize("case", range(2))
+def test_hard_tables_do_not_cycle(case):
+    """Skewed tables with zeros where the log-odds' steps went astray and steps taken
+    alternately by the residual and by Φ went round in a cycle: Newton's own steps by
+    Armijo's rule from there meet the plain fit."""
+    joint, q0, q1 = [
+        ([[0.6327117852023374, 0.005934126934574402, 0.0],
+          [0.9519875249357493, 0.14557378075315364, 0.14942984842432616],
+          [0.0, 0.0, 0.9610326268984419], [0.9277068205528577, 0.25785847796327266, 0.0]],
+         [0.6647542004223743, 0.1294440964636833, 0.018497297692532305, 0.1873044054214101],
+         [0.565368159367898, 0.3533994822172082, 0.08123235841489401]),
+        ([[0.20042207071660012, 2.0030095995489756e-07, 2.3259511571702795e-06,
+           0.07189368771615084, 1.277079063324005e-05, 0.0],
+          [0.0, 0.002944650532370269, 0.29393996344885004, 0.0, 0.0, 0.001808188292343623],
+          [9.612437578580067e-07, 0.02047918238032838, 0.0, 0.12398789120095427,
+           0.5918376181867266, 2.0443071254227032e-08],
+          [3.680202039215237e-05, 0.0, 0.0, 0.7747586478912621, 0.0, 0.0]],
+         [0.0005445755135305852, 0.0004450263260895869, 0.9990101652679542,
+          2.3289242568569943e-07],
+         [0.00015383892135685412, 2.603457156496039e-08, 7.921842643588038e-10,
+          1.060647128654434e-08, 0.00042313273380776965, 0.9994229909116082]),
+    ][case]
+    _check(np.array(joint), np.array(q0), np.array(q1))
+
+
 def test_badly_scaled_three_rows_need_no_cancellation():
     """Cells of 1e-19 and 1e-12 beside ones of 0.05, or a table of 1e-201 with a target
     of 1.5e-15: the Hessian's terms are positive sums (r_2 and det H too), so Newton's
