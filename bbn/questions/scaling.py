@@ -67,14 +67,14 @@ def fit_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
     >>> fit_scaling([[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5], [0.9, 0.1]) is None  # no fit
     True
     """
-    if min(q0) > 0 and min(q1) > 0:
+    every_row, every_column = min(q0) > 0, min(q1) > 0
+    if every_row and every_column:
         found = _scaled(rows, q0, q1, tolerance, True)
         return found if found is not None and found[3] <= tolerance else None
-    live = [i for i, q in enumerate(q0) if q > 0]
-    kept = [j for j, q in enumerate(q1) if q > 0]
+    live = range(len(q0)) if every_row else [i for i, q in enumerate(q0) if q > 0]
+    kept = range(len(q1)) if every_column else [j for j, q in enumerate(q1) if q > 0]
     if not live or not kept:
         return None
-    every_row, every_column = len(live) == len(q0), len(kept) == len(q1)
     if len(live) == 1 and every_column:  # W_0 known: T's row is q_1
         found = _one_line(rows[live[0]], q1, q0[live[0]])
         found = found and ([1.0], found[0], 1, found[1])
