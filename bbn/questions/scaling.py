@@ -238,11 +238,11 @@ def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:
     flipped = len(q0) > len(q1)
     if flipped:
         rows, q0, q1 = [list(c) for c in zip(*rows)], q1, q0
-    n = len(q0)
-    reach = [sum(1 << j for j, x in enumerate(row) if x > 0) for row in rows]
+    n, whole = len(q0), (1 << len(q0)) - 1
+    reach = [sum([1 << j for j, x in enumerate(row) if x > 0]) for row in rows]
     forced: set[tuple[int, int]] = set()
     reached, wanted, given = [0] * (1 << n), [0.0] * (1 << n), {}
-    for subset in range(1, 1 << n):  # each from the subset without its lowest row
+    for subset in range(1, whole):  # each from the subset without its lowest row
         i = (subset & -subset).bit_length() - 1
         rest = subset & (subset - 1)
         reached[subset] = columns = reached[rest] | reach[i]
@@ -252,9 +252,16 @@ def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:
             offered = given[columns] = sum([q for j, q in enumerate(q1) if columns >> j & 1])
         if asked > offered + TIGHT:
             return None
-        if asked >= offered - TIGHT:
-            forced.update((i, j) for i in range(n) if not subset >> i & 1
-                          for j in range(len(q1)) if columns >> j & 1 and rows[i][j] > 0)
+        if asked >= offered - TIGHT:  # the rows outside may not reach these columns
+            for k in range(n):
+                cells = 0 if subset >> k & 1 else reach[k] & columns
+                while cells:
+                    low = cells & -cells
+                    forced.add((k, low.bit_length() - 1))
+                    cells ^= low
+    columns = reached[whole >> 1] | reach[n - 1]  # every row's (they force no cell)
+    if sum(q0) > sum([q for j, q in enumerate(q1) if columns >> j & 1]) + TIGHT:
+        return None
     return {(j, i) for i, j in forced} if flipped else forced
 
 
