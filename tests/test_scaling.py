@@ -242,6 +242,17 @@ def test_hard_tables_do_not_cycle(case):
     _check(np.array(joint), np.array(q0), np.array(q1))
 
 
+def test_a_row_of_zeros_with_a_tiny_target_is_no_fit():
+    """A row of J all 0 whose target is 1e-13 (below the flow condition's 1e-12): Newton's
+    method on the three columns meets a zero at its start and leaves it to the sweeps."""
+    joint = [[0.485, 0.042, 0.635, 0.131], [0.0, 0.0, 0.0, 0.0],
+             [0.384, 0.033, 0.503, 0.103], [0.222, 0.019, 0.291, 0.060]]
+    q0 = [0.0007313624669425539, 1.0624286481421368e-13, 1.1739177138377574e-07,
+          0.9992685201411798]
+    assert scaling.fit_scaling(joint, q0, [0.4216847491955546, 0.4352917999322487, 0.0,
+                                           0.1430234508721969], TOLERANCE) is None
+
+
 def test_badly_scaled_three_rows_need_no_cancellation():
     """Cells of 1e-19 and 1e-12 beside ones of 0.05, or a table of 1e-201 with a target
     of 1.5e-15: the Hessian's terms are positive sums (r_2 and det H too), so Newton's

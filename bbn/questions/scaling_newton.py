@@ -326,7 +326,9 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
                 w01 += c * x1
                 w02 += c * x2
                 w12 += x1 * x2 * b
-        except ZeroDivisionError:
+        except ZeroDivisionError:  # a column of J is 0, or λ_0 underflowed
+            if base is None:
+                return None
             r0 = math.nan
         g0, g1, g2 = r0 - p0, r1 - p1, r2 - p2
         deviation = max(abs(g0), abs(g1), abs(g2))
