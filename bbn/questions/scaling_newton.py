@@ -3,8 +3,8 @@ in Python floats, on the smaller side's log λ with the other side met exactly: 
 table by a scalar (:func:`two_lines`), three rows written out (:func:`three_lines`), up to
 six by lists (:func:`newton_rows`, :func:`solved`). Each step is Newton's on the log-odds
 of the row sums (exact for one column; much faster from a far start), each start is the
-independent guess λ_0 = q_0 / (J 1) (the answer at once when W_0 ⊥ W_1), and each
-answer's deviation is T's own, computed from the λ returned.
+answer at once when W_0 ⊥ W_1 (the rows of J proportional), and each answer's deviation
+is T's own, computed from the λ returned.
 
 >>> l0, l1, steps, deviation = two_lines([(0.4, 0.1), (0.1, 0.4)], [0.5, 0.5],
 ...                                      [0.7, 0.3], 1e-10)
