@@ -69,7 +69,7 @@ def two_lines(lines, q0, q1, tolerance, steps: int = 60):
         if found is not None and found[3] <= limit:
             return found
     inverse = 1.0 / sum(q1)
-    pairs, reach, floor, sum0, sum1, whole = [], 0.0, 0.0, 0.0, 0.0, True
+    pairs, reach, floor, sum0, sum1, positive = [], 0.0, 0.0, 0.0, 0.0, True
     for (x, y), q in zip(lines, q1):
         sum0 += x
         sum1 += y
@@ -79,13 +79,13 @@ def two_lines(lines, q0, q1, tolerance, steps: int = 60):
             pairs.append((q, y / x))
         elif x > 0:
             floor += q * inverse
-            whole = False
+            positive = False
         elif y > 0:
-            whole = False
+            positive = False
         else:
             return None  # a column neither row reaches
     target = p0 / (p0 + p1) - floor
-    if not whole and not TIGHT < target < reach - TIGHT:
+    if not positive and not TIGHT < target < reach - TIGHT:
         return None
     odds = math.log((reach - target) / target) if 0 < target < reach else None
     s, low, high = math.log(p1 * sum0 / (p0 * sum1)), -math.inf, math.inf
