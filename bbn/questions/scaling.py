@@ -150,12 +150,18 @@ def _one_line(line, q, other):
     >>> _one_line([0.5, 0.25], [0.5, 0.5], 1.0)
     ([0.5, 1.0], 0.0)
     """
-    if not min(line) > 0:
-        return None
-    weights = list(map(operator.truediv, q, line))
-    cells = list(map(operator.mul, line, weights))
-    deviation = max(worst(cells, q, 1.0 / sum(cells)), abs(1.0 - other))
-    top = max(weights)
+    weights, cells, total, top = [], [], 0.0, 0.0
+    for x, p in zip(line, q):
+        if not x > 0:
+            return None
+        v = p / x
+        weights.append(v)
+        x *= v
+        cells.append(x)
+        total += x
+        if v > top:
+            top = v
+    deviation = max(worst(cells, q, 1.0 / total), abs(1.0 - other))
     return [x / top for x in weights], deviation
 
 

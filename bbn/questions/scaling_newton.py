@@ -152,7 +152,9 @@ def _two_fitted(lines, q0, q1, t, done):
     except ZeroDivisionError:
         return None
     scale = 1.0 / (r0 + r1)
-    deviation = max(abs(r0 * scale - q0[0]), abs(r1 * scale - q0[1]))
+    deviation, x = abs(r0 * scale - q0[0]), abs(r1 * scale - q0[1])
+    if x > deviation:
+        deviation = x
     for x, q in zip(cells, q1):
         x = abs(x * scale - q)
         if x > deviation:
