@@ -304,10 +304,6 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
     a0, a1, a2 = p0 / sum0, p1 / sum1, p2 / sum2
     odds0, odds1 = math.log(p0 / p2), math.log(p1 / p2)
 
-    def potential(a0, a1):  # Φ with u_2 = log λ_02 fixed
-        return (sum([q * math.log(x0 * a0 + x1 * a1 + x2 * a2) for (x0, x1, x2), q
-                     in zip(lines, w)]) - p0 * math.log(a0) - p1 * math.log(a1))
-
     base = None  # the last point taken: (λ_00, λ_01, deviation, Φ or None)
     size = d0 = d1 = slope = previous = 0.0
     odds, careful = True, False
@@ -338,9 +334,9 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
             odds = False  # from here Newton's own steps, each taken by Armijo's rule on Φ
             careful = True
             if base[3] is None:
-                base = base[:3] + (potential(base[0], base[1]),)
+                base = base[:3] + (_potential(lines, w, q0, base[0], base[1], a2),)
             if not (deviation == deviation and 0 < a0 < math.inf and 0 < a1 < math.inf
-                    and potential(a0, a1) <= base[3] + 1e-4 * size * slope):
+                    and _potential(lines, w, q0, a0, a1, a2) <= base[3] + 1e-4 * size * slope):
                 size *= 0.5
                 if not size >= 1e-6:  # no progress
                     return None
@@ -373,6 +369,17 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
                 return found
         previous = deviation
     return None
+
+
+def _potential(lines, w, q0, a0, a1, a2):
+    """:func:`three_lines`' potential Φ = Σ_j w_j log c_j − q_00 log λ_00 − q_01 log λ_01
+    (c = Jᵀ λ_0, u_2 = log λ_02 kept), J given by its columns (``lines``).
+
+    >>> _potential([(1.0, 1.0, 2.0)], [1.0], [0.25, 0.25, 0.5], 1.0, 1.0, 1.0)
+    1.3862943611198906
+    """
+    return (sum([q * math.log(x0 * a0 + x1 * a1 + x2 * a2) for (x0, x1, x2), q
+                 in zip(lines, w)]) - q0[0] * math.log(a0) - q0[1] * math.log(a1))
 
 
 def _three_fitted(lines, q0, q1, a0, a1, a2, done):
