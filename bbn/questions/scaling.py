@@ -50,8 +50,9 @@ def fit_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
                             :func:`bbn.questions.scaling_newton.three_lines`,
                             :func:`bbn.questions.scaling_newton.newton_rows`)
 
-    each from λ_0 = q_0 / (J 1), λ_1 = q_1 / (Jᵀ λ_0), taken at once when W_0 ⊥ W_1 (J's
-    first 2 × 2 has odds ratio 1 and T there deviates at most 0.1 ``tolerance``).
+    The Newton paths start from λ_0 = q_0 / (J 1), λ_1 = q_1 / (Jᵀ λ_0); where J's first
+    2 × 2 has odds ratio 1, T at the start exact for proportional rows (W_0 ⊥ W_1) is
+    taken at once if it deviates at most 0.1 ``tolerance`` (its own deviation, computed).
 
     A fit on the boundary (cells of J > 0 that every table with these sums has 0, found
     by the flow condition of :func:`infeasible`) is the fit of J with those cells 0,
