@@ -329,7 +329,11 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
                 return None
             r0 = math.nan
         g0, g1, g2 = r0 - p0, r1 - p1, r2 - p2
-        deviation = max(abs(g0), abs(g1), abs(g2))
+        deviation = g0 if g0 >= 0 else -g0  # max |g| by comparisons (NaN in r_0 kept)
+        if g1 > deviation or g1 < -deviation:
+            deviation = abs(g1)
+        if g2 > deviation or g2 < -deviation:
+            deviation = abs(g2)
         if base is not None and (not deviation < base[2] or careful and deviation > 1e-6):
             odds = False  # from here Newton's own steps, each taken by Armijo's rule on Φ
             careful = True
@@ -360,7 +364,9 @@ def three_lines(lines, q0, q1, tolerance, steps: int = 60):
         if not slope < 0:  # not downhill: Newton's own step
             d0, d1 = (h11 * g0 + w01 * g1) / -det, (w01 * g0 + h00 * g1) / -det
             slope = g0 * d0 + g1 * d1
-        longest = max(abs(d0), abs(d1))
+        longest = d0 if d0 >= 0 else -d0
+        if d1 > longest or d1 < -longest:
+            longest = abs(d1)
         size, base = (1.0 if longest <= 8.0 else 8.0 / longest), (a0, a1, deviation, None)
         a0, a1 = a0 * math.exp(size * d0), a1 * math.exp(size * d1)
         if deviation * deviation * deviation <= 0.1 * limit * previous * previous:
@@ -405,8 +411,11 @@ def _three_fitted(lines, q0, q1, a0, a1, a2, done):
     except ZeroDivisionError:
         return None
     scale = 1.0 / (r0 + r1 + r2)
-    p0, p1, p2 = q0
-    deviation = max(abs(r0 * scale - p0), abs(r1 * scale - p1), abs(r2 * scale - p2))
+    deviation = 0.0
+    for x, q in zip((r0, r1, r2), q0):
+        x = abs(x * scale - q)
+        if x > deviation:
+            deviation = x
     for x, q in zip(cells, q1):
         x = abs(x * scale - q)
         if x > deviation:
