@@ -1,7 +1,8 @@
 """Two soft findings fitted directly (bbn.questions.scaling.fit_scaling): each path
-(one line, 2 × 2 closed form, 2 × m scalar Newton, three rows, larger, W_0 ⊥ W_1 in one
-step, boundary fits by blocks) against plain iterative proportional fitting run to
-1e-13, hand-derived tables, and targets that cannot be met."""
+(one line, 2 × 2 closed form, 2 × m scalar Newton, three rows, larger, W_0 ⊥ W_1 taken
+at the start, nearly proportional rows that must not be, boundary fits by blocks)
+against plain iterative proportional fitting run to 1e-13, hand-derived tables, and
+targets that cannot be met."""
 
 from __future__ import annotations
 
@@ -133,6 +134,141 @@ def test_independent_findings_in_one_step(shape):
     l0, l1, steps = _check(joint, q0, q1)
     assert steps == 1
     np.testing.assert_allclose(_fitted(joint, l0, l1), np.outer(q0, q1), atol=1e-15)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 5), (5, 2), (3, 3), (4, 3), (3, 6), (5, 5),
+                                   (6, 4)])
+def test_proportional_rows_are_fitted_at_the_start(shape):
+    """Rows proportional (W_0 ⊥ W_1, up to rounding, as P(W_0, W_1 | e) gives them): one
+    step, T = q_0 q_1ᵀ, the deviation T's own."""
+    rng = np.random.default_rng(shape[0] * 11 + shape[1])
+    for _ in range(5):
+        joint = np.outer(rng.uniform(0.05, 1, shape[0]), rng.uniform(0.05, 1, shape[1]))
+        q0 = rng.dirichlet(np.ones(shape[0]) * 0.5)
+        q1 = rng.dirichlet(np.ones(shape[1]) * 0.5)
+        l0, l1, steps = _check(joint, q0, q1)
+        assert steps == 1
+        np.testing.assert_allclose(_fitted(joint, l0, l1), np.outer(q0, q1), atol=1e-15)
+
+
+def test_proportional_rows_with_zeros():
+    """A zero row whose target is 0 drops out and the rest is fitted at the start; a zero
+    column whose target is not 0 cannot be met (no direct fit: the caller sweeps)."""
+    joint = np.outer([0.3, 0.0, 0.5, 0.2], [0.1, 0.6, 0.3])
+    l0, l1, steps = _check(joint, np.array([0.2, 0.0, 0.5, 0.3]), np.array([0.3, 0.3, 0.4]))
+    assert steps == 1 and l0[1] == 0.0
+    column = np.outer([0.3, 0.5, 0.2], [0.1, 0.0, 0.3])
+    assert scaling.fit_scaling(column.tolist(), [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]) is None
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (4, 2), (3, 3), (3, 5), (5, 4)])
+@pytest.mark.parametrize("noise", [1e-7, 1e-5, 1e-3])
+def test_nearly_proportional_rows_are_not_taken_at_the_start(shape, noise):
+    """Rows proportional but for a relative noise the deviation at the start shows
+    (above 0.1 tolerance): Newton's method goes on to the plain fit's limit."""
+    rng = np.random.default_rng(int(shape[0] * 7 + shape[1] + 1 / noise) % 2**32)
+    joint = np.outer(rng.uniform(0.05, 1, shape[0]), rng.uniform(0.05, 1, shape[1]))
+    joint *= 1 + noise * rng.uniform(-1, 1, size=shape)
+    q0, q1 = rng.dirichlet(np.ones(shape[0])), rng.dirichlet(np.ones(shape[1]))
+    _, _, steps = _check(joint, q0, q1)
+    assert steps > 1
+
+
+@pytest.mark.parametrize("shape", [(3, 2), (2, 4), (3, 3), (4, 3), (3, 4), (5, 5)])
+def test_a_proportional_first_two_by_two_does_not_decide(shape):
+    """J's first 2 × 2 exactly proportional, a later cell off by 1e-4: the start is tried
+    and its deviation refuses it; Newton's method goes on to the plain fit's limit."""
+    rng = np.random.default_rng(shape[0] * 5 + shape[1])
+    joint = np.outer(rng.uniform(0.05, 1, shape[0]), rng.uniform(0.05, 1, shape[1]))
+    joint[-1, -1] *= 1 + 1e-4
+    _, _, steps = _check(joint, rng.dirichlet(np.ones(shape[0])),
+                         rng.dirichlet(np.ones(shape[1])))
+    assert steps > 1
+
+
+def test_rows_proportional_within_rounding_are_taken_with_their_own_deviation():
+    """A noise of 1e-14 leaves T at the start within 0.1 tolerance: taken, and the
+    deviation said is T's own (not 0)."""
+    rng = np.random.default_rng(3)
+    joint = np.outer(rng.uniform(0.05, 1, 4), rng.uniform(0.05, 1, 3))
+    joint *= 1 + 1e-14 * rng.uniform(-1, 1, size=joint.shape)
+    _, _, steps = _check(joint, rng.dirichlet(np.ones(4)), rng.dirichlet(np.ones(3)))
+    assert steps == 1
+
+
+def test_random_tables_against_the_plain_fit():
+    """Tables 2..6 a side, positive or with zeros inside, skewed targets: every direct fit
+    is the plain fit's limit and says its deviation truly."""
+    rng = np.random.default_rng(19)
+    met = 0
+    for trial in range(300):
+        shape = tuple(int(x) for x in rng.integers(2, 7, size=2))
+        joint = rng.uniform(size=shape) ** rng.choice([1, 4, 10])
+        if trial % 3 == 2:
+            joint[rng.uniform(size=shape) < 0.25] = 0.0
+        q0 = rng.dirichlet(np.ones(shape[0]) * rng.choice([0.2, 1.0, 5.0]))
+        q1 = rng.dirichlet(np.ones(shape[1]) * rng.choice([0.2, 1.0, 5.0]))
+        if scaling.fit_scaling(joint.tolist(), q0.tolist(), q1.tolist(), TOLERANCE) is None:
+            continue  # on the boundary beyond the blocks, or no fit: the sweeps' cases
+        if scaling._forced(joint.tolist(), q0.tolist(), q1.tolist()) != set():
+            continue  # on the boundary: the plain fit's limit is too slow to compare
+        _check(joint, q0, q1)
+        met += 1
+    assert met > 200
+
+
+@pytest.mark.parametrize("case", range(2))
+def test_hard_tables_do_not_cycle(case):
+    """Skewed tables with zeros where the log-odds' steps went astray and steps taken
+    alternately by the residual and by Φ went round in a cycle: Newton's own steps by
+    Armijo's rule from there meet the plain fit."""
+    joint, q0, q1 = [
+        ([[0.6327117852023374, 0.005934126934574402, 0.0],
+          [0.9519875249357493, 0.14557378075315364, 0.14942984842432616],
+          [0.0, 0.0, 0.9610326268984419], [0.9277068205528577, 0.25785847796327266, 0.0]],
+         [0.6647542004223743, 0.1294440964636833, 0.018497297692532305, 0.1873044054214101],
+         [0.565368159367898, 0.3533994822172082, 0.08123235841489401]),
+        ([[0.20042207071660012, 2.0030095995489756e-07, 2.3259511571702795e-06,
+           0.07189368771615084, 1.277079063324005e-05, 0.0],
+          [0.0, 0.002944650532370269, 0.29393996344885004, 0.0, 0.0, 0.001808188292343623],
+          [9.612437578580067e-07, 0.02047918238032838, 0.0, 0.12398789120095427,
+           0.5918376181867266, 2.0443071254227032e-08],
+          [3.680202039215237e-05, 0.0, 0.0, 0.7747586478912621, 0.0, 0.0]],
+         [0.0005445755135305852, 0.0004450263260895869, 0.9990101652679542,
+          2.3289242568569943e-07],
+         [0.00015383892135685412, 2.603457156496039e-08, 7.921842643588038e-10,
+          1.060647128654434e-08, 0.00042313273380776965, 0.9994229909116082]),
+    ][case]
+    _check(np.array(joint), np.array(q0), np.array(q1))
+
+
+def test_a_row_of_zeros_with_a_tiny_target_is_no_fit():
+    """A row of J all 0 whose target is 1e-13 (below the flow condition's 1e-12): Newton's
+    method on the three columns meets a zero at its start and leaves it to the sweeps."""
+    joint = [[0.485, 0.042, 0.635, 0.131], [0.0, 0.0, 0.0, 0.0],
+             [0.384, 0.033, 0.503, 0.103], [0.222, 0.019, 0.291, 0.060]]
+    q0 = [0.0007313624669425539, 1.0624286481421368e-13, 1.1739177138377574e-07,
+          0.9992685201411798]
+    assert scaling.fit_scaling(joint, q0, [0.4216847491955546, 0.4352917999322487, 0.0,
+                                           0.1430234508721969], TOLERANCE) is None
+
+
+def test_badly_scaled_three_rows_need_no_cancellation():
+    """Cells of 1e-19 and 1e-12 beside ones of 0.05, or a table of 1e-201 with a target
+    of 1.5e-15: the Hessian's terms are positive sums (r_2 and det H too), so Newton's
+    method meets the plain fit (it gave up here when they were differences)."""
+    joint = [[0.0, 0.0, 0.03271379104547558],
+             [9.251739929081035e-20, 0.0, 7.602260099534784e-12],
+             [0.0, 0.04895689871338218, 2.8815188014262635e-19]]
+    _check(np.array(joint), np.array([0.004834247569579623, 0.8070470389803243,
+                                      0.18811871345009618]),
+           np.array([0.5479361935146341, 0.13459872102312542, 0.3174650854622404]))
+    rng = np.random.default_rng(8)
+    tiny = rng.uniform(0.01, 1, size=(3, 6)) ** 3 * 1e-200
+    q0 = np.array([0.0039, 1.0 - 0.0039 - 1.5e-15, 1.5e-15])
+    found = scaling.fit_scaling(tiny.tolist(), q0.tolist(),
+                                rng.dirichlet(np.ones(6)).tolist(), TOLERANCE)
+    assert found is not None and found[3] <= TOLERANCE
 
 
 def test_zero_targets_drop_their_states_and_one_line_is_direct():

@@ -3,11 +3,12 @@ T = diag(λ_0) J diag(λ_1) has given row sums q_0 and column sums q_1, in Pytho
 (the tables are a few states a side: a numpy call costs more than the arithmetic), for
 :func:`bbn.questions.soft_fit.fit_soft`; :func:`fit_many` does the same for three or
 more findings (a k-way table, numpy). :func:`fit_scaling` answers directly where
-it can: a table whose rows are proportional (W_0 ⊥ W_1 given the evidence) in one
-step, 2 × 2 by the closed form, 2 × m by a scalar Newton's method, larger ones by
-Newton's method on the smaller side, a fit on the boundary (some cells fitted to 0) block
-by block; :func:`newton_scaling` and :func:`infeasible` serve the sweeps that remain
-where it cannot (targets that cannot be met, badly scaled tables).
+it can: 2 × 2 by the closed form, a table whose rows are proportional (W_0 ⊥ W_1 given
+the evidence) in one step, 2 × m by a scalar Newton's method, larger ones by Newton's
+method on the smaller side (:mod:`bbn.questions.scaling_newton`), a fit on the boundary
+(some cells fitted to 0) block by block; :func:`newton_scaling` and :func:`infeasible`
+serve the sweeps that remain where it cannot (targets that cannot be met, badly scaled
+tables).
 
 >>> l0, l1, steps, deviation = fit_scaling([[0.5, 1.0], [0.5, 1.0]], [0.3, 0.7],
 ...                                        [0.5, 0.5])
@@ -22,16 +23,17 @@ import operator
 
 import numpy as np
 
-#: Where the direct methods stop: each |row or column sum − target| at most this times
-#: the tolerance asked (quadratic convergence: most stop far below).
-_MARGIN = 0.1
+from bbn.questions.scaling_newton import (
+    TIGHT,
+    newton_rows,
+    solved,
+    three_lines,
+    two_lines,
+    worst,
+)
 
 #: The most states of the smaller side :func:`fit_scaling` takes on (larger: sweeps).
 _LARGEST = 6
-
-#: Sums of targets this close are equal: a set of rows taking exactly what the columns
-#: they reach give (the fit lies on the boundary), or more (it cannot be met).
-_TIGHT = 1e-12
 
 
 def fit_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
@@ -44,9 +46,13 @@ def fit_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
         one row or column   λ_1 = q_1 / J_0·   (or λ_0 = q_0 / J_·0)
         2 × 2               the closed form (:func:`closed_form`)
         2 × m, n × 2        a scalar Newton's method (:func:`two_rows`)
-        larger              Newton's method on log λ of the smaller side (up to 6 states),
-                            from λ_0 = q_0 / (J 1), λ_1 = q_1 / (Jᵀ λ_0): one step when
-                            W_0 ⊥ W_1
+        larger              Newton's method on log λ of the smaller side (up to 6 states:
+                            :func:`bbn.questions.scaling_newton.three_lines`,
+                            :func:`bbn.questions.scaling_newton.newton_rows`)
+
+    The Newton paths start from λ_0 = q_0 / (J 1), λ_1 = q_1 / (Jᵀ λ_0); where J's first
+    2 × 2 has odds ratio 1, T at the start exact for proportional rows (W_0 ⊥ W_1) is
+    taken at once if it deviates at most 0.1 ``tolerance`` (its own deviation, computed).
 
     A fit on the boundary (cells of J > 0 that every table with these sums has 0, found
     by the flow condition of :func:`infeasible`) is the fit of J with those cells 0,
@@ -62,56 +68,66 @@ def fit_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
     >>> fit_scaling([[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5], [0.9, 0.1]) is None  # no fit
     True
     """
-    if min(q0) > 0 and min(q1) > 0:
+    every_row, every_column = min(q0) > 0, min(q1) > 0
+    if every_row and every_column:
         found = _scaled(rows, q0, q1, tolerance, True)
         return found if found is not None and found[3] <= tolerance else None
-    live = [i for i, q in enumerate(q0) if q > 0]
-    kept = [j for j, q in enumerate(q1) if q > 0]
+    live = range(len(q0)) if every_row else [i for i, q in enumerate(q0) if q > 0]
+    kept = range(len(q1)) if every_column else [j for j, q in enumerate(q1) if q > 0]
     if not live or not kept:
         return None
-    found = _scaled([[rows[i][j] for j in kept] for i in live], [q0[i] for i in live],
-                    [q1[j] for j in kept], tolerance, True)
+    if len(live) == 1 and every_column:  # W_0 known: T's row is q_1
+        found = _one_line(rows[live[0]], q1, q0[live[0]])
+        found = found and ([1.0], found[0], 1, found[1])
+    else:
+        table = ([rows[i] for i in live] if every_column else
+                 [[rows[i][j] for j in kept] for i in live])
+        found = _scaled(table, q0 if every_row else [q0[i] for i in live],
+                        q1 if every_column else [q1[j] for j in kept], tolerance, True)
     if found is None or not found[3] <= tolerance:
         return None
-    l0, l1 = [0.0] * len(q0), [0.0] * len(q1)
-    for i, x in zip(live, found[0]):
-        l0[i] = x
-    for j, x in zip(kept, found[1]):
-        l1[j] = x
+    l0, l1 = found[0], found[1]
+    if not every_row:
+        l0 = [0.0] * len(q0)
+        for i, x in zip(live, found[0]):
+            l0[i] = x
+    if not every_column:
+        l1 = [0.0] * len(q1)
+        for j, x in zip(kept, found[1]):
+            l1[j] = x
     return l0, l1, found[2], found[3]
 
 
 def _scaled(rows, q0, q1, tolerance, split):
     """:func:`fit_scaling` where every target is positive: (λ_0, λ_1, steps, deviation),
-    or None; ``split``: look for cells forced to 0 first."""
+    or None; ``split``: look for cells forced to 0 first.
+
+    >>> _scaled([[1.0, 2.0, 1.0], [2.0, 4.0, 2.0]], [0.5, 0.5], [0.2, 0.3, 0.5], 1e-10,
+    ...         True)[:3]  # proportional rows: one step
+    ([1.0, 0.5], [0.4, 0.3, 1.0], 1)
+    """
     n, m = len(q0), len(q1)
     if n == 2 == m and min(rows[0]) > 0 and min(rows[1]) > 0:
         found = closed_form(rows, q0, q1)
         if found is not None:
             return found[0], found[1], 1, found[2]
-    if n == 1 or m == 1:
-        line = rows[0] if n == 1 else [row[0] for row in rows]
-        if not min(line) > 0:
-            return None
-        q, other = (q1, q0[0]) if n == 1 else (q0, q1[0])
-        weights = list(map(operator.truediv, q, line))
-        cells = list(map(operator.mul, line, weights))
-        deviation = max(_worst(cells, q, 1.0 / sum(cells)), abs(1.0 - other))
-        top = max(weights)
-        weights = [x / top for x in weights]
-        return (([1.0], weights) if n == 1 else (weights, [1.0])) + (1, deviation)
+    if n == 1:
+        found = _one_line(rows[0], q1, q0[0])
+        return found and ([1.0], found[0], 1, found[1])
+    if m == 1:
+        found = _one_line([row[0] for row in rows], q0, q1[0])
+        return found and (found[0], [1.0], 1, found[1])
     if n == 2 or m == 2:  # a scalar Newton's method (its bracket says a boundary)
         if n == 2:
-            found = two_rows(rows[0], rows[1], q0, q1, tolerance)
+            found = two_lines(list(zip(rows[0], rows[1])), q0, q1, tolerance)
         else:
-            row0, row1 = zip(*rows)
-            found = two_rows(row0, row1, q1, q0, tolerance)
+            found = two_lines(rows, q1, q0, tolerance)
             found = found and (found[1], found[0], found[2], found[3])
         if found is not None or not split:
             return found
     if min(n, m) > _LARGEST:
         return None  # sweeping costs less than solving for Newton's steps in Python floats
-    if split and not min(map(min, rows)) > 0:
+    if split and not all(map(all, rows)):  # a cell of J is 0
         forced = _forced(rows, q0, q1)
         if forced is None:
             return None
@@ -120,11 +136,34 @@ def _scaled(rows, q0, q1, tolerance, split):
         if n == 2 or m == 2:
             return None
     if n > m:  # Newton's method on the smaller side
-        found = (_three(rows, q1, q0, tolerance) if m == 3 else
-                 _newton([list(c) for c in zip(*rows)], q1, q0, tolerance))
+        found = (three_lines(rows, q1, q0, tolerance) if m == 3 else
+                 newton_rows([list(c) for c in zip(*rows)], q1, q0, tolerance))
         return found and (found[1], found[0], found[2], found[3])
-    return _three(list(zip(*rows)), q0, q1, tolerance) if n == 3 else _newton(
+    return three_lines(list(zip(*rows)), q0, q1, tolerance) if n == 3 else newton_rows(
         rows, q0, q1, tolerance)
+
+
+def _one_line(line, q, other):
+    """The scaling of a table of one row J_0· (``line``) to column sums ``q`` and row sum
+    ``other``: λ_1 = q / J_0· (T's row is q), scaled to a largest of 1, and the largest
+    |marginal − target| of T; None where a cell is 0.
+
+    >>> _one_line([0.5, 0.25], [0.5, 0.5], 1.0)
+    ([0.5, 1.0], 0.0)
+    """
+    weights, cells, total, top = [], [], 0.0, 0.0
+    for x, p in zip(line, q):
+        if not x > 0:
+            return None
+        v = p / x
+        weights.append(v)
+        x *= v
+        cells.append(x)
+        total += x
+        if v > top:
+            top = v
+    deviation = max(worst(cells, q, 1.0 / total), abs(1.0 - other))
+    return [x / top for x in weights], deviation
 
 
 def closed_form(rows: list[list[float]], q0: list[float], q1: list[float]
@@ -179,250 +218,38 @@ def two_rows(row0: list[float], row1: list[float], q0: list[float], q1: list[flo
              tolerance: float = 1e-10, steps: int = 60
              ) -> tuple[list[float], list[float], int, float] | None:
     """The scaling of a 2 × m table J (rows ``row0``, ``row1``, zeros allowed) to row sums
-    ``q0`` and column sums ``q1`` (positive): with λ_0 = (1, t) and λ_1j = q_1j /
-    (J_0j + t J_1j) the columns are met, and the row-0 sum
-
-        f(t) = Σ_j q_1j J_0j / (J_0j + t J_1j)  =  q_00
-
-    decreases from f(0+) = q_1(J_0· > 0) to f(∞) = q_1(J_1· = 0): one root when q_00 lies
-    strictly between (on either end the fit is on the boundary, beyond it the targets
-    cannot be met: None). Solved by Newton's method on log t from the independent guess
-    t = q_01 Σ J_0· / (q_00 Σ J_1·), a step at most 8, kept inside the bracket of signs
-    (halving where a step leaves it), to |f − q_00| ≤ 0.1 ``tolerance``. Returns (λ_0,
-    λ_1, each with a largest of 1, 1 + the Newton steps, the largest |marginal − target|
-    of T), or None.
+    ``q0`` and column sums ``q1`` (positive): λ_0 = (1, t) and λ_1j = q_1j / (J_0j + t J_1j),
+    t the root of the row-0 sum by :func:`bbn.questions.scaling_newton.two_lines` (the
+    formulas there). Returns (λ_0, λ_1, each with a largest of 1, the evaluations (the
+    start counted), the largest |marginal − target| of T), or None (the fit on the
+    boundary, or none).
 
     >>> l0, l1, steps, deviation = two_rows([0.4, 0.1], [0.1, 0.4], [0.5, 0.5], [0.7, 0.3])
     >>> [round(x, 12) for x in l0], [round(x, 12) for x in l1], deviation < 1e-13
     ([0.5, 1.0], [1.0, 0.285714285714], True)
+    >>> two_rows([0.2, 0.6], [0.1, 0.3], [0.5, 0.5], [0.25, 0.75])[2:]  # proportional
+    (1, 0.0)
     """
-    p, s1 = q0[0] / (q0[0] + q0[1]), sum(q1)
-    if min(row0) > 0 and min(row1) > 0:
-        pairs = list(zip(q1 if -1e-15 < s1 - 1.0 < 1e-15 else [q / s1 for q in q1],
-                         map(operator.truediv, row1, row0)))
-        target = p
-    else:
-        pairs, top, floor = [], 0.0, 0.0
-        for x, y, q in zip(row0, row1, q1):
-            if x > 0:
-                q /= s1
-                top += q
-                if y > 0:
-                    pairs.append((q, y / x))
-                else:
-                    floor += q
-            elif not y > 0:
-                return None  # a column neither row reaches
-        if not floor + _TIGHT < p < top - _TIGHT:
-            return None
-        target = p - floor
-    s = math.log(q0[1] * sum(row0) / (q0[0] * sum(row1)))
-    low, high = -math.inf, math.inf
-    limit = _MARGIN * tolerance
-    done = 0
-    while done < steps:
-        done += 1
-        if not -700.0 < s < 700.0:
-            return None  # beyond floating point: the fit is not for this method
-        t = math.exp(s)
-        f = slope = 0.0
-        for w, rho in pairs:
-            z = 1.0 / (1.0 + t * rho)
-            f += w * z
-            slope += w * z * (1.0 - z)  # −df / d log t
-        g = f - target
-        if -limit <= g <= limit:
-            break
-        if g > 0:
-            low = s
-        else:
-            high = s
-        step = g / slope if slope > 0 else g * math.inf
-        following = s + (step if -8.0 < step < 8.0 else 8.0 if g > 0 else -8.0)
-        if not low < following < high:  # outside the bracket: halved
-            following = (low + high) / 2
-        if following == s:
-            break
-        s = following
-    else:
-        return None
-    l1, cells, r0, r1 = [], [], 0.0, 0.0
-    for x, y, q in zip(row0, row1, q1):
-        v = q / (x + t * y)
-        l1.append(v)
-        x *= v
-        y *= t * v
-        r0 += x
-        r1 += y
-        cells.append(x + y)
-    scale, top = 1.0 / (r0 + r1), max(l1)
-    deviation = max(abs(r0 * scale - q0[0]), abs(r1 * scale - q0[1]),
-                    _worst(cells, q1, scale))
-    return [1.0, t] if t <= 1.0 else [1.0 / t, 1.0], [x / top for x in l1], done, deviation
-
-
-def _newton(rows, q0, q1, tolerance, steps: int = 30):
-    """Newton's method on u = log λ_0 (rows, every target positive) from λ_0 = q_0 / (J 1),
-    with λ_1 = q_1 / c, c = Jᵀ λ_0 (the columns met): the potential
-    Φ(u) = Σ_j q_1j log c_j − Σ_i q_0i u_i is convex, its gradient r − q_0 (r = T 1) and
-    Hessian H_ik = [i = k] r_i − λ_0i λ_0k Σ_j J_ij J_kj q_1j / c_j² (u of the last row
-    kept: the scale is free); a step, at most 8 in u, is halved until the residual or Φ
-    falls (Armijo).
-    (λ_0, λ_1, 1 + steps, deviation), or None (no progress)."""
-    mul, truediv = operator.mul, operator.truediv
-    s1 = sum(q1)
-    p, w = q0, (q1 if s1 == 1.0 else [x / s1 for x in q1])
-    columns = list(zip(*rows))
-    sums = list(map(sum, rows))
-    if not min(sums) > 0:
-        return None
-    n = len(p) - 1
-    last = rows[:n]
-
-    def at(a):
-        c = [sum(map(mul, column, a)) for column in columns]
-        if not min(c) > 0 < min(a):
-            return None
-        b = list(map(truediv, w, c))
-        r = [x * sum(map(mul, row, b)) for x, row in zip(a, rows)]
-        g = list(map(operator.sub, r, p))
-        return a, c, b, r, g, max(map(abs, g))
-
-    def potential(a, c):
-        return sum(map(mul, w, map(math.log, c))) - sum(map(mul, p, map(math.log, a)))
-
-    now = at(list(map(truediv, p, sums)))
-    if now is None:
-        return None
-    limit = _MARGIN * tolerance
-    for done in range(steps + 1):
-        a, c, b, r, g, deviation = now
-        if deviation <= limit:
-            scale = 1.0 / sum(r)
-            deviation = max(_worst(r, q0, scale), _worst(map(mul, b, c), q1, scale))
-            top0, top1 = max(a), max(b)
-            return [x / top0 for x in a], [x / top1 for x in b], done + 1, deviation
-        if done == steps:
-            return None
-        v = list(map(truediv, b, c))  # q_1 / c²
-        y = [[x * z for z in row] for x, row in zip(a, last)]  # λ_0i J_ij: no overflow
-        e = [list(map(mul, row, v)) for row in y]
-        h = [[(r[i] if i == k else 0.0) - sum(map(mul, y[i], e[k])) for k in range(n)]
-             for i in range(n)]
-        d = solved(h, [-x for x in g])
-        if d is None:
-            return None
-        d.append(0.0)
-        longest = max(map(abs, d))
-        size, before = (1.0 if longest <= 8.0 else 8.0 / longest), None
-        while True:
-            then = at([x * math.exp(size * y) for x, y in zip(a, d)])
-            if then is not None:
-                if then[5] < deviation:
-                    break
-                before = potential(a, c) if before is None else before
-                if potential(then[0], then[1]) <= before + 1e-4 * size * sum(map(mul, g, d)):
-                    break
-            size *= 0.5
-            if not size >= 1e-6:  # no progress (or NaN)
-                return None
-        now = then
-    return None
-
-
-def _three(lines, q0, q1, tolerance, steps: int = 30):
-    """:func:`_newton` for three rows, written out, J given by its columns (``lines``,
-    three numbers each): one pass over them gives c = Jᵀ λ_0, λ_1 = q_1 / c, r and the
-    Hessian's 2 × 2 (u_2 kept), solved by Cramer's rule."""
-    s1 = sum(q1)
-    p0, p1, p2 = q0
-    columns = [(x0, x1, x2, w) for (x0, x1, x2), w in
-               zip(lines, q1 if -1e-15 < s1 - 1.0 < 1e-15 else [x / s1 for x in q1])]
-    sums = [0.0, 0.0, 0.0]
-    for x0, x1, x2, _ in columns:
-        sums[0] += x0
-        sums[1] += x1
-        sums[2] += x2
-    if not min(sums) > 0:
-        return None
-    limit = _MARGIN * tolerance
-
-    def at(a0, a1, a2):
-        r0 = r1 = r2 = h00 = h01 = h11 = 0.0
-        for x0, x1, x2, w in columns:  # S_ij / λ_1j = λ_0i J_ij: no overflow
-            x0, x1, x2 = x0 * a0, x1 * a1, x2 * a2
-            c = x0 + x1 + x2
-            if not c > 0:
-                return None
-            b = w / c
-            r0 += x0 * b
-            r1 += x1 * b
-            r2 += x2 * b
-            b /= c
-            h00 += x0 * x0 * b
-            h01 += x0 * x1 * b
-            h11 += x1 * x1 * b
-        g0, g1, g2 = r0 - p0, r1 - p1, r2 - p2
-        return (a0, a1, a2, g0, g1, max(abs(g0), abs(g1), abs(g2)), r0 - h00, -h01, r1 - h11)
-
-    def potential(a0, a1, a2):
-        return sum([w * math.log(x0 * a0 + x1 * a1 + x2 * a2) for x0, x1, x2, w in columns]
-                   ) - p0 * math.log(a0) - p1 * math.log(a1) - p2 * math.log(a2)
-
-    now = at(p0 / sums[0], p1 / sums[1], p2 / sums[2])
-    for done in range(steps + 1):
-        if now is None or done == steps:
-            return None
-        a0, a1, a2, g0, g1, deviation, h00, h01, h11 = now
-        if deviation <= limit:
-            break
-        det = h00 * h11 - h01 * h01
-        if not det > 0:
-            return None
-        d0, d1 = (h01 * g1 - h11 * g0) / det, (h01 * g0 - h00 * g1) / det
-        longest = max(abs(d0), abs(d1))
-        size, before = (1.0 if longest <= 8.0 else 8.0 / longest), None
-        while True:
-            then = at(a0 * math.exp(size * d0), a1 * math.exp(size * d1), a2)
-            if then is not None and 0 < then[0] and 0 < then[1]:
-                if then[5] < deviation:
-                    break
-                before = potential(a0, a1, a2) if before is None else before
-                if potential(*then[:3]) <= before + 1e-4 * size * (g0 * d0 + g1 * d1):
-                    break
-            size *= 0.5
-            if not size >= 1e-6:  # no progress (or NaN)
-                return None
-        now = then
-    l1, cells, r0, r1, r2 = [], [], 0.0, 0.0, 0.0
-    for x0, x1, x2, w in columns:
-        b = w / (x0 * a0 + x1 * a1 + x2 * a2)
-        l1.append(b)
-        x0, x1, x2 = x0 * a0 * b, x1 * a1 * b, x2 * a2 * b
-        r0 += x0
-        r1 += x1
-        r2 += x2
-        cells.append(x0 + x1 + x2)
-    scale = 1.0 / (r0 + r1 + r2)
-    deviation = max(abs(r0 * scale - p0), abs(r1 * scale - p1), abs(r2 * scale - p2),
-                    _worst(cells, q1, scale))
-    top0, top1 = max(a0, a1, a2), max(l1)
-    return [a0 / top0, a1 / top0, a2 / top0], [x / top1 for x in l1], done + 1, deviation
+    return two_lines(list(zip(row0, row1)), q0, q1, tolerance, steps)
 
 
 def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:
     """The cells of J > 0 that every table on J's support with these sums has 0: (i, j)
     with i ∉ I, j ∈ N(I) for a set I of rows taking exactly what the columns they reach
     give (q_0(I) = q_1(N(I)), the flow condition of :func:`infeasible`, over the subsets
-    of the smaller side); None when a set asks for more (no fit)."""
+    of the smaller side); None when a set asks for more (no fit).
+
+    >>> sorted(_forced([[1.0, 0.0], [1.0, 1.0]], [0.5, 0.5], [0.5, 0.5]))  # row 0: col 0
+    [(1, 0)]
+    """
     flipped = len(q0) > len(q1)
     if flipped:
         rows, q0, q1 = [list(c) for c in zip(*rows)], q1, q0
-    n = len(q0)
-    reach = [sum(1 << j for j, x in enumerate(row) if x > 0) for row in rows]
+    n, whole = len(q0), (1 << len(q0)) - 1
+    reach = [sum([1 << j for j, x in enumerate(row) if x > 0]) for row in rows]
     forced: set[tuple[int, int]] = set()
     reached, wanted, given = [0] * (1 << n), [0.0] * (1 << n), {}
-    for subset in range(1, 1 << n):  # each from the subset without its lowest row
+    for subset in range(1, whole):  # each from the subset without its lowest row
         i = (subset & -subset).bit_length() - 1
         rest = subset & (subset - 1)
         reached[subset] = columns = reached[rest] | reach[i]
@@ -430,40 +257,70 @@ def _forced(rows, q0, q1) -> set[tuple[int, int]] | None:
         offered = given.get(columns)
         if offered is None:
             offered = given[columns] = sum([q for j, q in enumerate(q1) if columns >> j & 1])
-        if asked > offered + _TIGHT:
+        if asked > offered + TIGHT:
             return None
-        if asked >= offered - _TIGHT:
-            forced.update((i, j) for i in range(n) if not subset >> i & 1
-                          for j in range(len(q1)) if columns >> j & 1 and rows[i][j] > 0)
+        if asked >= offered - TIGHT:  # the rows outside may not reach these columns
+            for k in range(n):
+                cells = 0 if subset >> k & 1 else reach[k] & columns
+                while cells:
+                    low = cells & -cells
+                    forced.add((k, low.bit_length() - 1))
+                    cells ^= low
+    columns = reached[whole >> 1] | reach[n - 1]  # every row's (they force no cell)
+    if sum(q0) > sum([q for j, q in enumerate(q1) if columns >> j & 1]) + TIGHT:
+        return None
     return {(j, i) for i, j in forced} if flipped else forced
 
 
 def _blocks(rows, q0, q1, forced, tolerance):
     """The fit on the boundary: J with the ``forced`` cells 0 falls into blocks (the
-    connected parts of its support), each fitted to its share of the targets; a block
-    whose rows reach another's columns by a forced cell has its λ_0 scaled down and λ_1
-    up by E^level (E large enough to leave those cells below 10⁻³ tolerance)."""
+    connected parts of its support, grown as bit masks of rows and columns), each fitted
+    to its share s of the targets (q_0 / s, q_1 / s, scaled back so that T sums to s
+    there); a block whose rows reach another's columns by a forced cell has its λ_0
+    scaled down and λ_1 up by E^level (level: the longest path down the forced cells,
+    E = 10 + Σ_forced T_ij / (10⁻⁴ tolerance), leaving those cells below 10⁻⁴ tolerance).
+    Returns :func:`fit_scaling`'s answer, or None (a block's sums differ, a cycle).
+
+    >>> l0, l1, steps, deviation = _blocks([[1.0, 0.0], [1.0, 1.0]], [0.5, 0.5],
+    ...                                    [0.5, 0.5], {(1, 0)}, 1e-10)
+    >>> l0[1] < 1e-10 < l1[1], deviation < 1e-10  # T = [[1/2, 0], [0, 1/2]]
+    (True, True)
+    """
     n, m = len(q0), len(q1)
-    cleared = [[0.0 if (i, j) in forced else x for j, x in enumerate(row)]
-               for i, row in enumerate(rows)]
-    parent = list(range(n + m))
-
-    def root(x):
-        while parent[x] != x:
-            parent[x] = x = parent[parent[x]]
-        return x
-
-    for i, row in enumerate(cleared):
+    cleared = [list(row) for row in rows]
+    for i, j in forced:
+        cleared[i][j] = 0.0
+    reach = []
+    for row in cleared:
+        mask = 0
         for j, x in enumerate(row):
             if x > 0:
-                parent[root(i)] = root(n + j)
-    blocks: dict[int, tuple[list[int], list[int]]] = {}
-    for x in range(n + m):
-        blocks.setdefault(root(x), ([], []))[x >= n].append(x if x < n else x - n)
+                mask |= 1 << j
+        reach.append(mask)
+    row_block, column_block, blocks = [-1] * n, [-1] * m, []
+    for i in range(n):
+        if row_block[i] < 0:
+            members, columns, grown = 1 << i, reach[i], True
+            while grown:
+                grown = False
+                for k, mask in enumerate(reach):
+                    if mask & columns and not members >> k & 1:
+                        members, columns, grown = members | 1 << k, columns | mask, True
+            kept = [j for j in range(m) if columns >> j & 1]
+            if not kept:
+                return None  # a row reaching no column
+            block = [k for k in range(n) if members >> k & 1]
+            for k in block:
+                row_block[k] = len(blocks)
+            for j in kept:
+                column_block[j] = len(blocks)
+            blocks.append((block, kept))
+    if min(column_block) < 0:
+        return None  # a column no row reaches
     a, b, steps = [0.0] * n, [0.0] * m, 0
-    for members, kept in blocks.values():
-        share = sum(q0[i] for i in members)
-        if not kept or not members or abs(share - sum(q1[j] for j in kept)) > _TIGHT:
+    for members, kept in blocks:
+        share = sum([q0[i] for i in members])
+        if abs(share - sum([q1[j] for j in kept])) > TIGHT:
             return None
         table = [[cleared[i][j] for j in kept] for i in members]
         found = _scaled(table, [q0[i] / share for i in members],
@@ -472,54 +329,46 @@ def _blocks(rows, q0, q1, forced, tolerance):
             return None
         la, lb, done, _ = found
         steps += done
-        mass = sum(x * sum(map(operator.mul, row, lb)) for x, row in zip(la, table))
+        mass = sum([x * sum(map(operator.mul, row, lb)) for x, row in zip(la, table)])
         for i, x in zip(members, la):
             a[i] = x * share / mass
         for j, x in zip(kept, lb):
             b[j] = x
-    block = {i: root(i) for i in range(n)} | {n + j: root(n + j) for j in range(m)}
-    after = {(block[i], block[n + j]) for i, j in forced}
-    level = dict.fromkeys(blocks, 0)
+    after = {(row_block[i], column_block[j]) for i, j in forced}
+    level = [0] * len(blocks)
     for _ in range(len(blocks) + 1):  # the longest path down the forced cells
         changed = False
         for above, below in after:
-            if level[above] < level[below] + 1:
+            if level[above] <= level[below]:
                 level[above], changed = level[below] + 1, True
         if not changed:
             break
     else:
         return None  # a cycle: not a boundary this method knows
-    spill = sum(a[i] * rows[i][j] * b[j] for i, j in forced)
+    spill = sum([a[i] * rows[i][j] * b[j] for i, j in forced])
     factor = 10.0 + spill / (1e-4 * tolerance)
-    if max(level.values()) * math.log10(factor) > 200:
+    if max(level) * math.log10(factor) > 200:
         return None
-    for i in range(n):
-        a[i] /= factor ** level[block[i]]
-    for j in range(m):
-        b[j] *= factor ** level[block[n + j]]
+    scales = [factor ** x for x in level]
+    a = [x / scales[k] for x, k in zip(a, row_block)]
+    b = [x * scales[k] for x, k in zip(b, column_block)]
     deviation, top0, top1 = _deviation(rows, a, b, q0, q1), max(a), max(b)
     return [x / top0 for x in a], [x / top1 for x in b], steps, deviation
 
 
-def _worst(values, targets, scale: float) -> float:
-    """max |scale · value − target| (a loop: a few numbers)."""
-    worst = 0.0
-    for x, q in zip(values, targets):
-        x = abs(x * scale - q)
-        if x > worst:
-            worst = x
-    return worst
-
-
 def _deviation(rows, l0, l1, q0, q1) -> float:
-    """max |T's row and column sums (normalised) − q|, T = diag(l0) J diag(l1)."""
+    """max |T's row and column sums (normalised) − q|, T = diag(l0) J diag(l1).
+
+    >>> _deviation([[1.0, 1.0], [1.0, 1.0]], [1.0, 1.0], [1.0, 3.0], [0.5, 0.5], [0.2, 0.8])
+    0.050000000000000044
+    """
     mul = operator.mul
     r = [x * sum(map(mul, row, l1)) for x, row in zip(l0, rows)]
     c = [x * sum(map(mul, column, l0)) for x, column in zip(l1, zip(*rows))]
     total = sum(r)
     if not 0 < total < math.inf:
         return math.inf
-    return max(_worst(r, q0, 1.0 / total), _worst(c, q1, 1.0 / total))
+    return max(worst(r, q0, 1.0 / total), worst(c, q1, 1.0 / total))
 
 
 def newton_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
@@ -601,32 +450,6 @@ def newton_scaling(rows: list[list[float]], q0: list[float], q1: list[float],
     for i, x in zip(live, a):
         l0[i] = x
     return l0, done
-
-
-def solved(h: list[list[float]], g: list[float]) -> list[float] | None:
-    """x with h x = g (the first len(h) of g) by Gaussian elimination with partial
-    pivoting, in Python floats (a few unknowns: faster than numpy's call); None when h
-    is singular.
-
-    >>> solved([[2.0, 1.0], [1.0, 3.0]], [3.0, 5.0])
-    [0.8, 1.4]
-    """
-    n = len(h)
-    m = [row[:] + [x] for row, x in zip(h, g)]
-    for k in range(n):
-        p = max(range(k, n), key=lambda i: abs(m[i][k]))
-        if m[p][k] == 0:
-            return None
-        m[k], m[p] = m[p], m[k]
-        pivot = m[k]
-        for i in range(k + 1, n):
-            f = m[i][k] / pivot[k]
-            if f:
-                m[i] = [x - f * y for x, y in zip(m[i], pivot)]
-    x = [0.0] * n
-    for k in range(n - 1, -1, -1):
-        x[k] = (m[k][n] - sum(m[k][j] * x[j] for j in range(k + 1, n))) / m[k][k]
-    return x
 
 
 def infeasible(rows: list[list[float]], q0: list[float], q1: list[float],
