@@ -152,13 +152,7 @@ def _two_fitted(lines, q0, q1, t, done):
     except ZeroDivisionError:
         return None
     scale = 1.0 / (r0 + r1)
-    deviation, x = abs(r0 * scale - q0[0]), abs(r1 * scale - q0[1])
-    if x > deviation:
-        deviation = x
-    for x, q in zip(cells, q1):
-        x = abs(x * scale - q)
-        if x > deviation:
-            deviation = x
+    deviation = max(worst((r0, r1), q0, scale), worst(cells, q1, scale))
     top = max(l1)
     return ([1.0, t] if t <= 1.0 else [1.0 / t, 1.0], [x / top for x in l1], done,
             deviation)
@@ -411,15 +405,7 @@ def _three_fitted(lines, q0, q1, a0, a1, a2, done):
     except ZeroDivisionError:
         return None
     scale = 1.0 / (r0 + r1 + r2)
-    deviation = 0.0
-    for x, q in zip((r0, r1, r2), q0):
-        x = abs(x * scale - q)
-        if x > deviation:
-            deviation = x
-    for x, q in zip(cells, q1):
-        x = abs(x * scale - q)
-        if x > deviation:
-            deviation = x
+    deviation = max(worst((r0, r1, r2), q0, scale), worst(cells, q1, scale))
     top0, top1 = max(a0, a1, a2), max(l1)
     return [a0 / top0, a1 / top0, a2 / top0], [x / top1 for x in l1], done, deviation
 
