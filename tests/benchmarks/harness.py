@@ -108,9 +108,11 @@ def measure_side_by_side(settings: Settings, runs: dict[str, Callable],
                          per: int = 1) -> dict[str, Timing | NA]:
     """:func:`measure` for several cells at once, taking turns.
 
-    Round after round each cell runs once (the first to go alternates), so a passing
-    disturbance — another process, the allocator returning memory — falls on all of them
-    alike and their ratios stay fair. Each cell stops by :func:`measure`'s rule (its
+    Round after round each cell runs once, each round starting one cell later, so a
+    passing disturbance — another process, the allocator returning memory — falls on all
+    of them alike and their ratios stay fair, and no cell runs twice in a row (warm: with
+    the order reversed every other round, the first and the last cells did, and were
+    measured up to 15 % faster than in the middle). Each cell stops by :func:`measure`'s rule (its
     ``min_reps`` and its own ``budget`` spent, or 5× that budget); ``setups[cell]``, if
     given, makes the argument of each run untimed, as in :func:`measure`.
     """
@@ -122,7 +124,8 @@ def measure_side_by_side(settings: Settings, runs: dict[str, Callable],
     rounds = 0
     while len(result) < len(runs):
         order = [cell for cell in runs if cell not in result]
-        for cell in order if rounds % 2 == 0 else reversed(order):
+        start = rounds % len(order)  # each round starts one cell later: none runs twice
+        for cell in order[start:] + order[:start]:  # in a row (warm) across rounds
             t0 = time.perf_counter()
             outcome = _one_run(settings, runs[cell], setups.get(cell))
             spent[cell] += time.perf_counter() - t0
