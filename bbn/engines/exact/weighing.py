@@ -393,7 +393,8 @@ class Weighing:
         cases = dict(indices)
         if states is None:
             cases.update(plan.cases)
-            shape = tuple(self.network.cardinality[v] for v in varied)
+            cardinality = self.network.cardinality
+            shape = tuple([cardinality[v] for v in varied])
         elif len(varied) == 1:
             cases[varied[0]] = np.asarray(states, dtype=np.intp)
             shape = (len(states),)
@@ -491,7 +492,8 @@ class Weighing:
             table = self._run_given_each(plan, indices, varied, grid, True)
             return table if table.ndim == len(free) else table.reshape(
                 tuple(map(len, states)) + table.shape[1:])
-        table = self.run_weighed(plan, indices, {})[0]
+        check_memory(plan.cost)  # the joint's plan weighs nothing: its own tables alone
+        table = evaluate(plan, indices, self._logs)[0]
         return table if states is None else table[(*np.ix_(*states), Ellipsis)]
 
     def _batch_or_joint(self, key: tuple) -> tuple[bool, Plan]:
