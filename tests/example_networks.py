@@ -77,3 +77,17 @@ def wide_network() -> bbn.Network:
     rng = np.random.default_rng(7)
     net.add_variable("W", states, parents=parents, table=rng.dirichlet(np.ones(4), size=(4,) * 6))
     return net
+
+
+def loop_markov_network(seed: int) -> bbn.MarkovNetwork:
+    """A loop of pairwise factors A–B–C–D–A (B with three states, the others two), the
+    factors' numbers uniform in [0.1, 2) drawn with ``seed``: a Markov network with a
+    cycle for likelihoods and soft findings."""
+    rng = np.random.default_rng(seed)
+    net = bbn.MarkovNetwork("loop")
+    for v in "ABCD":
+        net.add_variable(v, ["0", "1", "2"][:2 + (v == "B")])
+    for scope in (["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"]):
+        net.add_factor(scope, rng.uniform(0.1, 2.0, size=tuple(net.cardinality(v)
+                                                               for v in scope)))
+    return net

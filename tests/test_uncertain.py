@@ -12,6 +12,7 @@ import pytest
 
 import bbn
 from tests.brute_force import BruteForce, joint_array
+from tests.example_networks import loop_markov_network
 from tests.generic_networks import generic_network
 
 SEEDS = range(12)
@@ -106,13 +107,7 @@ def test_hard_and_negative_findings_as_likelihoods():
 
 
 def test_likelihood_on_a_markov_network():
-    rng = np.random.default_rng(5)
-    net = bbn.MarkovNetwork("loop")
-    for v in "ABCD":
-        net.add_variable(v, ["0", "1", "2"][:2 + (v == "B")])
-    for scope in (["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"]):
-        net.add_factor(scope, rng.uniform(0.1, 2.0, size=tuple(net.cardinality(v)
-                                                               for v in scope)))
+    net = loop_markov_network(5)
     lam = {"B": {"0": 0.2, "1": 0.0, "2": 0.9}}
     joint = joint_array(net) * np.array([0.2, 0.0, 0.9])[None, :, None, None] / 0.9
     joint = joint[:, :, :, 1]  # D=1
@@ -430,13 +425,7 @@ def test_impossible_likelihoods_in_a_dataframe():
 def test_soft_findings_on_a_markov_network():
     """Jeffrey's rule on a loop of factors, by brute force on Z's table:
     P'(A) = Σ_b q(b) P(A | b, D=1)."""
-    rng = np.random.default_rng(8)
-    net = bbn.MarkovNetwork("loop")
-    for v in "ABCD":
-        net.add_variable(v, ["0", "1", "2"][:2 + (v == "B")])
-    for scope in (["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"]):
-        net.add_factor(scope, rng.uniform(0.1, 2.0, size=tuple(net.cardinality(v)
-                                                               for v in scope)))
+    net = loop_markov_network(8)
     joint = joint_array(net)[:, :, :, 1]  # D=1
     given_b = joint.sum(axis=2)  # (A, B)
     given_b = given_b / given_b.sum(axis=0, keepdims=True)

@@ -11,6 +11,7 @@ import pytest
 
 import bbn
 from tests.brute_force import joint_array
+from tests.example_networks import loop_markov_network
 from tests.generic_networks import generic_network
 from tests.test_uncertain import (
     _likelihood,
@@ -93,13 +94,7 @@ def test_every_posterior_with_a_likelihood_past_the_memory_limit(memory_limit):
 
 
 def test_every_posterior_with_a_likelihood_on_a_markov_network():
-    rng = np.random.default_rng(7)
-    net = bbn.MarkovNetwork("loop")
-    for v in "ABCD":
-        net.add_variable(v, ["0", "1", "2"][:2 + (v == "B")])
-    for scope in (["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"]):
-        net.add_factor(scope, rng.uniform(0.1, 2.0, size=tuple(net.cardinality(v)
-                                                               for v in scope)))
+    net = loop_markov_network(7)
     for lam in ([0.2, 0.0, 0.9], [1.0, 0.3, 0.0]):
         joint = (joint_array(net) * np.array(lam)[None, :, None, None])[:, :, :, 1]  # D=1
         marginals = net.posteriors({"D": "1", "B": dict(zip("012", lam))})
