@@ -4,6 +4,7 @@ rule the marginal it is given."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -836,3 +837,115 @@ def test_the_cases_of_several_varied_variables_keep_their_odds_ratios(seed):
             np.testing.assert_allclose(table[i, j] / table[i, j].sum(),
                                        brute.posterior([y], {**hard, w1: s1, w2: s2}),
                                        atol=1e-12)
+
+
+def _separated_question(net, rng, independent=False):
+    """(y, w1, w2, h) with y ⟂ w2 | h, w1 in the graph — or, ``independent``, with
+    w1 ⟂ w2 | h and y depending on each given the other — from the variables in a random
+    order; None when the network has none."""
+    from bbn.questions.d_separation import separated
+
+    view = net.compiled()
+    names = [str(v) for v in rng.permutation(list(net.variables))]
+    for y, w1, w2, h in itertools.permutations(names, 4):
+        if not independent and separated(view, [y], [w2], [h, w1]):
+            return y, w1, w2, h
+        if independent and separated(view, [w1], [w2], [h]) and not (
+                separated(view, [y], [w2], [h, w1]) or separated(view, [y], [w1], [h, w2])):
+            return y, w1, w2, h
+    return None
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_soft_findings_the_graph_separates_from_the_query(seed):
+    """Y ⟂ W2 | E, W1 in the graph: P'(Y) = Σ_w T(w) P(Y | w, e) = Σ_w1 q1(w1) P(Y | w1, e)
+    (T's marginal on W1 is q1), so the finding on W2 is dropped when the tables of W and E
+    have no zero (zeros elsewhere leave P(w, e) > 0: the fit exists); W1 ⟂ W2 | E (odd
+    seeds): T = q1 q2, no fit — against the fit of the brute-force joint. With a zero in
+    W2's table the graph is not used, and the answer still holds (or the fit says it is
+    not met)."""
+    from bbn.engines.protocol import Evidence
+    from bbn.questions.uncertain import soft_shape
+
+    rng = np.random.default_rng(seed)
+    independent = seed % 2 == 1
+    for tried in range(seed + 1500, seed + 2500, 100):  # the first network that has one
+        net = generic_network(tried, 6, 9)
+        found = _separated_question(net, rng, independent)
+        if found is not None:
+            break
+    y, w1, w2, h = found
+    others = [v for v in net.variables if v not in (w1, w2, h)]
+    for v in rng.choice(others, size=2, replace=False):  # zeros where they do not matter
+        table = np.array(net.cpt_array(str(v)), dtype=float)
+        flat = table.reshape(-1, table.shape[-1])
+        flat[:, rng.integers(flat.shape[1])] = 0.0
+        net.set_cpt(str(v), (flat / flat.sum(axis=1, keepdims=True)).reshape(table.shape))
+    for zero_in_w2 in (False, True):
+        if zero_in_w2:
+            _with_zeros_in(net, w2, rng)
+        brute = BruteForce(net)
+        state = next(s for s in _states(net, h) if brute.p_evidence({h: s}) > 0)
+        hard = {h: state}
+        joint = brute.unnormalised([w1, w2], hard)
+        targets = [rng.uniform(0.2, 1, n) for n in joint.shape]
+        targets = [q * (m > 0) / (q * (m > 0)).sum()
+                   for q, m in zip(targets, (joint.sum(axis=1), joint.sum(axis=0)))]
+        fitted, expected = _jeffrey_by_brute_force(brute, y, [w1, w2], hard, targets)
+        soft = {w: dict(zip(_states(net, w), q.tolist())) for w, q in zip((w1, w2), targets)}
+        evidence = Evidence({h: _states(net, h).index(state)}, {}, {})
+        shape = soft_shape(net.engine, [y], evidence, [w1, w2])
+        if zero_in_w2:
+            assert shape == ((w1, w2), False)
+        else:
+            assert shape == ((w1, w2), True) if independent else len(shape.bearing) <= 1
+        met = max(np.abs(fitted.sum(axis=1 - i) - q).max() for i, q in enumerate(targets))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore" if zero_in_w2 else "error")
+            answer = net.posterior(y, hard, soft=soft)
+        if met < 1e-9:
+            np.testing.assert_allclose(answer.values, expected, atol=1e-9)
+
+
+def _with_zeros_in(net, variable, rng):
+    """A 0 in one row of ``variable``'s table (the row renormalised)."""
+    table = np.array(net.cpt_array(variable), dtype=float)
+    flat = table.reshape(-1, table.shape[-1])
+    flat[rng.integers(len(flat)), rng.integers(flat.shape[1])] = 0.0
+    net.set_cpt(variable, (flat / flat.sum(axis=1, keepdims=True)).reshape(table.shape))
+
+
+def _jeffrey_by_brute_force(brute, y, ws, hard, targets):
+    """T, the brute-force P(W | e) fitted to ``targets``, and Σ_w T(w) P(y | w, e)."""
+    fitted = _fit_joint(brute.unnormalised(ws, hard), targets)
+    given = brute.unnormalised([*ws, y], hard)
+    total = given.sum(axis=-1, keepdims=True)
+    return fitted, np.tensordot(fitted, np.divide(given, total, out=np.zeros_like(given),
+                                                  where=total > 0), axes=len(ws))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_three_soft_findings_one_separated_from_the_query(seed):
+    """Y ⟂ W3 | E, W1, W2 with Y depending on W1 and W2: the finding on W3 still counts
+    (the marginal of the fit on W1, W2 is not the fit of P(W1, W2 | e) alone), so the
+    answer is the brute-force fit of all three."""
+    from bbn.questions.d_separation import separated
+
+    rng = np.random.default_rng(seed)
+    for tried in range(seed + 2600, seed + 3600, 100):
+        net = generic_network(tried, 7, 9)
+        view = net.compiled()
+        found = next(((y, w1, w2, w3, h) for y, w1, w2, w3, h in itertools.permutations(
+            [str(v) for v in rng.permutation(list(net.variables))], 5)
+            if separated(view, [y], [w3], [h, w1, w2]) and not separated(
+                view, [y], [w1], [h, w2, w3]) and not separated(view, [y], [w2], [h, w1, w3])
+            and not separated(view, [w3], [w1, w2], [h])), None)
+        if found is not None:
+            break
+    y, *ws, h = found
+    brute = BruteForce(net)
+    hard = {h: _states(net, h)[0]}
+    targets = [q / q.sum() for q in (rng.uniform(0.2, 1, net.cardinality(w)) for w in ws)]
+    _, expected = _jeffrey_by_brute_force(brute, y, ws, hard, targets)
+    soft = {w: dict(zip(_states(net, w), q.tolist())) for w, q in zip(ws, targets)}
+    np.testing.assert_allclose(net.posterior(y, hard, soft=soft).values, expected, atol=1e-9)

@@ -54,6 +54,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import replace
 from types import MappingProxyType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -63,6 +64,7 @@ import bbn.questions.soft_cases as soft_cases
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.memory import check_allocation
+from bbn.questions.d_separation import separated
 from bbn.questions.resolution import (
     Asked,
     Uncertain,
@@ -411,9 +413,12 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
     if found.soft:
         names, free = list(found.soft), list(question.free)
         if not weights and set(names).isdisjoint(free):
-            if len(names) == 1:
-                return _jeffrey_each(engine, evidence, found, free, names[0])
-            answered = _jeffrey_cases(engine, evidence, found, free, names)
+            shape = soft_shape(engine, free, evidence, names)
+            if not shape.bearing:  # P'(Q) = P(Q | e)
+                return engine.posterior(question.free, evidence)
+            if len(shape.bearing) == 1:
+                return _jeffrey_each(engine, evidence, found, free, shape.bearing[0])
+            answered = _jeffrey_cases(engine, evidence, found, free, names, shape.independent)
             if answered is not None:
                 return answered
         key = _soft_key(evidence, found)
@@ -436,6 +441,71 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
     except ImpossibleEvidenceError:
         raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
                                                         for v in found.likelihoods}}) from None
+
+
+class SoftShape(NamedTuple):
+    """What the graph says of several soft findings in a question of one shape
+    (:func:`soft_shape`): the findings that bear on the answer, and whether they are
+    independent given the hard findings (the fit then closed: λ_i = q_i / P(w_i | e))."""
+
+    bearing: tuple[str, ...]
+    independent: bool
+
+
+#: Per engine, the :class:`SoftShape` of each question shape asked.
+_SHAPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def soft_shape(engine, free: list[str], evidence, names: list[str]) -> SoftShape:
+    """The soft findings on ``names`` that can move P'(Q) of the targets ``free`` given
+    the hard findings, and whether they are independent given them. Where the tables of
+    W and E have no zero, P(w, e) > 0 for every w (along the ancestors in order, a
+    hidden variable takes a state its row allows, a row summing to 1; a finding's table
+    allows every state under any parents), so the fit exists and meets every target;
+    then
+
+        Q ⟂ D | E, W ∖ D   ⇒   P'(Q) = Σ_w T(w) P(Q | w ∖ d, e) = Σ_w' q(w') P(Q | w', e)
+
+    for W' = W ∖ D of at most one variable (T's marginal on one variable is its target;
+    on two it is not the fit of P(W' | e) alone) — ``bearing`` is W', empty when D is
+    all of W — and
+
+        W_1 ⟂ W_2 ⟂ ... | E   ⇒   P(w | e) = Π_i P(w_i | e),   T = Π_i q_i(w_i)
+
+    (``independent``). Otherwise ``names`` as they are, not independent. The graph is
+    read once per engine and shape (the targets, the observed variables, the soft ones).
+
+    >>> import bbn
+    >>> from bbn.questions.resolution import Evidence
+    >>> engine = bbn.load("models/chair.bn").engine
+    >>> soft_shape(engine, ["W"], Evidence({"A": 0}, {}, {}), ["C", "S"])  # W ⟂ S | A, C
+    SoftShape(bearing=('C',), independent=False)
+    >>> soft_shape(engine, ["A"], Evidence({}, {}, {}), ["W", "S"])  # W ⟂ S
+    SoftShape(bearing=('W', 'S'), independent=True)
+    """
+    key = (tuple(free), tuple(evidence.states), tuple(names))
+    kept = _SHAPES.get(engine)
+    found = kept.get(key) if kept is not None else None
+    if found is not None:
+        return found
+    view = engine.network
+    observed = list(evidence.states)
+    hidden = [v for v in free if v not in evidence.states]
+    found = SoftShape(tuple(names), False)
+    if not (view.constraints or view.gaussian) and all(
+            view.zero_free[v] for v in (*names, *observed)):
+        apart = [w for w in names
+                 if separated(view, hidden, [w], [*observed, *(u for u in names if u != w)])]
+        rest = tuple(w for w in names if w not in apart)
+        if apart and len(rest) <= 1 and separated(view, hidden, apart, [*observed, *rest]):
+            found = SoftShape(rest, False)
+        else:
+            found = SoftShape(tuple(names), all(
+                separated(view, [w], names[i + 1:], observed)
+                for i, w in enumerate(names[:-1])))
+    with _MARGINALS_LOCK:
+        _SHAPES.setdefault(engine, {})[key] = found
+    return found
 
 
 def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str) -> Factor:
@@ -477,7 +547,7 @@ def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str
 
 
 def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
-                   names: list[str]) -> Factor | None:
+                   names: list[str], independent: bool = False) -> Factor | None:
     """Several soft findings by Jeffrey's rule as it is written,
 
         P'(Q) = Σ_w T(w) P(Q | w, e),   T = diag(λ_1) ⊗ ... P(W_soft | e)   (fitted:
@@ -488,9 +558,10 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
     the joint of Q and W, whichever does less work) whose cases are c · Π_i a_i(w_i) ·
     P(Q, w, e): summing Q out gives the joint the fit needs (up to a scale per axis,
     which the fit absorbs), and weighing the cases by λ(w) gives the answer. Asked
-    first or again, it costs one batched hard question and the fit. None when P(W_soft | e)
-    vanishes on the states weighed (the general path then says which evidence is
-    impossible)."""
+    first or again, it costs one batched hard question and the fit; with the W_i
+    ``independent`` given the hard findings (and P(w, e) > 0: :func:`soft_shape`), the
+    fit is λ_i = q_i / Σ_{w ∖ w_i} P(w | e). None when P(W_soft | e) vanishes on the
+    states weighed (the general path then says which evidence is impossible)."""
     hidden = [v for v in free if v not in evidence.states]
     targets = [found.soft[v] for v in names]
     shares = [q.tolist() for q in targets]
@@ -510,19 +581,30 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
         if not max(sums) > 0:
             return None
         width = shape[1]  # (the fit does not need J scaled)
-        l0, l1, fit = fit_rows([sums[i:i + width] for i in range(0, len(sums), width)],
-                               shares[0], shares[1], names)
-        warn_unmet(fit, names)
-        values = (np.array([a * b for a in l0 for b in l1]) @ matrix).tolist()
+        rows = [sums[i:i + width] for i in range(0, len(sums), width)]
+        if independent:  # every sum > 0
+            l0 = [q / x for q, x in zip(shares[0], map(sum, rows))]
+            l1 = [q / x for q, x in zip(shares[1], map(sum, zip(*rows)))]
+        else:
+            l0, l1, fit = fit_rows(rows, shares[0], shares[1], names)
+            warn_unmet(fit, names)
+        values = np.dot([a * b for a in l0 for b in l1], matrix).tolist()
         total = sum(values)
-        values = np.array([x / total for x in values]).reshape(rest)
+        values = np.array([x / total for x in values])
+        if len(rest) != 1:
+            values = values.reshape(rest)
     else:
         matrix = table.reshape(math.prod(shape), -1)
         joint = matrix.sum(axis=1).reshape(shape)
         if not joint.max() > 0:
             return None
-        weights, fit = fit_soft(joint, targets, names)
-        warn_unmet(fit, names)
+        if independent:
+            k = joint.ndim
+            weights = [q / joint.sum(axis=tuple(j for j in range(k) if j != i))
+                       for i, q in enumerate(targets)]
+        else:
+            weights, fit = fit_soft(joint, targets, names)
+            warn_unmet(fit, names)
         weight = weights[0]
         for w in weights[1:]:
             weight = np.multiply.outer(weight, w)
