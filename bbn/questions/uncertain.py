@@ -406,16 +406,15 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
         engine, evidence = model_.engine, {**found.hard, **_extra(view, found, model_)}
     else:
         model_, engine, evidence = model, answering.engine, found.hard
-    question = resolve(model_.compiled(), Asked("P", "variables", targets, evidence))
-    if question.kind != "P":
-        return None
-    weights, evidence = found.likelihoods, question.evidence
+    network = model_.compiled()  # discrete: the question is the discrete engine's ("P")
+    free = resolve_targets(network, targets)
+    weights, evidence = found.likelihoods, resolve_evidence(network, evidence)
     if found.soft:
-        names, free = list(found.soft), list(question.free)
+        names = list(found.soft)
         if not weights and set(names).isdisjoint(free):
             shape = soft_shape(engine, free, evidence, names)
             if not shape.bearing:  # P'(Q) = P(Q | e)
-                return engine.posterior(question.free, evidence)
+                return engine.posterior(free, evidence)
             if len(shape.bearing) == 1:
                 return _jeffrey_each(engine, evidence, found, free, shape.bearing[0])
             answered = _jeffrey_cases(engine, evidence, found, free, names, shape.independent)
@@ -435,9 +434,9 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
             fitted = _fitted(engine, evidence, found, joint=joint, key=key)
             weights = {**weights, **_positive(fitted, joint)}
     if not weights:  # interventions alone: the mutilated network's own question
-        return engine.posterior(question.free, evidence)
+        return engine.posterior(free, evidence)
     try:
-        return engine.weighed_posterior(question.free, evidence, weights)
+        return engine.weighed_posterior(free, evidence, weights)
     except ImpossibleEvidenceError:
         raise ImpossibleEvidenceError({**found.hard, **{v: "(likelihood)"
                                                         for v in found.likelihoods}}) from None

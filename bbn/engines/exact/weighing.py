@@ -497,11 +497,13 @@ class Weighing:
         return table if states is None else table[(*np.ix_(*states), Ellipsis)]
 
     def _batch_or_joint(self, key: tuple) -> tuple[bool, Plan]:
-        """(whether :meth:`joint_of_cases` takes the batch, the plan it takes)."""
+        """(whether :meth:`joint_of_cases` takes the batch, the plan it takes): the batch
+        where it does less work, the joint on a tie (one evaluation, no case axis to
+        lay out: 6 against 10 µs on child's smallest)."""
         _, free, observed, varied, cases = key
         batch = self._given_each_plan(("given each", free, observed, varied, True))
         joint = self.weighed_plan([*varied, *free], list(observed), ())
-        return (True, batch) if _work(batch, cases) <= _work(joint, 1) else (False, joint)
+        return (True, batch) if _work(batch, cases) < _work(joint, 1) else (False, joint)
 
     def reweighed(self, network, changed: Sequence[str]):
         """An engine for ``network``, a view that differs from this engine's only in the
