@@ -575,7 +575,7 @@ def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
             pass
         else:
             total = sum(values)
-            if math.isfinite(total) and min(values) >= 0 and total > 0 and not (
+            if 0 < total < math.inf and min(values) >= 0 and not (
                     distribution and abs(total - 1.0) > 1e-6):
                 return np.array([x / total for x in values] if distribution else values)
     check_variables(network, [variable], role=what)
@@ -630,7 +630,7 @@ def resolve_uncertain(network: CompiledNetwork, asked: Asked) -> Uncertain:
             do.update(asked.do)
     else:
         evidence = asked.evidence if type(asked.evidence) is dict else {}
-        do = dict(asked.do or {})
+        do = asked.do if type(asked.do) is dict else dict(asked.do or {})  # read only
     hard, likelihoods = {}, {}
     for v, s in evidence.items():
         if type(s) is str or not isinstance(s, Mapping):

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 import threading
 import weakref
 from collections.abc import Callable
@@ -404,14 +405,14 @@ def _weighed(model, answering, asked: Asked, found: Uncertain, answer: Callable)
     if found.do or found.stochastic:
         model_ = derived(model, answering, found.do, found.stochastic, {})
         engine, evidence = model_.engine, {**found.hard, **_extra(view, found, model_)}
+        network = model_.view
     else:
-        model_, engine, evidence = model, answering.engine, found.hard
-    network = model_.compiled()  # discrete: the question is the discrete engine's ("P")
-    free = resolve_targets(network, targets)
+        engine, evidence, network = answering.engine, found.hard, view
+    free = resolve_targets(network, targets)  # discrete: the discrete engine's question
     weights, evidence = found.likelihoods, resolve_evidence(network, evidence)
     if found.soft:
         names = list(found.soft)
-        if not weights and set(names).isdisjoint(free):
+        if not weights and found.soft.keys().isdisjoint(free):
             shape = soft_shape(engine, free, evidence, names)
             if not shape.bearing:  # P'(Q) = P(Q | e)
                 return engine.posterior(free, evidence)
@@ -564,35 +565,38 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
     hidden = [v for v in free if v not in evidence.states]
     targets = [found.soft[v] for v in names]
     shares = [q.tolist() for q in targets]
+    live = None
     if min(map(min, shares)) > 0:
         table = engine.joint_of_cases(hidden, evidence, names)
     else:  # only the states the findings weigh (a case P(w, e) = 0 costs a run in logs)
-        live = [np.flatnonzero(q) for q in targets]
+        live = [[i for i, x in enumerate(share) if x > 0] for share in shares]
         table = engine.joint_of_cases(hidden, evidence, names, live)
-        targets = [q[axis] for q, axis in zip(targets, live)]
-        shares = [q.tolist() for q in targets]
+        shares = [[x for x in share if x > 0] for share in shares]
     shape, rest = table.shape[:len(names)], table.shape[len(names):]
     if table.ndim == len(hidden):  # the findings d-separate W from Q: P'(Q) = P(Q | e)
         values = table / table.sum()  # (and P(w, e) > 0 for every w: nothing to fit)
     elif len(shape) == 2:  # a few cases of a few numbers: the fit in Python's arithmetic
-        matrix = table.reshape(shape[0] * shape[1], -1)
-        sums = matrix.sum(axis=1).tolist()
+        cases = table.reshape(shape[0] * shape[1], -1).tolist()  # one call, then floats
+        sums = list(map(sum, cases))
         if not max(sums) > 0:
             return None
-        width = shape[1]  # (the fit does not need J scaled)
-        rows = [sums[i:i + width] for i in range(0, len(sums), width)]
+        width = shape[1]
+        rows = [sums[i:i + width] for i in range(0, len(sums), width)]  # J, up to scale
         if independent:  # every sum > 0
             l0 = [q / x for q, x in zip(shares[0], map(sum, rows))]
             l1 = [q / x for q, x in zip(shares[1], map(sum, zip(*rows)))]
         else:
             l0, l1, fit = fit_rows(rows, shares[0], shares[1], names)
             warn_unmet(fit, names)
-        values = np.dot([a * b for a in l0 for b in l1], matrix).tolist()
+        weights = [a * b for a in l0 for b in l1]  # Σ_w λ_0(w_0) λ_1(w_1) table[w]
+        values = [sum(map(operator.mul, weights, column)) for column in zip(*cases)]
         total = sum(values)
         values = np.array([x / total for x in values])
         if len(rest) != 1:
             values = values.reshape(rest)
     else:
+        if live is not None:
+            targets = [q[axis] for q, axis in zip(targets, live)]
         matrix = table.reshape(math.prod(shape), -1)
         joint = matrix.sum(axis=1).reshape(shape)
         if not joint.max() > 0:

@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import os
 import platform
+import random
 import signal
 import statistics
 import subprocess
@@ -108,24 +109,30 @@ def measure_side_by_side(settings: Settings, runs: dict[str, Callable],
                          per: int = 1) -> dict[str, Timing | NA]:
     """:func:`measure` for several cells at once, taking turns.
 
-    Round after round each cell runs once, each round starting one cell later, so a
-    passing disturbance — another process, the allocator returning memory — falls on all
-    of them alike and their ratios stay fair, and no cell runs twice in a row (warm: with
-    the order reversed every other round, the first and the last cells did, and were
-    measured up to 15 % faster than in the middle). Each cell stops by :func:`measure`'s rule (its
-    ``min_reps`` and its own ``budget`` spent, or 5× that budget); ``setups[cell]``, if
-    given, makes the argument of each run untimed, as in :func:`measure`.
+    Round after round each cell runs once, each round in a new order (shuffled, seeded),
+    so a passing disturbance — another process, the allocator returning memory — falls on
+    all of them alike and their ratios stay fair; no cell runs twice in a row, and none
+    always after the same one (warm: with the order reversed every other round, the
+    first and the last cells ran twice in a row, up to 15 % faster than in the middle;
+    with each round starting one cell later, a cell always followed the same one, and
+    one asking the questions its predecessor had just asked came out 7–10 % faster).
+    Each cell stops by :func:`measure`'s rule (its ``min_reps`` and its own ``budget``
+    spent, or 5× that budget); ``setups[cell]``, if given, makes the argument of each run
+    untimed, as in :func:`measure`.
     """
     setups = setups or {}
     times: dict[str, list[float]] = {cell: [] for cell in runs}
     cpu_times: dict[str, list[float]] = {cell: [] for cell in runs}
     spent = dict.fromkeys(runs, 0.0)
     result: dict[str, Timing | NA] = {}
-    rounds = 0
+    shuffled, last = random.Random(0), None
     while len(result) < len(runs):
         order = [cell for cell in runs if cell not in result]
-        start = rounds % len(order)  # each round starts one cell later: none runs twice
-        for cell in order[start:] + order[:start]:  # in a row (warm) across rounds
+        shuffled.shuffle(order)
+        if order[0] == last:  # not twice in a row across rounds
+            order.append(order.pop(0))
+        for cell in order:
+            last = cell
             t0 = time.perf_counter()
             outcome = _one_run(settings, runs[cell], setups.get(cell))
             spent[cell] += time.perf_counter() - t0
@@ -139,7 +146,6 @@ def measure_side_by_side(settings: Settings, runs: dict[str, Callable],
             if (n >= settings.max_reps or spent[cell] >= 5 * settings.budget
                     or (n >= settings.min_reps and spent[cell] >= settings.budget)):
                 result[cell] = _timing(times[cell], per, cpu_times[cell])
-        rounds += 1
     return {cell: result[cell] for cell in runs}
 
 
