@@ -452,10 +452,6 @@ class SoftShape(NamedTuple):
     independent: bool
 
 
-#: Per engine, the :class:`SoftShape` of each question shape asked.
-_SHAPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def soft_shape(engine, free: list[str], evidence, names: list[str]) -> SoftShape:
     """The soft findings on ``names`` that can move P'(Q) of the targets ``free`` given
     the hard findings, and whether they are independent given them. Where the tables of
@@ -473,7 +469,8 @@ def soft_shape(engine, free: list[str], evidence, names: list[str]) -> SoftShape
         W_1 ⟂ W_2 ⟂ ... | E   ⇒   P(w | e) = Π_i P(w_i | e),   T = Π_i q_i(w_i)
 
     (``independent``). Otherwise ``names`` as they are, not independent. The graph is
-    read once per engine and shape (the targets, the observed variables, the soft ones).
+    read once per engine and shape (the targets, the observed variables, the soft ones:
+    :meth:`~bbn.engines.exact.engine.Engine.kept`).
 
     >>> import bbn
     >>> from bbn.questions.resolution import Evidence
@@ -483,12 +480,12 @@ def soft_shape(engine, free: list[str], evidence, names: list[str]) -> SoftShape
     >>> soft_shape(engine, ["A"], Evidence({}, {}, {}), ["W", "S"])  # W ⟂ S
     SoftShape(bearing=('W', 'S'), independent=True)
     """
-    key = (tuple(free), tuple(evidence.states), tuple(names))
-    kept = _SHAPES.get(engine)
-    found = kept.get(key) if kept is not None else None
-    if found is not None:
-        return found
-    view = engine.network
+    return engine.kept(("soft shape", tuple(free), tuple(evidence.states), tuple(names)),
+                       lambda: _soft_shape(engine.network, free, evidence, names))
+
+
+def _soft_shape(view: CompiledNetwork, free: list[str], evidence,
+                names: list[str]) -> SoftShape:
     observed = list(evidence.states)
     hidden = [v for v in free if v not in evidence.states]
     found = SoftShape(tuple(names), False)
@@ -503,8 +500,6 @@ def soft_shape(engine, free: list[str], evidence, names: list[str]) -> SoftShape
             found = SoftShape(tuple(names), all(
                 separated(view, [w], names[i + 1:], observed)
                 for i, w in enumerate(names[:-1])))
-    with _MARGINALS_LOCK:
-        _SHAPES.setdefault(engine, {})[key] = found
     return found
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -91,7 +91,7 @@ class Engine(CaseBatches, Weighing):
 
     def __init__(self, network: CompiledNetwork) -> None:
         self.network = network
-        self._plans: dict[tuple, Plan] = {}
+        self._plans: dict[tuple, Plan] = {}  # and what callers keep per shape (kept)
         # observed variables → tree, least recently used first
         self._trees: OrderedDict[tuple[str, ...], JunctionTree] = OrderedDict()
         self._junction_order: list[str] | None = None
@@ -123,6 +123,20 @@ class Engine(CaseBatches, Weighing):
                 f"variables, {len(self._plans)} plans, {len(self._trees)} junction trees)")
 
     # ------------------------------------------------------------ what it keeps
+    # ------------------------------------------------------------ what it keeps
+    def kept(self, key: tuple, make: Callable[[], object]) -> object:
+        """What a caller derives once per question shape from this engine's view
+        (``key``, led by the caller's name for it), made once (:class:`Once`) and kept
+        with the plans for the engine's life — the read-only view's revision.
+
+        >>> import bbn
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> engine.kept(("example", 1), lambda: [1, 2]) is engine.kept(("example", 1), list)
+        True
+        """
+        found = self._plans.get(key)
+        return found if found is not None else self._once.get(self._plans, key, make)
+
     @property
     def discrete(self) -> Engine:
         """The engine of the discrete part (itself when there are no Gaussian leaves)."""
