@@ -363,7 +363,9 @@ def test_log_probability_equals_the_chain_rule_down_to_1e_minus_4000(sharp, seed
         terms.append(math.log(p))
         seen[v] = s
     expected = math.fsum(terms)
-    assert expected < -1000 * math.log(10)  # below 1e-1000 (most rows reach 1e-4000)
+    # below 1e-1000 (most rows reach 1e-4000; a likelier one, as seed 2693's 1e-952 on
+    # pathfinder, says nothing of the deep tail)
+    assume(expected < -1000 * math.log(10))
     assert got == pytest.approx(expected, rel=1e-12)
 
 

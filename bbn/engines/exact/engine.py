@@ -125,10 +125,24 @@ class Engine(CaseBatches, Weighing):
     # ------------------------------------------------------------ what it keeps
     # ------------------------------------------------------------ what it keeps
     def kept(self, key: tuple, make: Callable[[], object]) -> object:
-        """What a caller derives once per question shape from this engine's view
-        (``key``, led by the caller's name for it), made once (:class:`Once`) and kept
-        with the plans for the engine's life — the read-only view's revision.
+        """What a caller derives once per question shape from this engine's view, made
+        once (:class:`Once`) and kept with the plans for the engine's life — the
+        read-only view's revision.
 
+        Parameters
+        ----------
+        key : tuple
+            The shape, led by the caller's name for what it keeps.
+        make : callable
+            Makes the value (never None) from the view.
+
+        Returns
+        -------
+        object
+            The value kept for ``key``.
+
+        Examples
+        --------
         >>> import bbn
         >>> engine = bbn.load("models/chair.bn").engine
         >>> engine.kept(("example", 1), lambda: [1, 2]) is engine.kept(("example", 1), list)
