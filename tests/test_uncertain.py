@@ -511,11 +511,27 @@ def test_each_state_of_the_varied_variables_is_a_hard_question(seed):
                                        atol=1e-12)
 
 
+def _force_route(monkeypatch, route: str) -> None:
+    """Engine.joint_of_cases takes the batch over W's states, or the joint of Y and W."""
+    from bbn.engines.exact.weighing import Weighing
+
+    def forced(self, key):
+        _, free, observed, varied, _ = key
+        if route == "batch":
+            return True, self._given_each_plan(("given each", free, observed, varied, True))
+        return False, self.weighed_plan([*varied, *free], list(observed), ())
+
+    monkeypatch.setattr(Weighing, "_batch_or_joint", forced)
+
+
+@pytest.mark.parametrize("route", ["batch", "joint"])
 @pytest.mark.parametrize("seed", range(12))
-def test_jeffrey_rule_as_a_batch_of_hard_questions(seed):
+def test_jeffrey_rule_as_a_batch_of_hard_questions(seed, route, monkeypatch):
     """One soft finding (no likelihoods): P'(Y) = Σ_w q(w) P(Y | w, e), by brute force,
     on networks with zeros, asked first and again, a target observed too; a q giving
-    weight to a state the rest rules out is impossible evidence."""
+    weight to a state the rest rules out is impossible evidence — by the batch over W's
+    states and by the joint of Y and W (each in turn)."""
+    _force_route(monkeypatch, route)
     rng = np.random.default_rng(seed)
     net = _with_zeros(generic_network(seed + 600, 4, 7), rng, 3)
     w, y, h = _pick(net, rng, 3)
@@ -758,15 +774,7 @@ def test_several_soft_findings_in_one_batched_elimination(seed, route, monkeypat
     fitted marginals are the findings; asked first and again; by the batch over W's
     states and by the joint of Y and W (Engine.joint_of_cases takes the one doing less
     work: here each in turn)."""
-    from bbn.engines.exact.weighing import Weighing
-
-    def forced(self, key):
-        _, free, observed, varied, _ = key
-        if route == "batch":
-            return True, self._given_each_plan(("given each", free, observed, varied, True))
-        return False, self.weighed_plan([*varied, *free], list(observed), ())
-
-    monkeypatch.setattr(Weighing, "_batch_or_joint", forced)
+    _force_route(monkeypatch, route)
     rng = np.random.default_rng(seed)
     net = _with_zeros(generic_network(seed + 1200, 6, 9), rng, 2)
     k = 2 if seed % 3 else 3

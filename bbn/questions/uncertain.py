@@ -505,13 +505,14 @@ def _soft_shape(view: CompiledNetwork, free: list[str], evidence,
 
 def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str) -> Factor:
     """Jeffrey's rule as it is written, P'(Q) = Σ_w q(w) P(Q | w, e): one batched
-    elimination over W's states in which W is observed
-    (:meth:`~bbn.engines.exact.weighing.Weighing.given_each`), so it costs about what
-    the hard question does, asked first or again: P(W | e) is not needed."""
+    elimination over W's states in which W is observed, or the joint of Q and W, whichever
+    does less work (:meth:`~bbn.engines.exact.weighing.Weighing.joint_of_cases`), each
+    case P(Q, w, e) up to a constant, made P(Q | w, e) here; so it costs about what the
+    hard question does, asked first or again: P(W | e) is not needed."""
     hidden = [v for v in free if v not in evidence.states]
     shares = found.soft[name].tolist()
     states = None if 0.0 not in shares else [i for i, x in enumerate(shares) if x > 0]
-    table = engine.given_each(hidden, evidence, (name,), states)
+    table = engine.joint_of_cases(hidden, evidence, (name,), states and [states])
     if table.ndim > len(hidden):  # W's state matters: each case weighed by q(w) / its sum
         shape = table.shape[1:]
         rows = table.reshape(len(table), -1).tolist()  # a few floats: Python's arithmetic

@@ -450,7 +450,7 @@ class Weighing:
         evidence : Evidence
             The hard findings, state indices.
         varied : sequence of str
-            Two or more variables, none observed or in ``free``.
+            One or more variables, none observed or in ``free``.
         states : sequence of sequences of int, optional
             Per variable of ``varied``, the states to take (their product is taken);
             every state when left out.
@@ -486,7 +486,8 @@ class Weighing:
         if batch:
             if states is None:
                 return self._run_given_each(plan, indices, varied, None, True)
-            grid = [axis.ravel() for axis in np.meshgrid(*states, indexing="ij")]
+            grid = states[0] if len(varied) == 1 else [  # given_each's forms of states
+                axis.ravel() for axis in np.meshgrid(*states, indexing="ij")]
             table = self._run_given_each(plan, indices, varied, grid, True)
             return table if table.ndim == len(free) else table.reshape(
                 tuple(map(len, states)) + table.shape[1:])
