@@ -957,3 +957,20 @@ def test_three_soft_findings_one_separated_from_the_query(seed):
     _, expected = _jeffrey_by_brute_force(brute, y, ws, hard, targets)
     soft = {w: dict(zip(_states(net, w), q.tolist())) for w, q in zip(ws, targets)}
     np.testing.assert_allclose(net.posterior(y, hard, soft=soft).values, expected, atol=1e-9)
+
+
+@pytest.mark.parametrize("route", ["batch", "joint"])
+def test_soft_findings_apart_from_the_query_given_impossible_evidence(route, monkeypatch):
+    """W1, W2 unconnected to the query: P'(X) = P(X | e), and where P(e) = 0 that is
+    impossible evidence, not a NaN posterior (the batch drops W's axes there)."""
+    _force_route(monkeypatch, route)
+    net = bbn.Network("apart")
+    net.add_variable("E", ["0", "1"], table=[1.0, 0.0])
+    net.add_variable("X", ["0", "1"], parents=["E"], table=[[0.3, 0.7], [0.6, 0.4]])
+    net.add_variable("W1", ["0", "1"], table=[0.5, 0.5])
+    net.add_variable("W2", ["0", "1"], table=[0.2, 0.8])
+    soft = {"W1": {"0": 0.4, "1": 0.6}, "W2": {"0": 0.9, "1": 0.1}}
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        net.posterior("X", {"E": "1"}, soft=soft)
+    np.testing.assert_allclose(net.posterior("X", {"E": "0"}, soft=soft).values, [0.3, 0.7],
+                               atol=1e-15)

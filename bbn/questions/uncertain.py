@@ -570,7 +570,10 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
         shares = [[x for x in share if x > 0] for share in shares]
     shape, rest = table.shape[:len(names)], table.shape[len(names):]
     if table.ndim == len(hidden):  # the findings d-separate W from Q: P'(Q) = P(Q | e)
-        values = table / table.sum()  # (and P(w, e) > 0 for every w: nothing to fit)
+        total = table.sum()  # (and P(w, e) > 0 for every w when P(e) > 0: no fit)
+        if not total > 0:
+            raise ImpossibleEvidenceError(found.hard)
+        values = table / total
     elif len(shape) == 2:  # a few cases of a few numbers: the fit in Python's arithmetic
         cases = table.reshape(shape[0] * shape[1], -1).tolist()  # one call, then floats
         sums = list(map(sum, cases))
