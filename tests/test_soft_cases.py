@@ -345,3 +345,40 @@ def test_three_soft_findings(seed):
     net, target, soft, frame = _setup(seed, 3)
     _check(net, target, soft, frame, atol=1e-9)
     _check_all(net, target, soft, frame, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_batched_max_product_weighs_each_cases_likelihoods(seed):
+    """max_batches.map_of_cases with ``weights``: m*_i = argmax_m Σ_h P(m, h, e_i) λ_i(w)
+    and P(m*_i | e_i, λ_i), against the brute-force joint weighed per case (zeros in the
+    tables and in λ; a case whose λ leaves nothing possible is NaN) — what MAP and MPE of
+    a batch with soft findings run, the fitted λ given per case, no view made."""
+    from bbn.engines.exact.max_batches import map_of_cases
+    from tests.brute_force import BruteForce
+
+    rng = np.random.default_rng(seed)
+    net = _with_zeros(generic_network(seed + 1900, 4, 6), rng)
+    names = [str(v) for v in rng.permutation(list(net.variables))]
+    m, w, h = names[0], names[1], names[2]
+    brute, n = BruteForce(net), 12
+    codes = {h: rng.integers(-1, net.cardinality(h), n)}
+    weights = rng.uniform(0, 1, (n, net.cardinality(w)))
+    weights[rng.random(weights.shape) < 0.25] = 0.0
+    weights[3] = weights[5]  # the same case twice, and a λ of ones
+    codes[h][3] = codes[h][5]
+    weights[7] = 1.0
+    states, p = map_of_cases(net.engine, [m], codes, cases=n, impossible="nan",
+                             weights={w: weights})
+    axes = {v: i for i, v in enumerate(net.variables)}
+    for i in range(n):
+        seen = {} if codes[h][i] < 0 else {h: net.states(h)[codes[h][i]]}
+        joint = brute.restricted(seen)
+        shape = [1] * joint.ndim
+        shape[axes[w]] = -1
+        joint = joint * weights[i].reshape(shape)
+        table = joint.sum(axis=tuple(j for j in range(joint.ndim) if j != axes[m]))
+        if not table.sum() > 0:
+            assert states[i, 0] == -1 and np.isnan(p[i])
+            continue
+        assert table[states[i, 0]] == pytest.approx(table.max(), rel=1e-12)
+        assert p[i] == pytest.approx(table.max() / table.sum(), rel=1e-10)

@@ -513,7 +513,7 @@ def test_each_state_of_the_varied_variables_is_a_hard_question(seed):
 
 def _force_route(monkeypatch, route: str) -> None:
     """Engine.joint_of_cases takes the batch over W's states, or the joint of Y and W."""
-    from bbn.engines.exact.weighing import Weighing
+    from bbn.engines.exact.varied_cases import VariedCases
 
     def forced(self, key):
         _, free, observed, varied, _ = key
@@ -521,7 +521,7 @@ def _force_route(monkeypatch, route: str) -> None:
             return True, self._given_each_plan(("given each", free, observed, varied, True))
         return False, self.weighed_plan([*varied, *free], list(observed), ())
 
-    monkeypatch.setattr(Weighing, "_batch_or_joint", forced)
+    monkeypatch.setattr(VariedCases, "_batch_or_joint", forced)
 
 
 @pytest.mark.parametrize("route", ["batch", "joint"])

@@ -37,28 +37,31 @@ class Assignments(NamedTuple):
 
 
 def map_of_cases(answering, question, model, impossible: str = "raise",
-                 **options) -> Assignments:
-    """The MAP of the question's variables in every case (the ``MAP`` kind's batch)."""
-    return _maximised(answering, question, list(question.free), impossible)
+                 weights: Mapping[str, np.ndarray] | None = None, **options) -> Assignments:
+    """The MAP of the question's variables in every case (the ``MAP`` kind's batch);
+    ``weights``: each case's likelihoods, ``{W: (N, |W|)}`` (soft findings' fitted λ)."""
+    return _maximised(answering, question, list(question.free), impossible, weights)
 
 
 def mpe_of_cases(answering, question, model, impossible: str = "raise",
-                 **options) -> Assignments:
+                 weights: Mapping[str, np.ndarray] | None = None, **options) -> Assignments:
     """The MPE of every case (the ``MPE`` kind's batch): every discrete variable that
-    not every case observes."""
+    not every case observes; ``weights`` as for :func:`map_of_cases`."""
     view, codes = answering.view, question.evidence.codes
     always = {c for c, column in codes.items() if (np.asarray(column) >= 0).all()}
     variables = [v for v in view.variables if v not in always and v not in view.gaussian
                  and v not in view.auxiliary]
-    return _maximised(answering, question, variables, impossible)
+    return _maximised(answering, question, variables, impossible, weights)
 
 
-def _maximised(answering, question, variables: list[str], impossible: str) -> Assignments:
+def _maximised(answering, question, variables: list[str], impossible: str,
+               weights: Mapping[str, np.ndarray] | None = None) -> Assignments:
     cases = question.evidence
     if cases.values:  # max-product takes discrete evidence only
         raise continuous_error(next(iter(cases.values)), "discrete evidence")
     states, probability = max_batches.map_of_cases(
-        answering.engine, variables, cases.codes, cases.row_names, cases.count, impossible)
+        answering.engine, variables, cases.codes, cases.row_names, cases.count, impossible,
+        weights)
     warn_impossible(probability, None)  # names the caller of net.map / net.mpe
     return Assignments(tuple(variables), states, probability)
 

@@ -16,9 +16,12 @@ P(Q | w, e_i) (:func:`_jeffrey_joint`). All posteriors with several findings: T_
 fitted on one batched P(W_soft | e_i), then the cases repeated once per joint state w the
 findings weigh, weighed by T_i (:func:`_jeffrey_all`). Other kinds (MAP, MPE, and all
 posteriors with likelihood columns) fit λ_i on one batched P(W_soft | e_i) and ask the
-kind's own batch with λ_i as each case's likelihoods
-(:func:`bbn.questions.coded_likelihoods.ask_weights`): MAP and MPE with soft findings are
-those of the view with the fitted likelihoods, as for one case.
+kind's own batch with λ_i as each case's likelihoods: MAP and MPE by the batched
+max-product with a virtual child per soft variable whose numbers are each case's λ_i
+(:func:`bbn.engines.exact.max_batches.map_of_cases`, no view made), all posteriors with
+likelihood columns of the view coding them
+(:func:`bbn.questions.coded_likelihoods.ask_weights`) — as for one case, those given the
+fitted likelihoods.
 
 A case whose evidence is impossible, or where a soft finding gives weight to a state the
 case's evidence rules out, is impossible: an ImpossibleEvidenceError naming the row, or
@@ -44,6 +47,7 @@ from collections.abc import Callable
 import numpy as np
 
 import bbn.questions.coded_likelihoods as coded_likelihoods
+import bbn.questions.max_cases as max_cases
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.lazy import reference
 from bbn.questions.resolution import (
@@ -53,6 +57,7 @@ from bbn.questions.resolution import (
     likelihood_cells,
     likelihood_columns,
     outside_level,
+    resolve,
     resolve_targets,
     warn_impossible,
 )
@@ -130,8 +135,14 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     if bad.any():  # the impossible cases asked without findings (NaN below, said once)
         hard = hard.mask(np.broadcast_to(bad[:, None], hard.shape))
         weights = {v: np.where(bad[:, None], 1.0, w) for v, w in weights.items()}
-    result = coded_likelihoods.ask_weights(model_, asked, hard, weights, answer, method,
-                                           impossible="nan", **options)
+    if asked.kind in ("MAP", "MPE"):  # each case's λ in the batched max-product: no view
+        question = resolve(network, asked._replace(evidence=hard, do=None, soft=None))
+        maximised = max_cases.map_of_cases if asked.kind == "MAP" else max_cases.mpe_of_cases
+        result = maximised(answering if model_ is model else model_._answering, question,
+                           model_, impossible="nan", weights=weights)
+    else:
+        result = coded_likelihoods.ask_weights(model_, asked, hard, weights, answer, method,
+                                               impossible="nan", **options)
     if type(result) is dict:  # all posteriors
         for values in result.values():
             values[bad] = np.nan

@@ -506,7 +506,7 @@ def _soft_shape(view: CompiledNetwork, free: list[str], evidence,
 def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str) -> Factor:
     """Jeffrey's rule as it is written, P'(Q) = Σ_w q(w) P(Q | w, e): one batched
     elimination over W's states in which W is observed, or the joint of Q and W, whichever
-    does less work (:meth:`~bbn.engines.exact.weighing.Weighing.joint_of_cases`), each
+    does less work (:meth:`~bbn.engines.exact.varied_cases.VariedCases.joint_of_cases`), each
     case P(Q, w, e) up to a constant, made P(Q | w, e) here; so it costs about what the
     hard question does, asked first or again: P(W | e) is not needed."""
     hidden = [v for v in free if v not in evidence.states]
@@ -549,7 +549,7 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
         P'(Q) = Σ_w T(w) P(Q | w, e),   T = diag(λ_1) ⊗ ... P(W_soft | e)   (fitted:
                                           T's marginals are the soft findings)
 
-    from one elimination (:meth:`~bbn.engines.exact.weighing.Weighing.joint_of_cases`:
+    from one elimination (:meth:`~bbn.engines.exact.varied_cases.VariedCases.joint_of_cases`:
     a batch over the joint states w the findings weigh, W observed in each case, or
     the joint of Q and W, whichever does less work) whose cases are c · Π_i a_i(w_i) ·
     P(Q, w, e): summing Q out gives the joint the fit needs (up to a scale per axis,

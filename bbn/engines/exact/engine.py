@@ -48,6 +48,7 @@ from bbn.engines.exact.elimination import (
     fits,
 )
 from bbn.engines.exact.ordering import evidence_order
+from bbn.engines.exact.varied_cases import VariedCases
 from bbn.engines.exact.weighing import Weighing, posterior_factor
 from bbn.engines.protocol import NO_EVIDENCE, Evidence
 
@@ -68,7 +69,7 @@ _trees = lazy_attributes(__name__, {
 SEARCH_AGAIN_ABOVE = 1_000_000
 
 
-class Engine(CaseBatches, Weighing):
+class Engine(CaseBatches, Weighing, VariedCases):
     """Exact inference on one revision of a network (variable elimination and junction
     trees), with everything it compiles kept for the next question.
 

@@ -32,9 +32,15 @@ from bbn.engines.protocol import impossible_row
 
 def map_of_cases(engine, variables: Sequence[str], codes: Mapping[str, np.ndarray],
                  row_names=None, cases: int | None = None,
-                 impossible: str = "raise") -> tuple[np.ndarray, np.ndarray]:
+                 impossible: str = "raise",
+                 weights: Mapping[str, np.ndarray] | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """argmax_m P(M = m | e_i) and its probability for N cases (MAP; MPE when
-    ``variables`` are every unobserved variable).
+    ``variables`` are every unobserved variable); with ``weights``, each case's own
+    likelihoods λ_i (a virtual child per weighed variable, its numbers per case:
+    :meth:`~bbn.engines.exact.weighing.Weighing.weighed_plan`),
+
+        m*_i = argmax_m Σ_h P(m, h, e_i) Π_W λ_iW(w)     (P(m*_i | e_i, λ_i) beside it).
 
     Parameters
     ----------
@@ -50,6 +56,8 @@ def map_of_cases(engine, variables: Sequence[str], codes: Mapping[str, np.ndarra
         N, when there are no columns.
     impossible : {"raise", "nan"}
         A case whose evidence has probability 0: an error, or states −1 and NaN.
+    weights : dict, optional
+        ``{variable: (N, |W|) likelihoods}``, none of them observed.
 
     Returns
     -------
@@ -80,16 +88,25 @@ def map_of_cases(engine, variables: Sequence[str], codes: Mapping[str, np.ndarra
     probability = np.full(n, np.nan)
     groups = observed_groups(matrix >= 0) if columns else (
         [(np.arange(n), np.zeros(0, dtype=bool))] if n else [])
+    weighed = {v: np.asarray(w, dtype=float) for v, w in (weights or {}).items()}
     for rows, pattern in groups:
         observed = [c for c, seen in zip(columns, pattern) if seen]
-        distinct, inverse = distinct_rows(matrix[np.ix_(rows, pattern)])
+        keys = matrix[np.ix_(rows, pattern)]
+        if weighed:  # distinct cases: their findings and their likelihoods
+            _, same = np.unique(np.concatenate([w[rows] for w in weighed.values()], axis=1),
+                                axis=0, return_inverse=True)
+            keys = np.column_stack([keys, same.ravel()])
+        distinct, inverse = distinct_rows(keys)
         inverse = inverse.ravel()
+        first = np.zeros(len(distinct), dtype=np.intp)  # a row of each distinct case
+        first[inverse[::-1]] = np.arange(len(rows))[::-1]
         evidence = dict(zip(observed, distinct.T))
         m = len(distinct)
         free = [v for v in variables if v not in evidence]
-        best, chosen = _maximised(discrete, free, evidence, m)
+        likelihoods = {v: w[rows[first]] for v, w in weighed.items()}
+        best, chosen = _maximised(discrete, free, evidence, m, likelihoods)
         with np.errstate(invalid="ignore"):  # −inf − −inf: an impossible case, NaN
-            log_p = best - _log_weight(discrete, evidence, m)
+            log_p = best - _log_weight(discrete, evidence, m, likelihoods)
         zero = ~np.isfinite(log_p)
         if zero.any() and impossible == "raise":
             case = int(np.flatnonzero(zero)[0])
@@ -104,14 +121,13 @@ def map_of_cases(engine, variables: Sequence[str], codes: Mapping[str, np.ndarra
 
 
 def _maximised(discrete, free: list[str], evidence: Mapping[str, np.ndarray],
-               m: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """log max_m Σ_h P(m, h, e) per case, and the maximising state of every ``free``
-    variable per case."""
-    plan = discrete.plan([], list(evidence), batched=bool(evidence), maximize=free,
-                         prune=False)
+               m: int, likelihoods: Mapping[str, np.ndarray]
+               ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """log max_m Σ_h P(m, h, e) Π λ(w) per case, and the maximising state of every
+    ``free`` variable per case."""
+    plan, logs, evidence = _logs(discrete, evidence, likelihoods, free)
     check_memory(plan.cost, m)
-    table, choices = run_plan(plan, slice_tables(plan, discrete._logs(plan), evidence),
-                              log=True)
+    table, choices = run_plan(plan, slice_tables(plan, logs, evidence), log=True)
     chosen: dict = {CASE: np.arange(m)}
     for step, best in reversed(choices):
         index = tuple(chosen[v] for v in step.variables)
@@ -119,12 +135,29 @@ def _maximised(discrete, free: list[str], evidence: Mapping[str, np.ndarray],
     return np.broadcast_to(table, (m,)), chosen
 
 
-def _log_weight(discrete, evidence: Mapping[str, np.ndarray], m: int) -> np.ndarray:
-    """log P(e) per case (−inf where it is 0)."""
-    plan = discrete.plan([], list(evidence), batched=bool(evidence), prune=False)
+def _log_weight(discrete, evidence: Mapping[str, np.ndarray], m: int,
+                likelihoods: Mapping[str, np.ndarray]) -> np.ndarray:
+    """log P(e) Π λ per case, log Σ_x P(x, e) Π_W λ(x_W) (−inf where it is 0)."""
+    plan, logs, evidence = _logs(discrete, evidence, likelihoods, ())
     check_memory(plan.cost, m)
-    table, _ = run_plan(plan, slice_tables(plan, discrete._logs(plan), evidence), log=True)
+    table, _ = run_plan(plan, slice_tables(plan, logs, evidence), log=True)
     return np.broadcast_to(table, (m,))
+
+
+def _logs(discrete, evidence: Mapping[str, np.ndarray], likelihoods: Mapping[str, np.ndarray],
+          free: Sequence[str]) -> tuple:
+    """The plan maximising ``free`` (none: summing everything), unpruned, its tables'
+    logs and the evidence to slice them by — with each case's likelihoods as virtual
+    children where there are any."""
+    if not likelihoods:
+        plan = discrete.plan([], list(evidence), batched=bool(evidence), maximize=free,
+                             prune=False)
+        return plan, discrete._logs(plan), evidence
+    plan = discrete.weighed_plan([], list(evidence), tuple(
+        (v, bool((w > 0).all())) for v, w in likelihoods.items()), batched=True,
+        maximize=free, prune=False)
+    logs, read = discrete.weighed_logs(plan, likelihoods)
+    return plan, logs, {**evidence, **read}
 
 
 __all__ = ["map_of_cases"]

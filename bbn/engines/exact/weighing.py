@@ -14,11 +14,12 @@ nothing). A batch of N cases gives each case its own λ (an ``(N, |W|)`` array).
 
     P'(Q) = Σ_w q(w) P(Q | e, W = w)                       (Jeffrey's rule, a soft finding)
 
-needs P(Q | e, w) for every state w: :meth:`Weighing.given_each` gives them in one
-batched elimination whose case axis is W's own, W observed in each case (so the evidence
-d-separates as for the hard question). Every posterior at once is one propagation in the
-junction tree of the view with virtual children (compiled once per shape, its virtual
-children's tables given with each call): :meth:`Weighing.weighed_posteriors`. New
+needs P(Q | e, w) for every state w: :mod:`bbn.engines.exact.varied_cases` gives them in
+one batched elimination whose case axis is W's own, W observed in each case (so the
+evidence d-separates as for the hard question), or in the joint of Q and W. Every
+posterior at once is one propagation in the junction tree of the view with virtual
+children (compiled once per shape, its virtual children's tables given with each call):
+:meth:`Weighing.weighed_posteriors`. New
 numbers for likelihoods asked of a view with virtual children (MAP, MPE, ...) share that
 view's junction trees: :meth:`Weighing.reweighed`.
 
@@ -51,7 +52,6 @@ from bbn.engines.exact.elimination import (
     CASE,
     Plan,
     check_memory,
-    constant_factors,
     evaluate,
     log_smallest,
     plan_floor,
@@ -142,12 +142,13 @@ class Weighing:
     """
 
     def weighed_plan(self, query: Sequence[str], observed: Sequence[str],
-                     weighed: Sequence[tuple[str, bool]], batched: bool = False) -> Plan:
+                     weighed: Sequence[tuple[str, bool]], batched: bool = False,
+                     maximize: Sequence[str] = (), prune: bool = True) -> Plan:
         """The elimination plan of P(query, e, λ) (compiled once per shape): ``observed``
         sliced, each variable of ``weighed`` — (variable, whether its likelihood has no
         zero) pairs — given a virtual child, observed. The virtual children's sources are
         named by :func:`virtual_name`; their ``tables`` are None (the numbers come with
-        each question: :meth:`run_weighed`).
+        each question: :meth:`run_weighed`, :meth:`weighed_logs`).
 
         Parameters
         ----------
@@ -157,6 +158,11 @@ class Weighing:
             The weighed variables, each with whether its likelihood is positive.
         batched : bool, default False
             A leading case axis.
+        maximize : sequence of str, optional
+            Variables max-eliminated after the others are summed out (MAP).
+        prune : bool, default True
+            Drop the tables the evidence d-separates (leave it off to compute P(e, λ)
+            itself).
 
         Returns
         -------
@@ -169,14 +175,15 @@ class Weighing:
         >>> [s.variable for s in plan.sources if s.variable.startswith("λ")]
         ['λ(W)']
         """
-        key = ("weighed", tuple(query), tuple(sorted(observed)), tuple(weighed), batched)
+        key = ("weighed", tuple(query), tuple(sorted(observed)), tuple(weighed), batched,
+               tuple(maximize), prune)
         plan = self._plans.get(key)
         if plan is None:
             plan = self._once.get(self._plans, key, lambda: self._compile_weighed(key))
         return plan
 
     def _compile_weighed(self, key: tuple) -> Plan:
-        _, query, observed, weighed, batched = key
+        _, query, observed, weighed, batched, maximize, prune = key
         parents, cardinality, zero_free = (dict(d) for d in self._plain_structure())
         virtual = {}
         for v, positive in weighed:
@@ -184,7 +191,8 @@ class Weighing:
             parents[name], cardinality[name], zero_free[name] = (v,), 1, positive
             virtual[name] = v
         plan = self._searched_plan((parents, cardinality, query, [*observed, *virtual],
-                                    batched, (), zero_free), observed)
+                                    batched, maximize, zero_free if prune else None),
+                                   observed)
         table = self.network.table
         plan.tables = [None if s.variable in virtual else table(s.variable)
                        for s in plan.sources]
@@ -223,36 +231,64 @@ class Weighing:
         >>> table.round(6).tolist(), scale
         ([0.722, 0.0], 0.0)
         """
-        tables = list(plan.tables)
-        evidence = dict(indices)
-        sources = plan.sources
-        weighed = []  # positions of the virtual children's tables
+        tables, read = _weighed_tables(plan, weights)
+        evidence = {**indices, **read}
         # the smallest positive product: the network's tables' part is the plan's own
         floor = plan.floor if plan.floor is not None else plan_floor(plan)
-        for i, v in plan.weighed:  # a virtual child of W: λ_W, read where it is observed
+        for _, v in plan.weighed:
             w = weights[v]
-            if w.ndim == 2:  # a batch: case k reads column k
-                tables[i], evidence[sources[i].variable] = w.T, np.arange(len(w))
-            else:
-                tables[i], evidence[sources[i].variable] = w[:, None], 0
-            weighed.append(i)
             if w.size <= 64:  # a few numbers: Python's min
                 smallest = min([x for x in w.ravel().tolist() if x > 0], default=1.0)
                 floor += math.log(smallest) if smallest < 1.0 else 0.0
             else:
                 floor += log_smallest(w)
-        def logs(_: Plan) -> list[np.ndarray]:
-            real = copy.copy(plan)  # the network's tables' logs are kept by the engine
-            real.sources = [s for i, s in enumerate(plan.sources) if i not in weighed]
-            real.tables = [t for i, t in enumerate(plan.tables) if i not in weighed]
-            found = iter(self._logs(real))
-            with np.errstate(divide="ignore"):
-                return [np.log(t) if i in weighed else next(found)
-                        for i, t in enumerate(tables)]
-
         check_memory(plan.cost, cases)
-        table, scale, _ = evaluate(plan, evidence, logs, tables, floor)
+        table, scale, _ = evaluate(plan, evidence, lambda _: self._weighed_logs(plan, tables),
+                                   tables, floor)
         return table, scale
+
+    def weighed_logs(self, plan: Plan, weights: Mapping[str, np.ndarray]
+                     ) -> tuple[list[np.ndarray], dict[str, np.ndarray | int]]:
+        """The logs of a :meth:`weighed_plan`'s tables, each virtual child's the logs of
+        its λ (``{W: (|W|,)}``, or ``(N, |W|)`` for N cases), and where each virtual child
+        is read (its evidence: case k reads column k): what a run in logs slices, as the
+        max-product of a batch of cases with likelihoods does
+        (:mod:`bbn.engines.exact.max_batches`).
+
+        Parameters
+        ----------
+        plan : Plan
+            From :meth:`weighed_plan`.
+        weights : dict
+            ``{variable: λ}`` for each weighed variable of the plan.
+
+        Returns
+        -------
+        tuple
+            ``(logs of the tables, the virtual children's evidence)``.
+
+        Examples
+        --------
+        >>> import bbn, numpy as np
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> plan = engine.weighed_plan([], [], [("W", True)], batched=True, prune=False)
+        >>> logs, read = engine.weighed_logs(plan, {"W": np.array([[1.0, 0.5]])})
+        >>> read
+        {'λ(W)': array([0])}
+        """
+        tables, read = _weighed_tables(plan, weights)
+        return self._weighed_logs(plan, tables), read
+
+    def _weighed_logs(self, plan: Plan, tables: list[np.ndarray]) -> list[np.ndarray]:
+        """The logs of ``tables`` (a weighed plan's with its λ in place): the network's
+        tables' logs kept by the engine, the virtual children's taken here."""
+        weighed = {i for i, _ in plan.weighed}
+        real = copy.copy(plan)
+        real.sources = [s for i, s in enumerate(plan.sources) if i not in weighed]
+        real.tables = [t for i, t in enumerate(plan.tables) if i not in weighed]
+        found = iter(self._logs(real))
+        with np.errstate(divide="ignore"):
+            return [np.log(t) if i in weighed else next(found) for i, t in enumerate(tables)]
 
     def weighed_posterior(self, variables: Sequence[str], evidence: Evidence = NO_EVIDENCE,
                           weights: Mapping[str, np.ndarray] | None = None) -> Factor:
@@ -324,190 +360,6 @@ class Weighing:
             (v, 0.0 not in w.tolist()) for v, w in weights.items()))
         return self.run_weighed(plan, indices, weights)[0]
 
-
-    def given_each(self, free: Sequence[str], evidence: Evidence,
-                   varied: Sequence[str], states: Sequence[int] | None = None,
-                   totals: bool = False) -> np.ndarray:
-        """c_w · P(free, w, e) for every joint state w of the variables ``varied`` (none
-        of them observed or in ``free``; a constant c_w > 0 per case), by one batched
-        elimination in which only the tables of ``varied`` carry the case axis
-        (compiled once per shape): W is observed in it, so the evidence d-separates as
-        much as it does for the hard question, and the hard findings slice the other
-        tables once. Each case normalised is P(free | e, w) (Jeffrey's rule is
-        P'(free) = Σ_w q(w) P(free | e, w)); a case sums to 0 iff P(w, e) = 0.
-
-        With ``totals`` the constant is c · Π_i a_i(w_i), one positive factor per
-        variable of W: the tables reading two or more of W's states are kept even where
-        the evidence d-separates them from ``free``, so summing out ``free`` leaves
-        P(W, e) up to a scale per axis — all that fitting several soft findings needs
-        (the fit diag(λ_1) ⊗ ... P(W | e) is the same for every such scale), from the
-        same elimination as P(free | e, w).
-
-        Parameters
-        ----------
-        free : sequence of str
-            The query variables, none observed.
-        evidence : Evidence
-            The hard findings, state indices.
-        varied : sequence of str
-            The variables whose every joint state is a case.
-        states : sequence, optional
-            The cases to take, in this order: with one variable in ``varied``, its
-            state indices; with several, one index array per variable (case k is
-            ``states[i][k]`` for each). A case P(w, e) = 0 costs a run in logs, to tell
-            it from underflow: leave out what is not needed.
-        totals : bool, default False
-            Cases in the ratios of P(w, e) up to a scale per variable (see above).
-
-        Returns
-        -------
-        numpy.ndarray
-            Axes ``varied + free`` (one case axis, ``len(states)`` long, when ``states``
-            is given); or ``free`` alone when the hard findings d-separate ``varied``
-            from ``free`` without ``totals`` (then P(free | e, w) = P(free | e), and
-            P(w, e) > 0 for every w when P(e) > 0).
-
-        Examples
-        --------
-        >>> import bbn, numpy as np
-        >>> engine = bbn.load("models/chair.bn").engine
-        >>> table = engine.given_each(["C"], Evidence({"A": 0}, {}, {}), ["W"])
-        >>> (table / table.sum(axis=1, keepdims=True)).round(6).tolist()
-        [[0.998583, 0.001417], [0.441623, 0.558377]]
-        >>> joint = engine.given_each([], Evidence({"A": 0}, {}, {}), ["W", "B"],
-        ...                           totals=True)
-        >>> expected = engine.posterior(["W", "B"], Evidence({"A": 0}, {}, {})).values
-        >>> def odds(t):  # what no scale per axis changes
-        ...     return t[0, 0] * t[1, 1] / (t[0, 1] * t[1, 0])
-        >>> bool(np.isclose(odds(joint), odds(expected)))
-        True
-        """
-        indices = evidence.states
-        plan = self._given_each_plan(("given each", tuple(free), tuple(sorted(indices)),
-                                      tuple(varied), totals))
-        return self._run_given_each(plan, indices, varied, states, totals)
-
-    def _run_given_each(self, plan: Plan, indices: Mapping[str, int], varied: Sequence[str],
-                        states, totals: bool) -> np.ndarray:
-        """:meth:`given_each` once its plan is found."""
-        cases = dict(indices)
-        if states is None:
-            cases.update(plan.cases)
-            cardinality = self.network.cardinality
-            shape = tuple([cardinality[v] for v in varied])
-        elif len(varied) == 1:
-            cases[varied[0]] = np.asarray(states, dtype=np.intp)
-            shape = (len(states),)
-        else:
-            cases.update(zip(varied, (np.asarray(s, dtype=np.intp) for s in states)))
-            shape = (len(states[0]),)
-        check_memory(plan.cost, math.prod(shape))
-        table, scale, _ = evaluate(plan, cases, self._logs)
-        if plan.result_variables[:1] != (CASE,):
-            return table
-        if totals and type(scale) is np.ndarray:  # some cases run in logs: one constant
-            table = table * np.exp(scale - scale.max()).reshape(
-                (-1,) + (1,) * (table.ndim - 1))
-        return table.reshape(shape + table.shape[1:])
-
-    def _given_each_plan(self, key: tuple) -> Plan:
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._once.get(self._plans, key, lambda: self._compile_given_each(key))
-        return plan
-
-    def _compile_given_each(self, key: tuple) -> Plan:
-        _, query, observed, varied, totals = key
-        parents, cardinality, zero_free = self._plain_structure()
-        plan = self._searched_plan((parents, cardinality, query, [*observed, *varied],
-                                    frozenset(varied), (), zero_free, totals),
-                                   [*observed, *varied])
-        table = self.network.table
-        plan.tables = [table(source.variable) for source in plan.sources]
-        shape = tuple(cardinality[v] for v in varied)
-        plan.cases = (((varied[0], slice(None)),) if len(varied) == 1 else  # no copy
-                      tuple(zip(varied, np.unravel_index(np.arange(math.prod(shape)), shape))))
-        return plan
-
-    def joint_of_cases(self, free: Sequence[str], evidence: Evidence,
-                       varied: Sequence[str],
-                       states: Sequence[Sequence[int]] | None = None) -> np.ndarray:
-        """c · Π_i a_i(w_i) · P(free, w, e) for the joint states w of ``varied`` (a
-        constant c > 0 and a positive scale a_i per variable: what a fit of soft
-        findings and Jeffrey's sum Σ_w T(w) P(free | w, e) need), by the plan doing less
-        work — counted as Σ over its steps of a step's own cost and the entries
-        multiplied, times the cases where a step carries the case axis:
-
-        * the batch of :meth:`given_each` with ``totals`` (W observed in each case, so
-          the evidence cuts the network as for the hard question), or
-        * one elimination with ``varied`` among the query variables (a_i = 1), better
-          where the cases would multiply large tables.
-
-        Parameters
-        ----------
-        free : sequence of str
-            The query variables, none observed.
-        evidence : Evidence
-            The hard findings, state indices.
-        varied : sequence of str
-            One or more variables, none observed or in ``free``.
-        states : sequence of sequences of int, optional
-            Per variable of ``varied``, the states to take (their product is taken);
-            every state when left out.
-
-        Returns
-        -------
-        numpy.ndarray
-            Axes ``varied + free`` (each varied axis as long as its ``states``); or
-            ``free`` alone when the hard findings d-separate ``varied`` from ``free``
-            and from each other (then P(free | e, w) = P(free | e), and P(w, e) > 0 for
-            every w when P(e) > 0).
-
-        Examples
-        --------
-        >>> import bbn, numpy as np
-        >>> engine = bbn.load("models/chair.bn").engine
-        >>> table = engine.joint_of_cases(["C"], Evidence({"A": 0}, {}, {}), ["W", "B"])
-        >>> given = table / table.sum(axis=-1, keepdims=True)  # P(C | A=T, W=w, B=b)
-        >>> hard = engine.posterior(["C"], Evidence({"A": 0, "W": 1, "B": 0}, {}, {}))
-        >>> bool(np.allclose(given[1, 0], hard.values))
-        True
-        """
-        cases = None  # every joint state of ``varied`` (counted when the plan is made)
-        if states is not None:
-            states = [list(s) for s in states]
-            cases = math.prod(map(len, states))
-        indices = evidence.states
-        key = ("joint of cases", tuple(free), tuple(sorted(indices)), tuple(varied), cases)
-        chosen = self._plans.get(key)
-        if chosen is None:
-            chosen = self._once.get(self._plans, key, lambda: self._batch_or_joint(key))
-        batch, plan = chosen
-        if batch:
-            if states is None:
-                return self._run_given_each(plan, indices, varied, None, True)
-            grid = states[0] if len(varied) == 1 else [  # given_each's forms of states
-                axis.ravel() for axis in np.meshgrid(*states, indexing="ij")]
-            table = self._run_given_each(plan, indices, varied, grid, True)
-            return table if table.ndim == len(free) else table.reshape(
-                tuple(map(len, states)) + table.shape[1:])
-        check_memory(plan.cost)  # the joint's plan weighs nothing: its own tables alone
-        table = evaluate(plan, indices, self._logs)[0]
-        for axis, taken in enumerate(states or ()):  # (np.ix_ costs more than a take)
-            if len(taken) < table.shape[axis]:
-                table = table.take(taken, axis=axis)
-        return table
-
-    def _batch_or_joint(self, key: tuple) -> tuple[bool, Plan]:
-        """(whether :meth:`joint_of_cases` takes the batch, the plan it takes): the batch
-        where it does less work, the joint on a tie (one evaluation, no case axis to
-        lay out: 6 against 10 µs on child's smallest)."""
-        _, free, observed, varied, cases = key
-        if cases is None:
-            cases = math.prod([self.network.cardinality[v] for v in varied])
-        batch = self._given_each_plan(("given each", free, observed, varied, True))
-        joint = self.weighed_plan([*varied, *free], list(observed), ())
-        return (True, batch) if _work(batch, cases) < _work(joint, 1) else (False, joint)
 
     def reweighed(self, network, changed: Sequence[str]):
         """An engine for ``network``, a view that differs from this engine's only in the
@@ -708,19 +560,19 @@ class Weighing:
         return result
 
 
-#: What one step of a plan costs beside its arithmetic, in entries multiplied (about
-#: 3 µs against 3 ns an entry, measured on the shared networks).
-STEP_ENTRIES = 1000
-
-
-def _work(plan: Plan, cases: int) -> int:
-    """A plan's time in entries multiplied: Σ over the steps it runs at each question
-    (not those reading no evidence: :func:`~bbn.engines.exact.elimination.fold_constants`)
-    of STEP_ENTRIES + the entries of the product, times ``cases`` where the step carries
-    the case axis."""
-    constant = constant_factors(plan)[len(plan.sources):]
-    return sum(STEP_ENTRIES + step.size * (cases if CASE in step.variables else 1)
-               for step, folded in zip(plan.steps, constant) if not folded)
+def _weighed_tables(plan: Plan, weights: Mapping[str, np.ndarray]
+                    ) -> tuple[list[np.ndarray], dict[str, np.ndarray | int]]:
+    """A weighed plan's tables with each virtual child's λ in place — ``(|W|, 1)``, or
+    ``(|W|, N)`` for N cases — and where each is read (state 0, or case k column k)."""
+    tables, read = list(plan.tables), {}
+    for i, v in plan.weighed:  # a virtual child of W: λ_W, read where it is observed
+        w = weights[v]
+        name = plan.sources[i].variable
+        if w.ndim == 2:  # a batch: case k reads column k
+            tables[i], read[name] = w.T, np.arange(len(w))
+        else:
+            tables[i], read[name] = w[:, None], 0
+    return tables, read
 
 
 def posterior_factor(states: Mapping[str, tuple[str, ...]], variables: list[str],
