@@ -18,7 +18,8 @@ pd = pytest.importorskip("pandas")
 
 def _setup(seed: int, softs: int):
     """A random network with zeros, a target, ``softs`` soft findings and a frame of 20
-    cases over two or three other variables (about a third of the cells missing)."""
+    cases over two or three other variables (about a third of the cells missing; the last
+    six repeat earlier cases, which are answered once)."""
     rng = np.random.default_rng(seed)
     net = _with_zeros(generic_network(seed + 900, 5, 7), rng)
     names = [str(v) for v in rng.permutation(list(net.variables))]
@@ -36,6 +37,7 @@ def _setup(seed: int, softs: int):
         cells[rng.random(20) < 0.35] = None
         columns[v] = cells
     frame = pd.DataFrame(columns, index=[f"r{i}" for i in range(20)])
+    frame.iloc[14:] = frame.iloc[rng.integers(14, size=6)].to_numpy()
     return net, target, soft, frame
 
 
@@ -313,8 +315,8 @@ def test_cases_whose_fit_does_not_converge_are_counted_in_one_warning():
     net.add_variable("Y", ["0", "1"], parents=["U"], table=[[0.3, 0.7], [0.6, 0.4]])
     net.add_variable("Z", ["0", "1"], table=[0.5, 0.5])
     soft = {"U": {"0": 0.5, "1": 0.5}, "V": {"0": 0.5, "1": 0.5}}
-    frame = pd.DataFrame({"Z": ["0", "1", None]})
-    with pytest.warns(ConvergenceWarning, match="in 3 of 3 case") as warned:
+    frame = pd.DataFrame({"Z": ["0", "1", None, "1"]})  # three cases, four rows
+    with pytest.warns(ConvergenceWarning, match="in 4 of 4 case") as warned:
         answer = net.posterior("Y", frame, soft=soft).to_numpy()
     assert len([w for w in warned if w.category is ConvergenceWarning]) == 1
     assert warned[0].filename == __file__

@@ -4,24 +4,23 @@ each case's own findings (its cells) being that case's other evidence,
     P'_i(Q) = Σ_w T_i(w) P(Q | w, e_i),   T_i = q                 (one soft finding)
                                           T_i = IPF of P(W_soft | e_i) to the q's (several)
 
-One soft finding on W (a posterior of Q apart from W, or all posteriors) is Jeffrey's sum
-as written: the cases repeated once per state w with q(w) > 0, W observed at w in each,
-one batched elimination of the N·|W| cases, reshaped to (N, |W|, ...) and weighed by q
-(:func:`_jeffrey_each`). A posterior with several soft findings (or a soft target, or
-likelihood columns) is one batched posterior of the targets with the soft variables,
-P(Q, W_soft | e_i), whose marginals P(W_soft | e_i) are fitted to the findings all at
-once (iterative proportional fitting vectorised over the cases, :func:`fit_cases`) and
-which the fitted likelihoods λ_i then weigh: Σ_w P(Q, w | e_i) Π_j λ_ij(w_j) ∝ Σ_w T_i(w)
-P(Q | w, e_i) (:func:`_jeffrey_joint`). All posteriors with several findings: T_i
-fitted on one batched P(W_soft | e_i), then the cases repeated once per joint state w the
-findings weigh, weighed by T_i (:func:`_jeffrey_all`). Other kinds (MAP, MPE, and all
-posteriors with likelihood columns) fit λ_i on one batched P(W_soft | e_i) and ask the
-kind's own batch with λ_i as each case's likelihoods: MAP and MPE by the batched
-max-product with a virtual child per soft variable whose numbers are each case's λ_i
-(:func:`bbn.engines.exact.max_batches.map_of_cases`, no view made), all posteriors with
-likelihood columns of the view coding them
-(:func:`bbn.questions.coded_likelihoods.ask_weights`) — as for one case, those given the
-fitted likelihoods.
+Rows with the same evidence (cells and likelihood columns) are one case, answered once
+(:func:`distinct_cases`). A posterior of Q apart from W with one soft finding on W is
+Jeffrey's sum as written: the cases repeated once per state w with q(w) > 0, W observed
+at w in each, one batched elimination of the N·|W| cases, reshaped to (N, |W|, ...) and
+weighed by q (:func:`_jeffrey_each`). A posterior with several soft findings (or a soft
+target, or likelihood columns) is one batched posterior of the targets with the soft
+variables, P(Q, W_soft | e_i), whose marginals P(W_soft | e_i) are fitted to the findings
+all at once (iterative proportional fitting vectorised over the cases, :func:`fit_cases`)
+and which the fitted likelihoods λ_i then weigh: Σ_w P(Q, w | e_i) Π_j λ_ij(w_j) ∝ Σ_w
+T_i(w) P(Q | w, e_i) (:func:`_jeffrey_joint`). Other kinds (all posteriors, MAP, MPE)
+fit λ_i on one batched P(W_soft | e_i) and ask the kind's own batch with λ_i as each
+case's likelihoods — as for one case, those given the fitted likelihoods: MAP and MPE by
+the batched max-product with a virtual child per soft variable whose numbers are each
+case's λ_i (:func:`bbn.engines.exact.max_batches.map_of_cases`, no view made), all
+posteriors by the batched propagation of the view coding them
+(:func:`bbn.questions.coded_likelihoods.ask_weights`; P'_i(X) = Σ_w P(X, w | e_i)
+Π_j λ_ij(w_j) / Z_i = Σ_w T_i(w) P(X | w, e_i) for every X at once).
 
 A case whose evidence is impossible, or where a soft finding gives weight to a state the
 case's evidence rules out, is impossible: an ImpossibleEvidenceError naming the row, or
@@ -40,7 +39,6 @@ True
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections.abc import Callable
 
@@ -48,6 +46,7 @@ import numpy as np
 
 import bbn.questions.coded_likelihoods as coded_likelihoods
 import bbn.questions.max_cases as max_cases
+from bbn.core.codes import distinct_rows
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.lazy import reference
 from bbn.questions.resolution import (
@@ -109,29 +108,31 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     codes = evidence_codes(network, hard)
     weights = {str(c): likelihood_cells(network, frame[c], str(c), frame.index)
                for c in columns}
-    n = len(frame)
-    one = len(names) == 1 and not weights
-    if asked.kind == "POSTERIORS" and not weights:
-        result = (_jeffrey_each(engine, None, codes, n, names[0], found.soft[names[0]],
-                                frame.index, impossible) if one else
-                  _jeffrey_all(engine, codes, n, found, frame.index, impossible))
-        warn_impossible(next(iter(result.values())), None)
-        return result
     if asked.kind == "P":
         targets = resolve_targets(network, asked.targets, batched=True)
         overlap = [v for v in targets if v in codes or v in weights]
         if overlap:
             raise QueryError(f"query variable(s) {overlap} are also evidence columns")
+    # each distinct case answered once (a row names the first case with its evidence)
+    first, inverse = distinct_cases(codes, weights, len(frame))
+    codes = {v: c[first] for v, c in codes.items()}
+    weights = {v: w[first] for v, w in weights.items()}
+    rows, n = frame.index[first], len(first)
+    counts = np.bincount(inverse, minlength=n)  # the rows of each distinct case
+    one = len(names) == 1 and not weights
+    if asked.kind == "P":
         if one and names[0] not in targets:
             result = _jeffrey_each(engine, targets, codes, n, names[0],
-                                   found.soft[names[0]], frame.index, impossible)
+                                   found.soft[names[0]], rows, impossible)
         else:
-            result = _jeffrey_joint(engine, targets, codes, weights, n, found, frame.index,
-                                    impossible)
+            result = _jeffrey_joint(engine, targets, codes, weights, n, found, rows,
+                                    impossible, counts)
+        result = result[inverse]
         warn_impossible(result, None)
         return result
-    fitted, bad = _fitted(engine, codes, weights, n, found, frame.index, impossible)
+    fitted, bad = _fitted(engine, codes, weights, n, found, rows, impossible, counts=counts)
     weights = {**weights, **fitted}
+    hard = hard.iloc[first]
     if bad.any():  # the impossible cases asked without findings (NaN below, said once)
         hard = hard.mask(np.broadcast_to(bad[:, None], hard.shape))
         weights = {v: np.where(bad[:, None], 1.0, w) for v, w in weights.items()}
@@ -146,80 +147,72 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     if type(result) is dict:  # all posteriors
         for values in result.values():
             values[bad] = np.nan
+        result = {v: values[inverse] for v, values in result.items()}
         shown = next(iter(result.values()))
     else:  # MAP, MPE
         result.states[bad] = -1
         result.probability[bad] = np.nan
+        result = result._replace(states=result.states[inverse],
+                                 probability=result.probability[inverse])
         shown = result.probability
     warn_impossible(shown, None)
     return result
 
 
-def _jeffrey_each(engine, targets: list[str] | None, codes: dict, n: int, name: str,
-                  q: np.ndarray, row_names, impossible: str):
-    """P'_i(Q) = Σ_w q(w) P(Q | w, e_i) (:func:`_expanded`); a case with P(w, e_i) = 0
-    for a w with q(w) > 0 impossible."""
+def distinct_cases(codes: dict[str, np.ndarray], weights: dict[str, np.ndarray],
+                   n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct cases among N (the same findings and likelihood columns), in the order
+    they first appear: the first row of each and, for every row, its distinct case (so the
+    first impossible distinct case is the first impossible row).
+
+    >>> first, inverse = distinct_cases({"A": np.array([1, 0, 1, -1])}, {}, 4)
+    >>> first.tolist(), inverse.tolist()
+    ([0, 1, 3], [0, 1, 0, 2])
+    """
+    if weights:
+        matrix = np.column_stack([*codes.values(), *weights.values()])
+        _, inverse = np.unique(matrix, axis=0, return_inverse=True)
+    elif codes:
+        _, inverse = distinct_rows(np.column_stack(list(codes.values())))
+    else:
+        inverse = np.zeros(n, dtype=np.intp)
+    inverse = inverse.ravel()
+    first = np.empty(int(inverse.max(initial=-1)) + 1, dtype=np.intp)
+    first[inverse[::-1]] = np.arange(n - 1, -1, -1)  # the last write is the first row
+    order = np.argsort(first)  # in the order the cases first appear
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse]
+
+
+def _jeffrey_each(engine, targets: list[str], codes: dict, n: int, name: str,
+                  q: np.ndarray, row_names, impossible: str) -> np.ndarray:
+    """P'_i(Q) = Σ_w q(w) P(Q | w, e_i): the N cases repeated once per state w with
+    q(w) > 0, W observed at it, one batched elimination of the targets; a case with
+    P(w, e_i) = 0 for such a w impossible."""
     live = np.flatnonzero(q)
-    result, nan = _expanded(engine, targets, codes, n, [name], live[:, None],
-                            np.broadcast_to(q[live], (n, len(live))))
+    m = len(live)
+    expanded = {v: np.repeat(c, m) for v, c in codes.items()}
+    expanded[name] = np.tile(live, n)
+    values = engine.posterior_of_cases(targets, expanded, None, n * m, "nan")
+    values = values.reshape((n, m) + values.shape[1:])
+    nan = np.isnan(values.reshape(n, m, -1)[:, :, 0])
+    if nan.any():
+        values = np.where(nan[(...,) + (None,) * (values.ndim - 2)], 0.0, values)
+    result = np.einsum("m,nm...->n...", q[live], values)
     bad = nan.any(axis=1)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         if impossible == "raise":
             raise _impossible(engine.network, codes, row, row_names, [name],
-                              every=bool(nan[row].all()) and len(live) == len(q))
-        for values in result.values() if targets is None else (result,):
-            values[bad] = np.nan
+                              every=bool(nan[row].all()) and m == len(q))
+        result[bad] = np.nan
     return result
-
-
-def _jeffrey_all(engine, codes: dict, n: int, found: Uncertain, row_names,
-                 impossible: str) -> dict[str, np.ndarray]:
-    """Every P'_i(X) = Σ_w T_i(w) P(X | w, e_i) with several soft findings: T_i fitted on
-    one batched P(W_soft | e_i) (:func:`_fitted`), then the cases repeated once per joint
-    state w the findings weigh (:func:`_expanded`)."""
-    names = list(found.soft)
-    joint = _cases(engine, names, codes, {}, n, row_names)
-    fitted, bad = _fitted(engine, codes, {}, n, found, row_names, impossible, joint)
-    fit = _weighed(np.where(bad.reshape((n,) + (1,) * len(names)), 0.0, joint),
-                   list(fitted.values()))
-    states = np.array(list(itertools.product(*(np.flatnonzero(found.soft[v])
-                                               for v in names))), dtype=np.intp)
-    weights = fit[(slice(None), *states.T)]
-    total = weights.sum(axis=1, keepdims=True)
-    weights = weights / np.where(total > 0, total, 1.0)
-    result, _ = _expanded(engine, None, codes, n, names, states, weights)
-    for values in result.values():
-        values[bad] = np.nan
-    return result
-
-
-def _expanded(engine, targets: list[str] | None, codes: dict, n: int, names: list[str],
-              states: np.ndarray, weights: np.ndarray):
-    """Σ_m weights[i, m] P(Q | W = states[m], e_i): the N cases repeated once per row m of
-    ``states`` (M joint states of ``names``), W observed at it, one batched elimination
-    of ``targets`` (an (N, ...) array), or with None of every variable (``{X: (N, |X|)}``);
-    and which of the N·M cases are impossible ((N, M), weighing nothing)."""
-    m = len(states)
-    expanded = {v: np.repeat(c, m) for v, c in codes.items()}
-    for j, name in enumerate(names):
-        expanded[name] = np.tile(states[:, j], n)
-    if targets is None:
-        cases = engine.marginals_of_cases(expanded, None, n * m, "nan")
-    else:
-        cases = {None: engine.posterior_of_cases(targets, expanded, None, n * m, "nan")}
-    nan = np.isnan(next(iter(cases.values())).reshape(n, m, -1)[:, :, 0])
-    result = {}
-    for v, values in cases.items():
-        values = values.reshape((n, m) + values.shape[1:])
-        if nan.any():
-            values = np.where(nan[(...,) + (None,) * (values.ndim - 2)], 0.0, values)
-        result[v] = np.einsum("nm,nm...->n...", weights, values)
-    return result if targets is None else result[None], nan
 
 
 def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: int,
-                   found: Uncertain, row_names, impossible: str) -> np.ndarray:
+                   found: Uncertain, row_names, impossible: str,
+                   counts: np.ndarray | None = None) -> np.ndarray:
     """P'_i(Q) ∝ Σ_w P(Q, w | e_i, λ_cols) Π_j λ_ij(w_j): one batched posterior of the
     targets with the soft variables, whose marginal P(W_soft | e_i, λ_cols) the λ_i are
     fitted on (:func:`_fitted`)."""
@@ -228,7 +221,7 @@ def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: in
     full = _cases(engine, [*rest, *names], codes, weights, n, row_names)
     k = len(rest)
     fitted, bad = _fitted(engine, codes, weights, n, found, row_names, impossible,
-                          full.sum(axis=tuple(range(1, k + 1))))
+                          full.sum(axis=tuple(range(1, k + 1))), counts)
     weighed = _weighed(np.where(bad.reshape((n,) + (1,) * (full.ndim - 1)), 0.0, full),
                        list(fitted.values()), k)
     weighed = weighed.sum(axis=tuple(1 + k + j for j, v in enumerate(names)
@@ -250,11 +243,12 @@ def _cases(engine, variables: list[str], codes: dict, weights: dict, n: int,
 
 
 def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_names,
-            impossible: str, joint: np.ndarray | None = None) -> tuple[
-                dict[str, np.ndarray], np.ndarray]:
+            impossible: str, joint: np.ndarray | None = None,
+            counts: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The likelihoods λ_i of the soft findings per case, ``{W: (N, |W|)}`` (ones for an
     impossible case), fitted on the cases' joints P(W_soft | e_i, λ_cols) (``joint``, or
-    from one batched posterior); and which cases are impossible."""
+    from one batched posterior); and which cases are impossible. ``counts``: the rows
+    each case stands for (the warning counts rows)."""
     names = list(found.soft)
     network = engine.network
     if joint is None:
@@ -270,11 +264,12 @@ def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_na
                               row_names, names, every=bool(impossible_rows[row]))
         for w in lambdas:
             w[bad] = 1.0
-    late = int((deviation[~bad] > REPORTED).sum())
+    counts = np.ones(n, dtype=np.intp) if counts is None else counts
+    late = int(counts[~bad & (deviation > REPORTED)].sum())
     if late:
         warnings.warn(f"Jeffrey's rule: the soft findings on {names} were not met to within "
-                      f"{REPORTED:g} after {SWEEPS} sweeps in {late} of {n} case(s) (largest "
-                      f"deviation {deviation[~bad].max():.3g}): they may contradict those "
+                      f"{REPORTED:g} after {SWEEPS} sweeps in {late} of {counts.sum()} case(s) "
+                      f"(largest deviation {deviation[~bad].max():.3g}): they may contradict those "
                       "cases' evidence", reference(
                           "bbn.engines.approximate.lbp:ConvergenceWarning"),
                       stacklevel=outside_level())
@@ -288,6 +283,12 @@ def fit_cases(joint: np.ndarray, targets: list[np.ndarray]) -> tuple[list[np.nda
     case), and each case's largest deviation left (inf where a target gives weight to a
     state J_i rules out among the states the other targets weigh, or where the targets
     rule out every state of J_i). λ is 0 where the target is 0 or J_i's marginal is.
+
+    A sweep sets each λ_j in turn to q_j / m_j, m_j(w) = Σ_{w' : w'_j = w} J_i(w')
+    Π_{l ≠ j} λ_l(w'_l); after it the last marginal is met and Σ T_i = 1, so the next
+    sweep's m_1 also gives the deviation left (with three or more findings the middle
+    marginals are computed for it as well). Cases leave the sweeps once within
+    :data:`FINE`, or within :data:`REPORTED` when rounding stops their progress.
 
     >>> lambdas, deviation = fit_cases(np.array([[[0.4, 0.1], [0.1, 0.4]]]),
     ...                                [np.array([0.5, 0.5]), np.array([0.7, 0.3])])
@@ -308,35 +309,62 @@ def fit_cases(joint: np.ndarray, targets: list[np.ndarray]) -> tuple[list[np.nda
         infeasible |= ((q > 0) & ~(margin > 0)).any(axis=1)
     deviation = np.full(n, np.inf)
     active = np.flatnonzero(~infeasible)  # the cases still fitted
+    cases, part = joint[active], [w[active] for w in lambdas]
     with np.errstate(divide="ignore", invalid="ignore"):
-        for _ in range(SWEEPS):
-            if not len(active):
-                break
-            part = [w[active] for w in lambdas]
-            cases = joint[active]
-            for j, q in enumerate(targets):
-                weighed = _weighed(cases, part)
-                margin = weighed.sum(axis=axes[j]) if k > 1 else weighed
-                step = part[j] * np.where(margin > 0, q / margin, 0.0)
-                top = step.max(axis=1, keepdims=True)
-                part[j] = np.where(top > 0, step / np.where(top > 0, top, 1.0), 0.0)
-            weighed = _weighed(cases, part)
-            mass = weighed.reshape(len(active), -1).sum(axis=1)
+        for sweep in range(SWEEPS + 1):
+            first = _rest(cases, part, 0)
+            margin = part[0] * first
+            mass = margin.sum(axis=1)
             ok = mass > 0
-            gap = np.zeros(len(active))
-            for j, q in enumerate(targets):
-                margin = weighed.sum(axis=axes[j]) if k > 1 else weighed
-                gap = np.maximum(gap, np.abs(margin / np.where(ok, mass, 1.0)[:, None]
-                                             - q).max(axis=1))
+            scale = np.where(ok, mass, 1.0)[:, None]
+            gap = np.abs(margin / scale - targets[0]).max(axis=1)
+            for j in range(1, k if sweep == 0 else k - 1):  # the last one is met
+                margin = part[j] * _rest(cases, part, j)
+                gap = np.maximum(gap, np.abs(margin / scale - targets[j]).max(axis=1))
             gap[~ok] = np.inf  # the targets rule out every state the case allows
-            for j in range(k):
-                lambdas[j][active] = part[j]
             # a case is done at FINE, or within REPORTED when rounding stops its progress
             done = (gap <= FINE) | ~ok | ((gap <= REPORTED) & (gap > deviation[active] / 2))
             deviation[active] = gap
-            active = active[~done]
+            if sweep == SWEEPS:
+                done[:] = True
+            if done.any():
+                for j in range(k):
+                    lambdas[j][active[done]] = part[j][done]
+                keep = ~done
+                active, cases, first = active[keep], cases[keep], first[keep]
+                part = [w[keep] for w in part]
+            if not len(active):
+                break
+            part[0] = np.where(first > 0, targets[0] / first, 0.0)
+            for j in range(1, k):
+                rest = _rest(cases, part, j)
+                part[j] = np.where(rest > 0, targets[j] / rest, 0.0)
+    for w in lambdas:  # each case's largest λ 1 (only ratios matter)
+        top = w.max(axis=1, keepdims=True)
+        np.divide(w, top, out=w, where=top > 0)
     deviation[infeasible] = np.inf
     return lambdas, deviation
+
+
+def _rest(joint: np.ndarray, lambdas: list[np.ndarray], j: int) -> np.ndarray:
+    """m_j(w) = Σ_{w' : w'_j = w} J_i(w') Π_{l ≠ j} λ_l(w'_l) for every case i, (N, |W_j|).
+
+    >>> _rest(np.array([[[0.4, 0.1], [0.1, 0.4]]]), [np.ones((1, 2)), np.array([[1.0, 0.0]])],
+    ...       0).tolist()
+    [[0.4, 0.1]]
+    """
+    k = len(lambdas)
+    if k == 1:
+        return joint
+    if k == 2:  # one batched matrix product
+        if j == 0:
+            return np.matmul(joint, lambdas[1][:, :, None])[:, :, 0]
+        return np.matmul(lambdas[0][:, None, :], joint)[:, 0, :]
+    operands = [joint, list(range(k + 1))]
+    for a, w in enumerate(lambdas):
+        if a != j:
+            operands += [w, [0, a + 1]]
+    return np.einsum(*operands, [0, j + 1], optimize=True)
 
 
 def _weighed(joint: np.ndarray, lambdas: list[np.ndarray], offset: int = 0) -> np.ndarray:
@@ -373,4 +401,4 @@ def _impossible(network, codes: dict, row: int, row_names, names: list[str],
         f"a state its evidence ({said}) rules out (probability 0 there)"))
 
 
-__all__ = ["ask_soft_cases", "fit_cases"]
+__all__ = ["ask_soft_cases", "distinct_cases", "fit_cases"]
