@@ -78,9 +78,14 @@ def _check(net, target, soft, frame, do=None, atol=1e-12):
     return batch, impossible
 
 
+@pytest.mark.parametrize("as_cases", [True, False])
 @pytest.mark.parametrize("seed", range(8))
-def test_one_soft_finding_on_each_case_is_the_single_case_question(seed):
+def test_one_soft_finding_on_each_case_is_the_single_case_question(seed, as_cases,
+                                                                   monkeypatch):
+    """Both routes of one soft finding (the states of W as more cases, or the joint of Q
+    and W per case), whichever does less work here, against each case asked alone."""
     net, target, soft, frame = _setup(seed, 1)
+    monkeypatch.setattr(bbn.Engine, "states_as_cases", lambda *args: as_cases)
     _check(net, target, soft, frame)
     # the soft variable among the targets: P'(Q, W) = q(w) P(Q | w, e_i)
     _check(net, [target, *soft], soft, frame)
@@ -166,11 +171,14 @@ def _copy_network():
     return net
 
 
+@pytest.mark.parametrize("as_cases", [True, False])
 @pytest.mark.parametrize("soft", [{"B": {"0": 0.4, "1": 0.6}},
                                   {"B": {"0": 0.4, "1": 0.6}, "C": {"0": 0.5, "1": 0.5}}])
-def test_impossible_cases(soft):
+def test_impossible_cases(soft, as_cases, monkeypatch):
     """A case whose evidence contradicts the soft finding (A=0 makes B=1 impossible)
-    raises naming the row, or is NaN with a warning; the others are the single case's."""
+    raises naming the row, or is NaN with a warning; the others are the single case's
+    (one soft finding by either route)."""
+    monkeypatch.setattr(bbn.Engine, "states_as_cases", lambda *args: as_cases)
     net = _copy_network()
     frame = pd.DataFrame({"A": [None, "0", "1"]}, index=["fine", "second", "third"])
     with pytest.raises(bbn.ImpossibleEvidenceError, match="row 'second'.*soft finding"):

@@ -578,6 +578,27 @@ def test_jeffrey_rule_where_the_evidence_underflows():
     assert answer.values[0] == pytest.approx(3.2504e-61, rel=1e-4)  # kept, not lost as 0
 
 
+@pytest.mark.parametrize("as_cases", [True, False])
+def test_jeffrey_rule_where_the_soft_state_underflows_given_the_evidence(as_cases,
+                                                                          monkeypatch):
+    """P(W=1 | A=a0) = 2e-340 is below the smallest double, not 0: the soft finding on
+    W=1 is not impossible. Asked as the hard question W=1 (in logs where it underflows):
+    P'(Q) = ½ (0.9, 0.1) + ½ (0.2, 0.8) by hand, alone and on a DataFrame by either
+    route of one soft finding."""
+    pd = pytest.importorskip("pandas")
+    net = bbn.Network("tiny")
+    net.add_variable("W", ["0", "1"], table=[1 - 1e-170, 1e-170])
+    net.add_variable("A", ["a0", "a1"], parents=["W"], table=[[0.5, 0.5], [1e-170, 1]])
+    net.add_variable("Q", ["q0", "q1"], parents=["W"], table=[[0.9, 0.1], [0.2, 0.8]])
+    soft = {"W": {"0": 0.5, "1": 0.5}}
+    expected = [0.55, 0.45]
+    np.testing.assert_allclose(net.posterior("Q", {"A": "a0"}, soft=soft).values, expected,
+                               rtol=1e-12)
+    monkeypatch.setattr(bbn.Engine, "states_as_cases", lambda *args: as_cases)
+    cases = net.posterior("Q", pd.DataFrame({"A": ["a0", "a1", None]}), soft=soft)
+    np.testing.assert_allclose(cases.to_numpy(), [expected] * 3, rtol=1e-12)
+
+
 def test_jeffrey_rule_when_the_findings_separate_the_soft_variable():
     """A → B → C, B observed: a soft finding on A says nothing of C (P'(C) = P(C | B));
     the batch of hard questions is then the hard question itself."""

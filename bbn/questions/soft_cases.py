@@ -8,19 +8,21 @@ Rows with the same evidence (cells and likelihood columns) are one case, answere
 (:func:`distinct_cases`). A posterior of Q apart from W with one soft finding on W is
 Jeffrey's sum as written: the cases repeated once per state w with q(w) > 0, W observed
 at w in each, one batched elimination of the N·|W| cases, reshaped to (N, |W|, ...) and
-weighed by q (:func:`_jeffrey_each`). A posterior with several soft findings (or a soft
-target, or likelihood columns) is one batched posterior of the targets with the soft
-variables, P(Q, W_soft | e_i), whose marginals P(W_soft | e_i) are fitted to the findings
-all at once (iterative proportional fitting vectorised over the cases, :func:`fit_cases`)
-and which the fitted likelihoods λ_i then weigh: Σ_w P(Q, w | e_i) Π_j λ_ij(w_j) ∝ Σ_w
-T_i(w) P(Q | w, e_i) (:func:`_jeffrey_joint`). Other kinds (all posteriors, MAP, MPE)
-fit λ_i on one batched P(W_soft | e_i) and ask the kind's own batch with λ_i as each
-case's likelihoods — as for one case, those given the fitted likelihoods: MAP and MPE by
-the batched max-product with a virtual child per soft variable whose numbers are each
-case's λ_i (:func:`bbn.engines.exact.max_batches.map_of_cases`, no view made), all
-posteriors by the batched propagation of the view coding them
-(:func:`bbn.questions.coded_likelihoods.ask_weights`; P'_i(X) = Σ_w P(X, w | e_i)
-Π_j λ_ij(w_j) / Z_i = Σ_w T_i(w) P(X | w, e_i) for every X at once).
+weighed by q — or, where that does less work, one batched posterior of Q and W per case,
+P(Q | w, e_i) = P(w, Q | e_i) / P(w | e_i) (:func:`_jeffrey_each`). A posterior with
+several soft findings (or a soft target, or likelihood columns) is one batched posterior
+of the targets with the soft variables, P(Q, W_soft | e_i), whose marginals P(W_soft |
+e_i) are fitted to the findings all at once (iterative proportional fitting vectorised
+over the cases, :func:`fit_cases`) and which the fitted likelihoods λ_i then weigh: Σ_w
+P(Q, w | e_i) Π_j λ_ij(w_j) ∝ Σ_w T_i(w) P(Q | w, e_i) (:func:`_jeffrey_joint`). Other
+kinds (all posteriors, MAP, MPE) fit λ_i on one batched P(W_soft | e_i) and ask the
+kind's own batch with λ_i as each case's likelihoods — as for one case, those given the
+fitted likelihoods: MAP and MPE by the batched max-product with a virtual child per soft
+variable whose numbers are each case's λ_i
+(:func:`bbn.engines.exact.max_batches.map_of_cases`, no view made), all posteriors by
+the batched propagation of the view coding them
+(:func:`bbn.questions.coded_likelihoods.ask_weights`; P'_i(X) = Σ_w P(X, w | e_i) Π_j
+λ_ij(w_j) / Z_i = Σ_w T_i(w) P(X | w, e_i) for every X at once).
 
 A case whose evidence is impossible, or where a soft finding gives weight to a state the
 case's evidence rules out, is impossible: an ImpossibleEvidenceError naming the row, or
@@ -187,10 +189,37 @@ def distinct_cases(codes: dict[str, np.ndarray], weights: dict[str, np.ndarray],
 
 def _jeffrey_each(engine, targets: list[str], codes: dict, n: int, name: str,
                   q: np.ndarray, row_names, impossible: str) -> np.ndarray:
-    """P'_i(Q) = Σ_w q(w) P(Q | w, e_i): the N cases repeated once per state w with
-    q(w) > 0, W observed at it, one batched elimination of the targets; a case with
-    P(w, e_i) = 0 for such a w impossible."""
+    """P'_i(Q) = Σ_w q(w) P(Q | w, e_i) by the route doing less work
+    (:meth:`~bbn.engines.exact.varied_cases.VariedCases.states_as_cases`): the cases
+    repeated once per state w with q(w) > 0 (:func:`_each_as_cases`), or the joint of Q
+    and W per case (:func:`_each_from_joint`); a case with P(w, e_i) = 0 for such a w
+    impossible."""
     live = np.flatnonzero(q)
+    if engine.states_as_cases(targets, list(codes), [name], n):
+        result, nan = _each_as_cases(engine, targets, codes, n, name, live)
+    else:
+        result, nan = _each_from_joint(engine, targets, codes, n, name, live)
+        again = ~nan.all(axis=1) & nan.any(axis=1)  # P(w | e_i) = 0: impossible or too small
+        if again.any():
+            some = {v: c[again] for v, c in codes.items()}
+            result[again], nan[again] = _each_as_cases(engine, targets, some,
+                                                       int(again.sum()), name, live)
+    result = np.einsum("m,nm...->n...", q[live], result)
+    bad = nan.any(axis=1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        if impossible == "raise":
+            raise _impossible(engine.network, codes, row, row_names, [name],
+                              every=bool(nan[row].all()) and len(live) == len(q))
+        result[bad] = np.nan
+    return result
+
+
+def _each_as_cases(engine, targets: list[str], codes: dict, n: int, name: str,
+                   live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(Q | w, e_i) for the states ``live`` of W, (N, M, ...): the N cases repeated once
+    per state, W observed at it, one batched elimination; and which are impossible
+    ((N, M), 0 in the first)."""
     m = len(live)
     expanded = {v: np.repeat(c, m) for v, c in codes.items()}
     expanded[name] = np.tile(live, n)
@@ -199,15 +228,20 @@ def _jeffrey_each(engine, targets: list[str], codes: dict, n: int, name: str,
     nan = np.isnan(values.reshape(n, m, -1)[:, :, 0])
     if nan.any():
         values = np.where(nan[(...,) + (None,) * (values.ndim - 2)], 0.0, values)
-    result = np.einsum("m,nm...->n...", q[live], values)
-    bad = nan.any(axis=1)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        if impossible == "raise":
-            raise _impossible(engine.network, codes, row, row_names, [name],
-                              every=bool(nan[row].all()) and m == len(q))
-        result[bad] = np.nan
-    return result
+    return values, nan
+
+
+def _each_from_joint(engine, targets: list[str], codes: dict, n: int, name: str,
+                     live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(Q | w, e_i) = P(w, Q | e_i) / P(w | e_i) for the states ``live`` of W, (N, M, ...),
+    from one batched posterior of W and Q; and where P(w | e_i) is 0 ((N, M), 0 in the
+    first)."""
+    joint = engine.posterior_of_cases([name, *targets], codes, None, n, "nan").take(live, 1)
+    margin = np.nan_to_num(joint.reshape(n, len(live), -1).sum(axis=2), nan=0.0)
+    nan = ~(margin > 0)
+    shape = (n, len(live)) + (1,) * (joint.ndim - 2)
+    values = np.where(nan.reshape(shape), 0.0, joint / np.where(nan, 1.0, margin).reshape(shape))
+    return values, nan
 
 
 def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: int,

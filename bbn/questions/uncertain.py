@@ -517,18 +517,20 @@ def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str
         shape = table.shape[1:]
         rows = table.reshape(len(table), -1).tolist()  # a few floats: Python's arithmetic
         values = [0.0] * len(rows[0])
-        for q, row in zip(shares if states is None else [shares[i] for i in states], rows):
-            total = sum(row)
-            if total > 0:
-                if q > 0:
-                    c = q / total
-                    values = [v + c * x for v, x in zip(values, row)]
-            elif q > 0:
-                if states is None and not any(map(any, rows)):
-                    raise ImpossibleEvidenceError(found.hard)
-                raise ImpossibleEvidenceError({}, (
-                    f"impossible evidence: the soft finding on {name} gives weight to a "
-                    "state the other evidence rules out (probability 0 there)"))
+        for w, row in zip(range(len(shares)) if states is None else states, rows):
+            q, total = shares[w], sum(row)
+            if not total > 0 and q > 0:  # P(w, e) = 0, or too small for the joint
+                row = _given_state(engine, evidence, hidden, name, w)
+                if row is None:
+                    if states is None and not any(map(any, rows)):
+                        raise ImpossibleEvidenceError(found.hard)
+                    raise ImpossibleEvidenceError({}, (
+                        f"impossible evidence: the soft finding on {name} gives weight to "
+                        "a state the other evidence rules out (probability 0 there)"))
+                total = 1.0
+            if total > 0 and q > 0:
+                c = q / total
+                values = [v + c * x for v, x in zip(values, row)]
         total = sum(values)  # Σ_w q(w) = 1 but for rounding
         table = np.array([v / total for v in values]).reshape(shape)
     else:  # the findings d-separate W from Q: P'(Q) = P(Q | e)
@@ -540,6 +542,16 @@ def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str
     if len(hidden) < len(free):  # an observed target: one-hot at its state
         return weighing.posterior_factor(states, free, hidden, evidence, table)
     return Factor.unchecked(tuple(free), {v: states[v] for v in free}, table)
+
+
+def _given_state(engine, evidence, hidden: list[str], name: str, w: int) -> list | None:
+    """P(hidden | W = w, e) as a flat list, asked as the hard question (which eliminates
+    in logs where products underflow), or None where P(w, e) = 0."""
+    given = evidence._replace(states={**evidence.states, name: w})
+    try:
+        return engine.posterior(hidden, given).values.ravel().tolist()
+    except ImpossibleEvidenceError:
+        return None
 
 
 def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],

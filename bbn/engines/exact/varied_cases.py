@@ -223,6 +223,42 @@ class VariedCases:
         joint = self.weighed_plan([*varied, *free], list(observed), ())
         return (True, batch) if _work(batch, cases) < _work(joint, 1) else (False, joint)
 
+    def states_as_cases(self, free: Sequence[str], observed: Sequence[str],
+                        varied: Sequence[str], cases: int) -> bool:
+        """Whether a batch of ``cases`` cases observing ``observed`` costs less with the
+        joint states of ``varied`` as more cases (W observed in each: N · |W| cases of
+        the plan of ``free``) than with ``varied`` among the query variables (N cases of
+        the plan of ``varied + free``), counted as :meth:`joint_of_cases` counts.
+
+        Parameters
+        ----------
+        free : sequence of str
+            The query variables.
+        observed : sequence of str
+            The variables the cases observe.
+        varied : sequence of str
+            The variables whose states would become cases.
+        cases : int
+            N, the cases of the batch.
+
+        Returns
+        -------
+        bool
+            True where the states as cases do less work.
+
+        Examples
+        --------
+        >>> import bbn
+        >>> engine = bbn.load("models/chair.bn").engine
+        >>> engine.states_as_cases(["C"], ["A"], ["W"], 1000) in (True, False)
+        True
+        """
+        discrete = self.discrete
+        states = math.prod(self.network.cardinality[v] for v in varied)
+        batch = discrete.plan(list(free), [*observed, *varied], batched=True)
+        joint = discrete.plan([*varied, *free], list(observed), batched=True)
+        return _work(batch, cases * states) < _work(joint, cases)
+
 
 #: What one step of a plan costs beside its arithmetic, in entries multiplied (about
 #: 3 µs against 3 ns an entry, measured on the shared networks).
