@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import operator
 import threading
 import weakref
 from collections.abc import Callable
@@ -587,22 +586,18 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
             raise ImpossibleEvidenceError(found.hard)
         values = table / total
     elif len(shape) == 2:  # a few cases of a few numbers: the fit in Python's arithmetic
-        cases = table.reshape(shape[0] * shape[1], -1).tolist()  # one call, then floats
-        sums = list(map(sum, cases))
-        if not max(sums) > 0:
+        matrix = table.reshape(shape[0] * shape[1], -1)
+        rows = matrix.sum(axis=1).reshape(shape).tolist()  # J up to scale, as floats
+        if not max(map(max, rows)) > 0:
             return None
-        width = shape[1]
-        rows = [sums[i:i + width] for i in range(0, len(sums), width)]  # J, up to scale
         if independent:  # every sum > 0
             l0 = [q / x for q, x in zip(shares[0], map(sum, rows))]
             l1 = [q / x for q, x in zip(shares[1], map(sum, zip(*rows)))]
         else:
             l0, l1, fit = fit_rows(rows, shares[0], shares[1], names)
             warn_unmet(fit, names)
-        weights = [a * b for a in l0 for b in l1]  # Σ_w λ_0(w_0) λ_1(w_1) table[w]
-        values = [sum(map(operator.mul, weights, column)) for column in zip(*cases)]
-        total = sum(values)
-        values = np.array([x / total for x in values])
+        values = np.dot([a * b for a in l0 for b in l1], matrix)  # Σ_w λ_0 λ_1 table[w]
+        values /= values.sum()
         if len(rest) != 1:
             values = values.reshape(rest)
     else:
