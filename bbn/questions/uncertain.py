@@ -507,7 +507,9 @@ def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str
     elimination over W's states in which W is observed, or the joint of Q and W, whichever
     does less work (:meth:`~bbn.engines.exact.varied_cases.VariedCases.joint_of_cases`), each
     case P(Q, w, e) up to a constant, made P(Q | w, e) here; so it costs about what the
-    hard question does, asked first or again: P(W | e) is not needed."""
+    hard question does, asked first or again: P(W | e) is not needed. A case of sum 0
+    that q weighs is asked again as the hard question W = w (:func:`_given_state`), which
+    tells P(w, e) = 0 (impossible evidence) from a product below the smallest double."""
     hidden = [v for v in free if v not in evidence.states]
     shares = found.soft[name].tolist()
     states = None if 0.0 not in shares else [i for i, x in enumerate(shares) if x > 0]
