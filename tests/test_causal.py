@@ -304,6 +304,23 @@ def test_counterfactuals_of_random_structural_models_against_enumeration(seed):
     np.testing.assert_allclose(query.values, expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_counterfactuals_that_set_a_root_and_an_endogenous_variable(seed):
+    """do on two variables at once, one of them exogenous (its twin set, the factual
+    world keeping its own state), against the roots enumerated."""
+    net, roots, functions = random_scm(seed + 100)
+    rng = np.random.default_rng(seed + 2000)
+    endogenous = list(functions)
+    x = str(rng.choice(endogenous[:-1]))
+    do = {roots[0]: net.states(roots[0])[-1], x: str(rng.choice(net.states(x)))}
+    target = endogenous[-1]
+    world = bbn.sample(net, 1, seed=seed).iloc[0]
+    evidence = {v: str(world[v]) for v in (roots[0], target)}
+    expected = brute_counterfactual(net, roots, functions, target, do, evidence)
+    answer = net.counterfactual(target, do=do, evidence=evidence)
+    np.testing.assert_allclose(answer.values, expected, rtol=0, atol=1e-12)
+
+
 def test_counterfactuals_refuse_other_networks():
     with pytest.raises(bbn.QueryError, match="structural causal model.*'W'"):
         bbn.load("models/chair.bn").query("P(A_{B=T} | A=F)")
