@@ -312,10 +312,12 @@ def test_counterfactuals_that_set_a_root_and_an_endogenous_variable(seed):
     rng = np.random.default_rng(seed + 2000)
     endogenous = list(functions)
     x = str(rng.choice(endogenous[:-1]))
-    do = {roots[0]: net.states(roots[0])[-1], x: str(rng.choice(net.states(x)))}
     target = endogenous[-1]
     world = bbn.sample(net, 1, seed=seed).iloc[0]
-    evidence = {v: str(world[v]) for v in (roots[0], target)}
+    root = next((r for r in roots if r in functions[target][0]), roots[0])
+    other = [s for s in net.states(root) if s != world[root]]  # not the factual state
+    do = {root: str(rng.choice(other)), x: str(rng.choice(net.states(x)))}
+    evidence = {v: str(world[v]) for v in (root, target)}
     expected = brute_counterfactual(net, roots, functions, target, do, evidence)
     answer = net.counterfactual(target, do=do, evidence=evidence)
     np.testing.assert_allclose(answer.values, expected, rtol=0, atol=1e-12)
