@@ -599,6 +599,30 @@ def test_jeffrey_rule_where_the_soft_state_underflows_given_the_evidence(as_case
     np.testing.assert_allclose(cases.to_numpy(), [expected] * 3, rtol=1e-12)
 
 
+def test_several_soft_findings_on_a_state_below_the_smallest_double():
+    """P(W=1 | A=a0) = 2e-340 > 0: the fit of two soft findings cannot represent it, and
+    says so (NoAnswerError), not that the evidence is impossible; where the other
+    finding's zero does rule W=1 out (W=1 only with V=1, V=1 weighed 0), or the table
+    has a true 0, it stays ImpossibleEvidenceError."""
+    def network(tiny: float) -> bbn.Network:
+        net = bbn.Network("tiny")
+        net.add_variable("W", ["0", "1"], table=[1 - 1e-170, 1e-170])
+        net.add_variable("A", ["a0", "a1"], parents=["W"], table=[[0.5, 0.5], [tiny, 1 - tiny]])
+        net.add_variable("V", ["0", "1"], parents=["W"], table=[[0.7, 0.3], [0, 1]])
+        return net
+
+    soft = {"W": {"0": 0.5, "1": 0.5}, "V": {"0": 0.5, "1": 0.5}}
+    with pytest.raises(bbn.NoAnswerError, match="below the smallest double"):
+        network(1e-170).posterior("V", {"A": "a0"}, soft=soft)
+    with pytest.raises(bbn.NoAnswerError, match="below the smallest double"):
+        network(1e-170).posteriors({"A": "a0"}, soft=soft)
+    ruled_out = {"W": {"0": 0.5, "1": 0.5}, "V": {"0": 1.0}}
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        network(1e-170).posterior("A", {}, soft=ruled_out)
+    with pytest.raises(bbn.ImpossibleEvidenceError):
+        network(0.0).posterior("V", {"A": "a0"}, soft=soft)
+
+
 def test_jeffrey_rule_when_the_findings_separate_the_soft_variable():
     """A → B → C, B observed: a soft finding on A says nothing of C (P'(C) = P(C | B));
     the batch of hard questions is then the hard question itself."""

@@ -78,9 +78,7 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
         w = [qi / mi if mi > 0 else -qi for qi, mi in zip(targets[0].tolist(),
                                                            joint.tolist())]
         if min(w) < 0:  # -q(w) marks q(w) > 0 where P(w | e) = 0 (Python floats, not numpy)
-            raise ImpossibleEvidenceError({}, (
-                f"impossible evidence: the soft finding on {names[0] if names else 'it'} "
-                "gives weight to a state the other evidence rules out (probability 0 there)"))
+            raise _ruled_out(names, 0)
         top = max(w)
         return [np.array([x / top for x in w])], _EXACT
     if k == 2 and joint.size <= 1024:
@@ -126,10 +124,15 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
 
 
 def _ruled_out(names: Sequence[str], i: int) -> ImpossibleEvidenceError:
-    name = names[i] if i < len(names) else f"variable {i}"
-    return ImpossibleEvidenceError({}, (
-        f"impossible evidence: the soft finding on {name} gives weight to a state the "
-        "other evidence rules out (probability 0 there)"))
+    """The error for a soft finding on ``names[i]`` that weighs a state of probability 0
+    in the joint fitted; its ``variable`` names the soft variable (None when unnamed), so
+    a caller can tell a zero from a product below the smallest double."""
+    name = names[i] if i < len(names) else None
+    error = ImpossibleEvidenceError({}, (
+        f"impossible evidence: the soft finding on {name or 'it'} gives weight to a state "
+        "the other evidence rules out (probability 0 there)"))
+    error.variable = name
+    return error
 
 
 def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,

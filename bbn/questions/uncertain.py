@@ -61,7 +61,7 @@ import numpy as np
 import bbn.engines.exact.weighing as weighing
 import bbn.questions.coded_likelihoods as coded_likelihoods
 import bbn.questions.soft_cases as soft_cases
-from bbn.core.errors import ImpossibleEvidenceError, QueryError
+from bbn.core.errors import ImpossibleEvidenceError, NoAnswerError, QueryError
 from bbn.core.factor import Factor
 from bbn.core.memory import check_allocation
 from bbn.questions.d_separation import separated
@@ -319,51 +319,101 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
     the model's :class:`~bbn.questions.dispatch.Answering`. ``joint``: the question's
     exact answer is the joint of its free targets (a posterior), into which likelihoods
     and soft findings on a few variables are weighed directly (:func:`_weighed`).
+
+    Raises
+    ------
+    ImpossibleEvidenceError
+        When the evidence is impossible, or a soft finding weighs a state it rules out.
+    NoAnswerError
+        When the fit of several soft findings meets a state of probability below the
+        smallest double, not 0 (:func:`_check_ruled_out`).
     """
-    base = answering.view
-    found = resolve_uncertain(base, asked)
-    hard = found.hard
-    likelihoods = found.likelihoods
-    if weighed_answer and (answered := weighed_answer(answering, asked, found)):
-        return answered  # the kind's exact answer from the model's own engine (no view)
-    if joint and not asked.batch:
-        weighed = _weighed(model, answering, asked, found, answer)
-        if weighed is not None:
-            return weighed
-    if asked.batch:
-        clash = [c for c in asked.evidence.columns if c in found.do or c in found.stochastic]
-        if clash:
-            raise QueryError(f"{clash[0]!r} is both intervened on and observed: give each "
-                             "variable one kind of finding")
-        if found.soft:  # Jeffrey's rule per case (:mod:`bbn.questions.soft_cases`)
-            return soft_cases.ask_soft_cases(model, answering, asked, found, answer, method,
-                                             derived, _extra, **options)
-        weighed = likelihood_columns(asked.evidence)
-        if weighed and asked.kind != "P":  # other kinds: a virtual child coded per case
-            model_, extra = model, {}
-            if found.do or found.stochastic:
-                model_ = derived(model, answering, found.do, found.stochastic, {})
-                extra = _extra(base, found, model_)
-            return coded_likelihoods.ask_coded(model_, asked, weighed, extra, answer, method,
-                                               **options)
-        if weighed:
-            return _weighed_cases(model, answering, asked, found, weighed, **options)
-    if found.soft:
-        fitted, _ = _jeffrey(model, answering, found, answer, hard)
-        likelihoods = {**likelihoods, **fitted}
-    model_ = derived(model, answering, found.do, found.stochastic, likelihoods)
-    extra = _extra(base, found, model_)
-    if asked.query is not None:
-        query = replace(asked.query, evidence=(*asked.query.evidence, *extra.items()), do=())
-        asked = asked._replace(query=query, do=None, soft=None)
-    elif asked.batch:
-        asked = asked._replace(evidence=asked.evidence.assign(**extra), do=None, soft=None)
-    else:
-        asked = asked._replace(evidence={**hard, **extra}, do=None, soft=None)
-    result = answer(model_, resolve(model_.view, asked), method, **options)
-    if model_.virtual and type(result) is dict:
-        result = {v: r for v, r in result.items() if v in base.states}
-    return result
+    original = asked
+    try:  # in this frame: the warnings' stacklevels count it
+        base = answering.view
+        found = resolve_uncertain(base, asked)
+        hard = found.hard
+        likelihoods = found.likelihoods
+        if weighed_answer and (answered := weighed_answer(answering, asked, found)):
+            return answered  # the kind's exact answer from the model's own engine (no view)
+        if joint and not asked.batch:
+            weighed = _weighed(model, answering, asked, found, answer)
+            if weighed is not None:
+                return weighed
+        if asked.batch:
+            clash = [c for c in asked.evidence.columns if c in found.do or c in found.stochastic]
+            if clash:
+                raise QueryError(f"{clash[0]!r} is both intervened on and observed: give each "
+                                 "variable one kind of finding")
+            if found.soft:  # Jeffrey's rule per case (:mod:`bbn.questions.soft_cases`)
+                return soft_cases.ask_soft_cases(model, answering, asked, found, answer, method,
+                                                 derived, _extra, **options)
+            weighed = likelihood_columns(asked.evidence)
+            if weighed and asked.kind != "P":  # other kinds: a virtual child coded per case
+                model_, extra = model, {}
+                if found.do or found.stochastic:
+                    model_ = derived(model, answering, found.do, found.stochastic, {})
+                    extra = _extra(base, found, model_)
+                return coded_likelihoods.ask_coded(model_, asked, weighed, extra, answer, method,
+                                                   **options)
+            if weighed:
+                return _weighed_cases(model, answering, asked, found, weighed, **options)
+        if found.soft:
+            fitted, _ = _jeffrey(model, answering, found, answer, hard)
+            likelihoods = {**likelihoods, **fitted}
+        model_ = derived(model, answering, found.do, found.stochastic, likelihoods)
+        extra = _extra(base, found, model_)
+        if asked.query is not None:
+            query = replace(asked.query, evidence=(*asked.query.evidence, *extra.items()), do=())
+            asked = asked._replace(query=query, do=None, soft=None)
+        elif asked.batch:
+            asked = asked._replace(evidence=asked.evidence.assign(**extra), do=None, soft=None)
+        else:
+            asked = asked._replace(evidence={**hard, **extra}, do=None, soft=None)
+        result = answer(model_, resolve(model_.view, asked), method, **options)
+        if model_.virtual and type(result) is dict:
+            result = {v: r for v, r in result.items() if v in base.states}
+        return result
+    except ImpossibleEvidenceError as error:
+        if getattr(error, "variable", None) is not None and not original.batch:
+            _check_ruled_out(model, original, answer, answering, error)
+        raise
+
+
+def _check_ruled_out(model, asked: Asked, answer: Callable, answering,
+                     error: ImpossibleEvidenceError) -> None:
+    """Raise NoAnswerError where ``error`` says a soft finding on W weighs a state s the
+    other evidence rules out, yet the hard question with W = s has an answer for every
+    such s (exactly, in logs where products underflow): P(s, e) > 0 but below the
+    smallest double in the joint the fit of several findings reads, which it cannot
+    represent. The other soft findings' states of weight 0 stay ruled out (a likelihood
+    of 1 on the others), likelihoods and interventions as asked."""
+    name, view = error.variable, answering.view
+    found = resolve_uncertain(view, asked)
+    if name not in found.soft or view.gaussian:
+        return
+    states = view.states
+    evidence = {**found.hard, **{v: dict(zip(states[v], w.tolist()))
+                                 for v, w in found.likelihoods.items()}}
+    for v, q in found.soft.items():
+        if v != name and not q.all():
+            evidence[v] = {s: 1.0 for s, x in zip(states[v], q.tolist()) if x > 0}
+    do = {**{v: states[v][i] for v, i in found.do.items()},
+          **{v: dict(zip(states[v], p.tolist())) for v, p in found.stochastic.items()}}
+    weighed = [states[name][i] for i in np.flatnonzero(found.soft[name])]
+    for state in weighed:
+        check = Asked("P", "variables", [name], {**evidence, name: state}, False,
+                      do=do or None)
+        try:
+            ask_uncertain(model, check, "exact", answer, answering, joint=True)
+        except ImpossibleEvidenceError:
+            return  # P(W = s, e) = 0: the error stands
+    raise NoAnswerError(
+        f"the soft findings cannot be fitted: P({name}=s | the other evidence) is positive "
+        f"for every state s its soft finding weighs ({', '.join(weighed)}), but below the "
+        "smallest double for one of them, which the fit of several soft findings cannot "
+        "represent (one soft finding alone needs no fit: Jeffrey's sum is answered "
+        "exactly)") from error
 
 
 def soft_likelihoods(model, answering, answer: Callable, soft: dict,
