@@ -250,7 +250,9 @@ class VariedCases:
         --------
         >>> import bbn
         >>> engine = bbn.load("models/chair.bn").engine
-        >>> engine.states_as_cases(["C"], ["A"], ["W"], 1000) in (True, False)
+        >>> engine.states_as_cases(["C"], ["A"], ["W"], 1000)  # the joint of W and C does less
+        False
+        >>> engine.states_as_cases(["W"], ["A"], ["C"], 1000)  # C observed in each case does less
         True
         """
         discrete = self.discrete
