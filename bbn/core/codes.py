@@ -76,6 +76,34 @@ def distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return matrix[first], inverse.ravel()
 
 
+def distinct_cases(keys: np.ndarray, weights: Sequence[np.ndarray] = ()
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct cases among N: rows of the integer matrix ``keys`` (N × k), with
+    ``weights`` (float matrices of N rows, a case's likelihoods) equal too — in the order
+    they first appear: the first row of each and, for every row, its distinct case (so
+    the first impossible distinct case is the first impossible row).
+
+    >>> first, inverse = distinct_cases(np.array([[1], [0], [1], [-1]]))
+    >>> first.tolist(), inverse.tolist()
+    ([0, 1, 3], [0, 1, 0, 2])
+    >>> distinct_cases(np.array([[1], [1]]), [np.array([[0.5, 1.0], [1.0, 1.0]])])[0].tolist()
+    [0, 1]
+    """
+    n = len(keys)
+    if len(weights):  # equal likelihoods numbered, one more column of the keys
+        _, same = np.unique(np.concatenate(list(weights), axis=1), axis=0,
+                            return_inverse=True)
+        keys = np.column_stack([keys, same.ravel()])
+    _, inverse = distinct_rows(keys)
+    inverse = inverse.ravel()
+    first = np.empty(int(inverse.max(initial=-1)) + 1, dtype=np.intp)
+    first[inverse[::-1]] = np.arange(n - 1, -1, -1)  # the last write is the first row
+    order = np.argsort(first)  # in the order the cases first appear
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse]
+
+
 def observed_groups(seen: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """The rows of a batch grouped by which columns they observe.
 

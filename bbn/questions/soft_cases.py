@@ -5,7 +5,7 @@ each case's own findings (its cells) being that case's other evidence,
                                           T_i = IPF of P(W_soft | e_i) to the q's (several)
 
 Rows with the same evidence (cells and likelihood columns) are one case, answered once
-(:func:`distinct_cases`). A posterior of Q apart from W with one soft finding on W is
+(:func:`bbn.core.codes.distinct_cases`). A posterior of Q apart from W with one soft finding on W is
 Jeffrey's sum as written: the cases repeated once per state w with q(w) > 0, W observed
 at w in each, one batched elimination of the N·|W| cases, reshaped to (N, |W|, ...) and
 weighed by q — or, where that does less work, one batched posterior of Q and W per case,
@@ -48,7 +48,7 @@ import numpy as np
 
 import bbn.questions.coded_likelihoods as coded_likelihoods
 import bbn.questions.max_cases as max_cases
-from bbn.core.codes import distinct_rows
+from bbn.core.codes import distinct_cases
 from bbn.core.errors import ImpossibleEvidenceError, QueryError
 from bbn.core.lazy import reference
 from bbn.questions.resolution import (
@@ -116,7 +116,9 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
         if overlap:
             raise QueryError(f"query variable(s) {overlap} are also evidence columns")
     # each distinct case answered once (a row names the first case with its evidence)
-    first, inverse = distinct_cases(codes, weights, len(frame))
+    keys = (np.column_stack(list(codes.values())) if codes else
+            np.zeros((len(frame), 0), dtype=np.intp))
+    first, inverse = distinct_cases(keys, list(weights.values()))
     codes = {v: c[first] for v, c in codes.items()}
     weights = {v: w[first] for v, w in weights.items()}
     rows, n = frame.index[first], len(first)
@@ -159,32 +161,6 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
         shown = result.probability
     warn_impossible(shown, None)
     return result
-
-
-def distinct_cases(codes: dict[str, np.ndarray], weights: dict[str, np.ndarray],
-                   n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct cases among N (the same findings and likelihood columns), in the order
-    they first appear: the first row of each and, for every row, its distinct case (so the
-    first impossible distinct case is the first impossible row).
-
-    >>> first, inverse = distinct_cases({"A": np.array([1, 0, 1, -1])}, {}, 4)
-    >>> first.tolist(), inverse.tolist()
-    ([0, 1, 3], [0, 1, 0, 2])
-    """
-    if weights:
-        matrix = np.column_stack([*codes.values(), *weights.values()])
-        _, inverse = np.unique(matrix, axis=0, return_inverse=True)
-    elif codes:
-        _, inverse = distinct_rows(np.column_stack(list(codes.values())))
-    else:
-        inverse = np.zeros(n, dtype=np.intp)
-    inverse = inverse.ravel()
-    first = np.empty(int(inverse.max(initial=-1)) + 1, dtype=np.intp)
-    first[inverse[::-1]] = np.arange(n - 1, -1, -1)  # the last write is the first row
-    order = np.argsort(first)  # in the order the cases first appear
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return first[order], rank[inverse]
 
 
 def _jeffrey_each(engine, targets: list[str], codes: dict, n: int, name: str,
@@ -435,4 +411,4 @@ def _impossible(network, codes: dict, row: int, row_names, names: list[str],
         f"a state its evidence ({said}) rules out (probability 0 there)"))
 
 
-__all__ = ["ask_soft_cases", "distinct_cases", "fit_cases"]
+__all__ = ["ask_soft_cases", "fit_cases"]

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bbn.core.codes import distinct_rows, observed_groups
+from bbn.core.codes import distinct_cases, observed_groups
 from bbn.core.errors import QueryError
 from bbn.engines.exact.elimination import CASE, check_memory, run_plan, slice_tables
 from bbn.engines.protocol import impossible_row
@@ -91,17 +91,10 @@ def map_of_cases(engine, variables: Sequence[str], codes: Mapping[str, np.ndarra
     weighed = {v: np.asarray(w, dtype=float) for v, w in (weights or {}).items()}
     for rows, pattern in groups:
         observed = [c for c, seen in zip(columns, pattern) if seen]
-        keys = matrix[np.ix_(rows, pattern)]
-        if weighed:  # distinct cases: their findings and their likelihoods
-            _, same = np.unique(np.concatenate([w[rows] for w in weighed.values()], axis=1),
-                                axis=0, return_inverse=True)
-            keys = np.column_stack([keys, same.ravel()])
-        distinct, inverse = distinct_rows(keys)
-        inverse = inverse.ravel()
-        first = np.zeros(len(distinct), dtype=np.intp)  # a row of each distinct case
-        first[inverse[::-1]] = np.arange(len(rows))[::-1]
-        evidence = dict(zip(observed, distinct.T))
-        m = len(distinct)
+        keys = matrix[np.ix_(rows, pattern)]  # distinct cases: findings and likelihoods
+        first, inverse = distinct_cases(keys, [w[rows] for w in weighed.values()])
+        evidence = dict(zip(observed, keys[first].T))
+        m = len(first)
         free = [v for v in variables if v not in evidence]
         likelihoods = {v: w[rows[first]] for v, w in weighed.items()}
         best, chosen = _maximised(discrete, free, evidence, m, likelihoods)
@@ -109,8 +102,7 @@ def map_of_cases(engine, variables: Sequence[str], codes: Mapping[str, np.ndarra
             log_p = best - _log_weight(discrete, evidence, m, likelihoods)
         zero = ~np.isfinite(log_p)
         if zero.any() and impossible == "raise":
-            case = int(np.flatnonzero(zero)[0])
-            row = int(rows[int(np.flatnonzero(inverse == case)[0])])
+            row = int(rows[first[int(np.flatnonzero(zero)[0])]])
             raise impossible_row(engine.network, matrix, columns, observed, row, row_names)
         found = np.stack([evidence[v] if v in evidence else chosen[v] for v in variables],
                          axis=1) if variables else np.zeros((m, 0), dtype=np.intp)
