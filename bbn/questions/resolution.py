@@ -546,29 +546,32 @@ class Uncertain(NamedTuple):
     findings left as written (``hard``: names and states), ``likelihoods`` variable →
     λ (one number ≥ 0 per state), ``do`` variable → the state index it is set to,
     ``stochastic`` variable → the distribution it is set to, ``soft`` variable → the
-    distribution its posterior is made to have (Jeffrey's rule)."""
+    distribution its posterior is made to have (Jeffrey's rule; Python floats, one per
+    state: :func:`state_numbers`)."""
 
     hard: dict
     likelihoods: dict[str, np.ndarray]
     do: dict[str, int]
     stochastic: dict[str, np.ndarray]
-    soft: dict[str, np.ndarray]
+    soft: dict[str, list[float]]
 
 
-def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
-              distribution: bool = False) -> np.ndarray:
-    """``{state: number}`` (states left out: 0) → an array over the states of
-    ``variable``, checked: finite, ≥ 0, not all 0 (a distribution: summing
-    to 1 within 1e-6, then scaled to 1 exactly).
+def state_numbers(network: CompiledNetwork, variable: str, numbers, what: str,
+                  distribution: bool = False) -> list[float]:
+    """``{state: number}`` (states left out: 0) → one Python float per state of
+    ``variable`` (a likelihood or a soft finding is a few numbers, asked often), checked:
+    finite, ≥ 0, not all 0 (a distribution: summing to 1 within 1e-6, then scaled to 1
+    exactly).
 
     >>> import bbn
-    >>> per_state(bbn.load("models/chair.bn").compiled(), "W", {"T": 0.8}, "likelihood")
-    array([0.8, 0. ])
+    >>> chair = bbn.load("models/chair.bn").compiled()
+    >>> state_numbers(chair, "W", {"F": 0.25, "T": 0.75}, "soft finding", distribution=True)
+    [0.75, 0.25]
     """
     states = network.states.get(variable) if type(variable) is str else None
     if states is not None and type(numbers) is dict and variable not in network.gaussian:
-        values = [0.0] * len(states)  # the usual {state: number}: a likelihood is a few
-        try:  # numbers, asked often (any doubt: the checks below say what is wrong)
+        values = [0.0] * len(states)  # the usual {state: number}
+        try:  # (any doubt: the checks below say what is wrong)
             for s, x in numbers.items():
                 values[states.index(s)] = float(x)
         except (ValueError, TypeError):
@@ -577,14 +580,14 @@ def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
             total = sum(values)
             if 0 < total < math.inf and min(values) >= 0 and not (
                     distribution and abs(total - 1.0) > 1e-6):
-                return np.array([x / total for x in values] if distribution else values)
+                return [x / total for x in values] if distribution else values
     check_variables(network, [variable], role=what)
     check_discrete(network, [variable], "discrete evidence")
     states = network.states[variable]
     if type(numbers) is not dict and not isinstance(numbers, Mapping):
         raise QueryError(f"the {what} of {variable!r} is a dict {{state: number}}, not "
                          f"{type(numbers).__name__}")
-    values = [0.0] * len(states)  # Python floats: a likelihood is a few numbers, asked often
+    values = [0.0] * len(states)
     for s, x in numbers.items():
         values[state_index(network, variable, s)] = _number(variable, what, x)
     if min(values) < 0 or not any(values):
@@ -594,8 +597,19 @@ def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
         total = math.fsum(values)
         if abs(total - 1.0) > 1e-6:
             raise QueryError(f"the {what} of {variable!r} must sum to 1, sums to {total:g}")
-        return np.array(values) / total
-    return np.array(values)
+        return [x / total for x in values]
+    return values
+
+
+def per_state(network: CompiledNetwork, variable: str, numbers, what: str,
+              distribution: bool = False) -> np.ndarray:
+    """:func:`state_numbers` as an array.
+
+    >>> import bbn
+    >>> per_state(bbn.load("models/chair.bn").compiled(), "W", {"T": 0.8}, "likelihood")
+    array([0.8, 0. ])
+    """
+    return np.array(state_numbers(network, variable, numbers, what, distribution))
 
 
 def _number(variable: str, what: str, x) -> float:
@@ -646,7 +660,7 @@ def resolve_uncertain(network: CompiledNetwork, asked: Asked) -> Uncertain:
                 stochastic[v] = per_state(network, v, s, "intervention", distribution=True)
             else:
                 hard_do[v] = state_index(network, v, s)
-    soft = {v: per_state(network, v, s, "soft finding", distribution=True)
+    soft = {v: state_numbers(network, v, s, "soft finding", distribution=True)
             for v, s in asked.soft.items()} if asked.soft else {}
     # hard findings and likelihoods come from one dict: only do and soft may repeat them
     if (do or soft) and len(hard) + len(likelihoods) + len(do) + len(soft) != len(

@@ -127,7 +127,7 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     if asked.kind == "P":
         if one and names[0] not in targets:
             result = _jeffrey_each(engine, targets, codes, n, names[0],
-                                   found.soft[names[0]], rows, impossible)
+                                   np.array(found.soft[names[0]]), rows, impossible)
         else:
             result = _jeffrey_joint(engine, targets, codes, weights, n, found, rows,
                                     impossible, counts)
@@ -263,7 +263,7 @@ def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_na
     network = engine.network
     if joint is None:
         joint = _cases(engine, names, codes, weights, n, row_names)
-    targets = [found.soft[v] for v in names]
+    targets = [np.array(found.soft[v]) for v in names]
     lambdas, deviation = fit_cases(np.nan_to_num(joint, nan=0.0), targets)
     impossible_rows = np.isnan(joint.reshape(n, -1)[:, 0])
     bad = impossible_rows | ~np.isfinite(deviation)

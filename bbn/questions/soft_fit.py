@@ -50,7 +50,7 @@ class SoftFit(NamedTuple):
 _EXACT = SoftFit(1, 0.0, True)
 
 
-def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
+def fit_soft(joint: np.ndarray, targets: Sequence[Sequence[float]],
              names: Sequence[str] = ()) -> tuple[list[np.ndarray], SoftFit]:
     """The likelihoods λ_i (one per axis of ``joint``, P(W_1, ..., W_k | e)) under which
     each W_i's marginal is ``targets[i]``: the limit of iterative proportional fitting,
@@ -73,6 +73,7 @@ def fit_soft(joint: np.ndarray, targets: Sequence[np.ndarray],
     >>> weights[0].tolist(), fit.sweeps, fit.converged
     ([1.0, 0.25], 1, True)
     """
+    targets = [np.asarray(q, dtype=float) for q in targets]  # (Python floats, as resolved)
     k = joint.ndim
     if k == 1:  # one soft finding: λ = q / P(w | e), exact in one step (a few numbers:
         w = [qi / mi if mi > 0 else -qi for qi, mi in zip(targets[0].tolist(),
@@ -160,12 +161,14 @@ def _fit_pair(joint: np.ndarray, q0: np.ndarray, q1: np.ndarray,
 
 
 def fit_rows(rows: list[list[float]], q0: list[float], q1: list[float],
-              names: Sequence[str] = ()) -> tuple[list[float], list[float], SoftFit]:
+             names: Sequence[str] = (), direct: bool = True
+             ) -> tuple[list[float], list[float], SoftFit]:
     """:func:`_fit_pair` on J's rows and the targets as Python floats: (λ_0, λ_1, each
     with a largest of 1, and the fit): directly where
-    :func:`bbn.questions.scaling.fit_scaling` can (J's scale does not matter there),
-    otherwise by sweeps on J scaled to a largest of 1."""
-    found = scaling.fit_scaling(rows, q0, q1, TOLERANCE)
+    :func:`bbn.questions.scaling.fit_scaling` can (J's scale does not matter there;
+    ``direct=False``: the caller found it cannot), otherwise by sweeps on J scaled to a
+    largest of 1."""
+    found = scaling.fit_scaling(rows, q0, q1, TOLERANCE) if direct else None
     if found is not None:
         l0, l1, steps, deviation = found
         return l0, l1, SoftFit(steps, deviation, True)

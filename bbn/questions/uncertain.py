@@ -60,6 +60,7 @@ import numpy as np
 
 import bbn.engines.exact.weighing as weighing
 import bbn.questions.coded_likelihoods as coded_likelihoods
+import bbn.questions.scaling as scaling
 import bbn.questions.soft_cases as soft_cases
 from bbn.core.errors import ImpossibleEvidenceError, NoAnswerError, QueryError
 from bbn.core.factor import Factor
@@ -77,7 +78,7 @@ from bbn.questions.resolution import (
     resolve_uncertain,
     warn_impossible,
 )
-from bbn.questions.soft_fit import SoftFit, fit_rows, fit_soft, warn_unmet
+from bbn.questions.soft_fit import TOLERANCE, SoftFit, fit_rows, fit_soft, warn_unmet
 from bbn.views.compiled import CompiledNetwork
 
 #: The states of a virtual child; it is observed at the first.
@@ -396,11 +397,11 @@ def _check_ruled_out(model, asked: Asked, answer: Callable, answering,
     evidence = {**found.hard, **{v: dict(zip(states[v], w.tolist()))
                                  for v, w in found.likelihoods.items()}}
     for v, q in found.soft.items():
-        if v != name and not q.all():
-            evidence[v] = {s: 1.0 for s, x in zip(states[v], q.tolist()) if x > 0}
+        if v != name and 0.0 in q:
+            evidence[v] = {s: 1.0 for s, x in zip(states[v], q) if x > 0}
     do = {**{v: states[v][i] for v, i in found.do.items()},
           **{v: dict(zip(states[v], p.tolist())) for v, p in found.stochastic.items()}}
-    weighed = [states[name][i] for i in np.flatnonzero(found.soft[name])]
+    weighed = [s for s, x in zip(states[name], found.soft[name]) if x > 0]
     for state in weighed:
         check = Asked("P", "variables", [name], {**evidence, name: state}, False,
                       do=do or None)
@@ -561,7 +562,7 @@ def _jeffrey_each(engine, evidence, found: Uncertain, free: list[str], name: str
     that q weighs is asked again as the hard question W = w (:func:`_given_state`), which
     tells P(w, e) = 0 (impossible evidence) from a product below the smallest double."""
     hidden = [v for v in free if v not in evidence.states]
-    shares = found.soft[name].tolist()
+    shares = found.soft[name]
     states = None if 0.0 not in shares else [i for i, x in enumerate(shares) if x > 0]
     table = engine.joint_of_cases(hidden, evidence, (name,), states and [states])
     if table.ndim > len(hidden):  # W's state matters: each case weighed by q(w) / its sum
@@ -622,9 +623,7 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
     fit is λ_i = q_i / Σ_{w ∖ w_i} P(w | e). None when P(W_soft | e) vanishes on the
     states weighed (the general path then says which evidence is impossible)."""
     hidden = [v for v in free if v not in evidence.states]
-    targets = [found.soft[v] for v in names]
-    shares = [q.tolist() for q in targets]
-    live = None
+    shares = [found.soft[v] for v in names]
     if min(map(min, shares)) > 0:
         table = engine.joint_of_cases(hidden, evidence, names)
     else:  # only the states the findings weigh (a case P(w, e) = 0 costs a run in logs)
@@ -639,22 +638,23 @@ def _jeffrey_cases(engine, evidence, found: Uncertain, free: list[str],
         values = table / total
     elif len(shape) == 2:  # a few cases of a few numbers: the fit in Python's arithmetic
         matrix = table.reshape(shape[0] * shape[1], -1)
-        rows = matrix.sum(axis=1).reshape(shape).tolist()  # J up to scale, as floats
+        rows = np.add.reduce(matrix, 1).reshape(shape).tolist()  # J up to scale, as floats
         if not max(map(max, rows)) > 0:
             return None
         if independent:  # every sum > 0
             l0 = [q / x for q, x in zip(shares[0], map(sum, rows))]
             l1 = [q / x for q, x in zip(shares[1], map(sum, zip(*rows)))]
+        elif direct := scaling.fit_scaling(rows, shares[0], shares[1], TOLERANCE):
+            l0, l1 = direct[0], direct[1]  # as a rule
         else:
-            l0, l1, fit = fit_rows(rows, shares[0], shares[1], names)
+            l0, l1, fit = fit_rows(rows, shares[0], shares[1], names, direct=False)
             warn_unmet(fit, names)
         values = np.dot([a * b for a in l0 for b in l1], matrix)  # Σ_w λ_0 λ_1 table[w]
-        values /= values.sum()
+        values /= np.add.reduce(values)
         if len(rest) != 1:
             values = values.reshape(rest)
     else:
-        if live is not None:
-            targets = [q[axis] for q, axis in zip(targets, live)]
+        targets = [np.array(share) for share in shares]  # (the states weighed)
         matrix = table.reshape(math.prod(shape), -1)
         joint = matrix.sum(axis=1).reshape(shape)
         if not joint.max() > 0:
