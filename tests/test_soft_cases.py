@@ -312,24 +312,101 @@ def test_likelihood_columns_with_a_soft_finding():
                                            rtol=0, atol=atol)
 
 
-def test_cases_whose_fit_does_not_converge_are_counted_in_one_warning():
+def test_a_fit_on_the_boundary_is_met_as_for_one_case():
     """J = [[¼, ¼], [½, 0]] fitted to the margins (½, ½), (½, ½): the only fit puts 0 on
-    J's first cell, which iterative proportional fitting reaches only slowly (1/sweeps)."""
-    from bbn.engines.approximate.lbp import ConvergenceWarning
-
+    J's first cell, which the batched sweeps reach only slowly (1/sweeps); such a case is
+    fitted again as one case is (directly), so the batch meets the limit T = [[0, ½],
+    [½, 0]] — P'(Y=0) = ½ · 0.3 + ½ · 0.6 — without a warning, as the single question
+    does."""
     net = bbn.Network("slow")
     net.add_variable("U", ["0", "1"], table=[0.5, 0.5])
     net.add_variable("V", ["0", "1"], parents=["U"], table=[[0.5, 0.5], [1, 0]])
     net.add_variable("Y", ["0", "1"], parents=["U"], table=[[0.3, 0.7], [0.6, 0.4]])
     net.add_variable("Z", ["0", "1"], table=[0.5, 0.5])
     soft = {"U": {"0": 0.5, "1": 0.5}, "V": {"0": 0.5, "1": 0.5}}
+    frame = pd.DataFrame({"Z": ["0", "1", None, "1"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        answer = net.posterior("Y", frame, soft=soft).to_numpy()
+        single = net.posterior("Y", {"Z": "0"}, soft=soft).values
+    np.testing.assert_allclose(answer[:, 0], 0.45, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(answer, [single] * 4, rtol=0, atol=1e-9)
+
+
+def test_cases_whose_fit_does_not_converge_are_counted_in_one_warning():
+    """V = U, so T is diagonal: its margins cannot be (½, ½) and (0.9, 0.1), though every
+    state is possible. Neither the sweeps nor the fit of one case meets them: the rows
+    (three cases, four rows) are counted in one warning, named at the caller."""
+    from bbn.engines.approximate.lbp import ConvergenceWarning
+
+    net = bbn.Network("contradicting")
+    net.add_variable("U", ["0", "1"], table=[0.5, 0.5])
+    net.add_variable("V", ["0", "1"], parents=["U"], table=[[1, 0], [0, 1]])
+    net.add_variable("Y", ["0", "1"], parents=["U"], table=[[0.3, 0.7], [0.6, 0.4]])
+    net.add_variable("Z", ["0", "1"], table=[0.5, 0.5])
+    soft = {"U": {"0": 0.5, "1": 0.5}, "V": {"0": 0.9, "1": 0.1}}
     frame = pd.DataFrame({"Z": ["0", "1", None, "1"]})  # three cases, four rows
     with pytest.warns(ConvergenceWarning, match="in 4 of 4 case") as warned:
-        answer = net.posterior("Y", frame, soft=soft).to_numpy()
+        net.posterior("Y", frame, soft=soft)
     assert len([w for w in warned if w.category is ConvergenceWarning]) == 1
     assert warned[0].filename == __file__
-    # still close to the limit T = [[0, ½], [½, 0]]: P'(Y=0) = ½ · 0.3 + ½ · 0.6
-    np.testing.assert_allclose(answer[:, 0], 0.45, atol=1e-2)
+    with pytest.warns(ConvergenceWarning):  # as the single question says
+        net.posterior("Y", {"Z": "0"}, soft=soft)
+
+
+def _tiny(zero: float) -> bbn.Network:
+    """P(W=1 | A=a0) = 2e-340 (``zero`` 1e-170), below the smallest double but not 0 (0
+    with ``zero`` 0); W=1 only with V=1."""
+    net = bbn.Network("tiny")
+    net.add_variable("W", ["0", "1"], table=[1 - 1e-170, 1e-170])
+    net.add_variable("A", ["a0", "a1"], parents=["W"], table=[[0.5, 0.5], [zero, 1 - zero]])
+    net.add_variable("V", ["0", "1"], parents=["W"], table=[[0.7, 0.3], [0, 1]])
+    net.add_variable("Q", ["q0", "q1"], parents=["V"], table=[[0.9, 0.1], [0.2, 0.8]])
+    return net
+
+
+@pytest.mark.parametrize("kind", ["posterior", "posteriors", "map"])
+def test_a_case_whose_weighed_state_is_below_the_smallest_double(kind):
+    """The fit of two soft findings reads P(W=1 | A=a0) = 2e-340 as 0. The batch checks
+    that 0 exactly (W=1 asked in logs) and, as one case does, says the case has no
+    answer (NoAnswerError naming the row; NaN and a warning of its own with
+    impossible="nan"), not that its evidence is impossible; the other case is answered
+    as alone (A=a1: T puts ½ on V=1 and ½ on V=0, P'(Q) = (0.55, 0.45)). Where the table
+    has a true 0, the case stays impossible."""
+    soft = {"W": {"0": 0.5, "1": 0.5}, "V": {"0": 0.5, "1": 0.5}}
+    frame = pd.DataFrame({"A": ["a1", "a0", "a1"]})
+
+    def ask(net, impossible):
+        if kind == "posteriors":
+            return net.posteriors(frame, soft=soft, impossible=impossible)["Q"].to_numpy()
+        answer = getattr(net, kind)("Q", frame, soft=soft, impossible=impossible)
+        return answer.to_numpy()
+
+    with pytest.raises(bbn.NoAnswerError, match="row 1: .* below the smallest double"):
+        ask(_tiny(1e-170), "raise")
+    with pytest.raises(bbn.NoAnswerError, match="below the smallest double"):
+        _tiny(1e-170).posterior("Q", {"A": "a0"}, soft=soft)  # as one case says
+    with pytest.warns(RuntimeWarning, match="cannot be fitted in 1 of 3 case") as warned:
+        answer = ask(_tiny(1e-170), "nan")
+    assert not [w for w in warned if "impossible evidence" in str(w.message)]
+    if kind == "map":
+        assert answer[:, 0].tolist()[0::2] == ["q0", "q0"] and pd.isna(answer[1, 0])
+    else:
+        np.testing.assert_allclose(answer[0::2], [[0.55, 0.45]] * 2, rtol=0, atol=1e-9)
+        assert np.isnan(answer[1]).all()
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="row 1"):
+        ask(_tiny(0.0), "raise")
+    with pytest.warns(RuntimeWarning, match="1 of 3 case.* impossible evidence"):
+        ask(_tiny(0.0), "nan")
+
+
+def test_a_state_the_other_finding_rules_out_stays_impossible():
+    """W=1 only with V=1, and the soft finding on V weighs V=0 alone: W=1 is impossible
+    given the other finding (0 exactly, not below range), whatever the row's evidence."""
+    soft = {"W": {"0": 0.5, "1": 0.5}, "V": {"0": 1.0}}
+    frame = pd.DataFrame({"A": ["a1", "a0"]})
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="row 0"):
+        _tiny(1e-170).posterior("Q", frame, soft=soft)
 
 
 def test_questions_of_one_case_refuse_a_dataframe_with_soft_findings_or_do():

@@ -344,13 +344,16 @@ def outside_level() -> int:
     return level
 
 
-def warn_impossible(answer: np.ndarray, stacklevel: int | None = 4) -> None:
+def warn_impossible(answer: np.ndarray, stacklevel: int | None = 4,
+                    apart: np.ndarray | None = None) -> None:
     """Warn how many cases (rows of ``answer``, NaN where the evidence is impossible)
     have impossible evidence; ``stacklevel`` 4 names the caller of a public method that
     calls the function calling this one, None the first caller outside the package
-    (however deep the question went: a likelihood column's virtual child, ``do``)."""
+    (however deep the question went: a likelihood column's virtual child, ``do``);
+    ``apart`` marks the rows NaN for another reason (said apart), not counted."""
     first = answer[(slice(None),) + (0,) * (answer.ndim - 1)]
-    count = int(np.isnan(first).sum())
+    nan = np.isnan(first)
+    count = int((nan & ~apart).sum() if apart is not None else nan.sum())
     if count:
         if stacklevel is None:
             stacklevel = outside_level()

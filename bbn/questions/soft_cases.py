@@ -26,9 +26,13 @@ the batched propagation of the view coding them
 
 A case whose evidence is impossible, or where a soft finding gives weight to a state the
 case's evidence rules out, is impossible: an ImpossibleEvidenceError naming the row, or
-with ``impossible="nan"`` a NaN row and one warning, as for likelihood columns. Cases whose
-fit does not reach :data:`REPORTED` (1e-10; it sweeps on to :data:`FINE`) are counted in
-one ``ConvergenceWarning``.
+with ``impossible="nan"`` a NaN row and one warning, as for likelihood columns. A state
+the fitted joint gives 0 is checked exactly first (:func:`_possible`): where it is only
+below the smallest double, the case has no answer — a NoAnswerError naming the row, or a
+NaN row said apart — as for one case. A case the batched sweeps leave short of
+:data:`REPORTED` (1e-10; they sweep on to :data:`FINE`) is fitted again as one case is
+(directly where it can: a fit on the boundary, a badly scaled joint); those still short
+are counted in one ``ConvergenceWarning``.
 
 >>> import bbn, pandas as pd
 >>> net = bbn.load("models/chair.bn")
@@ -49,7 +53,7 @@ import numpy as np
 import bbn.questions.coded_likelihoods as coded_likelihoods
 import bbn.questions.max_cases as max_cases
 from bbn.core.codes import distinct_cases
-from bbn.core.errors import ImpossibleEvidenceError, QueryError
+from bbn.core.errors import ImpossibleEvidenceError, NoAnswerError, QueryError
 from bbn.core.lazy import reference
 from bbn.questions.resolution import (
     Asked,
@@ -62,7 +66,7 @@ from bbn.questions.resolution import (
     resolve_targets,
     warn_impossible,
 )
-from bbn.questions.soft_fit import SWEEPS, TOLERANCE
+from bbn.questions.soft_fit import SWEEPS, TOLERANCE, fit_soft
 
 #: Iterative proportional fitting of the cases sweeps until every case's marginals are
 #: this close (those above :data:`REPORTED` after :data:`SWEEPS` sweeps are reported).
@@ -125,16 +129,18 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     counts = np.bincount(inverse, minlength=n)  # the rows of each distinct case
     one = len(names) == 1 and not weights
     if asked.kind == "P":
+        below = None
         if one and names[0] not in targets:
             result = _jeffrey_each(engine, targets, codes, n, names[0],
                                    np.array(found.soft[names[0]]), rows, impossible)
         else:
-            result = _jeffrey_joint(engine, targets, codes, weights, n, found, rows,
-                                    impossible, counts)
+            result, below = _jeffrey_joint(engine, targets, codes, weights, n, found, rows,
+                                           impossible, counts)
         result = result[inverse]
-        warn_impossible(result, None)
+        warn_impossible(result, None, apart=None if below is None else below[inverse])
         return result
-    fitted, bad = _fitted(engine, codes, weights, n, found, rows, impossible, counts=counts)
+    fitted, bad, below = _fitted(engine, codes, weights, n, found, rows, impossible,
+                                 counts=counts)
     weights = {**weights, **fitted}
     hard = hard.iloc[first]
     if bad.any():  # the impossible cases asked without findings (NaN below, said once)
@@ -159,7 +165,7 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
         result = result._replace(states=result.states[inverse],
                                  probability=result.probability[inverse])
         shown = result.probability
-    warn_impossible(shown, None)
+    warn_impossible(shown, None, apart=below[inverse])
     return result
 
 
@@ -222,16 +228,16 @@ def _each_from_joint(engine, targets: list[str], codes: dict, n: int, name: str,
 
 def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: int,
                    found: Uncertain, row_names, impossible: str,
-                   counts: np.ndarray | None = None) -> np.ndarray:
+                   counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """P'_i(Q) ∝ Σ_w P(Q, w | e_i, λ_cols) Π_j λ_ij(w_j): one batched posterior of the
     targets with the soft variables, whose marginal P(W_soft | e_i, λ_cols) the λ_i are
-    fitted on (:func:`_fitted`)."""
+    fitted on (:func:`_fitted`); and the cases without an answer (NaN, not impossible)."""
     names = list(found.soft)
     rest = [v for v in targets if v not in found.soft]
     full = _cases(engine, [*rest, *names], codes, weights, n, row_names)
     k = len(rest)
-    fitted, bad = _fitted(engine, codes, weights, n, found, row_names, impossible,
-                          full.sum(axis=tuple(range(1, k + 1))), counts)
+    fitted, bad, below = _fitted(engine, codes, weights, n, found, row_names, impossible,
+                                 full.sum(axis=tuple(range(1, k + 1))), counts)
     weighed = _weighed(np.where(bad.reshape((n,) + (1,) * (full.ndim - 1)), 0.0, full),
                        list(fitted.values()), k)
     weighed = weighed.sum(axis=tuple(1 + k + j for j, v in enumerate(names)
@@ -241,7 +247,7 @@ def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: in
     total = result.reshape(n, -1).sum(axis=1)
     result = result / np.where(bad, 1.0, total).reshape((n,) + (1,) * (result.ndim - 1))
     result[bad] = np.nan
-    return result
+    return result, below
 
 
 def _cases(engine, variables: list[str], codes: dict, weights: dict, n: int,
@@ -254,28 +260,40 @@ def _cases(engine, variables: list[str], codes: dict, weights: dict, n: int,
 
 def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_names,
             impossible: str, joint: np.ndarray | None = None,
-            counts: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """The likelihoods λ_i of the soft findings per case, ``{W: (N, |W|)}`` (ones for an
-    impossible case), fitted on the cases' joints P(W_soft | e_i, λ_cols) (``joint``, or
-    from one batched posterior); and which cases are impossible. ``counts``: the rows
-    each case stands for (the warning counts rows)."""
+            counts: np.ndarray | None = None
+            ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """The likelihoods λ_i of the soft findings per case, ``{W: (N, |W|)}`` (ones for a
+    case without one), fitted on the cases' joints P(W_soft | e_i, λ_cols) (``joint``, or
+    from one batched posterior); which cases have none (impossible, or below the smallest
+    double); and which of those are not impossible (:func:`_possible`). ``counts``: the
+    rows each case stands for (the warnings count rows)."""
     names = list(found.soft)
     network = engine.network
     if joint is None:
         joint = _cases(engine, names, codes, weights, n, row_names)
     targets = [np.array(found.soft[v]) for v in names]
-    lambdas, deviation = fit_cases(np.nan_to_num(joint, nan=0.0), targets)
-    impossible_rows = np.isnan(joint.reshape(n, -1)[:, 0])
-    bad = impossible_rows | ~np.isfinite(deviation)
+    joint = np.nan_to_num(joint, nan=0.0)
+    lambdas, deviation = fit_cases(joint, targets)
+    impossible_rows = ~(joint.reshape(n, -1).sum(axis=1) > 0)
+    ruled = ~impossible_rows & np.isinf(deviation)  # a weighed state of J's 0
+    _refit(joint, targets, lambdas, deviation, np.flatnonzero(
+        ~impossible_rows & ~ruled & ~(deviation <= REPORTED)))
+    below = np.zeros(n, dtype=bool)  # J's 0 a product below the smallest double
+    if ruled.any():
+        below[ruled] = _possible(engine, codes, weights, names, targets, np.flatnonzero(ruled))
+    bad = impossible_rows | ruled
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         if impossible == "raise":
-            raise _impossible(network, {**codes, **_shown(network, weights, row)}, row,
-                              row_names, names, every=bool(impossible_rows[row]))
+            shown = {**codes, **_shown(network, weights, row)}
+            if below[row]:
+                raise _unfitted(network, shown, row, row_names, names)
+            raise _impossible(network, shown, row, row_names, names,
+                              every=bool(impossible_rows[row]))
         for w in lambdas:
             w[bad] = 1.0
     counts = np.ones(n, dtype=np.intp) if counts is None else counts
-    late = int(counts[~bad & (deviation > REPORTED)].sum())
+    late = int(counts[~bad & ~(deviation <= REPORTED)].sum())
     if late:
         warnings.warn(f"Jeffrey's rule: the soft findings on {names} were not met to within "
                       f"{REPORTED:g} after {SWEEPS} sweeps in {late} of {counts.sum()} case(s) "
@@ -283,7 +301,66 @@ def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_na
                       "cases' evidence", reference(
                           "bbn.engines.approximate.lbp:ConvergenceWarning"),
                       stacklevel=outside_level())
-    return dict(zip(names, lambdas)), bad
+    unfitted = int(counts[below].sum())
+    if unfitted:
+        warnings.warn(f"Jeffrey's rule: the soft findings on {names} cannot be fitted in "
+                      f"{unfitted} of {counts.sum()} case(s): every state they weigh is "
+                      "possible, but one is below the smallest double in the joint the fit "
+                      "reads: their rows are NaN", RuntimeWarning, stacklevel=outside_level())
+    return dict(zip(names, lambdas)), bad, below
+
+
+def _refit(joint: np.ndarray, targets: list[np.ndarray], lambdas: list[np.ndarray],
+           deviation: np.ndarray, rows: np.ndarray) -> None:
+    """Fit the cases ``rows``, which the batched sweeps left short of :data:`REPORTED`,
+    one by one as one question's soft findings are (:func:`~bbn.questions.soft_fit.fit_soft`:
+    directly where it can — a fit on the boundary, a badly scaled joint — by sweeps where
+    not), and keep each fit that comes closer (``lambdas`` and ``deviation`` in place;
+    a NaN deviation: the sweeps' λ left floating point)."""
+    for i in rows:
+        try:
+            fitted, fit = fit_soft(joint[i], targets)
+        except ImpossibleEvidenceError:  # (the sweeps found its marginals positive)
+            continue
+        if not fit.deviation >= deviation[i]:
+            for w, f in zip(lambdas, fitted):
+                w[i] = f / f.max()
+            deviation[i] = fit.deviation
+
+
+def _possible(engine, codes: dict, weights: dict, names: list[str],
+              targets: list[np.ndarray], rows: np.ndarray) -> np.ndarray:
+    """Whether each case of ``rows`` gives every state s its soft findings weigh a
+    positive probability jointly with the states the others weigh,
+
+        P(W_j = s, W_l ∈ {q_l > 0} for l ≠ j, e_i, λ_i) > 0   for every j and q_j(s) > 0,
+
+    computed exactly: one batched elimination per soft variable (W_j one-hot, the others
+    0/1 likelihoods), which runs a case in logs where its products underflow. Where it
+    does, the 0 the fitted joint gives such a state is a product below the smallest
+    double, not a 0 of the model: the fit cannot represent it, but the case is possible.
+
+    >>> import bbn, numpy as np
+    >>> engine = bbn.load("models/chair.bn").engine
+    >>> _possible(engine, {"A": np.array([0])}, {}, ["W", "S"],
+    ...           [np.array([0.5, 0.5]), np.array([1.0, 0.0])], np.array([0])).tolist()
+    [True]
+    """
+    m = len(rows)
+    possible = np.ones(m, dtype=bool)
+    support = {v: (q > 0).astype(float) for v, q in zip(names, targets)}
+    for name, q in zip(names, targets):
+        states = np.flatnonzero(q)
+        size = m * len(states)
+        cases = {v: np.repeat(c[rows], len(states)) for v, c in codes.items()}
+        given = {v: np.repeat(w[rows], len(states), axis=0) for v, w in weights.items()}
+        given.update((v, np.broadcast_to(weighs, (size, len(weighs))))
+                     for v, weighs in support.items() if v != name and not weighs.all())
+        given[name] = np.zeros((size, len(q)))
+        given[name][np.arange(size), np.tile(states, m)] = 1.0
+        answer = engine.weighed_posterior_of_cases([name], cases, given, None, "nan")
+        possible &= ~np.isnan(answer[:, 0]).reshape(m, len(states)).any(axis=1)
+    return possible
 
 
 def fit_cases(joint: np.ndarray, targets: list[np.ndarray]) -> tuple[list[np.ndarray],
@@ -298,7 +375,9 @@ def fit_cases(joint: np.ndarray, targets: list[np.ndarray]) -> tuple[list[np.nda
     Π_{l ≠ j} λ_l(w'_l); after it the last marginal is met and Σ T_i = 1, so the next
     sweep's m_1 also gives the deviation left (with three or more findings the middle
     marginals are computed for it as well). Cases leave the sweeps once within
-    :data:`FINE`, or within :data:`REPORTED` when rounding stops their progress.
+    :data:`FINE`, or within :data:`REPORTED` when rounding stops their progress; a case
+    whose λ leave floating point (findings that contradict each other drive them apart
+    without end) leaves with a NaN deviation.
 
     >>> lambdas, deviation = fit_cases(np.array([[[0.4, 0.1], [0.1, 0.4]]]),
     ...                                [np.array([0.5, 0.5]), np.array([0.7, 0.3])])
@@ -320,20 +399,23 @@ def fit_cases(joint: np.ndarray, targets: list[np.ndarray]) -> tuple[list[np.nda
     deviation = np.full(n, np.inf)
     active = np.flatnonzero(~infeasible)  # the cases still fitted
     cases, part = joint[active], [w[active] for w in lambdas]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for sweep in range(SWEEPS + 1):
             first = _rest(cases, part, 0)
             margin = part[0] * first
             mass = margin.sum(axis=1)
             ok = mass > 0
+            broke = ~np.isfinite(mass)  # λ beyond floating point
             scale = np.where(ok, mass, 1.0)[:, None]
             gap = np.abs(margin / scale - targets[0]).max(axis=1)
             for j in range(1, k if sweep == 0 else k - 1):  # the last one is met
                 margin = part[j] * _rest(cases, part, j)
                 gap = np.maximum(gap, np.abs(margin / scale - targets[j]).max(axis=1))
             gap[~ok] = np.inf  # the targets rule out every state the case allows
+            gap[broke] = np.nan
             # a case is done at FINE, or within REPORTED when rounding stops its progress
-            done = (gap <= FINE) | ~ok | ((gap <= REPORTED) & (gap > deviation[active] / 2))
+            done = ((gap <= FINE) | ~ok | broke
+                    | ((gap <= REPORTED) & (gap > deviation[active] / 2)))
             deviation[active] = gap
             if sweep == SWEEPS:
                 done[:] = True
@@ -349,9 +431,9 @@ def fit_cases(joint: np.ndarray, targets: list[np.ndarray]) -> tuple[list[np.nda
             for j in range(1, k):
                 rest = _rest(cases, part, j)
                 part[j] = np.where(rest > 0, targets[j] / rest, 0.0)
-    for w in lambdas:  # each case's largest λ 1 (only ratios matter)
-        top = w.max(axis=1, keepdims=True)
-        np.divide(w, top, out=w, where=top > 0)
+        for w in lambdas:  # each case's largest λ 1 (only ratios matter)
+            top = w.max(axis=1, keepdims=True)
+            np.divide(w, top, out=w, where=top > 0)
     deviation[infeasible] = np.inf
     return lambdas, deviation
 
@@ -392,17 +474,33 @@ def _shown(network, weights: dict, row: int) -> dict:
     return {v: dict(zip(network.states[v], w[row].tolist())) for v, w in weights.items()}
 
 
-def _impossible(network, codes: dict, row: int, row_names, names: list[str],
-                every: bool) -> ImpossibleEvidenceError:
-    """The error for case ``row``: its evidence impossible (``every``), or a soft finding
-    giving weight to a state its evidence rules out."""
-    label = reference("bbn.core.data:row_label")(row_names[row])
+def _row_evidence(network, codes: dict, row: int) -> dict:
+    """Case ``row``'s findings as written (a dict of ``codes``: a likelihood as shown)."""
     shown = {}
     for v, c in codes.items():
         if type(c) is dict:
             shown[v] = c
         elif int(c[row]) >= 0:
             shown[v] = network.states[v][int(c[row])]
+    return shown
+
+
+def _unfitted(network, codes: dict, row: int, row_names, names: list[str]) -> NoAnswerError:
+    """The error for case ``row``, whose fit meets a state below the smallest double."""
+    label = reference("bbn.core.data:row_label")(row_names[row])
+    said = ", ".join(f"{k}={v}" for k, v in _row_evidence(network, codes, row).items())
+    return NoAnswerError(
+        f"row {label}: the soft findings on {names} cannot be fitted: every state they weigh "
+        f"is possible given its evidence ({said or 'no findings'}), but one is below the "
+        "smallest double in the joint the fit reads, which it cannot represent")
+
+
+def _impossible(network, codes: dict, row: int, row_names, names: list[str],
+                every: bool) -> ImpossibleEvidenceError:
+    """The error for case ``row``: its evidence impossible (``every``), or a soft finding
+    giving weight to a state its evidence rules out."""
+    label = reference("bbn.core.data:row_label")(row_names[row])
+    shown = _row_evidence(network, codes, row)
     if every:
         return ImpossibleEvidenceError.in_row(shown, label)
     said = ", ".join(f"{k}={v}" for k, v in shown.items()) or "no findings"
