@@ -469,3 +469,40 @@ def test_the_batched_max_product_weighs_each_cases_likelihoods(seed):
             continue
         assert table[states[i, 0]] == pytest.approx(table.max(), rel=1e-12)
         assert p[i] == pytest.approx(table.max() / table.sum(), rel=1e-10)
+
+
+def test_a_network_with_continuous_variables():
+    """Gaussians with continuous parents, numbers observed in some cells: each row with
+    one or two soft findings is the single-case question's answer (which fits them on
+    the joint that network's own question gives), with a soft target too; a soft
+    finding on a state a row's evidence rules out makes that row impossible; other
+    kinds and continuous targets are refused, saying what to do."""
+    from tests.test_continuous_batches import _clg
+
+    net = _clg()
+    rng = np.random.default_rng(3)
+    rows = bbn.sample(net, 25, seed=4)[["x", "y", "z", "R"]].astype(object)
+    rows = rows.mask(rng.random(rows.shape) < 0.35)
+    for column in "xyz":
+        rows[column] = rows[column].astype(float)
+    one = {"S": {"lo": 0.3, "hi": 0.7}}
+    two = {**one, "R": {"no": 0.6, "yes": 0.4}}
+    for soft, frame in ((one, rows), (two, rows.drop(columns="R"))):
+        for targets in (["C"], ["C", "S"]):
+            answer = net.posterior(targets, frame, soft=soft).to_numpy()
+            for i, (_, row) in enumerate(frame.iterrows()):
+                case = {v: x for v, x in row.items() if pd.notna(x)}
+                single = net.posterior(targets, case, soft=soft).values.ravel()
+                np.testing.assert_allclose(answer[i], single, rtol=0, atol=1e-9)
+    net.set_cpt("R", [[1.0, 0.0], [0.4, 0.6]])  # S=lo rules R=yes out
+    cases = pd.DataFrame({"S": ["hi", "lo"], "y": [0.5, 0.5]})
+    with pytest.raises(bbn.ImpossibleEvidenceError, match="row 1: the soft finding"):
+        net.posterior("C", cases, soft={"R": {"no": 0.5, "yes": 0.5}})
+    with pytest.warns(RuntimeWarning, match="1 of 2 case"):
+        answer = net.posterior("C", cases, soft={"R": {"no": 0.5, "yes": 0.5}},
+                               impossible="nan").to_numpy()
+    assert np.isnan(answer[1]).all() and not np.isnan(answer[0]).any()
+    with pytest.raises(bbn.QueryError, match="posterior questions of discrete variables"):
+        net.posteriors(rows[["y"]], soft=one)
+    with pytest.raises(bbn.QueryError, match="'x' is continuous"):
+        net.posterior("x", rows[["y"]], soft=one)

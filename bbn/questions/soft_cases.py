@@ -89,9 +89,6 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     are :func:`bbn.questions.uncertain.derived` and its ``_extra`` (the interventions'
     view and the findings it adds)."""
     view = answering.view
-    if view.gaussian:
-        raise QueryError("soft findings on a DataFrame of cases take a discrete network; "
-                         "ask case by case")
     if not exact:
         raise QueryError("soft findings on a DataFrame of cases are answered exactly: leave "
                          "out method (or ask case by case)")
@@ -107,6 +104,8 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
         engine, extra = model_.engine, extra_of(view, found, model_)
     else:
         engine, extra = answering.engine, {}
+    if view.gaussian:  # the network's own batch answers the joint with the soft variables
+        return _continuous_cases(model_, asked, found, answer, extra, impossible)
     network = engine.network
     columns = likelihood_columns(frame)
     hard = frame.drop(columns=columns) if columns else frame
@@ -293,14 +292,7 @@ def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_na
         for w in lambdas:
             w[bad] = 1.0
     counts = np.ones(n, dtype=np.intp) if counts is None else counts
-    late = int(counts[~bad & ~(deviation <= REPORTED)].sum())
-    if late:
-        warnings.warn(f"Jeffrey's rule: the soft findings on {names} were not met to within "
-                      f"{REPORTED:g} after {SWEEPS} sweeps in {late} of {counts.sum()} case(s) "
-                      f"(largest deviation {deviation[~bad].max():.3g}): they may contradict those "
-                      "cases' evidence", reference(
-                          "bbn.engines.approximate.lbp:ConvergenceWarning"),
-                      stacklevel=outside_level())
+    _warn_unmet(names, deviation, bad, counts)
     unfitted = int(counts[below].sum())
     if unfitted:
         warnings.warn(f"Jeffrey's rule: the soft findings on {names} cannot be fitted in "
@@ -308,6 +300,84 @@ def _fitted(engine, codes: dict, weights: dict, n: int, found: Uncertain, row_na
                       "possible, but one is below the smallest double in the joint the fit "
                       "reads: their rows are NaN", RuntimeWarning, stacklevel=outside_level())
     return dict(zip(names, lambdas)), bad, below
+
+
+def _warn_unmet(names: list[str], deviation: np.ndarray, bad: np.ndarray,
+                counts: np.ndarray) -> None:
+    """One ``ConvergenceWarning`` counting the rows of the cases (not ``bad``) whose fit
+    is short of :data:`REPORTED` (``counts``: the rows each case stands for)."""
+    late = ~bad & ~(deviation <= REPORTED)
+    if late.any():
+        warnings.warn(f"Jeffrey's rule: the soft findings on {names} were not met to within "
+                      f"{REPORTED:g} after {SWEEPS} sweeps in {int(counts[late].sum())} of "
+                      f"{counts.sum()} case(s) (largest deviation "
+                      f"{np.nanmax(deviation[late]):.3g}): they may contradict those cases' "
+                      "evidence", reference("bbn.engines.approximate.lbp:ConvergenceWarning"),
+                      stacklevel=outside_level())
+
+
+def _continuous_cases(model, asked: Asked, found: Uncertain, answer: Callable,
+                      extra: dict, impossible: str) -> np.ndarray:
+    """P'_i(Q) for a DataFrame of cases of a network with continuous variables (``model``:
+    the interventions' view where there are some, ``extra`` the findings they add): the
+    network's own batch gives each row's joint with the soft variables, J_i(q, w) = P(Q =
+    q, W_soft = w | e_i, x_i) (discrete targets; continuous cells as in any batch of it),
+    whose marginal the λ_i are fitted on (:func:`fit_cases`, the unmet cases as one
+    case's: :func:`_refit`), then P'_i(Q) ∝ Σ_w J_i(q, w) Π_j λ_ij(w_j). A case whose
+    evidence is impossible, or where a soft finding weighs a state its evidence rules out
+    (0 in J_i, as one case of such a network reads it), is impossible."""
+    network = model.compiled()
+    frame = asked.evidence
+    if asked.kind != "P" or likelihood_columns(frame):
+        raise QueryError("soft findings on a DataFrame of cases of a network with continuous "
+                         "variables take posterior questions of discrete variables "
+                         "(net.posterior), without likelihood columns; ask others case by case")
+    targets = resolve_targets(network, asked.targets, batched=True)
+    continuous = [v for v in targets if v in network.gaussian]
+    if continuous:
+        raise QueryError(f"{continuous[0]!r} is continuous: soft findings on a DataFrame of "
+                         "cases take discrete query variables; ask case by case")
+    names = list(found.soft)
+    rest = [v for v in targets if v not in found.soft]
+    hard = frame.assign(**extra) if extra else frame
+    question = resolve(network, Asked("P", "variables", [*rest, *names], hard, True))
+    joint = np.asarray(answer(model, question, "exact", impossible="nan"))
+    n, k = len(frame), len(rest)
+    clean = np.nan_to_num(joint, nan=0.0)
+    margin = clean.sum(axis=tuple(range(1, k + 1)))
+    targets_ = [np.array(found.soft[v]) for v in names]
+    lambdas, deviation = fit_cases(margin, targets_)
+    impossible_rows = ~(margin.reshape(n, -1).sum(axis=1) > 0)
+    ruled = ~impossible_rows & np.isinf(deviation)
+    _refit(margin, targets_, lambdas, deviation, np.flatnonzero(
+        ~impossible_rows & ~ruled & ~(deviation <= REPORTED)))
+    bad = impossible_rows | ruled
+    if bad.any() and impossible == "raise":
+        row = int(np.flatnonzero(bad)[0])
+        shown = {str(c): x for c, x in hard.iloc[row].items() if not _missing(x)}
+        label = reference("bbn.core.data:row_label")(frame.index[row])
+        if impossible_rows[row]:
+            raise ImpossibleEvidenceError.in_row(shown, label)
+        said = ", ".join(f"{c}={x}" for c, x in shown.items()) or "no findings"
+        raise ImpossibleEvidenceError(shown, (
+            f"impossible evidence in row {label}: the soft finding(s) on {names} give weight "
+            f"to a state its evidence ({said}) rules out (probability 0 there)"))
+    _warn_unmet(names, deviation, bad, np.ones(n, dtype=np.intp))
+    weighed = _weighed(clean, lambdas, k)
+    weighed = weighed.sum(axis=tuple(1 + k + j for j, v in enumerate(names)
+                                     if v not in targets))
+    order = rest + [v for v in names if v in targets]
+    result = weighed.transpose([0] + [1 + order.index(v) for v in targets])
+    total = result.reshape(n, -1).sum(axis=1)
+    result = result / np.where(bad, 1.0, total).reshape((n,) + (1,) * (result.ndim - 1))
+    result[bad] = np.nan
+    warn_impossible(result, None)
+    return result
+
+
+def _missing(cell) -> bool:
+    """Whether a DataFrame cell is missing (None or NaN)."""
+    return cell is None or (isinstance(cell, float) and cell != cell)
 
 
 def _refit(joint: np.ndarray, targets: list[np.ndarray], lambdas: list[np.ndarray],
