@@ -473,10 +473,11 @@ def test_the_batched_max_product_weighs_each_cases_likelihoods(seed):
 
 def test_a_network_with_continuous_variables():
     """Gaussians with continuous parents, numbers observed in some cells: each row with
-    one or two soft findings is the single-case question's answer (which fits them on
-    the joint that network's own question gives), with a soft target too; a soft
+    one or two soft findings, or a likelihood column (cells {state: number}, states,
+    missing), or both, is the single-case question's answer (which fits and weighs them
+    on the joint that network's own question gives), with a soft target too; a soft
     finding on a state a row's evidence rules out makes that row impossible; other
-    kinds and continuous targets are refused, saying what to do."""
+    kinds, continuous targets and approximate methods are refused, saying what to do."""
     from tests.test_continuous_batches import _clg
 
     net = _clg()
@@ -487,13 +488,18 @@ def test_a_network_with_continuous_variables():
         rows[column] = rows[column].astype(float)
     one = {"S": {"lo": 0.3, "hi": 0.7}}
     two = {**one, "R": {"no": 0.6, "yes": 0.4}}
-    for soft, frame in ((one, rows), (two, rows.drop(columns="R"))):
-        for targets in (["C"], ["C", "S"]):
+    weighed = rows.assign(R=[{"no": 0.2, "yes": 0.9} if i % 3 == 0 else x
+                             for i, x in enumerate(rows["R"])])
+    for soft, frame in ((one, rows), (two, rows.drop(columns="R")), (None, weighed),
+                        (one, weighed)):
+        for targets in (["C"], ["C", "S"] if soft else ["C", "R"]):
             answer = net.posterior(targets, frame, soft=soft).to_numpy()
             for i, (_, row) in enumerate(frame.iterrows()):
-                case = {v: x for v, x in row.items() if pd.notna(x)}
+                case = {v: x for v, x in row.items() if isinstance(x, dict) or pd.notna(x)}
                 single = net.posterior(targets, case, soft=soft).values.ravel()
                 np.testing.assert_allclose(answer[i], single, rtol=0, atol=1e-9)
+    with pytest.raises(bbn.QueryError, match="use method='exact'"):
+        net.posterior("C", weighed, method="lw")
     net.set_cpt("R", [[1.0, 0.0], [0.4, 0.6]])  # S=lo rules R=yes out
     cases = pd.DataFrame({"S": ["hi", "lo"], "y": [0.5, 0.5]})
     with pytest.raises(bbn.ImpossibleEvidenceError, match="row 1: the soft finding"):

@@ -1,5 +1,7 @@
-"""Soft findings (Jeffrey's rule) on a DataFrame of cases: ``soft=`` applies to every case,
-each case's own findings (its cells) being that case's other evidence,
+"""Soft findings (Jeffrey's rule) on a DataFrame of cases — and, in a network with
+continuous variables, likelihood columns too (:func:`continuous_cases`): ``soft=``
+applies to every case, each case's own findings (its cells) being that case's other
+evidence,
 
     P'_i(Q) = Σ_w T_i(w) P(Q | w, e_i),   T_i = q                 (one soft finding)
                                           T_i = IPF of P(W_soft | e_i) to the q's (several)
@@ -105,7 +107,7 @@ def ask_soft_cases(model, answering, asked: Asked, found: Uncertain, answer: Cal
     else:
         engine, extra = answering.engine, {}
     if view.gaussian:  # the network's own batch answers the joint with the soft variables
-        return _continuous_cases(model_, asked, found, answer, extra, impossible)
+        return continuous_cases(model_, asked, found, answer, extra, impossible)
     network = engine.network
     columns = likelihood_columns(frame)
     hard = frame.drop(columns=columns) if columns else frame
@@ -316,45 +318,61 @@ def _warn_unmet(names: list[str], deviation: np.ndarray, bad: np.ndarray,
                       stacklevel=outside_level())
 
 
-def _continuous_cases(model, asked: Asked, found: Uncertain, answer: Callable,
-                      extra: dict, impossible: str) -> np.ndarray:
-    """P'_i(Q) for a DataFrame of cases of a network with continuous variables (``model``:
-    the interventions' view where there are some, ``extra`` the findings they add): the
-    network's own batch gives each row's joint with the soft variables, J_i(q, w) = P(Q =
-    q, W_soft = w | e_i, x_i) (discrete targets; continuous cells as in any batch of it),
-    whose marginal the λ_i are fitted on (:func:`fit_cases`, the unmet cases as one
-    case's: :func:`_refit`), then P'_i(Q) ∝ Σ_w J_i(q, w) Π_j λ_ij(w_j). A case whose
-    evidence is impossible, or where a soft finding weighs a state its evidence rules out
-    (0 in J_i, as one case of such a network reads it), is impossible."""
+def continuous_cases(model, asked: Asked, found: Uncertain, answer: Callable,
+                     extra: dict, impossible: str = "raise") -> np.ndarray:
+    """P'_i(Q) for a DataFrame of cases of a network with continuous variables, with
+    likelihood columns (cells ``{state: number}``) and soft findings (``found``;
+    ``model``: the interventions' view where there are some, ``extra`` the findings they
+    add). The network's own batch gives each row's joint of the (discrete) targets with
+    the weighed variables, J_i(q, l, w) = P(Q = q, L = l, W_soft = w | e_i, x_i) (numbers
+    in the cells where that network's batches take them); each row's likelihoods weigh it,
+    the soft findings' λ_i are fitted on what remains of W_soft (:func:`fit_cases`, the
+    unmet cases as one case's: :func:`_refit`), and
+
+        P'_i(Q) ∝ Σ_{l, w} J_i(q, l, w) Π_c λ_ic(l_c) Π_j λ_ij(w_j).
+
+    A case whose evidence is impossible, or where a soft finding weighs a state its
+    evidence rules out (0 in the joint, as one case of such a network reads it), is
+    impossible: an ImpossibleEvidenceError naming the row, or with ``impossible="nan"`` a
+    NaN row and one warning."""
     network = model.compiled()
     frame = asked.evidence
-    if asked.kind != "P" or likelihood_columns(frame):
-        raise QueryError("soft findings on a DataFrame of cases of a network with continuous "
-                         "variables take posterior questions of discrete variables "
-                         "(net.posterior), without likelihood columns; ask others case by case")
+    if asked.kind != "P":
+        raise QueryError("likelihoods and soft findings on a DataFrame of cases of a network "
+                         "with continuous variables take posterior questions of discrete "
+                         "variables (net.posterior); ask others case by case")
     targets = resolve_targets(network, asked.targets, batched=True)
     continuous = [v for v in targets if v in network.gaussian]
     if continuous:
-        raise QueryError(f"{continuous[0]!r} is continuous: soft findings on a DataFrame of "
-                         "cases take discrete query variables; ask case by case")
+        raise QueryError(f"{continuous[0]!r} is continuous: likelihoods and soft findings on a "
+                         "DataFrame of cases take discrete query variables; ask case by case")
+    columns = likelihood_columns(frame)
+    likelihoods = {str(c): likelihood_cells(network, frame[c], str(c), frame.index)
+                   for c in columns}
     names = list(found.soft)
-    rest = [v for v in targets if v not in found.soft]
-    hard = frame.assign(**extra) if extra else frame
-    question = resolve(network, Asked("P", "variables", [*rest, *names], hard, True))
-    joint = np.asarray(answer(model, question, "exact", impossible="nan"))
+    weighed = [*likelihoods, *names]
+    rest = [v for v in targets if v not in weighed]
+    hard = frame.drop(columns=columns) if columns else frame
+    hard = hard.assign(**extra) if extra else hard
+    question = resolve(network, Asked("P", "variables", [*rest, *weighed], hard, True))
     n, k = len(frame), len(rest)
-    clean = np.nan_to_num(joint, nan=0.0)
-    margin = clean.sum(axis=tuple(range(1, k + 1)))
-    targets_ = [np.array(found.soft[v]) for v in names]
-    lambdas, deviation = fit_cases(margin, targets_)
-    impossible_rows = ~(margin.reshape(n, -1).sum(axis=1) > 0)
-    ruled = ~impossible_rows & np.isinf(deviation)
-    _refit(margin, targets_, lambdas, deviation, np.flatnonzero(
-        ~impossible_rows & ~ruled & ~(deviation <= REPORTED)))
+    joint = _weighed(np.nan_to_num(np.asarray(answer(model, question, "exact",
+                                                     impossible="nan")), nan=0.0),
+                     list(likelihoods.values()), k)
+    axes = tuple(range(1, 1 + k + len(likelihoods)))  # what the soft fit sums out
+    impossible_rows = ~(joint.reshape(n, -1).sum(axis=1) > 0)
+    ruled = np.zeros(n, dtype=bool)
+    if names:
+        margin = joint.sum(axis=axes)
+        soft = [np.array(found.soft[v]) for v in names]
+        lambdas, deviation = fit_cases(margin, soft)
+        ruled = ~impossible_rows & np.isinf(deviation)
+        _refit(margin, soft, lambdas, deviation, np.flatnonzero(
+            ~impossible_rows & ~ruled & ~(deviation <= REPORTED)))
     bad = impossible_rows | ruled
     if bad.any() and impossible == "raise":
         row = int(np.flatnonzero(bad)[0])
-        shown = {str(c): x for c, x in hard.iloc[row].items() if not _missing(x)}
+        shown = {str(c): x for c, x in frame.iloc[row].items() if not _missing(x)}
         label = reference("bbn.core.data:row_label")(frame.index[row])
         if impossible_rows[row]:
             raise ImpossibleEvidenceError.in_row(shown, label)
@@ -362,12 +380,13 @@ def _continuous_cases(model, asked: Asked, found: Uncertain, answer: Callable,
         raise ImpossibleEvidenceError(shown, (
             f"impossible evidence in row {label}: the soft finding(s) on {names} give weight "
             f"to a state its evidence ({said}) rules out (probability 0 there)"))
-    _warn_unmet(names, deviation, bad, np.ones(n, dtype=np.intp))
-    weighed = _weighed(clean, lambdas, k)
-    weighed = weighed.sum(axis=tuple(1 + k + j for j, v in enumerate(names)
-                                     if v not in targets))
-    order = rest + [v for v in names if v in targets]
-    result = weighed.transpose([0] + [1 + order.index(v) for v in targets])
+    if names:
+        _warn_unmet(names, deviation, bad, np.ones(n, dtype=np.intp))
+        joint = _weighed(joint, lambdas, len(axes))
+    joint = joint.sum(axis=tuple(1 + k + j for j, v in enumerate(weighed)
+                                 if v not in targets))
+    order = rest + [v for v in weighed if v in targets]
+    result = joint.transpose([0] + [1 + order.index(v) for v in targets])
     total = result.reshape(n, -1).sum(axis=1)
     result = result / np.where(bad, 1.0, total).reshape((n,) + (1,) * (result.ndim - 1))
     result[bad] = np.nan
@@ -579,4 +598,4 @@ def _impossible(network, codes: dict, row: int, row_names, names: list[str],
         f"a state its evidence ({said}) rules out (probability 0 there)"))
 
 
-__all__ = ["ask_soft_cases", "fit_cases"]
+__all__ = ["ask_soft_cases", "continuous_cases", "fit_cases"]

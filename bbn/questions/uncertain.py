@@ -350,6 +350,16 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
                 return soft_cases.ask_soft_cases(model, answering, asked, found, answer, method,
                                                  derived, _extra, **options)
             weighed = likelihood_columns(asked.evidence)
+            if weighed and method != "exact":  # as for a batch of hard findings
+                raise QueryError("approximate methods take evidence as a dict {variable: "
+                                 "state}; for a DataFrame of cases use method='exact'")
+            if weighed and base.gaussian:  # that network's own batch, weighed per row
+                model_, extra = model, {}
+                if found.do or found.stochastic:
+                    model_ = derived(model, answering, found.do, found.stochastic, {})
+                    extra = _extra(base, found, model_)
+                return soft_cases.continuous_cases(model_, asked, found, answer, extra,
+                                                   options.get("impossible", "raise"))
             if weighed and asked.kind != "P":  # other kinds: a virtual child coded per case
                 model_, extra = model, {}
                 if found.do or found.stochastic:
@@ -706,9 +716,6 @@ def _weighed_cases(model, answering, asked: Asked, found: Uncertain, weighed: li
     """P(Q | e_i, λ_i) for a DataFrame of cases with likelihood columns (cells
     ``{state: number}``, :func:`~bbn.questions.resolution.likelihood_cells`), by the
     batched elimination with virtual children (on the interventions' view)."""
-    if asked.kind != "P" or answering.view.gaussian:
-        raise QueryError("likelihoods in a DataFrame of cases take posterior questions of "
-                         "discrete networks (net.posterior); ask others case by case")
     frame = asked.evidence
     if found.do or found.stochastic:
         model_ = derived(model, answering, found.do, found.stochastic, {})
