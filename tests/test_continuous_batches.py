@@ -21,14 +21,22 @@ def _clg() -> bbn.Network:
     return net
 
 
+def sampled_rows(net: bbn.Network, n: int, columns: list[str], seed: int,
+                 holes: float) -> pd.DataFrame:
+    """``n`` rows sampled from ``net`` (seed ``seed + 1``), its ``columns``, a share
+    ``holes`` of the cells missing (seed ``seed``); numbers as floats."""
+    rng = np.random.default_rng(seed)
+    rows = bbn.sample(net, n, seed=seed + 1)[columns].astype(object)
+    rows = rows.mask(rng.random(rows.shape) < holes)
+    for column in columns:
+        if column in net.compiled().gaussian:
+            rows[column] = rows[column].astype(float)
+    return rows
+
+
 def test_each_row_equals_the_one_case_answer():
     net = _clg()
-    rng = np.random.default_rng(0)
-    rows = bbn.sample(net, 40, seed=1)[["x", "y", "z", "R"]].astype(object)
-    holes = rng.random(rows.shape) < 0.35
-    rows = rows.mask(holes)
-    for column in "xyz":
-        rows[column] = rows[column].astype(float)
+    rows = sampled_rows(net, 40, ["x", "y", "z", "R"], 0, 0.35)
     answer = net.posterior(["C", "S"], rows)
     for i, (_, row) in enumerate(rows.iterrows()):
         case = {v: (float(x) if v in "xyz" else x) for v, x in row.items() if pd.notna(x)}
@@ -68,11 +76,7 @@ def test_predict_proba_on_a_linear_network_equals_the_posteriors():
 
 def test_continuous_targets_give_each_rows_mean_and_variance():
     net = _clg()
-    rng = np.random.default_rng(3)
-    rows = bbn.sample(net, 30, seed=4)[["y", "z", "R", "S"]].astype(object)
-    rows = rows.mask(rng.random(rows.shape) < 0.4)
-    for column in "yz":
-        rows[column] = rows[column].astype(float)
+    rows = sampled_rows(net, 30, ["y", "z", "R", "S"], 3, 0.4)
     answer = net.posterior("x", rows)
     assert list(answer.columns) == ["mean", "variance"] and answer.columns.name == "x"
     both = net.posterior(["x", "z"], rows)

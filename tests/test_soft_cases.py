@@ -478,14 +478,10 @@ def test_a_network_with_continuous_variables():
     on the joint that network's own question gives), with a soft target too; a soft
     finding on a state a row's evidence rules out makes that row impossible; other
     kinds, continuous targets and approximate methods are refused, saying what to do."""
-    from tests.test_continuous_batches import _clg
+    from tests.test_continuous_batches import _clg, sampled_rows
 
     net = _clg()
-    rng = np.random.default_rng(3)
-    rows = bbn.sample(net, 25, seed=4)[["x", "y", "z", "R"]].astype(object)
-    rows = rows.mask(rng.random(rows.shape) < 0.35)
-    for column in "xyz":
-        rows[column] = rows[column].astype(float)
+    rows = sampled_rows(net, 25, ["x", "y", "z", "R"], 3, 0.35)
     one = {"S": {"lo": 0.3, "hi": 0.7}}
     two = {**one, "R": {"no": 0.6, "yes": 0.4}}
     weighed = rows.assign(R=[{"no": 0.2, "yes": 0.9} if i % 3 == 0 else x

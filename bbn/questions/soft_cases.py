@@ -241,6 +241,15 @@ def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: in
                                  full.sum(axis=tuple(range(1, k + 1))), counts)
     weighed = _weighed(np.where(bad.reshape((n,) + (1,) * (full.ndim - 1)), 0.0, full),
                        list(fitted.values()), k)
+    return _asked(weighed, rest, names, targets, bad), below
+
+
+def _asked(weighed: np.ndarray, rest: list[str], names: list[str], targets: list[str],
+           bad: np.ndarray) -> np.ndarray:
+    """P'_i(targets) from each case's weighed joint (axes: the case, ``rest``, then
+    ``names``): the weighed variables not asked summed out, the axes in the targets'
+    order, each case normalised (NaN where ``bad``)."""
+    n, k = len(weighed), len(rest)
     weighed = weighed.sum(axis=tuple(1 + k + j for j, v in enumerate(names)
                                      if v not in targets))
     order = rest + [v for v in names if v in targets]
@@ -248,7 +257,7 @@ def _jeffrey_joint(engine, targets: list[str], codes: dict, weights: dict, n: in
     total = result.reshape(n, -1).sum(axis=1)
     result = result / np.where(bad, 1.0, total).reshape((n,) + (1,) * (result.ndim - 1))
     result[bad] = np.nan
-    return result, below
+    return result
 
 
 def _cases(engine, variables: list[str], codes: dict, weights: dict, n: int,
@@ -383,13 +392,7 @@ def continuous_cases(model, asked: Asked, found: Uncertain, answer: Callable,
     if names:
         _warn_unmet(names, deviation, bad, np.ones(n, dtype=np.intp))
         joint = _weighed(joint, lambdas, len(axes))
-    joint = joint.sum(axis=tuple(1 + k + j for j, v in enumerate(weighed)
-                                 if v not in targets))
-    order = rest + [v for v in weighed if v in targets]
-    result = joint.transpose([0] + [1 + order.index(v) for v in targets])
-    total = result.reshape(n, -1).sum(axis=1)
-    result = result / np.where(bad, 1.0, total).reshape((n,) + (1,) * (result.ndim - 1))
-    result[bad] = np.nan
+    result = _asked(joint, rest, weighed, targets, bad)
     warn_impossible(result, None)
     return result
 
