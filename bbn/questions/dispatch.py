@@ -380,8 +380,7 @@ def answer(model: Model, question: Question, method=EXACT, **options):
         exact = how.exact if type(how.exact) is not str else reference(how.exact)
         return exact(answering(model, question.network), question, model, **options)
     if batch:
-        raise QueryError("approximate methods take evidence as a dict {variable: state}; "
-                         "for a DataFrame of cases use method='exact'")
+        raise QueryError(_BATCHES_EXACT)
     if how.approximate is None:
         raise QueryError(f"{question.kind} questions are answered exactly only; "
                          "leave out method")
@@ -405,11 +404,17 @@ def _ask(model: Model, asked: Asked, method=EXACT, **options):
             options["weighed_answer"] = _referred(kind.weighed)
         if asked.batch and asked.soft:  # bbn.questions.soft_cases answers exact batches
             options["exact"] = method == EXACT
+        elif asked.batch and method not in (EXACT, CUTSET) and not (kind and kind.structural):
+            raise QueryError(_BATCHES_EXACT)  # (likelihood columns, do) as hard ones
         return _referred(how)(model, asked, method, answer, answering(model),
                               joint=method == EXACT and kind is not None and kind.joint,
                               **options)
     return answer(model, resolution.resolve(model.compiled(), asked), method, **options)
 
+
+#: Why a batch (a DataFrame of cases) takes no approximate method.
+_BATCHES_EXACT = ("approximate methods take evidence as a dict {variable: state}; for a "
+                  "DataFrame of cases use method='exact'")
 
 #: A lazy reference resolved once (the uncertain questions' path, asked often).
 _referred = functools.cache(reference)

@@ -350,9 +350,6 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
                 return soft_cases.ask_soft_cases(model, answering, asked, found, answer, method,
                                                  derived, _extra, **options)
             weighed = likelihood_columns(asked.evidence)
-            if weighed and method != "exact":  # as for a batch of hard findings
-                raise QueryError("approximate methods take evidence as a dict {variable: "
-                                 "state}; for a DataFrame of cases use method='exact'")
             if weighed and base.gaussian:  # that network's own batch, weighed per row
                 model_, extra = model, {}
                 if found.do or found.stochastic:
