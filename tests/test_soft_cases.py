@@ -494,7 +494,7 @@ def test_a_network_with_continuous_variables():
                 case = {v: x for v, x in row.items() if isinstance(x, dict) or pd.notna(x)}
                 single = net.posterior(targets, case, soft=soft).values.ravel()
                 np.testing.assert_allclose(answer[i], single, rtol=0, atol=1e-9)
-    with pytest.raises(bbn.QueryError, match="use method='exact'"):
+    with pytest.raises(bbn.QueryError, match="takes method='exact'"):
         net.posterior("C", weighed, method="lw")
     net.set_cpt("R", [[1.0, 0.0], [0.4, 0.6]])  # S=lo rules R=yes out
     cases = pd.DataFrame({"S": ["hi", "lo"], "y": [0.5, 0.5]})

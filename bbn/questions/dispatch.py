@@ -389,8 +389,8 @@ def answer(model: Model, question: Question, method=EXACT, **options):
 
 
 def _ask(model: Model, asked: Asked, method=EXACT, **options):
-    """Resolve ``asked`` once against the model's current view and answer it (with
-    likelihoods, interventions or soft findings: on a view made for them)."""
+    """Resolve ``asked`` once against the model's view and answer it (likelihoods, ``do``
+    and soft findings on a view made for them); a batch takes exact methods only."""
     if not asked.batch and _is_frame(asked.evidence):  # probability, log_probability, ...
         raise QueryError("this question takes one case: evidence must be a dict "
                          f"{{variable: state}}, not {type(asked.evidence).__name__} (a "
@@ -413,9 +413,7 @@ def _ask(model: Model, asked: Asked, method=EXACT, **options):
 
 
 #: Why a batch (a DataFrame of cases) takes no approximate method.
-_BATCHES_EXACT = ("approximate methods take evidence as a dict {variable: state}; for a "
-                  "DataFrame of cases use method='exact'")
-
+_BATCHES_EXACT = "a DataFrame of cases takes method='exact'; approximate methods take a dict"
 #: A lazy reference resolved once (the uncertain questions' path, asked often).
 _referred = functools.cache(reference)
 
@@ -555,8 +553,7 @@ def _check_partitioned(view, method, do: dict | None, soft: dict | None) -> None
     """A Dask question is exact, and its ``do`` and ``soft`` name variables and states of
     the model: said before any partition is computed."""
     if method != EXACT:
-        raise QueryError("approximate methods take evidence as a dict {variable: state}; "
-                         "for a DataFrame of cases use method='exact'")
+        raise QueryError(_BATCHES_EXACT)
     if do or soft:
         resolution.resolve_uncertain(view, Asked("P", "variables", (), {}, do=do, soft=soft))
 
