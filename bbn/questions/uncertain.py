@@ -350,20 +350,17 @@ def ask_uncertain(model, asked: Asked, method, answer: Callable, answering,
                 return soft_cases.ask_soft_cases(model, answering, asked, found, answer, method,
                                                  derived, _extra, **options)
             weighed = likelihood_columns(asked.evidence)
-            if weighed and base.gaussian:  # that network's own batch, weighed per row
+            if weighed and (base.gaussian or asked.kind != "P"):
                 model_, extra = model, {}
                 if found.do or found.stochastic:
                     model_ = derived(model, answering, found.do, found.stochastic, {})
                     extra = _extra(base, found, model_)
-                return soft_cases.continuous_cases(model_, asked, found, answer, extra,
-                                                   options.get("impossible", "raise"))
-            if weighed and asked.kind != "P":  # other kinds: a virtual child coded per case
-                model_, extra = model, {}
-                if found.do or found.stochastic:
-                    model_ = derived(model, answering, found.do, found.stochastic, {})
-                    extra = _extra(base, found, model_)
-                return coded_likelihoods.ask_coded(model_, asked, weighed, extra, answer, method,
-                                                   **options)
+                if base.gaussian:  # that network's own batch, weighed per row
+                    return soft_cases.continuous_cases(model_, asked, found, answer, extra,
+                                                       options.get("impossible", "raise"))
+                # other kinds: a virtual child coded per case
+                return coded_likelihoods.ask_coded(model_, asked, weighed, extra, answer,
+                                                   method, **options)
             if weighed:
                 return _weighed_cases(model, answering, asked, found, weighed, **options)
         if found.soft:

@@ -124,7 +124,6 @@ class Engine(CaseBatches, Weighing, VariedCases):
                 f"variables, {len(self._plans)} plans, {len(self._trees)} junction trees)")
 
     # ------------------------------------------------------------ what it keeps
-    # ------------------------------------------------------------ what it keeps
     def kept(self, key: tuple, make: Callable[[], object]) -> object:
         """What a caller derives once per question shape from this engine's view, made
         once (:class:`Once`) and kept with the plans for the engine's life — the

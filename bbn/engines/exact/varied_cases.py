@@ -125,10 +125,7 @@ class VariedCases:
         return table.reshape(shape + table.shape[1:])
 
     def _given_each_plan(self, key: tuple) -> Plan:
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._once.get(self._plans, key, lambda: self._compile_given_each(key))
-        return plan
+        return self.kept(key, lambda: self._compile_given_each(key))
 
     def _compile_given_each(self, key: tuple) -> Plan:
         _, query, observed, varied, totals = key
@@ -193,7 +190,7 @@ class VariedCases:
             cases = math.prod(map(len, states))
         indices = evidence.states
         key = ("joint of cases", tuple(free), tuple(sorted(indices)), tuple(varied), cases)
-        chosen = self._plans.get(key)
+        chosen = self._plans.get(key)  # (Engine.kept inlined: asked once per question)
         if chosen is None:
             chosen = self._once.get(self._plans, key, lambda: self._batch_or_joint(key))
         batch, plan = chosen
